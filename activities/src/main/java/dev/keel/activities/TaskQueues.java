@@ -1,0 +1,16 @@
+package dev.keel.activities;
+
+/** The task queues of DESIGN.md §2, in one place so workers and workflows agree. */
+public final class TaskQueues {
+  public static final String CONTROL = "keel-control";
+  public static final String ETL = "keel-etl";
+  public static final String INFER = "keel-infer";
+  private static final String TRAIN_PREFIX = "keel-train-";
+
+  private TaskQueues() {}
+
+  /** {@code keel-train-cpu}, {@code keel-train-gpu}, ... ; an empty pool means cpu. */
+  public static String train(String pool) {
+    return TRAIN_PREFIX + (pool == null || pool.isBlank() ? "cpu" : pool);
+  }
+}

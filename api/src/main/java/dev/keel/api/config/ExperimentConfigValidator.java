@@ -1,0 +1,200 @@
+package dev.keel.api.config;
+
+import dev.keel.api.v1.CheckpointStorage;
+import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.Hyperparameter;
+import dev.keel.api.v1.Length;
+import dev.keel.api.v1.SearcherConfig;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Semantic rules of an experiment config; every violation is reported with its path. */
+public final class ExperimentConfigValidator {
+  public static final Set<String> HP_TYPES = Set.of("const", "int", "double", "log", "categorical");
+  public static final List<String> SEARCHERS =
+      List.of("single", "grid", "random", "adaptive_asha", "hyperband", "pbt", "tpe");
+  private static final Set<String> ASHA_MODES = Set.of("aggressive", "standard", "conservative");
+
+  private ExperimentConfigValidator() {}
+
+  /** For a standalone experiment: {@code data.table} is required. */
+  public static List<ConfigProblem> validate(ExperimentConfig config) {
+    Problems problems = new Problems();
+    validate(config, "", true, problems);
+    return problems.list();
+  }
+
+  static void validate(ExperimentConfig c, String path, boolean requireTable, Problems problems) {
+    if (requireTable && c.getData().getTable().isBlank()) {
+      problems.add(Problems.at(path, "data.table"), "required (the Delta table to train on)");
+    }
+    if (c.getData().hasVersion() && c.getData().getVersion() < 0) {
+      problems.add(Problems.at(path, "data.version"), "must be >= 0, got " + c.getData().getVersion());
+    }
+    if (c.getData().hasValidationFraction()
+        && !(c.getData().getValidationFraction() > 0 && c.getData().getValidationFraction() < 1)) {
+      problems.add(Problems.at(path, "data.validation_fraction"),
+          "must be > 0 and < 1, got " + c.getData().getValidationFraction());
+    }
+    c.getHyperparametersMap().forEach((name, hp) -> hyperparameter(hp, Problems.at(path, "hyperparameters." + name), problems));
+    searcher(c, Problems.at(path, "searcher"), problems);
+    if (c.getResources().hasSlotsPerTrial() && c.getResources().getSlotsPerTrial() < 1) {
+      problems.add(Problems.at(path, "resources.slots_per_trial"), "must be >= 1, got " + c.getResources().getSlotsPerTrial());
+    }
+    String pool = c.getResources().getResourcePool();
+    if (!pool.isEmpty() && !pool.matches("[a-z0-9][a-z0-9-]*")) {
+      problems.add(Problems.at(path, "resources.resource_pool"), "must be lower-case letters, digits and '-', got '" + pool + "'");
+    }
+    if (c.hasMinValidationPeriod()) {
+      length(c.getMinValidationPeriod(), Problems.at(path, "min_validation_period"), problems);
+    }
+    if (c.hasMinCheckpointPeriod()) {
+      length(c.getMinCheckpointPeriod(), Problems.at(path, "min_checkpoint_period"), problems);
+    }
+    if (c.hasMaxRestarts() && c.getMaxRestarts() < 0) {
+      problems.add(Problems.at(path, "max_restarts"), "must be >= 0, got " + c.getMaxRestarts());
+    }
+    checkpointStorage(c.getCheckpointStorage(), Problems.at(path, "checkpoint_storage"), problems);
+    if (!c.getModel().getName().isEmpty() && !c.getModel().getClass_().isEmpty()) {
+      problems.add(Problems.at(path, "model"), "set name or class, not both");
+    }
+  }
+
+  private static void hyperparameter(Hyperparameter hp, String path, Problems problems) {
+    String type = hp.getType();
+    if (type.isEmpty()) {
+      problems.add(Problems.at(path, "type"), "required (expected const|int|double|log|categorical)");
+      return;
+    }
+    switch (type) {
+      case "const" -> {
+        if (!hp.hasVal()) {
+          problems.add(Problems.at(path, "val"), "required for a const hyperparameter");
+        }
+      }
+      case "int", "double", "log" -> range(hp, type, path, problems);
+      case "categorical" -> {
+        if (hp.getValsCount() == 0) {
+          problems.add(Problems.at(path, "vals"), "must list at least one value");
+        }
+      }
+      default -> problems.add(Problems.at(path, "type"),
+          "unknown type '" + type + "' (expected const|int|double|log|categorical)");
+    }
+  }
+
+  private static void range(Hyperparameter hp, String type, String path, Problems problems) {
+    if (!hp.hasMinval()) {
+      problems.add(Problems.at(path, "minval"), "required for a " + type + " hyperparameter");
+    }
+    if (!hp.hasMaxval()) {
+      problems.add(Problems.at(path, "maxval"), "required for a " + type + " hyperparameter");
+    }
+    if (hp.hasMinval() && hp.hasMaxval() && hp.getMinval() > hp.getMaxval()) {
+      problems.add(Problems.at(path, "minval"), "must be <= maxval (" + num(hp.getMaxval()) + "), got " + num(hp.getMinval()));
+    }
+    if ("int".equals(type)) {
+      for (Map.Entry<String, Double> bound : Map.of("minval", hp.getMinval(), "maxval", hp.getMaxval()).entrySet()) {
+        if (bound.getValue() != Math.rint(bound.getValue())) {
+          problems.add(Problems.at(path, bound.getKey()), "must be an integer for an int hyperparameter, got " + bound.getValue());
+        }
+      }
+    }
+    if ("log".equals(type)) {
+      if (!hp.hasBase()) {
+        problems.add(Problems.at(path, "base"), "required for a log hyperparameter (e.g. 10)");
+      } else if (hp.getBase() <= 0 || hp.getBase() == 1) {
+        problems.add(Problems.at(path, "base"), "must be > 0 and != 1, got " + num(hp.getBase()));
+      }
+    }
+    if (hp.hasCount() && hp.getCount() < 1) {
+      problems.add(Problems.at(path, "count"), "must be > 0, got " + hp.getCount());
+    }
+  }
+
+  private static void searcher(ExperimentConfig c, String path, Problems problems) {
+    SearcherConfig s = c.getSearcher();
+    if (s.getName().isEmpty()) {
+      problems.add(Problems.at(path, "name"), "required (expected " + String.join("|", SEARCHERS) + ")");
+    } else if (!SEARCHERS.contains(s.getName())) {
+      problems.add(Problems.at(path, "name"), "unknown searcher '" + s.getName() + "' (expected " + String.join("|", SEARCHERS) + ")");
+    }
+    if (s.getMetric().isEmpty()) {
+      problems.add(Problems.at(path, "metric"), "required (e.g. validation_loss or accuracy)");
+    }
+    if (s.hasMaxTrials() && s.getMaxTrials() <= 0) {
+      problems.add(Problems.at(path, "max_trials"), "must be > 0, got " + s.getMaxTrials());
+    } else if (!s.hasMaxTrials() && !s.getName().isEmpty() && !"single".equals(s.getName()) && !"grid".equals(s.getName())) {
+      problems.add(Problems.at(path, "max_trials"), "required for searcher " + s.getName());
+    }
+    if (!s.hasMaxLength()) {
+      problems.add(Problems.at(path, "max_length"), "required (e.g. {batches: 1000} or {epochs: 1})");
+    } else {
+      length(s.getMaxLength(), Problems.at(path, "max_length"), problems);
+    }
+    if (s.hasMaxConcurrentTrials() && s.getMaxConcurrentTrials() < 0) {
+      problems.add(Problems.at(path, "max_concurrent_trials"), "must be >= 0, got " + s.getMaxConcurrentTrials());
+    }
+    if (s.hasDivisor() && s.getDivisor() < 2) {
+      problems.add(Problems.at(path, "divisor"), "must be >= 2, got " + s.getDivisor());
+    }
+    if (s.hasMaxRungs() && s.getMaxRungs() < 1) {
+      problems.add(Problems.at(path, "max_rungs"), "must be >= 1, got " + s.getMaxRungs());
+    }
+    if (s.hasEta() && s.getEta() < 2) {
+      problems.add(Problems.at(path, "eta"), "must be >= 2, got " + s.getEta());
+    }
+    if (!s.getMode().isEmpty() && !ASHA_MODES.contains(s.getMode())) {
+      problems.add(Problems.at(path, "mode"), "unknown mode '" + s.getMode() + "' (expected aggressive|standard|conservative)");
+    }
+    if (s.hasPopulationSize() && s.getPopulationSize() < 2) {
+      problems.add(Problems.at(path, "population_size"), "must be >= 2, got " + s.getPopulationSize());
+    }
+    if (s.hasTruncateFraction() && !(s.getTruncateFraction() > 0 && s.getTruncateFraction() <= 0.5)) {
+      problems.add(Problems.at(path, "truncate_fraction"), "must be in (0, 0.5], got " + s.getTruncateFraction());
+    }
+    if ("single".equals(s.getName()) && s.hasMaxTrials() && s.getMaxTrials() > 1) {
+      problems.add(Problems.at(path, "max_trials"), "the single searcher runs exactly 1 trial, got " + s.getMaxTrials());
+    }
+    if ("single".equals(s.getName())) {
+      String experiment = path.substring(0, path.length() - "searcher".length());
+      c.getHyperparametersMap().forEach((name, hp) -> {
+        if (HP_TYPES.contains(hp.getType()) && !"const".equals(hp.getType())) {
+          problems.add(experiment + "hyperparameters." + name, "the single searcher needs const values, got type " + hp.getType());
+        }
+      });
+    }
+  }
+
+  private static void length(Length length, String path, Problems problems) {
+    switch (length.getUnitCase()) {
+      case BATCHES -> positive(length.getBatches(), Problems.at(path, "batches"), problems);
+      case RECORDS -> positive(length.getRecords(), Problems.at(path, "records"), problems);
+      case EPOCHS -> positive(length.getEpochs(), Problems.at(path, "epochs"), problems);
+      case UNIT_NOT_SET -> problems.add(path, "set one of batches|records|epochs");
+    }
+  }
+
+  private static void positive(long value, String path, Problems problems) {
+    if (value <= 0) {
+      problems.add(path, "must be > 0, got " + value);
+    }
+  }
+
+  private static void checkpointStorage(CheckpointStorage s, String path, Problems problems) {
+    if (s.getSaveExperimentBest() < 0) {
+      problems.add(Problems.at(path, "save_experiment_best"), "must be >= 0, got " + s.getSaveExperimentBest());
+    }
+    if (s.getSaveTrialBest() < 0) {
+      problems.add(Problems.at(path, "save_trial_best"), "must be >= 0, got " + s.getSaveTrialBest());
+    }
+    if (s.getSaveTrialLatest() < 0) {
+      problems.add(Problems.at(path, "save_trial_latest"), "must be >= 0, got " + s.getSaveTrialLatest());
+    }
+  }
+
+  private static String num(double d) {
+    return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : Double.toString(d);
+  }
+}

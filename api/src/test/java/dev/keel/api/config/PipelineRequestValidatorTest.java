@@ -1,0 +1,56 @@
+package dev.keel.api.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.keel.api.v1.PipelineRequest;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PipelineRequestValidatorTest {
+
+  @Test
+  void acceptsTheDemoRequestAndLetsTheExperimentUseTheTargetTable() {
+    PipelineRequest r = ConfigLoaders.pipeline().fromJson("""
+        {"name": "demo", "source": {"format": "fashion_mnist", "uri": "/usr/share/datasets/fashion-mnist"},
+         "target_table": "fashion_mnist",
+         "experiment": {"searcher": {"name": "single", "metric": "validation_loss", "max_length": {"batches": 100}},
+                        "hyperparameters": {"lr": 0.001}}}
+        """);
+    assertEquals("fashion_mnist", r.getTargetTable());
+    assertEquals(0.001, r.getExperiment().getHyperparametersOrThrow("lr").getVal().getNumberValue());
+  }
+
+  @Test
+  void missingSourceAndNestedExperimentProblemsAreAllReported() {
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.pipeline().fromJson("""
+        {"target_table": "t", "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": -1}},
+         "hyperparameters": {"lr": {"type": "logg"}}}}
+        """));
+    List<String> lines = e.problems().stream().map(ConfigProblem::toString).toList();
+    assertTrue(lines.contains("source: missing data source (set source.format, e.g. fashion_mnist, and source.uri)"), lines::toString);
+    assertTrue(lines.contains("experiment.searcher.max_length.batches: must be > 0, got -1"), lines::toString);
+    assertTrue(lines.contains("experiment.hyperparameters.lr.type: unknown type 'logg' (expected const|int|double|log|categorical)"), lines::toString);
+  }
+
+  @Test
+  void singleSearcherNeedsConstantsAndSaysWhereInTheRequest() {
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.pipeline().fromJson("""
+        {"source": {"format": "fashion_mnist"}, "target_table": "t",
+         "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": 1}},
+                        "hyperparameters": {"lr": {"type": "double", "minval": 0.1, "maxval": 0.2}}}}
+        """));
+    assertEquals(List.of("experiment.hyperparameters.lr: the single searcher needs const values, got type double"),
+        e.problems().stream().map(ConfigProblem::toString).toList());
+  }
+
+  @Test
+  void unknownSourceFormatIsNamed() {
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.pipeline().fromJson("""
+        {"source": {"format": "csv"}, "target_table": "t",
+         "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": 1}}}}
+        """));
+    assertEquals("source.format: unknown format 'csv' (expected fashion_mnist)", e.problems().get(0).toString());
+  }
+}

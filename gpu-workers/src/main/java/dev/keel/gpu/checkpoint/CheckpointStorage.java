@@ -1,0 +1,51 @@
+package dev.keel.gpu.checkpoint;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Where checkpoint directories live. Writers fill a {@link StagedCheckpoint}'s local directory and
+ * {@link StagedCheckpoint#commit commit} it; readers get a local directory to verify and read.
+ */
+public interface CheckpointStorage {
+
+  /** The root URI, e.g. {@code file:///data/checkpoints/}. */
+  String rootUri();
+
+  /** A fresh, invisible directory for checkpoint {@code <experiment>/<trial>/<uuid>}. */
+  StagedCheckpoint stage(String experimentId, String trialId, String uuid) throws IOException;
+
+  /**
+   * A local directory with the checkpoint's files.
+   *
+   * @throws CorruptCheckpointException if there is no checkpoint at {@code uri}
+   */
+  Path localDirectory(String uri) throws IOException;
+
+  /** A checkpoint being written. Closing without committing deletes it. */
+  interface StagedCheckpoint extends AutoCloseable {
+    Path directory();
+
+    /** Makes the checkpoint durable and visible under its final URI, which it returns. */
+    String commit() throws IOException;
+
+    @Override
+    void close() throws IOException;
+  }
+
+  /** Storage for a {@code file:} URI or a plain path. */
+  static CheckpointStorage forRoot(String rootUri) {
+    if (rootUri == null || rootUri.isBlank()) {
+      throw new IllegalArgumentException("checkpoint root must not be empty");
+    }
+    if (rootUri.startsWith("s3://") || rootUri.startsWith("s3a://")) {
+      throw new UnsupportedOperationException(
+          "s3 checkpoint storage is not implemented yet (" + rootUri + "); use a file:// root");
+    }
+    if (rootUri.contains("://") && !rootUri.startsWith("file:")) {
+      throw new IllegalArgumentException("unsupported checkpoint root " + rootUri + " (file:// only)");
+    }
+    return new LocalCheckpointStorage(
+        rootUri.startsWith("file:") ? Path.of(java.net.URI.create(rootUri)) : Path.of(rootUri));
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * Trial checkpoints: a directory {@code <root>/<experiment>/<trial>/<uuid>/} holding
+ * {@value dev.keel.gpu.checkpoint.CheckpointFiles#PARAMETERS}, {@value
+ * dev.keel.gpu.checkpoint.CheckpointFiles#OPTIMIZER}, {@value
+ * dev.keel.gpu.checkpoint.CheckpointFiles#METADATA} and, written last, a {@value
+ * dev.keel.gpu.checkpoint.CheckpointFiles#MANIFEST} with the size and SHA-256 of every other file.
+ * Writes are atomic (staged next to the target, fsynced, renamed); reads verify the manifest and
+ * refuse partial or corrupt checkpoints. Storage access sits behind {@link
+ * dev.keel.gpu.checkpoint.CheckpointStorage} ({@code file://} today).
+ */
+package dev.keel.gpu.checkpoint;

@@ -1,0 +1,92 @@
+package dev.keel.gpu.model;
+
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Activation;
+import ai.djl.nn.Block;
+import ai.djl.nn.Blocks;
+import ai.djl.nn.SequentialBlock;
+import ai.djl.nn.convolutional.Conv2d;
+import ai.djl.nn.core.Linear;
+import ai.djl.nn.norm.BatchNorm;
+import ai.djl.nn.norm.Dropout;
+import ai.djl.nn.pooling.Pool;
+import java.util.Map;
+
+/**
+ * Built-in {@code fashion_cnn}: two 3×3 conv + batch-norm + ReLU + 2×2 max-pool stages
+ * ({@code width}, {@code 2*width} channels), then dropout, a {@code hidden}-unit dense layer,
+ * dropout and 10 logits. For 28×28 grey images (Fashion-MNIST).
+ */
+public final class FashionCnn implements KeelModel {
+  public static final String NAME = "fashion_cnn";
+  public static final String WIDTH = "width";
+  public static final String HIDDEN = "hidden";
+  public static final String DROPOUT = "dropout";
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public Map<String, Object> hyperparameterDefaults() {
+    return Map.of(
+        TrainingHyperparameters.LR, 2e-3,
+        TrainingHyperparameters.BATCH_SIZE, 128L,
+        WIDTH, 16L,
+        HIDDEN, 128L,
+        DROPOUT, 0.25);
+  }
+
+  @Override
+  public Shape inputShape() {
+    return new Shape(1, 28, 28);
+  }
+
+  @Override
+  public int numClasses() {
+    return 10;
+  }
+
+  @Override
+  public Block build(Hyperparameters hp) {
+    int width = hp.getInt(WIDTH);
+    int hidden = hp.getInt(HIDDEN);
+    float dropout = (float) hp.getDouble(DROPOUT);
+    if (width < 1 || width > 1024) {
+      throw new InvalidFieldException("hyperparameters." + WIDTH, "must be in [1, 1024], got " + width);
+    }
+    if (hidden < 1 || hidden > 65536) {
+      throw new InvalidFieldException("hyperparameters." + HIDDEN, "must be in [1, 65536], got " + hidden);
+    }
+    if (!(dropout >= 0 && dropout < 1)) {
+      throw new InvalidFieldException("hyperparameters." + DROPOUT, "must be in [0, 1), got " + dropout);
+    }
+    SequentialBlock net = new SequentialBlock();
+    convStage(net, width);
+    convStage(net, 2 * width);
+    net.add(Blocks.batchFlattenBlock());
+    if (dropout > 0) {
+      net.add(Dropout.builder().optRate(dropout).build());
+    }
+    net.add(Linear.builder().setUnits(hidden).build());
+    net.add(Activation.reluBlock());
+    if (dropout > 0) {
+      net.add(Dropout.builder().optRate(dropout).build());
+    }
+    net.add(Linear.builder().setUnits(numClasses()).build());
+    return net;
+  }
+
+  private static void convStage(SequentialBlock net, int channels) {
+    net.add(
+        Conv2d.builder()
+            .setKernelShape(new Shape(3, 3))
+            .optPadding(new Shape(1, 1))
+            .setFilters(channels)
+            .build());
+    net.add(BatchNorm.builder().build());
+    net.add(Activation.reluBlock());
+    net.add(Pool.maxPool2dBlock(new Shape(2, 2), new Shape(2, 2)));
+  }
+}

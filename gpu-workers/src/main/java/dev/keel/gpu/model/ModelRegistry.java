@@ -1,0 +1,75 @@
+package dev.keel.gpu.model;
+
+import dev.keel.api.v1.ModelSpec;
+import java.lang.reflect.InvocationTargetException;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+/**
+ * Resolves a {@link ModelSpec} to a {@link KeelModel}: {@code class} (a user class on the worker's
+ * classpath, loaded by reflection) wins over {@code name} (a built-in); an empty spec means
+ * {@value FashionCnn#NAME}.
+ */
+public final class ModelRegistry {
+  private final Map<String, Supplier<KeelModel>> builtIns = new TreeMap<>();
+  private final ClassLoader classLoader;
+
+  public ModelRegistry(ClassLoader classLoader) {
+    this.classLoader = classLoader;
+  }
+
+  /** The built-in models, user classes from this class's loader. */
+  public static ModelRegistry withBuiltIns() {
+    ClassLoader cl = Thread.currentThread().getContextClassLoader();
+    ModelRegistry registry = new ModelRegistry(cl != null ? cl : ModelRegistry.class.getClassLoader());
+    registry.register(FashionCnn.NAME, FashionCnn::new);
+    return registry;
+  }
+
+  public ModelRegistry register(String name, Supplier<KeelModel> factory) {
+    builtIns.put(name, factory);
+    return this;
+  }
+
+  /** @throws InvalidFieldException naming {@code model.name} or {@code model.class} */
+  public KeelModel resolve(ModelSpec spec) {
+    if (!spec.getClass_().isBlank()) {
+      return instantiate(spec.getClass_().trim());
+    }
+    String name = spec.getName().isBlank() ? FashionCnn.NAME : spec.getName().trim();
+    Supplier<KeelModel> factory = builtIns.get(name);
+    if (factory == null) {
+      throw new InvalidFieldException(
+          "model.name",
+          "unknown model '" + name + "' (built-in: " + String.join(", ", builtIns.keySet())
+              + "; or set model.class to a class implementing " + KeelModel.class.getName() + ")");
+    }
+    return factory.get();
+  }
+
+  private KeelModel instantiate(String className) {
+    Class<?> type;
+    try {
+      type = Class.forName(className, true, classLoader);
+    } catch (ClassNotFoundException | LinkageError e) {
+      throw new InvalidFieldException(
+          "model.class", "class " + className + " not found on the worker's classpath", e);
+    }
+    if (!KeelModel.class.isAssignableFrom(type)) {
+      throw new InvalidFieldException(
+          "model.class", className + " does not implement " + KeelModel.class.getName());
+    }
+    try {
+      return (KeelModel) type.getConstructor().newInstance();
+    } catch (NoSuchMethodException e) {
+      throw new InvalidFieldException(
+          "model.class", className + " needs a public no-argument constructor", e);
+    } catch (InvocationTargetException e) {
+      throw new InvalidFieldException(
+          "model.class", className + " constructor failed: " + e.getCause(), e.getCause());
+    } catch (ReflectiveOperationException e) {
+      throw new InvalidFieldException("model.class", className + " cannot be instantiated: " + e, e);
+    }
+  }
+}

@@ -1,0 +1,44 @@
+package dev.keel.gpu.optim;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+
+/** SGD with (heavy-ball) momentum (0 = plain SGD), constant learning rate and savable momentum buffers. */
+public final class ResumableSgd extends ResumableOptimizer {
+  private final float learningRate;
+  private final float momentum;
+
+  public ResumableSgd(float learningRate, float momentum, float weightDecay) {
+    super(weightDecay);
+    if (!(momentum >= 0f && momentum < 1f)) {
+      throw new IllegalArgumentException("momentum must be in [0, 1), got " + momentum);
+    }
+    this.learningRate = learningRate;
+    this.momentum = momentum;
+  }
+
+  @Override
+  public String kind() {
+    return "sgd";
+  }
+
+  @Override
+  protected int stateArrays() {
+    return 1;
+  }
+
+  @Override
+  protected void update(NDArray weight, NDArray grad, NDArray[] state, int step) {
+    weight
+        .getNDArrayInternal()
+        .sgdUpdate(
+            new NDList(weight, grad, state[0]),
+            new NDList(weight),
+            learningRate,
+            getWeightDecay(),
+            rescaleGrad,
+            clipGrad,
+            momentum,
+            true);
+  }
+}

@@ -1,0 +1,105 @@
+package dev.keel.gpu.predict;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import dev.keel.api.v1.CheckpointRef;
+import dev.keel.etl.dataset.LabeledImages;
+import dev.keel.gpu.checkpoint.CheckpointMetadata;
+import dev.keel.gpu.checkpoint.CheckpointStorage;
+import dev.keel.gpu.checkpoint.VerifiedCheckpoint;
+import dev.keel.gpu.model.Hyperparameters;
+import dev.keel.gpu.model.KeelModel;
+import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.train.ImageBatches;
+import dev.keel.gpu.train.TrainableModel;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * A model loaded from a verified checkpoint (MANIFEST checked first), predicting labelled or
+ * unlabelled images in batches. Holds native memory: close it.
+ */
+public final class CheckpointPredictor implements AutoCloseable {
+  public static final int DEFAULT_BATCH = 1000;
+
+  private final VerifiedCheckpoint checkpoint;
+  private final TrainableModel model;
+
+  private CheckpointPredictor(VerifiedCheckpoint checkpoint, TrainableModel model) {
+    this.checkpoint = checkpoint;
+    this.model = model;
+  }
+
+  /** Built-in models plus user classes on the classpath; current thread count. */
+  public static CheckpointPredictor open(CheckpointRef ref) throws IOException {
+    return open(ref.getUri(), ModelRegistry.withBuiltIns(), 0);
+  }
+
+  /**
+   * @param uri a checkpoint directory URI ({@code CheckpointRef.uri})
+   * @param threads libtorch intra-op threads (process-wide); 0 keeps the current setting
+   * @throws dev.keel.gpu.checkpoint.CorruptCheckpointException if the checkpoint is partial or corrupt
+   */
+  public static CheckpointPredictor open(String uri, ModelRegistry registry, int threads) throws IOException {
+    if (threads > 0) {
+      ai.djl.engine.Engine.getInstance();
+      if (ai.djl.pytorch.jni.JniUtils.getNumThreads() != threads) {
+        ai.djl.pytorch.jni.JniUtils.setNumThreads(threads);
+      }
+    }
+    VerifiedCheckpoint checkpoint = VerifiedCheckpoint.open(CheckpointStorage.forRoot(uri), uri);
+    CheckpointMetadata md = checkpoint.metadata();
+    KeelModel keelModel = registry.resolve(md.model());
+    Hyperparameters hp = Hyperparameters.resolve(keelModel, Map.of(), md.hyperparameters());
+    TrainableModel model = TrainableModel.initialize(keelModel, hp, md.seed());
+    try {
+      model.restore(checkpoint, false);
+    } catch (IOException | RuntimeException e) {
+      model.close();
+      throw e;
+    }
+    return new CheckpointPredictor(checkpoint, model);
+  }
+
+  public CheckpointMetadata metadata() {
+    return checkpoint.metadata();
+  }
+
+  public CheckpointRef checkpoint() {
+    return checkpoint.ref();
+  }
+
+  public Predictions predict(LabeledImages images) {
+    return predict(images, DEFAULT_BATCH);
+  }
+
+  /** Arg-max labels and their softmax probabilities; labels of {@code images} are ignored. */
+  public Predictions predict(LabeledImages images, int batchSize) {
+    if (batchSize < 1) {
+      throw new IllegalArgumentException("batch size must be >= 1, got " + batchSize);
+    }
+    int n = images.size();
+    int[] labels = new int[n];
+    float[] scores = new float[n];
+    for (int from = 0; from < n; from += batchSize) {
+      int to = Math.min(n, from + batchSize);
+      try (NDManager batch = model.manager().newSubManager()) {
+        NDArray probabilities = model.logits(ImageBatches.images(batch, images, ImageBatches.range(from, to))).softmax(1);
+        NDList best = new NDList(probabilities.argMax(1), probabilities.max(new int[] {1}));
+        long[] arg = best.get(0).toLongArray();
+        float[] p = best.get(1).toFloatArray();
+        for (int i = 0; i < arg.length; i++) {
+          labels[from + i] = (int) arg[i];
+          scores[from + i] = p[i];
+        }
+      }
+    }
+    return new Predictions(labels, scores);
+  }
+
+  @Override
+  public void close() {
+    model.close();
+  }
+}

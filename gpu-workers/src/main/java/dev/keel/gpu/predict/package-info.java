@@ -1,0 +1,2 @@
+/** Batch prediction from a verified checkpoint, for the inference module. */
+package dev.keel.gpu.predict;

@@ -1,0 +1,216 @@
+package dev.keel.gpu.train;
+
+import ai.djl.engine.Engine;
+import ai.djl.ndarray.NDManager;
+import ai.djl.pytorch.jni.JniUtils;
+import dev.keel.api.v1.CheckpointRef;
+import dev.keel.etl.dataset.LabeledImages;
+import dev.keel.gpu.checkpoint.CheckpointMetadata;
+import dev.keel.gpu.checkpoint.CheckpointWriter;
+import dev.keel.gpu.checkpoint.VerifiedCheckpoint;
+import dev.keel.gpu.model.InvalidFieldException;
+import dev.keel.gpu.model.TrainingHyperparameters;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Trains one trial from scratch or from a checkpoint to {@code targetBatches}: checkpoints every
+ * {@code checkpointEveryBatches} and at the end, validates at the end.
+ *
+ * <p>Deterministic for a given seed and thread count: parameters are initialized from a seeded
+ * generator, batch {@code b} is a pure function of (seed, b) ({@link BatchOrder}) and libtorch's
+ * generator is re-seeded from (seed, b) before each batch (dropout), so resuming from a
+ * checkpoint at batch k gives bit-identical parameters to an uninterrupted run.
+ *
+ * <p>libtorch's generator, thread count and gradient mode are process-wide and DJL allows one
+ * active gradient collector per JVM, so runs in one JVM are serialized.
+ */
+public final class Trainer {
+  /** Failure type of a non-finite loss. */
+  public static final String INVALID_HYPERPARAMETER = "InvalidHyperparameter";
+
+  private static final Logger log = LoggerFactory.getLogger(Trainer.class);
+  private static final ReentrantLock ONE_RUN_PER_JVM = new ReentrantLock();
+  private static final int LOSS_WINDOW = 50;
+  /**
+   * A mean cross-entropy above this has diverged (ln 10 ≈ 2.3 at init); Adam with an absurd
+   * learning rate keeps the loss finite (~1e20) but useless, so it fails like NaN does.
+   */
+  public static final double DIVERGED_LOSS = 1e6;
+
+  private final TrainingPlan plan;
+  private final LabeledImages trainSplit;
+  private final ProgressListener listener;
+
+  /**
+   * @param trainSplit the whole "train" split; its last {@code validationFraction} is held out
+   */
+  public Trainer(TrainingPlan plan, LabeledImages trainSplit, ProgressListener listener) {
+    this.plan = plan;
+    this.trainSplit = trainSplit;
+    this.listener = listener;
+  }
+
+  /**
+   * @throws ApplicationFailure of type {@value #INVALID_HYPERPARAMETER} (non-retryable) when the
+   *     loss becomes NaN, infinite or above {@link #DIVERGED_LOSS}
+   * @throws dev.keel.gpu.checkpoint.CorruptCheckpointException if the start checkpoint is bad
+   * @throws InvalidFieldException if the data does not fit the plan (e.g. batch size)
+   */
+  public TrainingOutcome run() throws IOException {
+    ONE_RUN_PER_JVM.lock();
+    try {
+      return runExclusively();
+    } finally {
+      ONE_RUN_PER_JVM.unlock();
+    }
+  }
+
+  private TrainingOutcome runExclusively() throws IOException {
+    long started = System.nanoTime();
+    setIntraOpThreads(plan.threads());
+    TrainValidationSplit split = TrainValidationSplit.of(trainSplit, plan.validationFraction());
+    if (plan.batchSize() > split.train().size()) {
+      throw new InvalidFieldException(
+          "hyperparameters.batch_size",
+          plan.batchSize() + " exceeds the " + split.train().size() + " training rows");
+    }
+    BatchOrder order = new BatchOrder(plan.seed(), split.train().size(), plan.batchSize());
+    CheckpointWriter writer = new CheckpointWriter(plan.checkpointStorage());
+    try (TrainableModel model = TrainableModel.initialize(plan.model(), plan.hyperparameters(), plan.seed())) {
+      long batch = 0;
+      Optional<CheckpointRef> last = Optional.empty();
+      if (plan.startFrom().isPresent()) {
+        VerifiedCheckpoint start = VerifiedCheckpoint.open(plan.startFrom().get());
+        model.restore(start, true);
+        batch = start.metadata().batches();
+        last = Optional.of(start.ref());
+        warnIfOrderDiffers(start.metadata(), split.train().size());
+        log.info("trial {}: resuming from {} at batch {}", plan.trialId(), start.uri(), batch);
+      }
+      long firstBatch = batch;
+      LossWindow losses = new LossWindow(LOSS_WINDOW);
+      while (batch < plan.targetBatches()) {
+        int[] rows = order.indices(batch);
+        Engine.getInstance().setRandomSeed(Seeds.batch(plan.seed(), batch));
+        float loss;
+        try (NDManager step = model.manager().newSubManager()) {
+          loss = model.trainStep(
+              ImageBatches.images(step, split.train(), rows), ImageBatches.labels(step, split.train(), rows));
+        }
+        batch++;
+        if (!Float.isFinite(loss) || loss > DIVERGED_LOSS) {
+          throw invalidLoss(loss, batch);
+        }
+        losses.add(loss);
+        boolean checkpoint = plan.checkpointEveryBatches() > 0
+            && batch % plan.checkpointEveryBatches() == 0
+            && batch < plan.targetBatches();
+        if (checkpoint) {
+          last = Optional.of(save(writer, model, batch, split.train().size(),
+              Map.of(Metrics.TRAIN_LOSS, losses.mean())));
+        }
+        listener.onProgress(new TrainingProgress(
+            batch, plan.targetBatches(), losses.mean(), order.epochOf(batch - 1), last,
+            (batch - firstBatch) / seconds(started), checkpoint));
+      }
+      Evaluation validation = Evaluation.of(model, split.validation());
+      Map<String, Double> metrics = new HashMap<>(validation.metrics());
+      if (losses.count() > 0) {
+        metrics.put(Metrics.TRAIN_LOSS, losses.mean());
+      }
+      CheckpointRef result;
+      if (batch == firstBatch && last.isPresent()) {
+        result = last.get().toBuilder().putAllMetrics(metrics).build(); // nothing trained: same state
+      } else {
+        result = save(writer, model, batch, split.train().size(), metrics);
+        listener.onProgress(new TrainingProgress(
+            batch, plan.targetBatches(), losses.mean(), order.epochOf(Math.max(0, batch - 1)),
+            Optional.of(result), (batch - firstBatch) / seconds(started), true));
+      }
+      log.info("trial {}: {} batches, validation accuracy {}, loss {} in {} s",
+          plan.trialId(), batch, validation.accuracy(), validation.loss(), seconds(started));
+      return new TrainingOutcome(
+          result, validation.metrics(), batch, losses.count() > 0 ? losses.mean() : Double.NaN, seconds(started));
+    }
+  }
+
+  private CheckpointRef save(
+      CheckpointWriter writer, TrainableModel model, long batch, int trainExamples, Map<String, Double> metrics)
+      throws IOException {
+    CheckpointMetadata md = new CheckpointMetadata(
+        UUID.randomUUID().toString(), plan.experimentId(), plan.trialId(), plan.modelSpec(),
+        plan.hyperparameters().asProto(), plan.seed(), batch, plan.batchSize(), trainExamples,
+        BatchOrder.SCHEME, plan.data(), plan.threads(), metrics, Instant.now().toString());
+    return writer.write(md, model.block(), model.optimizer());
+  }
+
+  private ApplicationFailure invalidLoss(float loss, long batch) {
+    String what = Float.isNaN(loss) ? "is NaN" : Float.isInfinite(loss) ? "is infinite" : "diverged to " + loss;
+    return ApplicationFailure.newNonRetryableFailure(
+        String.format(
+            "trial %s: loss %s at batch %d (lr=%s): invalid hyperparameters",
+            plan.trialId(), what, batch,
+            plan.hyperparameters().asMap().get(TrainingHyperparameters.LR)),
+        INVALID_HYPERPARAMETER);
+  }
+
+  private void warnIfOrderDiffers(CheckpointMetadata md, int trainExamples) {
+    if (md.batchSize() != plan.batchSize() || md.trainExamples() != trainExamples
+        || md.seed() != plan.seed() || !BatchOrder.SCHEME.equals(md.shuffle()) || md.threads() != plan.threads()) {
+      log.warn("trial {}: checkpoint {} was written with seed {}, batch size {}, {} rows, {} threads, order {};"
+              + " continuing with seed {}, batch size {}, {} rows, {} threads: not bit-identical to an uninterrupted run",
+          plan.trialId(), md.uuid(), md.seed(), md.batchSize(), md.trainExamples(), md.threads(), md.shuffle(),
+          plan.seed(), plan.batchSize(), trainExamples, plan.threads());
+    }
+  }
+
+  /** Sets libtorch's intra-op thread count (process-wide). */
+  static void setIntraOpThreads(int threads) {
+    Engine.getInstance(); // loads libtorch
+    if (JniUtils.getNumThreads() != threads) {
+      JniUtils.setNumThreads(threads);
+    }
+  }
+
+  private static double seconds(long startNanos) {
+    return Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
+  }
+
+  /** Mean of the last n losses. */
+  private static final class LossWindow {
+    private final double[] values;
+    private int count;
+    private int next;
+
+    LossWindow(int n) {
+      values = new double[n];
+    }
+
+    void add(double v) {
+      values[next] = v;
+      next = (next + 1) % values.length;
+      count = Math.min(count + 1, values.length);
+    }
+
+    int count() {
+      return count;
+    }
+
+    double mean() {
+      double s = 0;
+      for (int i = 0; i < count; i++) {
+        s += values[i];
+      }
+      return count == 0 ? Double.NaN : s / count;
+    }
+  }
+}

@@ -1,0 +1,181 @@
+package dev.keel.gpu.train;
+
+import dev.keel.activities.train.TrainingActivities;
+import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.TableRef;
+import dev.keel.api.v1.TrainProgress;
+import dev.keel.api.v1.TrainRequest;
+import dev.keel.api.v1.TrainResult;
+import dev.keel.etl.dataset.DatasetReader;
+import dev.keel.etl.dataset.LabeledImages;
+import dev.keel.gpu.checkpoint.CorruptCheckpointException;
+import dev.keel.gpu.checkpoint.VerifiedCheckpoint;
+import dev.keel.gpu.model.InvalidFieldException;
+import dev.keel.gpu.model.ModelRegistry;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code Train} activity: validates the request, resumes from the last checkpoint of a
+ * previous attempt (heartbeat details) or else {@code start_from} or else scratch, trains, and
+ * heartbeats {@link TrainProgress} at most every {@code heartbeatInterval} (and right after each
+ * checkpoint).
+ *
+ * <p>Non-retryable failures: {@value #INVALID_REQUEST} (message starts with the field path),
+ * {@value Trainer#INVALID_HYPERPARAMETER} (loss became NaN), {@value #CORRUPT_CHECKPOINT}.
+ * Runs are serialized per JVM (see {@link Trainer}); give the worker one training slot.
+ */
+public final class TrainingActivitiesImpl implements TrainingActivities {
+  public static final String INVALID_REQUEST = "InvalidTrainRequest";
+  public static final String CORRUPT_CHECKPOINT = "CorruptCheckpoint";
+  public static final String TRAIN_SPLIT = "train";
+
+  private static final Logger log = LoggerFactory.getLogger(TrainingActivitiesImpl.class);
+
+  private final DatasetReader reader;
+  private final ModelRegistry registry;
+  private final Duration heartbeatInterval;
+  private final WorkerDefaults defaults;
+  private CachedSplit cached;
+
+  public TrainingActivitiesImpl(DatasetReader reader) {
+    this(reader, ModelRegistry.withBuiltIns(), Duration.ofSeconds(1));
+  }
+
+  public TrainingActivitiesImpl(DatasetReader reader, ModelRegistry registry, Duration heartbeatInterval) {
+    this(reader, registry, heartbeatInterval, WorkerDefaults.NONE);
+  }
+
+  /** {@code defaults} fill in what a request leaves empty: checkpoint root and thread count. */
+  public TrainingActivitiesImpl(DatasetReader reader, ModelRegistry registry, Duration heartbeatInterval,
+      WorkerDefaults defaults) {
+    this.reader = reader;
+    this.registry = registry;
+    this.heartbeatInterval = heartbeatInterval;
+    this.defaults = defaults;
+  }
+
+  /**
+   * This worker's defaults for fields a request may leave empty; the workflow cannot know a
+   * worker's storage root or core count.
+   */
+  public record WorkerDefaults(String checkpointRoot, int threads) {
+    public static final WorkerDefaults NONE = new WorkerDefaults("", 0);
+
+    TrainRequest apply(TrainRequest r) {
+      TrainRequest.Builder b = r.toBuilder();
+      if (r.getCheckpointRoot().isBlank()) {
+        b.setCheckpointRoot(checkpointRoot);
+      }
+      if (r.getThreads() == 0) {
+        b.setThreads(threads);
+      }
+      return b.build();
+    }
+  }
+
+  @Override
+  public TrainResult train(TrainRequest incoming) {
+    TrainRequest request = defaults.apply(incoming);
+    ActivityExecutionContext ctx = Activity.getExecutionContext();
+    TrainingPlan plan;
+    try {
+      plan = TrainingPlan.from(request, registry);
+    } catch (InvalidFieldException e) {
+      throw invalidRequest(e);
+    }
+    Optional<CheckpointRef> fromHeartbeat = lastCheckpointOfPreviousAttempt(ctx);
+    if (fromHeartbeat.isPresent()) {
+      plan = plan.withStartFrom(fromHeartbeat.get());
+      log.info("trial {}: attempt {} resumes from its heartbeat checkpoint {} (batch {})", plan.trialId(),
+          ctx.getInfo().getAttempt(), fromHeartbeat.get().getUri(), fromHeartbeat.get().getBatches());
+    }
+    LabeledImages data = read(request.getData());
+    try {
+      return new Trainer(plan, data, new Heartbeats(ctx, heartbeatInterval)).run().toProto();
+    } catch (InvalidFieldException e) {
+      throw invalidRequest(e);
+    } catch (CorruptCheckpointException e) {
+      throw ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), CORRUPT_CHECKPOINT, e);
+    } catch (IOException e) {
+      throw Activity.wrap(e);
+    }
+  }
+
+  private Optional<CheckpointRef> lastCheckpointOfPreviousAttempt(ActivityExecutionContext ctx) {
+    Optional<TrainProgress> details;
+    try {
+      details = ctx.getHeartbeatDetails(TrainProgress.class);
+    } catch (RuntimeException e) {
+      log.warn("unreadable heartbeat details of a previous attempt; ignoring them", e);
+      return Optional.empty();
+    }
+    if (details.isEmpty() || !details.get().hasLastCheckpoint()
+        || details.get().getLastCheckpoint().getUri().isBlank()) {
+      return Optional.empty();
+    }
+    CheckpointRef ref = details.get().getLastCheckpoint();
+    try {
+      VerifiedCheckpoint.open(ref); // fall back to start_from rather than fail on a bad one
+      return Optional.of(ref);
+    } catch (IOException | RuntimeException e) {
+      log.warn("heartbeat checkpoint {} is unusable ({}); starting from start_from or scratch", ref.getUri(), e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  private synchronized LabeledImages read(TableRef table) {
+    if (cached != null && cached.table.equals(table)) {
+      return cached.data;
+    }
+    LabeledImages data;
+    try {
+      data = reader.read(table, TRAIN_SPLIT);
+    } catch (IllegalArgumentException e) {
+      throw invalidRequest(new InvalidFieldException("data", e.getMessage(), e));
+    }
+    cached = new CachedSplit(table, data);
+    return data;
+  }
+
+  private static ApplicationFailure invalidRequest(InvalidFieldException e) {
+    return ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), INVALID_REQUEST, e);
+  }
+
+  private record CachedSplit(TableRef table, LabeledImages data) {}
+
+  /** Sends {@link TrainProgress} as heartbeat details, throttled except right after checkpoints. */
+  static final class Heartbeats implements ProgressListener {
+    private final ActivityExecutionContext ctx;
+    private final long intervalNanos;
+    private long last = System.nanoTime();
+
+    Heartbeats(ActivityExecutionContext ctx, Duration interval) {
+      this.ctx = ctx;
+      this.intervalNanos = interval.toNanos();
+    }
+
+    @Override
+    public void onProgress(TrainingProgress p) {
+      long now = System.nanoTime();
+      if (!p.checkpointJustWritten() && now - last < intervalNanos) {
+        return;
+      }
+      last = now;
+      TrainProgress.Builder details = TrainProgress.newBuilder()
+          .setBatches(p.batches())
+          .setTargetBatches(p.targetBatches())
+          .setLoss(Double.isFinite(p.loss()) ? p.loss() : 0)
+          .setEpoch(p.epoch())
+          .setBatchesPerSecond(p.batchesPerSecond());
+      p.lastCheckpoint().ifPresent(details::setLastCheckpoint);
+      ctx.heartbeat(details.build());
+    }
+  }
+}

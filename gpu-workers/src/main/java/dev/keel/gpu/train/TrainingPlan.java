@@ -1,0 +1,116 @@
+package dev.keel.gpu.train;
+
+import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.ModelSpec;
+import dev.keel.api.v1.TableRef;
+import dev.keel.api.v1.TrainRequest;
+import dev.keel.gpu.checkpoint.CheckpointStorage;
+import dev.keel.gpu.model.FashionCnn;
+import dev.keel.gpu.model.Hyperparameters;
+import dev.keel.gpu.model.InvalidFieldException;
+import dev.keel.gpu.model.KeelModel;
+import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.TrainingHyperparameters;
+import dev.keel.gpu.optim.Optimizers;
+import java.util.Optional;
+
+/**
+ * A validated {@link TrainRequest}: everything {@link Trainer} needs, with defaults filled in.
+ *
+ * @param validationFraction fraction of the train split held out (its last rows)
+ * @param checkpointEveryBatches 0 = only at the end
+ * @param startFrom empty = from scratch
+ */
+public record TrainingPlan(
+    String experimentId,
+    String trialId,
+    TableRef data,
+    double validationFraction,
+    ModelSpec modelSpec,
+    KeelModel model,
+    Hyperparameters hyperparameters,
+    long seed,
+    long targetBatches,
+    long checkpointEveryBatches,
+    CheckpointStorage checkpointStorage,
+    Optional<CheckpointRef> startFrom,
+    int threads) {
+
+  /** 5000 of Fashion-MNIST's 60000 training images. */
+  public static final double DEFAULT_VALIDATION_FRACTION = 1.0 / 12;
+  public static final int DEFAULT_THREADS = 1;
+
+  /**
+   * @throws InvalidFieldException naming the first unusable field of the request
+   */
+  public static TrainingPlan from(TrainRequest r, ModelRegistry registry) {
+    require(r.getExperimentId(), "experiment_id");
+    require(r.getTrialId(), "trial_id");
+    double vf = r.getValidationFraction() == 0 ? DEFAULT_VALIDATION_FRACTION : r.getValidationFraction();
+    if (!(vf > 0 && vf < 1)) {
+      throw new InvalidFieldException("validation_fraction", "must be in (0, 1), got " + vf);
+    }
+    if (r.getTargetBatches() <= 0) {
+      throw new InvalidFieldException("target_batches", "must be > 0, got " + r.getTargetBatches());
+    }
+    if (r.getCheckpointEveryBatches() < 0) {
+      throw new InvalidFieldException(
+          "checkpoint_every_batches", "must be >= 0 (0 = only at the end), got " + r.getCheckpointEveryBatches());
+    }
+    if (r.getThreads() < 0 || r.getThreads() > 256) {
+      throw new InvalidFieldException("threads", "must be in [0, 256] (0 = " + DEFAULT_THREADS + "), got " + r.getThreads());
+    }
+    require(r.getCheckpointRoot(), "checkpoint_root");
+    CheckpointStorage storage;
+    try {
+      storage = CheckpointStorage.forRoot(r.getCheckpointRoot());
+    } catch (RuntimeException e) {
+      throw new InvalidFieldException("checkpoint_root", e.getMessage(), e);
+    }
+    ModelSpec spec = r.hasModel() ? r.getModel() : ModelSpec.getDefaultInstance();
+    if (spec.getName().isBlank() && spec.getClass_().isBlank()) {
+      spec = spec.toBuilder().setName(FashionCnn.NAME).build();
+    }
+    KeelModel model = registry.resolve(spec);
+    Hyperparameters hp = Hyperparameters.resolve(model, spec.getParams().getFieldsMap(), r.getHparamsMap());
+    int batchSize = hp.getInt(TrainingHyperparameters.BATCH_SIZE);
+    if (batchSize < 1 || batchSize > 1 << 16) {
+      throw new InvalidFieldException("hyperparameters.batch_size", "must be in [1, 65536], got " + batchSize);
+    }
+    Optimizers.fromHyperparameters(hp).close(); // validates lr, optimizer, momentum, weight_decay
+    model.build(hp); // validates model-specific values; allocates no tensors
+    Optional<CheckpointRef> start = Optional.empty();
+    if (r.hasStartFrom()) {
+      if (r.getStartFrom().getUri().isBlank()) {
+        throw new InvalidFieldException("start_from.uri", "must not be empty when start_from is set");
+      }
+      start = Optional.of(r.getStartFrom());
+    }
+    return new TrainingPlan(
+        r.getExperimentId(), r.getTrialId(), r.getData(), vf, spec, model, hp, r.getSeed(),
+        r.getTargetBatches(), r.getCheckpointEveryBatches(), storage, start,
+        r.getThreads() == 0 ? DEFAULT_THREADS : r.getThreads());
+  }
+
+  private static void require(String value, String field) {
+    if (value == null || value.isBlank()) {
+      throw new InvalidFieldException(field, "required");
+    }
+  }
+
+  public int batchSize() {
+    return hyperparameters.getInt(TrainingHyperparameters.BATCH_SIZE);
+  }
+
+  public TrainingPlan withStartFrom(CheckpointRef checkpoint) {
+    return new TrainingPlan(
+        experimentId, trialId, data, validationFraction, modelSpec, model, hyperparameters, seed,
+        targetBatches, checkpointEveryBatches, checkpointStorage, Optional.of(checkpoint), threads);
+  }
+
+  public TrainingPlan withTargetBatches(long target) {
+    return new TrainingPlan(
+        experimentId, trialId, data, validationFraction, modelSpec, model, hyperparameters, seed,
+        target, checkpointEveryBatches, checkpointStorage, startFrom, threads);
+  }
+}

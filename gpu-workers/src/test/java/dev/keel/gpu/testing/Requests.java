@@ -1,0 +1,31 @@
+package dev.keel.gpu.testing;
+
+import com.google.protobuf.Value;
+import dev.keel.api.v1.ModelSpec;
+import dev.keel.api.v1.TrainRequest;
+import java.nio.file.Path;
+
+/** Train requests for tests. */
+public final class Requests {
+  private Requests() {}
+
+  public static TrainRequest.Builder fashionCnn(Path checkpointRoot, long targetBatches) {
+    return TrainRequest.newBuilder()
+        .setExperimentId("exp-test")
+        .setTrialId("trial-1")
+        .setData(FashionMnist.TABLE)
+        .setModel(ModelSpec.newBuilder().setName("fashion_cnn"))
+        .setSeed(7)
+        .setTargetBatches(targetBatches)
+        .setCheckpointRoot(checkpointRoot.toUri().toString())
+        .setThreads(1);
+  }
+
+  public static Value num(double v) {
+    return Value.newBuilder().setNumberValue(v).build();
+  }
+
+  public static Value str(String v) {
+    return Value.newBuilder().setStringValue(v).build();
+  }
+}

@@ -1,0 +1,74 @@
+package dev.keel.service.api;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.util.JsonFormat;
+import dev.keel.api.config.ConfigLoaders;
+import dev.keel.api.config.ConfigValidationException;
+import dev.keel.api.v1.PipelineRequest;
+import dev.keel.service.demo.PipelineLauncher;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.http.annotation.Post;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import jakarta.inject.Inject;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** REST: start a pipeline from JSON or YAML, read its progress. */
+@Controller("/api/v1")
+public class PipelineController {
+  private final WorkflowClient client;
+
+  @Inject
+  public PipelineController(WorkflowClient client) {
+    this.client = client;
+  }
+
+  @Get(value = "/health", produces = MediaType.APPLICATION_JSON)
+  public Map<String, String> health() {
+    return Map.of("status", "ok", "namespace", client.getOptions().getNamespace());
+  }
+
+  /** 202 with the pipeline id, or 400 listing every problem with its field path. */
+  @Post(value = "/pipelines", consumes = {MediaType.APPLICATION_JSON, "application/yaml", MediaType.APPLICATION_YAML, MediaType.TEXT_PLAIN},
+      produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<Map<String, Object>> start(@Body String body) {
+    PipelineRequest request;
+    try {
+      String trimmed = body.stripLeading();
+      request = trimmed.startsWith("{") ? ConfigLoaders.pipeline().fromJson(body) : ConfigLoaders.pipeline().fromYaml(body);
+    } catch (ConfigValidationException e) {
+      Map<String, Object> error = new LinkedHashMap<>();
+      error.put("message", e.getMessage().lines().findFirst().orElse("invalid request"));
+      error.put("errors", e.problems().stream().map(p -> Map.of("field", p.path(), "message", p.message())).toList());
+      return HttpResponse.badRequest(error);
+    }
+    String id = PipelineLauncher.start(client, request);
+    return HttpResponse.accepted().body(Map.of("pipeline_id", id, "links",
+        List.of("/api/v1/pipelines/" + id)));
+  }
+
+  @Get(value = "/pipelines/{id}", produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<String> progress(@PathVariable String id) {
+    try {
+      return HttpResponse.ok(json(PipelineLauncher.progress(client, id)));
+    } catch (WorkflowNotFoundException e) {
+      return HttpResponse.notFound("{\"message\": \"no pipeline " + id + "\"}");
+    }
+  }
+
+  private static String json(Message m) {
+    try {
+      return JsonFormat.printer().preservingProtoFieldNames().print(m);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

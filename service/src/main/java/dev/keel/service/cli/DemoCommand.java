@@ -1,0 +1,88 @@
+package dev.keel.service.cli;
+
+import dev.keel.api.config.ConfigLoaders;
+import dev.keel.api.v1.Length;
+import dev.keel.api.v1.PipelineRequest;
+import dev.keel.api.v1.PipelineResult;
+import dev.keel.service.dev.DevStack;
+import dev.keel.service.demo.DemoRequest;
+import dev.keel.service.demo.PipelineLauncher;
+import dev.keel.service.demo.PipelineWatcher;
+import dev.keel.service.worker.KeelWorkerHost;
+import io.temporal.client.WorkflowClient;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "demo", mixinStandardHelpOptions = true,
+    description = {"Run the Fashion-MNIST pipeline end to end (ETL -> train -> infer) and print the test accuracy.",
+        "Uses a running `keel dev` on 127.0.0.1:7233 if there is one, else starts the stack in this process."})
+final class DemoCommand implements Callable<Integer> {
+  @Mixin StackOptions stack;
+
+  @Option(names = "--data", paramLabel = "DIR", defaultValue = DemoRequest.DEFAULT_DATA,
+      description = "Directory with the Fashion-MNIST IDX files (default: ${DEFAULT-VALUE}).")
+  Path data;
+
+  @Option(names = "--batches", paramLabel = "N", description = "Train for N batches instead of the demo's length.")
+  Long batches;
+
+  @Option(names = "--train-threads", defaultValue = "2", description = "Intra-op training threads (default: ${DEFAULT-VALUE}).")
+  int trainThreads;
+
+  @Override
+  public Integer call() throws Exception {
+    DemoRequest.requireDataset(data);
+    PipelineRequest request = DemoRequest.load(data);
+    if (batches != null) {
+      PipelineRequest.Builder b = request.toBuilder();
+      b.getExperimentBuilder().getSearcherBuilder().setMaxLength(Length.newBuilder().setBatches(batches));
+      request = ConfigLoaders.pipeline().validate(b.build(), "demo request");
+    }
+    long started = System.nanoTime();
+    String address = stack.temporalAddressOrNull();
+    DevStack devStack = null;
+    if (address == null && listening("127.0.0.1", 7233)) {
+      address = "127.0.0.1:7233";
+      System.out.println("Using the Keel dev stack already running on " + address);
+    } else {
+      devStack = DevStack.start(address, 7233, stack.storageRoot(), -1, trainThreads, System.out);
+      address = address == null ? "127.0.0.1:7233" : address;
+    }
+    try {
+      WorkflowServiceStubs stubs = devStack != null ? devStack.workers().stubs() : KeelWorkerHost.connect(address);
+      WorkflowClient client = KeelWorkerHost.client(stubs, "default");
+      String id = PipelineLauncher.start(client, request);
+      System.out.println("Started pipeline " + id);
+      PipelineResult r = new PipelineWatcher(client, stubs, System.out, Duration.ofMillis(500)).follow(id);
+      double seconds = (System.nanoTime() - started) / 1e9;
+      System.out.printf(Locale.ROOT, "%n[done]  test accuracy %.4f on %,d %s rows in %.0f s%n",
+          r.getInference().getAccuracy(), r.getInference().getRows(), request.getInference().getSplit(), seconds);
+      System.out.println("        data table:        " + r.getIngest().getTable().getUri() + " @ version " + r.getIngest().getTable().getVersion());
+      System.out.println("        checkpoint:        " + r.getTrain().getCheckpoint().getUri());
+      System.out.println("        predictions table: " + r.getInference().getPredictions().getUri() + " @ version " + r.getInference().getPredictions().getVersion());
+      return 0;
+    } finally {
+      if (devStack != null) {
+        devStack.close();
+      }
+    }
+  }
+
+  private static boolean listening(String host, int port) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(host, port), 300);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,37 @@
+package dev.keel.service.cli;
+
+import dev.keel.service.dev.DevStack;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "dev", mixinStandardHelpOptions = true,
+    description = {"Run the whole stack on this machine until Ctrl-C: Temporal's Java test server on 127.0.0.1:7233",
+        "(unless TEMPORAL_ADDRESS is set), every worker, and the REST API on 127.0.0.1:8080."})
+final class DevCommand implements Callable<Integer> {
+  @Mixin StackOptions stack;
+
+  @Option(names = "--port", defaultValue = "7233", description = "Port of the embedded Temporal server (default: ${DEFAULT-VALUE}).")
+  int port;
+
+  @Option(names = "--api-port", defaultValue = "8080", description = "REST API port on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
+  int apiPort;
+
+  @Option(names = "--train-threads", defaultValue = "1", description = "Intra-op threads per training slot (default: ${DEFAULT-VALUE}).")
+  int trainThreads;
+
+  @Override
+  public Integer call() throws Exception {
+    DevStack devStack = DevStack.start(stack.temporalAddressOrNull(), port, stack.storageRoot(), apiPort, trainThreads, System.out);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      devStack.close();
+      stopped.countDown();
+    }, "keel-dev-shutdown"));
+    System.out.println("keel dev is up; Ctrl-C stops it.");
+    stopped.await();
+    return 0;
+  }
+}

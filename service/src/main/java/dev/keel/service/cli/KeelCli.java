@@ -1,0 +1,34 @@
+package dev.keel.service.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code keel} command line. */
+@Command(name = "keel", mixinStandardHelpOptions = true, version = "keel 0.1.0",
+    description = "Durable deep-learning pipelines on Temporal: ETL -> training -> batch inference.",
+    subcommands = {DevCommand.class, DemoCommand.class, SubmitCommand.class, StatusCommand.class,
+        ValidateCommand.class, WorkerCommand.class, CommandLine.HelpCommand.class})
+public final class KeelCli implements Runnable {
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  public static int run(String... args) {
+    return run(new PrintWriter(System.err, true), args);
+  }
+
+  /** Runs one command; errors go to {@code err} as one clear message. */
+  public static int run(PrintWriter err, String... args) {
+    return new CommandLine(new KeelCli())
+        .setErr(err)
+        .setExecutionExceptionHandler(new FriendlyErrors())
+        .execute(args);
+  }
+
+  @Override
+  public void run() {
+    new CommandLine(this).usage(System.out);
+  }
+}

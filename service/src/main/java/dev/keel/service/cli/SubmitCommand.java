@@ -1,0 +1,50 @@
+package dev.keel.service.cli;
+
+import dev.keel.api.config.ConfigLoaders;
+import dev.keel.api.v1.PipelineRequest;
+import dev.keel.api.v1.PipelineResult;
+import dev.keel.service.demo.PipelineLauncher;
+import dev.keel.service.demo.PipelineWatcher;
+import dev.keel.service.worker.KeelWorkerHost;
+import io.temporal.client.WorkflowClient;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "submit", mixinStandardHelpOptions = true,
+    description = "Validate a pipeline request (YAML or JSON) and start it on a running Keel (keel dev, or $TEMPORAL_ADDRESS).")
+final class SubmitCommand implements Callable<Integer> {
+  @Mixin StackOptions stack;
+
+  @Parameters(paramLabel = "FILE", description = "Pipeline request, .yaml or .json.")
+  Path file;
+
+  @Option(names = "--wait", description = "Follow progress and print the result.")
+  boolean await;
+
+  @Override
+  public Integer call() throws Exception {
+    PipelineRequest request = ConfigLoaders.pipeline().fromFile(file);
+    String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
+    WorkflowServiceStubs stubs = KeelWorkerHost.connect(address);
+    try {
+      WorkflowClient client = KeelWorkerHost.client(stubs, "default");
+      String id = PipelineLauncher.start(client, request);
+      System.out.println(id);
+      if (await) {
+        PipelineResult r = new PipelineWatcher(client, stubs, System.out, Duration.ofSeconds(1)).follow(id);
+        System.out.printf(Locale.ROOT, "accuracy %.4f, predictions %s%n", r.getInference().getAccuracy(),
+            r.getInference().getPredictions().getUri());
+      }
+      return 0;
+    } finally {
+      stubs.shutdown();
+    }
+  }
+}

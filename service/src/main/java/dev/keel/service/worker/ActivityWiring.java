@@ -1,0 +1,33 @@
+package dev.keel.service.worker;
+
+import dev.keel.etl.IngestActivitiesImpl;
+import dev.keel.etl.dataset.DatasetReader;
+import dev.keel.etl.delta.DeltaDatasetReader;
+import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.train.TrainingActivitiesImpl;
+import dev.keel.inference.InferenceActivitiesImpl;
+import java.time.Duration;
+
+/** Builds the activity implementations of one worker process from its options. */
+final class ActivityWiring {
+  private final WorkerHostOptions options;
+  private final DatasetReader reader = new DeltaDatasetReader();
+  private final ModelRegistry models = ModelRegistry.withBuiltIns();
+
+  ActivityWiring(WorkerHostOptions options) {
+    this.options = options;
+  }
+
+  IngestActivitiesImpl ingest() {
+    return new IngestActivitiesImpl(options.storageRoot());
+  }
+
+  TrainingActivitiesImpl training() {
+    return new TrainingActivitiesImpl(reader, models, Duration.ofSeconds(1),
+        new TrainingActivitiesImpl.WorkerDefaults(options.storageRoot().checkpoints(), options.trainThreads()));
+  }
+
+  InferenceActivitiesImpl inference() {
+    return new InferenceActivitiesImpl(reader, options.storageRoot(), models, options.trainThreads());
+  }
+}

@@ -1,0 +1,93 @@
+package dev.keel.service.worker;
+
+import dev.keel.activities.TaskQueues;
+import dev.keel.api.temporal.KeelDataConverter;
+import dev.keel.service.worker.WorkerHostOptions.Role;
+import dev.keel.workflows.KeelWorkflows;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerOptions;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Connects to Temporal and runs the workers of the roles it is given. */
+public final class KeelWorkerHost implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(KeelWorkerHost.class);
+
+  private final WorkflowServiceStubs stubs;
+  private final WorkflowClient client;
+  private final WorkerFactory factory;
+
+  private KeelWorkerHost(WorkflowServiceStubs stubs, WorkflowClient client, WorkerFactory factory) {
+    this.stubs = stubs;
+    this.client = client;
+    this.factory = factory;
+  }
+
+  /** A client with Keel's data converter, for starting and watching workflows. */
+  public static WorkflowClient client(WorkflowServiceStubs stubs, String namespace) {
+    return WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder()
+        .setNamespace(namespace).setDataConverter(KeelDataConverter.get()).build());
+  }
+
+  public static WorkflowServiceStubs connect(String address) {
+    return WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
+  }
+
+  public static KeelWorkerHost start(WorkerHostOptions options) {
+    WorkflowServiceStubs stubs = connect(options.temporalAddress());
+    WorkflowClient client = client(stubs, options.namespace());
+    WorkerFactory factory = WorkerFactory.newInstance(client);
+    ActivityWiring wiring = new ActivityWiring(options);
+    if (options.roles().contains(Role.CONTROL)) {
+      KeelWorkflows.register(factory.newWorker(TaskQueues.CONTROL, workerOptions(options, 0)));
+    }
+    if (options.roles().contains(Role.ETL)) {
+      factory.newWorker(TaskQueues.ETL, workerOptions(options, 1)).registerActivitiesImplementations(wiring.ingest());
+    }
+    if (options.roles().contains(Role.TRAIN)) {
+      // One slot = one concurrent trial rank on this machine (1 GPU, or a CPU share).
+      factory.newWorker(TaskQueues.train(options.trainPool()), workerOptions(options, options.trainSlots()))
+          .registerActivitiesImplementations(wiring.training());
+    }
+    if (options.roles().contains(Role.INFER)) {
+      factory.newWorker(TaskQueues.INFER, workerOptions(options, 1)).registerActivitiesImplementations(wiring.inference());
+    }
+    factory.start();
+    log.info("Keel workers {} polling {} (storage {})", options.roles(), options.temporalAddress(), options.storageRoot());
+    return new KeelWorkerHost(stubs, client, factory);
+  }
+
+  private static WorkerOptions workerOptions(WorkerHostOptions options, int activitySlots) {
+    WorkerOptions.Builder b = WorkerOptions.newBuilder();
+    if (activitySlots > 0) {
+      b.setMaxConcurrentActivityExecutionSize(activitySlots);
+    }
+    if (options.devServer()) {
+      // The Java test server never expires a dead worker's sticky queue (DESIGN.md §5).
+      b.setStickyQueueScheduleToStartTimeout(Duration.ZERO);
+    }
+    return b.build();
+  }
+
+  public WorkflowClient client() {
+    return client;
+  }
+
+  public WorkflowServiceStubs stubs() {
+    return stubs;
+  }
+
+  @Override
+  public void close() {
+    factory.shutdown();
+    factory.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+    factory.shutdownNow();
+    stubs.shutdown();
+  }
+}

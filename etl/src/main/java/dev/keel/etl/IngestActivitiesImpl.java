@@ -4,6 +4,7 @@ import dev.keel.activities.etl.IngestActivities;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TableRef;
+import dev.keel.activities.storage.StorageFailures;
 import dev.keel.activities.storage.StorageRoot;
 import dev.keel.etl.delta.Columns;
 import dev.keel.etl.delta.DeltaTableWriter;
@@ -97,7 +98,11 @@ public final class IngestActivitiesImpl implements IngestActivities {
       throw ApplicationFailure.newNonRetryableFailure("table_uri is empty", "InvalidArgument");
     }
     String table = storage == null ? request.getTableUri() : storage.table(request.getTableUri());
-    return ingestFashionMnist(sourceDir(request.getSource().getUri()), table);
+    try {
+      return ingestFashionMnist(sourceDir(request.getSource().getUri()), table);
+    } catch (RuntimeException e) {
+      throw StorageFailures.translate(table, e);
+    }
   }
 
   private IngestResult ingestFashionMnist(Path dir, String tableUri) {

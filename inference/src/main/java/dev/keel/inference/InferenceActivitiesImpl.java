@@ -1,6 +1,7 @@
 package dev.keel.inference;
 
 import dev.keel.activities.infer.InferenceActivities;
+import dev.keel.activities.storage.StorageFailures;
 import dev.keel.activities.storage.StorageRoot;
 import dev.keel.api.v1.InferenceRequest;
 import dev.keel.api.v1.InferenceResult;
@@ -52,6 +53,16 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
 
   @Override
   public InferenceResult score(InferenceRequest request) {
+    try {
+      return scoreSplit(request);
+    } catch (RuntimeException e) {
+      // storage refusing access (credentials, bucket): one non-retryable line naming the URI
+      String where = storage != null ? storage.toString() : request.getPredictionsTableUri();
+      throw StorageFailures.translate(where, e);
+    }
+  }
+
+  private InferenceResult scoreSplit(InferenceRequest request) {
     if (request.getPredictionsTableUri().isBlank()) {
       throw ApplicationFailure.newNonRetryableFailure("predictions_table_uri: required", "InvalidInferenceRequest");
     }
@@ -94,7 +105,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     double accuracy = accuracy(predictions.labels(), images.labels());
     log.info("scored {} {} rows with checkpoint {}: accuracy {} -> {} @ {}", n, split, checkpointId, accuracy, tableUri, version);
     return InferenceResult.newBuilder()
-        .setPredictions(TableRef.newBuilder().setUri(DeltaTables.tablePath(tableUri)).setVersion(version))
+        .setPredictions(TableRef.newBuilder().setUri(DeltaTables.displayUri(tableUri)).setVersion(version))
         .setRows(n)
         .setAccuracy(accuracy)
         .setCheckpointUuid(checkpointId)

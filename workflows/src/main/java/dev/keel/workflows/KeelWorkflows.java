@@ -1,5 +1,7 @@
 package dev.keel.workflows;
 
+import dev.keel.workflows.experiment.ExperimentWorkflowImpl;
+import dev.keel.workflows.experiment.TrialWorkflowImpl;
 import dev.keel.workflows.pipeline.PipelineWorkflowImpl;
 import io.temporal.common.converter.DataConverterException;
 import io.temporal.worker.Worker;
@@ -20,6 +22,7 @@ public final class KeelWorkflows {
   }
 
   public static void register(Worker worker) {
-    worker.registerWorkflowImplementationTypes(options(), PipelineWorkflowImpl.class);
+    worker.registerWorkflowImplementationTypes(options(),
+        PipelineWorkflowImpl.class, ExperimentWorkflowImpl.class, TrialWorkflowImpl.class);
   }
 }

@@ -23,13 +23,17 @@ public final class StorageRoot {
       throw new IllegalArgumentException("storage root: must not be empty");
     }
     if (location.startsWith("s3://") || location.startsWith("s3a://")) {
-      String s = location.replaceFirst("^s3a://", "s3://");
-      return new StorageRoot(URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s));
+      S3Uri s3 = S3Uri.parse(location); // checks there is a bucket
+      return new StorageRoot(URI.create(s3.key().isEmpty() ? "s3://" + s3.bucket() : s3.toString()));
     }
     if (location.startsWith("file:")) {
       return new StorageRoot(Path.of(URI.create(location)).toAbsolutePath().normalize().toUri());
     }
     return new StorageRoot(Path.of(location).toAbsolutePath().normalize().toUri());
+  }
+
+  public boolean isS3() {
+    return "s3".equals(root.getScheme());
   }
 
   public boolean isLocal() {

@@ -1,5 +1,6 @@
 package dev.keel.etl.delta;
 
+import dev.keel.activities.storage.StorageFailures;
 import dev.keel.api.v1.TableRef;
 import dev.keel.etl.dataset.DatasetReader;
 import dev.keel.etl.dataset.LabeledImages;
@@ -56,9 +57,19 @@ public final class DeltaDatasetReader implements DatasetReader {
   /**
    * @throws IllegalArgumentException "table &lt;uri&gt; has no version N (latest is M)", or when
    *     the table is not a labeled-images table
+   * @throws io.temporal.failure.ApplicationFailure non-retryable ({@value
+   *     StorageFailures#STORAGE_UNUSABLE}) when the storage refuses access or does not exist
    */
   @Override
   public LabeledImages read(TableRef table, String split) {
+    try {
+      return readSplit(table, split);
+    } catch (RuntimeException e) {
+      throw StorageFailures.translate(DeltaTables.displayUri(table.getUri()), e);
+    }
+  }
+
+  private LabeledImages readSplit(TableRef table, String split) {
     long t0 = System.nanoTime();
     Snapshot snapshot = DeltaTables.snapshotAt(engine, table.getUri(), table.getVersion());
     for (String col : READ_SCHEMA.fieldNames()) {

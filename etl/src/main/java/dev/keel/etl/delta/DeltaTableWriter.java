@@ -1,5 +1,6 @@
 package dev.keel.etl.delta;
 
+import dev.keel.activities.storage.StorageFailures;
 import io.delta.kernel.DataWriteContext;
 import io.delta.kernel.Operation;
 import io.delta.kernel.Snapshot;
@@ -152,8 +153,19 @@ public final class DeltaTableWriter {
      *
      * @return the committed table version
      * @throws ConcurrentTransactionException when the transaction id was already committed
+     * @throws io.temporal.failure.ApplicationFailure non-retryable ({@value
+     *     StorageFailures#STORAGE_UNUSABLE}) when the storage refuses access or does not exist
      */
     public long commit() {
+      try {
+        return commitWithCreateRetry();
+      } catch (RuntimeException e) {
+        // access denied, no credentials, no bucket: one non-retryable line naming the table
+        throw StorageFailures.translate(DeltaTables.displayUri(tableUri), e);
+      }
+    }
+
+    private long commitWithCreateRetry() {
       try {
         return commitOnce(false);
       } catch (ConcurrentWriteException e) {

@@ -33,17 +33,19 @@ public interface CheckpointStorage {
     void close() throws IOException;
   }
 
-  /** Storage for a {@code file:} URI or a plain path. */
+  /**
+   * Storage for an {@code s3://bucket/prefix} URI ({@link S3CheckpointStorage}, configured by the
+   * usual AWS settings), a {@code file:} URI or a plain path ({@link LocalCheckpointStorage}).
+   */
   static CheckpointStorage forRoot(String rootUri) {
     if (rootUri == null || rootUri.isBlank()) {
       throw new IllegalArgumentException("checkpoint root must not be empty");
     }
     if (rootUri.startsWith("s3://") || rootUri.startsWith("s3a://")) {
-      throw new UnsupportedOperationException(
-          "s3 checkpoint storage is not implemented yet (" + rootUri + "); use a file:// root");
+      return new S3CheckpointStorage(rootUri);
     }
     if (rootUri.contains("://") && !rootUri.startsWith("file:")) {
-      throw new IllegalArgumentException("unsupported checkpoint root " + rootUri + " (file:// only)");
+      throw new IllegalArgumentException("unsupported checkpoint root " + rootUri + " (file:// or s3://)");
     }
     return new LocalCheckpointStorage(
         rootUri.startsWith("file:") ? Path.of(java.net.URI.create(rootUri)) : Path.of(rootUri));

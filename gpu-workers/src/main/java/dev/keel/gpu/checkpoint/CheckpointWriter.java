@@ -9,7 +9,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Writes a checkpoint atomically: data files, then the MANIFEST, then commit (fsync + rename). */
+/**
+ * Writes a checkpoint atomically: data files, then the MANIFEST, then commit (local: fsync + rename;
+ * S3: upload with the MANIFEST last).
+ */
 public final class CheckpointWriter {
   private final CheckpointStorage storage;
 
@@ -32,6 +35,7 @@ public final class CheckpointWriter {
       Files.write(dir.resolve(CheckpointFiles.METADATA), metadata.toJson());
       Manifest manifest = Manifest.of(dir, CheckpointFiles.REQUIRED);
       manifest.writeTo(dir);
+      long manifestBytes = Files.size(dir.resolve(CheckpointFiles.MANIFEST));
       String uri = staged.commit();
       return CheckpointRef.newBuilder()
           .setUuid(metadata.uuid())
@@ -40,13 +44,9 @@ public final class CheckpointWriter {
           .setTrialId(metadata.trialId())
           .setBatches(metadata.batches())
           .putAllMetrics(metadata.metrics())
-          .setSizeBytes(manifest.totalBytes() + Files.size(dirOf(uri).resolve(CheckpointFiles.MANIFEST)))
+          .setSizeBytes(manifest.totalBytes() + manifestBytes)
           .build();
     }
-  }
-
-  private Path dirOf(String uri) throws IOException {
-    return storage.localDirectory(uri);
   }
 
   private static DataOutputStream open(Path file) throws IOException {

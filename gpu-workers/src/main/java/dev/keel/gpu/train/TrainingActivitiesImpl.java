@@ -84,8 +84,14 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
   public TrainResult train(TrainRequest incoming) {
     TrainRequest request = defaults.apply(incoming);
     ActivityExecutionContext ctx = Activity.getExecutionContext();
+    LabeledImages data = read(request.getData());
     TrainingPlan plan;
     try {
+      if (request.hasTargetLength()) {
+        int batchSize = TrainingPlan.from(request.toBuilder().setTargetBatches(1).build(), registry).batchSize();
+        double vf = request.getValidationFraction() == 0 ? TrainingPlan.DEFAULT_VALIDATION_FRACTION : request.getValidationFraction();
+        request = TargetLength.resolve(request, batchSize, data.size(), vf);
+      }
       plan = TrainingPlan.from(request, registry);
     } catch (InvalidFieldException e) {
       throw invalidRequest(e);
@@ -96,9 +102,9 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
       log.info("trial {}: attempt {} resumes from its heartbeat checkpoint {} (batch {})", plan.trialId(),
           ctx.getInfo().getAttempt(), fromHeartbeat.get().getUri(), fromHeartbeat.get().getBatches());
     }
-    LabeledImages data = read(request.getData());
     try {
-      return new Trainer(plan, data, new Heartbeats(ctx, heartbeatInterval)).run().toProto();
+      return new Trainer(plan, data, new Heartbeats(ctx, heartbeatInterval)).run().toProto().toBuilder()
+          .setAttempt(ctx.getInfo().getAttempt()).build();
     } catch (InvalidFieldException e) {
       throw invalidRequest(e);
     } catch (CorruptCheckpointException e) {

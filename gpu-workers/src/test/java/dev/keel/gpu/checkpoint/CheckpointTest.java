@@ -157,7 +157,9 @@ class CheckpointTest {
   }
 
   @Test
-  void s3RootIsNotSupportedYet() {
-    assertThrows(UnsupportedOperationException.class, () -> CheckpointStorage.forRoot("s3://bucket/ckpt"));
+  void s3RootGetsS3StorageAndOtherSchemesAreRefused() {
+    assertTrue(CheckpointStorage.forRoot("s3://bucket/ckpt") instanceof S3CheckpointStorage);
+    assertEquals("s3://bucket/ckpt/", CheckpointStorage.forRoot("s3a://bucket/ckpt/").rootUri());
+    assertThrows(IllegalArgumentException.class, () -> CheckpointStorage.forRoot("gs://bucket/ckpt"));
   }
 }

@@ -1,6 +1,7 @@
 package dev.keel.service.cli;
 
 import io.temporal.client.WorkflowFailedException;
+import io.temporal.failure.ApplicationFailure;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.ParseResult;
@@ -35,7 +36,8 @@ final class FriendlyErrors implements IExecutionExceptionHandler {
     while (c.getCause() != null && c.getCause() != c) {
       c = c.getCause();
     }
-    String m = c.getMessage();
+    // ApplicationFailure.getMessage() is "message='…', type='…', nonRetryable=…"
+    String m = c instanceof ApplicationFailure af ? af.getOriginalMessage() : c.getMessage();
     return m == null ? c.getClass().getSimpleName() : m;
   }
 }

@@ -50,8 +50,6 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
           .setVersion(experiment.getData().hasVersion() ? experiment.getData().getVersion() : ingest.getTable().getVersion())
           .build();
       Map<String, Value> hparams = PipelinePlan.constHparams(experiment);
-      long targetBatches = PipelinePlan.batches(experiment.getSearcher().getMaxLength(),
-          PipelinePlan.trainingRows(ingest, experiment), PipelinePlan.batchSize(hparams));
       String pipelineId = Workflow.getInfo().getWorkflowId();
       TrainResult train = trainer(experiment).train(TrainRequest.newBuilder()
           .setExperimentId(pipelineId)
@@ -61,7 +59,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
           .setModel(experiment.getModel())
           .putAllHparams(hparams)
           .setSeed(experiment.getReproducibility().getSeed())
-          .setTargetBatches(targetBatches)
+          .setTargetLength(experiment.getSearcher().getMaxLength())
           .setCheckpointEveryBatches(checkpointEvery(experiment))
           .setCheckpointRoot(experiment.getCheckpointStorage().getStoragePath())
           .build());

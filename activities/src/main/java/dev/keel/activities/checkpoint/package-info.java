@@ -1,0 +1,2 @@
+/** The checkpoint garbage-collection contract. */
+package dev.keel.activities.checkpoint;

@@ -1,0 +1,4 @@
+package dev.keel.search;
+
+/** A trial forks from its parent's checkpoint taken at {@code parentLength} (the parent's last validation). */
+public record WarmStart(long parentTrialId, TrainingLength parentLength) {}

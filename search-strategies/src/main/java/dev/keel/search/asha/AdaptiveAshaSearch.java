@@ -1,0 +1,274 @@
+package dev.keel.search.asha;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keel.search.ExitReason;
+import dev.keel.search.core.SearchContext;
+import dev.keel.search.core.SearchMethod;
+import dev.keel.search.core.StateCodec;
+import dev.keel.search.space.HyperparameterSampler;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Adaptive ASHA: the brackets of an {@link AshaPlan}, each an asynchronous successive-halving run.
+ *
+ * <p><b>Promotion</b> (default, the ASHA paper): a trial that finishes rung i joins that rung's ranking and
+ * pauses; whenever the top {@code floor(n/divisor)} of the n results in a rung holds a trial not yet promoted,
+ * that trial continues to rung i+1 in the slot just freed; otherwise the slot starts a new trial. Once a bracket
+ * has all its trials ranked in rung 0, rungs that can no longer change close their unpromoted trials.
+ *
+ * <p><b>Stopping</b> ({@code stop_once}): a trial continues to the next rung at once if it ranks in the top
+ * {@code max(1, floor(n/divisor))} of its rung so far, else it is closed for good. No trial ever pauses.
+ *
+ * <p>New trials go to the first bracket below its share of {@code max_concurrent_trials}; once a bracket has
+ * created all its trials its slots are lent to the others, so no slot idles while any bracket has trials left.
+ * A trial that errors or is stopped ranks last in its rung. A trial with invalid hyperparameters is removed from
+ * every rung and replaced (at most {@code max_trials} replacements per bracket).
+ */
+public final class AdaptiveAshaSearch implements SearchMethod {
+  private final AshaPlan plan;
+  private final HyperparameterSampler sampler;
+  private State state = new State();
+
+  static final class State {
+    ArrayList<BracketState> brackets = new ArrayList<>();
+    TreeMap<Long, Integer> trialBracket = new TreeMap<>();
+    TreeMap<Long, Integer> trialRung = new TreeMap<>();
+    TreeSet<Long> training = new TreeSet<>();
+  }
+
+  static final class BracketState {
+    int created;
+    int counted;
+    int active;
+    int[] outstanding;
+    ArrayList<ArrayList<Entry>> rungs = new ArrayList<>();
+  }
+
+  static final class Entry {
+    long trial;
+    double score;
+    boolean promoted;
+  }
+
+  public AdaptiveAshaSearch(AshaPlan plan, HyperparameterSampler sampler) {
+    this.plan = plan;
+    this.sampler = sampler;
+    for (AshaPlan.Bracket b : plan.brackets()) {
+      BracketState s = new BracketState();
+      s.outstanding = new int[b.numRungs()];
+      for (int i = 0; i < b.numRungs(); i++) {
+        s.rungs.add(new ArrayList<>());
+      }
+      state.brackets.add(s);
+    }
+  }
+
+  public AshaPlan plan() {
+    return plan;
+  }
+
+  @Override
+  public void start(SearchContext ctx) {
+    fill(ctx);
+  }
+
+  @Override
+  public void validationCompleted(SearchContext ctx, long trialId, double score, long units) {
+    int b = state.trialBracket.get(trialId);
+    BracketState bracket = state.brackets.get(b);
+    int rung = state.trialRung.get(trialId);
+    stopTraining(bracket, trialId, rung);
+    sampler.observe(ctx.hparams(trialId), units, score);
+    if (plan.stopOnce()) {
+      continueOrStop(ctx, b, trialId, rung, score);
+    } else {
+      rank(ctx, b, trialId, rung, score);
+    }
+    fill(ctx);
+    closeOut(ctx, b);
+  }
+
+  @Override
+  public void trialExitedEarly(SearchContext ctx, long trialId, ExitReason reason) {
+    int b = state.trialBracket.get(trialId);
+    BracketState bracket = state.brackets.get(b);
+    int rung = state.trialRung.get(trialId);
+    boolean wasTraining = state.training.contains(trialId);
+    if (wasTraining) {
+      stopTraining(bracket, trialId, rung);
+    }
+    if (reason == ExitReason.INVALID_HP) {
+      for (List<Entry> entries : bracket.rungs) {
+        entries.removeIf(e -> e.trial == trialId);
+      }
+      bracket.counted--;
+      sampler.forget(ctx.hparams(trialId));
+    } else if (wasTraining) {
+      if (plan.stopOnce()) {
+        insert(bracket.rungs.get(rung), trialId, WORST_SCORE);
+      } else {
+        rank(ctx, b, trialId, rung, WORST_SCORE);
+      }
+    }
+    // a paused trial that exits keeps its rank; if promoted later it scores worst at the next rung
+    fill(ctx);
+    closeOut(ctx, b);
+  }
+
+  private void stopTraining(BracketState bracket, long trialId, int rung) {
+    state.training.remove(trialId);
+    bracket.outstanding[rung]--;
+    bracket.active--;
+  }
+
+  /** Promotion variant: rank the result, then run whichever trials the rung now promotes. */
+  private void rank(SearchContext ctx, int b, long trialId, int rung, double score) {
+    BracketState bracket = state.brackets.get(b);
+    int top = bracket.rungs.size() - 1;
+    if (rung == top) {
+      if (!ctx.isFinished(trialId)) {
+        ctx.close(trialId);
+      }
+      return;
+    }
+    List<Entry> entries = bracket.rungs.get(rung);
+    insert(entries, trialId, score);
+    int promote = entries.size() / plan.divisor();
+    List<Long> promoted = new ArrayList<>();
+    for (int i = 0; i < promote; i++) {
+      Entry e = entries.get(i);
+      if (!e.promoted) {
+        e.promoted = true;
+        promoted.add(e.trial);
+      }
+    }
+    for (long id : promoted) {
+      state.trialRung.put(id, rung + 1);
+      if (ctx.isFinished(id)) {
+        rank(ctx, b, id, rung + 1, WORST_SCORE);
+      } else {
+        train(ctx, b, id, rung + 1);
+      }
+    }
+  }
+
+  /** Stopping variant: continue at once if in the rung's top 1/divisor so far, else close. */
+  private void continueOrStop(SearchContext ctx, int b, long trialId, int rung, double score) {
+    BracketState bracket = state.brackets.get(b);
+    List<Entry> entries = bracket.rungs.get(rung);
+    int index = insert(entries, trialId, score);
+    int keep = Math.max(1, entries.size() / plan.divisor());
+    if (rung < bracket.rungs.size() - 1 && index < keep) {
+      entries.get(index).promoted = true;
+      state.trialRung.put(trialId, rung + 1);
+      train(ctx, b, trialId, rung + 1);
+    } else {
+      ctx.close(trialId);
+    }
+  }
+
+  /** Inserts after equal scores (earlier results win ties); returns the index. */
+  private static int insert(List<Entry> entries, long trialId, double score) {
+    int lo = 0;
+    int hi = entries.size();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (entries.get(mid).score <= score) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    Entry e = new Entry();
+    e.trial = trialId;
+    e.score = score;
+    entries.add(lo, e);
+    return lo;
+  }
+
+  private void train(SearchContext ctx, int b, long trialId, int rung) {
+    BracketState bracket = state.brackets.get(b);
+    bracket.outstanding[rung]++;
+    bracket.active++;
+    state.training.add(trialId);
+    ctx.validateAfter(trialId, plan.brackets().get(b).rungLengths().get(rung));
+  }
+
+  /** Starts new trials: first within each bracket's share of the slots, then in any bracket with trials left. */
+  private void fill(SearchContext ctx) {
+    for (boolean lend : new boolean[] {false, true}) {
+      for (int b = 0; b < state.brackets.size(); b++) {
+        BracketState bracket = state.brackets.get(b);
+        AshaPlan.Bracket p = plan.brackets().get(b);
+        while (ctx.freeSlots() > 0 && canCreate(bracket, p) && (lend || bracket.active < p.maxConcurrentTrials())) {
+          long id = ctx.create(sampler.next(ctx.rng()));
+          bracket.created++;
+          bracket.counted++;
+          state.trialBracket.put(id, b);
+          state.trialRung.put(id, 0);
+          train(ctx, b, id, 0);
+        }
+      }
+    }
+  }
+
+  private static boolean canCreate(BracketState bracket, AshaPlan.Bracket p) {
+    return bracket.counted < p.maxTrials() && bracket.created < 2 * p.maxTrials();
+  }
+
+  /** Once no new trial can enter rung 0, close unpromoted trials of every rung that can no longer change. */
+  private void closeOut(SearchContext ctx, int b) {
+    BracketState bracket = state.brackets.get(b);
+    if (plan.stopOnce() || canCreate(bracket, plan.brackets().get(b)) || bracket.rungs.get(0).size() < bracket.counted) {
+      return;
+    }
+    for (int r = 0; r < bracket.rungs.size() - 1; r++) {
+      if (bracket.outstanding[r] > 0) {
+        return;
+      }
+      for (Entry e : bracket.rungs.get(r)) {
+        if (!e.promoted && !ctx.isFinished(e.trial)) {
+          ctx.close(e.trial);
+        }
+      }
+    }
+  }
+
+  @Override
+  public long expectedTotalUnits() {
+    long total = 0;
+    for (AshaPlan.Bracket b : plan.brackets()) {
+      long previous = 0;
+      for (int i = 0; i < b.numRungs(); i++) {
+        long length = b.rungLengths().get(i);
+        total += Math.max(b.trialsReaching(i, plan.divisor()), 1) * (length - previous);
+        previous = length;
+      }
+    }
+    return total;
+  }
+
+  @Override
+  public String groupOf(long trialId) {
+    Integer b = state.trialBracket.get(trialId);
+    return b == null ? "" : "bracket " + (b + 1) + " (" + plan.brackets().get(b).numRungs() + " rungs)";
+  }
+
+  @Override
+  public JsonNode saveState() {
+    ObjectNode node = StateCodec.object();
+    node.set("asha", StateCodec.toTree(state));
+    node.set("sampler", sampler.saveState());
+    return node;
+  }
+
+  @Override
+  public void loadState(JsonNode node) {
+    state = StateCodec.fromTree(node.get("asha"), State.class);
+    sampler.loadState(node.get("sampler"));
+  }
+}

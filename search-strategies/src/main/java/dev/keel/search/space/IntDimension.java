@@ -1,0 +1,54 @@
+package dev.keel.search.space;
+
+import com.google.protobuf.Value;
+import dev.keel.search.core.Prng;
+import java.util.ArrayList;
+import java.util.List;
+
+/** An integer in [min, max], both inclusive; {@code count} grid points. */
+public record IntDimension(String name, long min, long max, int count) implements NumericDimension {
+  @Override
+  public Value sample(Prng rng) {
+    return Dimension.number(rng.nextLong(min, max));
+  }
+
+  @Override
+  public double toUnit(Value value) {
+    return NumericDimension.clamp01((value.getNumberValue() - min + 0.5) / (max - min + 1.0));
+  }
+
+  @Override
+  public Value fromUnit(double u) {
+    long v = min + (long) Math.floor(NumericDimension.clamp01(u) * (max - min + 1.0));
+    return Dimension.number(Math.min(max, Math.max(min, v)));
+  }
+
+  @Override
+  public Value scale(Value value, double factor) {
+    double old = value.getNumberValue();
+    long v = Math.round(old * factor);
+    if (v == (long) old) {
+      v += factor >= 1 ? 1 : -1;
+    }
+    return Dimension.number(Math.min(max, Math.max(min, v)));
+  }
+
+  @Override
+  public List<Value> grid() {
+    long n = Math.min(Math.max(count, 1), max - min + 1);
+    List<Value> out = new ArrayList<>();
+    if (n == 1) {
+      out.add(Dimension.number(Math.round((min + max) / 2.0)));
+      return out;
+    }
+    for (long i = 0; i < n; i++) {
+      out.add(Dimension.number(Math.round(min + (double) (i * (max - min)) / (n - 1))));
+    }
+    return out;
+  }
+
+  @Override
+  public long cardinality() {
+    return max - min + 1;
+  }
+}

@@ -1,0 +1,97 @@
+package dev.keel.search.asha;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.keel.api.v1.Length;
+import dev.keel.api.v1.SearcherConfig;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Rung arithmetic pinned against worked examples: divisor 4, max_rungs 5, max_trials 1000, max_length 2560. */
+class AshaRungArithmeticTest {
+
+  private static SearcherConfig.Builder base() {
+    return SearcherConfig.newBuilder().setName("adaptive_asha").setMetric("loss").setMaxTrials(1000)
+        .setDivisor(4).setMaxRungs(5).setMaxLength(Length.newBuilder().setBatches(2560));
+  }
+
+  private static List<Integer> rungs(AshaPlan p) {
+    return p.brackets().stream().map(AshaPlan.Bracket::numRungs).toList();
+  }
+
+  private static List<Integer> trials(AshaPlan p) {
+    return p.brackets().stream().map(AshaPlan.Bracket::maxTrials).toList();
+  }
+
+  @Test
+  void aggressiveModeRunsOneBracketOfFiveRungsWithEveryTrial() {
+    AshaPlan p = AshaPlan.of(base().setMode("aggressive").build());
+    assertEquals(List.of(5), rungs(p));
+    assertEquals(List.of(1000), trials(p));
+  }
+
+  @Test
+  void standardModeRunsBracketsOfFiveFourAndThreeRungs() {
+    // weights 4^4/5 = 51.2, 4^3/4 = 16, 4^2/3 = 5.33: 705 + 220 + 73 = 998, remainder 2 to the first bracket
+    AshaPlan p = AshaPlan.of(base().setMode("standard").build());
+    assertEquals(List.of(5, 4, 3), rungs(p));
+    assertEquals(List.of(707, 220, 73), trials(p));
+  }
+
+  @Test
+  void standardIsTheDefaultMode() {
+    assertEquals(rungs(AshaPlan.of(base().setMode("standard").build())), rungs(AshaPlan.of(base().build())));
+  }
+
+  @Test
+  void conservativeModeRunsOneBracketPerRungCount() {
+    // weights 51.2, 16, 5.33, 2, 1: 677 + 211 + 70 + 26 + 13 = 997, remainder 3
+    AshaPlan p = AshaPlan.of(base().setMode("conservative").build());
+    assertEquals(List.of(5, 4, 3, 2, 1), rungs(p));
+    assertEquals(List.of(680, 211, 70, 26, 13), trials(p));
+  }
+
+  @Test
+  void rungLengthsDivideMaxLengthByPowersOfTheDivisor() {
+    AshaPlan p = AshaPlan.of(base().setMode("standard").build());
+    assertEquals(List.of(10L, 40L, 160L, 640L, 2560L), p.brackets().get(0).rungLengths());
+    assertEquals(List.of(40L, 160L, 640L, 2560L), p.brackets().get(1).rungLengths());
+    assertEquals(List.of(160L, 640L, 2560L), p.brackets().get(2).rungLengths());
+  }
+
+  @Test
+  void trialsReachingEachRungShrinkByTheDivisor() {
+    AshaPlan.Bracket b = AshaPlan.of(base().setMode("aggressive").build()).brackets().get(0);
+    assertEquals(List.of(1000L, 250L, 62L, 15L, 3L), List.of(b.trialsReaching(0, 4), b.trialsReaching(1, 4),
+        b.trialsReaching(2, 4), b.trialsReaching(3, 4), b.trialsReaching(4, 4)));
+  }
+
+  @Test
+  void maxConcurrentTrialsIsSplitAcrossBracketsRemainderFirst() {
+    AshaPlan p = AshaPlan.of(base().setMode("standard").setMaxConcurrentTrials(16).build());
+    assertEquals(List.of(6, 5, 5), p.brackets().stream().map(AshaPlan.Bracket::maxConcurrentTrials).toList());
+  }
+
+  @Test
+  void withoutMaxConcurrentTrialsEachBracketGetsTheLastBracketsTrials() {
+    AshaPlan p = AshaPlan.of(base().setMode("standard").build());
+    assertEquals(List.of(73, 73, 73), p.brackets().stream().map(AshaPlan.Bracket::maxConcurrentTrials).toList());
+  }
+
+  @Test
+  void maxRungsIsCappedByMaxLengthAndMaxTrials() {
+    // 4^3 = 64 <= 100 < 256: at most 4 rungs
+    assertEquals(4, AshaPlan.of(base().setMaxLength(Length.newBuilder().setEpochs(100)).build()).maxRungs());
+    assertEquals(4, AshaPlan.of(base().setMaxTrials(100).build()).maxRungs());
+    // exactly 4^4 = 256 allows 5 rungs (an exact integer logarithm, not a floating-point one)
+    assertEquals(5, AshaPlan.of(base().setMaxTrials(256).build()).maxRungs());
+  }
+
+  @Test
+  void defaultsAreDivisorFourAndFiveRungs() {
+    AshaPlan p = AshaPlan.of(SearcherConfig.newBuilder().setName("adaptive_asha").setMaxTrials(1000)
+        .setMaxLength(Length.newBuilder().setBatches(2560)).build());
+    assertEquals(4, p.divisor());
+    assertEquals(5, p.maxRungs());
+  }
+}

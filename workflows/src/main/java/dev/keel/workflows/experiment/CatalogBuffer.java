@@ -1,0 +1,123 @@
+package dev.keel.workflows.experiment;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.util.JsonFormat;
+import dev.keel.activities.catalog.CatalogActivities;
+import dev.keel.api.v1.CatalogAppend;
+import dev.keel.api.v1.CatalogRow;
+import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.TableRef;
+import dev.keel.api.v1.TrialReport;
+import dev.keel.api.v1.TrialState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * Catalog rows collected in workflow code and appended in batches, not one commit per metric. Each
+ * batch has a sequence number carried across continue-as-new, which the catalog activity uses as a
+ * Delta transaction version: a retried append writes nothing twice.
+ */
+final class CatalogBuffer {
+  private final String experimentId;
+  private final CatalogActivities activities;
+  private final int batchRows;
+  private final List<CatalogRow> pending = new ArrayList<>();
+  private long sequence;
+
+  /** @param activities null keeps no catalog (orchestration tests) */
+  CatalogBuffer(String experimentId, CatalogActivities activities, int batchRows) {
+    this.experimentId = experimentId;
+    this.activities = activities;
+    this.batchRows = batchRows;
+  }
+
+  void restore(long sequence, List<CatalogRow> rows) {
+    this.sequence = sequence;
+    pending.addAll(rows);
+  }
+
+  long sequence() {
+    return sequence;
+  }
+
+  List<CatalogRow> pending() {
+    return List.copyOf(pending);
+  }
+
+  void experiment(String state, ExperimentConfig config, TableRef data, long now) {
+    add(row("experiments").setState(state).setName(config.getName()).setUri(data.getUri()).setLength(data.getVersion())
+        .setJson(json(config)).setTimeMillis(now));
+  }
+
+  void trial(TrialState trial, long now) {
+    add(row("trials").setTrialId(trial.getTrialId()).setState(trial.getState()).setName(trial.getError())
+        .setLength(trial.getCompletedLength()).setCheckpointUuid(trial.getSourceCheckpoint().getUuid())
+        .setJson(hparamsJson(trial)).setTimeMillis(now));
+  }
+
+  void validation(long trialId, TrialReport.Validation v, long now) {
+    new TreeMap<>(v.getMetricsMap()).forEach((name, value) -> add(row("metrics").setTrialId(trialId).setName(name)
+        .setValue(value).setLength(v.getLength()).setBatches(v.getBatches()).setCheckpointUuid(v.getCheckpoint().getUuid())
+        .setTimeMillis(now)));
+    add(row("checkpoints").setTrialId(trialId).setState("SAVED").setCheckpointUuid(v.getCheckpoint().getUuid())
+        .setUri(v.getCheckpoint().getUri()).setSizeBytes(v.getCheckpoint().getSizeBytes()).setBatches(v.getBatches())
+        .setLength(v.getLength()).setValue(v.getMetric()).setTimeMillis(now));
+  }
+
+  void deleted(List<CheckpointRef> checkpoints, long now) {
+    for (CheckpointRef c : checkpoints) {
+      add(row("checkpoints").setTrialId(trialNumber(c.getTrialId())).setState("DELETED").setCheckpointUuid(c.getUuid())
+          .setUri(c.getUri()).setSizeBytes(c.getSizeBytes()).setBatches(c.getBatches()).setTimeMillis(now));
+    }
+  }
+
+  void flushIfFull() {
+    if (pending.size() >= batchRows) {
+      flush();
+    }
+  }
+
+  void flush() {
+    if (pending.isEmpty()) {
+      return;
+    }
+    if (activities != null) {
+      activities.append(CatalogAppend.newBuilder().setExperimentId(experimentId).setSequence(sequence + 1)
+          .addAllRows(pending).build());
+    }
+    sequence++;
+    pending.clear();
+  }
+
+  private void add(CatalogRow.Builder row) {
+    pending.add(row.build());
+  }
+
+  private CatalogRow.Builder row(String kind) {
+    return CatalogRow.newBuilder().setKind(kind).setExperimentId(experimentId);
+  }
+
+  private static long trialNumber(String trialId) {
+    try {
+      return Long.parseLong(trialId.replace("trial-", ""));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  private static String hparamsJson(TrialState trial) {
+    com.google.protobuf.Struct.Builder s = com.google.protobuf.Struct.newBuilder();
+    new TreeMap<>(trial.getHparamsMap()).forEach(s::putFields);
+    return json(s.build());
+  }
+
+  private static String json(com.google.protobuf.MessageOrBuilder m) {
+    try {
+      return JsonFormat.printer().omittingInsignificantWhitespace().preservingProtoFieldNames().print(m);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package dev.keel.workflows.experiment;
+
+import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.CheckpointStorage;
+import dev.keel.api.v1.TrialState;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Determined's checkpoint GC policy: keep the union of the experiment's best
+ * {@code save_experiment_best}, each trial's best {@code save_trial_best} and each trial's latest
+ * {@code save_trial_latest}; everything else of this experiment may go. Pure and deterministic.
+ */
+final class CheckpointGcPolicy {
+  static final String METRIC = "searcher_metric";
+  static final String LENGTH = "length";
+
+  private final int experimentBest;
+  private final int trialBest;
+  private final int trialLatest;
+  private final boolean smallerIsBetter;
+
+  CheckpointGcPolicy(CheckpointStorage storage, boolean smallerIsBetter) {
+    this.experimentBest = storage.hasSaveExperimentBest() ? storage.getSaveExperimentBest() : 0;
+    this.trialBest = storage.hasSaveTrialBest() ? storage.getSaveTrialBest() : 1;
+    this.trialLatest = storage.hasSaveTrialLatest() ? storage.getSaveTrialLatest() : 1;
+    this.smallerIsBetter = smallerIsBetter;
+  }
+
+  /** Uuids to keep. */
+  Set<String> keep(List<TrialState> trials) {
+    Set<String> keep = new LinkedHashSet<>();
+    List<CheckpointRef> all = new ArrayList<>();
+    for (TrialState t : trials) {
+      List<CheckpointRef> own = t.getCheckpointsList();
+      all.addAll(own);
+      best(own).stream().limit(trialBest).forEach(c -> keep.add(c.getUuid()));
+      for (int i = own.size() - 1, n = 0; i >= 0 && n < trialLatest; i--, n++) {
+        keep.add(own.get(i).getUuid());
+      }
+    }
+    best(all).stream().limit(experimentBest).forEach(c -> keep.add(c.getUuid()));
+    return keep;
+  }
+
+  /** The experiment's checkpoints that {@link #keep} does not hold, oldest first. */
+  List<CheckpointRef> delete(List<TrialState> trials) {
+    Set<String> keep = keep(trials);
+    List<CheckpointRef> delete = new ArrayList<>();
+    for (TrialState t : trials) {
+      for (CheckpointRef c : t.getCheckpointsList()) {
+        if (!keep.contains(c.getUuid())) {
+          delete.add(c);
+        }
+      }
+    }
+    return delete;
+  }
+
+  private List<CheckpointRef> best(List<CheckpointRef> checkpoints) {
+    Comparator<CheckpointRef> byMetric = Comparator.comparingDouble(c -> c.getMetricsOrDefault(METRIC, Double.NaN));
+    if (!smallerIsBetter) {
+      byMetric = byMetric.reversed();
+    }
+    return checkpoints.stream().filter(c -> c.containsMetrics(METRIC))
+        .sorted(byMetric.thenComparing(CheckpointRef::getUuid)).toList();
+  }
+}

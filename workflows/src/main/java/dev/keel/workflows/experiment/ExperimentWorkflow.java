@@ -1,0 +1,45 @@
+package dev.keel.workflows.experiment;
+
+import dev.keel.api.v1.ExperimentRequest;
+import dev.keel.api.v1.ExperimentResult;
+import dev.keel.api.v1.ExperimentState;
+import dev.keel.api.v1.TrialReport;
+import io.temporal.workflow.QueryMethod;
+import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * A hyperparameter search: runs a searcher from {@code search-strategies} in workflow code, one
+ * child {@link TrialWorkflow} per trial, and continues as new (carrying the searcher's snapshot)
+ * long before Temporal's history limits. Started as type {@code Experiment} on {@code keel-control}.
+ */
+@WorkflowInterface
+public interface ExperimentWorkflow {
+  String TYPE = "Experiment";
+
+  @WorkflowMethod(name = TYPE)
+  ExperimentResult run(ExperimentRequest request);
+
+  /** A trial's validation, exit or close (sent by the trial workflows). */
+  @SignalMethod(name = "trialReport")
+  void report(TrialReport report);
+
+  /** Stop training after each trial's current step; nothing is lost. */
+  @SignalMethod(name = "pause")
+  void pause();
+
+  @SignalMethod(name = "activate")
+  void activate();
+
+  /** Stop every trial now; the experiment ends KILLED once they have. */
+  @SignalMethod(name = "kill")
+  void kill();
+
+  /** Stop one trial now; the searcher treats it as stopped by the user. */
+  @SignalMethod(name = "killTrial")
+  void killTrial(long trialId);
+
+  @QueryMethod(name = "state")
+  ExperimentState state();
+}

@@ -1,0 +1,513 @@
+package dev.keel.workflows.experiment;
+
+import dev.keel.activities.TaskQueues;
+import dev.keel.activities.catalog.CatalogActivities;
+import dev.keel.activities.checkpoint.CheckpointGcActivities;
+import dev.keel.api.config.ConfigProblem;
+import dev.keel.api.config.ConfigValidationException;
+import dev.keel.api.config.ExperimentConfigValidator;
+import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.DescribeTableRequest;
+import dev.keel.api.v1.DescribeTableResult;
+import dev.keel.api.v1.ExperimentCarry;
+import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.ExperimentRequest;
+import dev.keel.api.v1.ExperimentResult;
+import dev.keel.api.v1.ExperimentRunOptions;
+import dev.keel.api.v1.ExperimentState;
+import dev.keel.api.v1.GcRequest;
+import dev.keel.api.v1.TableRef;
+import dev.keel.api.v1.TrialCommand;
+import dev.keel.api.v1.TrialReport;
+import dev.keel.api.v1.TrialRequest;
+import dev.keel.api.v1.TrialState;
+import dev.keel.search.Close;
+import dev.keel.search.Create;
+import dev.keel.search.ExitReason;
+import dev.keel.search.LengthUnit;
+import dev.keel.search.Operation;
+import dev.keel.search.Searcher;
+import dev.keel.search.Searchers;
+import dev.keel.search.Shutdown;
+import dev.keel.search.TrainingLength;
+import dev.keel.search.ValidateAfter;
+import dev.keel.workflows.KeelSearchAttributes;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.api.enums.v1.ParentClosePolicy;
+import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.SignalExternalWorkflowException;
+import io.temporal.workflow.ChildWorkflowOptions;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/** See {@link ExperimentWorkflow}. Deterministic: searcher decisions replay from the same events. */
+public class ExperimentWorkflowImpl implements ExperimentWorkflow {
+  static final String INVALID_CONFIG = "InvalidExperimentConfig";
+  private static final int DEFAULT_CONTINUE_AS_NEW_EVENTS = 8000;
+  private static final int DEFAULT_CATALOG_BATCH_ROWS = 200;
+
+  private final Deque<TrialReport> reports = new ArrayDeque<>();
+  private final Deque<Operation> operations = new ArrayDeque<>();
+  private final Map<Long, TrialState.Builder> trials = new TreeMap<>();
+  private final Map<Long, Create> unstarted = new TreeMap<>();
+  private final TreeSet<Long> trialsToKill = new TreeSet<>();
+  private final TreeSet<Long> closing = new TreeSet<>();
+  /** Reports recorded but not yet told to the searcher (while draining for continue-as-new). */
+  private final List<TrialReport> deferred = new ArrayList<>();
+  private boolean draining;
+  private final ExperimentState.Builder state = ExperimentState.newBuilder().setState(TrialStates.ACTIVE);
+  private boolean pauseRequested;
+  private boolean activateRequested;
+  private boolean killRequested;
+  private Searcher searcher;
+  private ExperimentRequest request;
+  private ExperimentConfig config;
+  private ExperimentRunOptions options;
+  private CatalogBuffer catalog;
+  private long trainRows;
+
+  @Override
+  public ExperimentResult run(ExperimentRequest input) {
+    request = input;
+    config = input.getConfig();
+    options = input.getOptions();
+    String experimentId = Workflow.getInfo().getWorkflowId();
+    state.setExperimentId(experimentId).setName(config.getName()).setSearcher(config.getSearcher().getName())
+        .setMetric(config.getSearcher().getMetric()).setSmallerIsBetter(config.getSearcher().getSmallerIsBetter());
+    catalog = new CatalogBuffer(experimentId, options.getWithoutCatalog() ? null : catalogActivities(),
+        options.getCatalogBatchRows() > 0 ? options.getCatalogBatchRows() : DEFAULT_CATALOG_BATCH_ROWS);
+    if (input.hasCarry()) {
+      restore(input.getCarry());
+    } else {
+      start();
+    }
+    upsertSearchAttributes();
+
+    while (true) {
+      applyOperations();
+      applyControl();
+      if (finished()) {
+        break;
+      }
+      if (!draining && Workflow.getInfo().getHistoryLength() > continueAsNewAfter() && !killRequested
+          && !TrialStates.PAUSED.equals(state.getState())) {
+        // Continue as new only when no trial is mid-step: signals that arrive while the closing task
+        // completes make the server reject it, so stop handing out work until every trial is idle.
+        draining = true;
+      }
+      if (draining && trials.values().stream().noneMatch(this::busy)) {
+        reports.forEach(this::record);
+        deferred.addAll(reports);
+        reports.clear();
+        catalog.flush();
+        Workflow.continueAsNew(request.toBuilder().setCarry(carry()).build());
+      }
+      Workflow.await(() -> !reports.isEmpty() || controlPending());
+      // Only the reports that are here now: handling them waits on child starts and signals, during
+      // which more arrive, and a busy experiment must still come back to the continue-as-new check.
+      List<TrialReport> batch = new ArrayList<>(reports);
+      reports.clear();
+      for (TrialReport report : batch) {
+        record(report);
+        if (draining) {
+          deferred.add(report);
+        } else {
+          feed(report);
+          applyOperations();
+        }
+      }
+      catalog.flushIfFull();
+    }
+    state.setState(killRequested ? TrialStates.KILLED : TrialStates.COMPLETED).setProgress(searcher.progress());
+    catalog.experiment(state.getState(), config, state.getData(), Workflow.currentTimeMillis());
+    collectGarbage();
+    catalog.flush();
+    upsertSearchAttributes();
+    ExperimentResult.Builder result = ExperimentResult.newBuilder().setState(state());
+    bestCheckpoint().ifPresent(result::setBestCheckpoint);
+    return result.build();
+  }
+
+  private void start() {
+    List<ConfigProblem> problems = new ArrayList<>(ExperimentConfigValidator.validate(config));
+    if (problems.isEmpty()) {
+      problems.addAll(Searchers.validate(config));
+    }
+    if (!problems.isEmpty()) {
+      String message = new ConfigValidationException("experiment config", problems).getMessage();
+      state.setState(TrialStates.ERRORED).setError(message);
+      throw ApplicationFailure.newNonRetryableFailure(message, INVALID_CONFIG);
+    }
+    searcher = Searchers.create(config);
+    TableRef data = resolveData();
+    state.setData(data);
+    catalog.experiment(TrialStates.ACTIVE, config, data, Workflow.currentTimeMillis());
+    operations.addAll(searcher.initialOperations());
+  }
+
+  private TableRef resolveData() {
+    if (options.getWithoutCatalog()) {
+      return TableRef.newBuilder().setUri(config.getData().getTable()).setVersion(config.getData().getVersion()).build();
+    }
+    DescribeTableRequest.Builder describe = DescribeTableRequest.newBuilder().setTable(config.getData().getTable());
+    if (config.getData().hasVersion()) {
+      describe.setVersion(config.getData().getVersion());
+    }
+    DescribeTableResult table = catalogActivities().describeTable(describe.build());
+    trainRows = table.getRowsPerSplitOrDefault("train", 0);
+    return table.getTable();
+  }
+
+  private void restore(ExperimentCarry carry) {
+    searcher = Searchers.restore(carry.getSearcherSnapshot());
+    for (TrialState t : carry.getTrialsList()) {
+      trials.put(t.getTrialId(), t.toBuilder());
+    }
+    // Recorded by the previous run while it drained; the searcher has not seen them yet.
+    carry.getPendingReportsList().forEach(this::feed);
+    state.setState(carry.getState()).setData(carry.getData()).setContinuedAsNew(carry.getRuns());
+    trainRows = carry.getTrainRows();
+    catalog.restore(carry.getCatalogBatches(), carry.getPendingCatalogList());
+    killRequested = TrialStates.KILLED.equals(carry.getState());
+  }
+
+  private ExperimentCarry carry() {
+    ExperimentCarry.Builder c = ExperimentCarry.newBuilder()
+        .setSearcherSnapshot(searcher.snapshot())
+        .setState(state.getState())
+        .setData(state.getData())
+        .setTrainRows(trainRows)
+        .setRuns(state.getContinuedAsNew() + 1)
+        .setCatalogBatches(catalog.sequence())
+        .addAllPendingCatalog(catalog.pending())
+        .addAllPendingReports(deferred);
+    trials.values().forEach(t -> c.addTrials(t.build()));
+    return c.build();
+  }
+
+  // ---- searcher operations ----
+
+  private void applyOperations() {
+    while (!operations.isEmpty()) {
+      Operation op = operations.poll();
+      if (killRequested) {
+        continue; // a killed experiment starts and extends nothing
+      }
+      if (op instanceof Create create) {
+        unstarted.put(create.trialId(), create);
+      } else if (op instanceof ValidateAfter validate) {
+        Create create = unstarted.remove(validate.trialId());
+        if (create != null) {
+          startTrial(create, validate.length().units());
+          operations.addAll(searcher.trialCreated(create.trialId()));
+        } else {
+          TrialState.Builder t = trials.get(validate.trialId());
+          t.setTargetLength(validate.length().units());
+          command(t, TrialCommand.newBuilder().setTrainToLength(validate.length().units()).build());
+        }
+      } else if (op instanceof Close close) {
+        closing.add(close.trialId());
+        command(trials.get(close.trialId()), TrialCommand.newBuilder().setClose(true).build());
+      } else if (op instanceof Shutdown) {
+        state.setProgress(1.0);
+      }
+    }
+    state.setProgress(searcher.progress());
+  }
+
+  private void startTrial(Create create, long targetLength) {
+    String experimentId = state.getExperimentId();
+    TrialState.Builder t = TrialState.newBuilder()
+        .setTrialId(create.trialId())
+        .setWorkflowId(TrialWorkflow.workflowId(experimentId, create.trialId()))
+        .setState(TrialStates.ACTIVE)
+        .putAllHparams(create.hparams())
+        .setTargetLength(targetLength)
+        .setGroup(searcher.trialGroup(create.trialId()));
+    TrialRequest.Builder r = TrialRequest.newBuilder()
+        .setExperimentId(experimentId)
+        .setTrialId(create.trialId())
+        .setConfig(config)
+        .setData(state.getData())
+        .setTrainRows(trainRows)
+        .putAllHparams(create.hparams())
+        .setTargetLength(targetLength)
+        .setHeartbeatTimeoutSeconds(options.getHeartbeatTimeoutSeconds());
+    if (create.warmStart().isPresent()) {
+      long parent = create.warmStart().get().parentTrialId();
+      checkpointAt(parent, create.warmStart().get().parentLength().units()).ifPresent(c -> {
+        r.setStartFrom(c).setParentTrialId(parent);
+        t.setSourceCheckpoint(c).setParentTrialId(parent);
+      });
+    } else if (request.hasWarmStart()) {
+      r.setStartFrom(request.getWarmStart());
+      t.setSourceCheckpoint(request.getWarmStart());
+    }
+    trials.put(create.trialId(), t);
+    TrialWorkflow child = Workflow.newChildWorkflowStub(TrialWorkflow.class, ChildWorkflowOptions.newBuilder()
+        .setWorkflowId(t.getWorkflowId())
+        .setTaskQueue(TaskQueues.CONTROL)
+        // Trials outlive each run of the experiment: it continues as new while they train.
+        .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_ABANDON)
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+        .setStaticSummary("trial " + create.trialId() + " of " + experimentId + " " + create.hparams())
+        .build());
+    Async.function(child::run, r.build());
+    Workflow.getWorkflowExecution(child).get();
+    catalog.trial(t.build(), Workflow.currentTimeMillis());
+    if (state.getState().equals(TrialStates.PAUSED)) {
+      command(t, TrialCommand.newBuilder().setPause(true).build());
+    }
+  }
+
+  private java.util.Optional<CheckpointRef> checkpointAt(long trialId, long length) {
+    TrialState.Builder parent = trials.get(trialId);
+    if (parent == null) {
+      return java.util.Optional.empty();
+    }
+    CheckpointRef found = null;
+    for (CheckpointRef c : parent.getCheckpointsList()) {
+      if (c.getMetricsOrDefault(CheckpointGcPolicy.LENGTH, -1) <= length) {
+        found = c;
+      }
+    }
+    return java.util.Optional.ofNullable(found);
+  }
+
+  private void command(TrialState.Builder trial, TrialCommand command) {
+    if (trial == null || TrialStates.isTerminal(trial.getState())) {
+      return;
+    }
+    try {
+      Workflow.newExternalWorkflowStub(TrialWorkflow.class, trial.getWorkflowId()).command(command);
+    } catch (SignalExternalWorkflowException e) {
+      // The trial closed after sending a report this run has not handled yet; that report decides.
+    }
+  }
+
+  // ---- trial reports ----
+
+  /** Updates what the experiment knows of the trial (and the catalog); the searcher is told in {@link #feed}. */
+  private void record(TrialReport report) {
+    TrialState.Builder t = trials.get(report.getTrialId());
+    if (t == null) {
+      return;
+    }
+    long now = Workflow.currentTimeMillis();
+    switch (report.getEventCase()) {
+      case VALIDATION -> {
+        TrialReport.Validation v = report.getValidation();
+        CheckpointRef checkpoint = v.getCheckpoint().toBuilder()
+            .putMetrics(CheckpointGcPolicy.METRIC, v.getMetric())
+            .putMetrics(CheckpointGcPolicy.LENGTH, v.getLength()).build();
+        t.setCompletedLength(v.getLength()).setLatestMetric(v.getMetric()).setLatestCheckpoint(checkpoint)
+            .addCheckpoints(checkpoint).setRestarts(v.getRestarts());
+        if (!t.hasBestMetric() || better(v.getMetric(), t.getBestMetric())) {
+          t.setBestMetric(v.getMetric());
+        }
+        catalog.validation(t.getTrialId(), v, now);
+      }
+      case EXIT -> {
+        TrialReport.Exit exit = report.getExit();
+        t.setState(switch (ExitReason.valueOf(exit.getReason())) {
+          case INVALID_HP -> TrialStates.INVALID_HP;
+          case USER_STOPPED -> TrialStates.KILLED;
+          case ERRORED -> TrialStates.ERRORED;
+        }).setError(exit.getMessage()).setRestarts(exit.getRestarts());
+        catalog.trial(t.build(), now);
+      }
+      case CLOSED -> {
+        t.setState(TrialStates.COMPLETED);
+        closing.remove(t.getTrialId());
+        catalog.trial(t.build(), now);
+      }
+      case EVENT_NOT_SET -> { }
+    }
+    updateBest();
+  }
+
+  /** Tells the searcher; its answers join {@link #operations}. */
+  private void feed(TrialReport report) {
+    long trialId = report.getTrialId();
+    if (killRequested || !trials.containsKey(trialId)) {
+      return; // a killed experiment asks its searcher nothing more
+    }
+    switch (report.getEventCase()) {
+      case VALIDATION -> {
+        if (!report.getIntermediate()) {
+          operations.addAll(searcher.validationCompleted(trialId, report.getValidation().getMetric(),
+              new TrainingLength(report.getValidation().getLength(), unit())));
+        }
+      }
+      case EXIT -> {
+        if (!searcher.isShutdown()) {
+          operations.addAll(searcher.trialExitedEarly(trialId, ExitReason.valueOf(report.getExit().getReason())));
+        }
+      }
+      case CLOSED -> operations.addAll(searcher.trialClosed(trialId));
+      case EVENT_NOT_SET -> { }
+    }
+  }
+
+  /** A trial that will still signal: training toward its target, or asked to close. */
+  private boolean busy(TrialState.Builder t) {
+    return !TrialStates.isTerminal(t.getState())
+        && (t.getCompletedLength() < t.getTargetLength() || closing.contains(t.getTrialId()));
+  }
+
+  private boolean better(double a, double b) {
+    return config.getSearcher().getSmallerIsBetter() ? a < b : a > b;
+  }
+
+  private void updateBest() {
+    for (TrialState.Builder t : trials.values()) {
+      if (t.hasBestMetric() && (!state.hasBestMetric() || better(t.getBestMetric(), state.getBestMetric()))) {
+        state.setBestMetric(t.getBestMetric()).setBestTrialId(t.getTrialId());
+      }
+    }
+  }
+
+  private java.util.Optional<CheckpointRef> bestCheckpoint() {
+    CheckpointRef best = null;
+    for (TrialState.Builder t : trials.values()) {
+      for (CheckpointRef c : t.getCheckpointsList()) {
+        double m = c.getMetricsOrDefault(CheckpointGcPolicy.METRIC, Double.NaN);
+        if (best == null || better(m, best.getMetricsOrDefault(CheckpointGcPolicy.METRIC, Double.NaN))) {
+          best = c;
+        }
+      }
+    }
+    return java.util.Optional.ofNullable(best);
+  }
+
+  private LengthUnit unit() {
+    return LengthUnit.of(config.getSearcher().getMaxLength());
+  }
+
+  // ---- control ----
+
+  private boolean controlPending() {
+    return pauseRequested || activateRequested || (killRequested && !TrialStates.KILLED.equals(state.getState()))
+        || !trialsToKill.isEmpty();
+  }
+
+  private void applyControl() {
+    if (killRequested && !TrialStates.KILLED.equals(state.getState())) {
+      state.setState(TrialStates.KILLED);
+      unstarted.clear();
+      trials.values().forEach(t -> command(t, TrialCommand.newBuilder().setKill(true).build()));
+      upsertSearchAttributes();
+    }
+    while (!trialsToKill.isEmpty()) {
+      command(trials.get(trialsToKill.pollFirst()), TrialCommand.newBuilder().setKill(true).build());
+    }
+    if (pauseRequested) {
+      pauseRequested = false;
+      if (TrialStates.ACTIVE.equals(state.getState())) {
+        state.setState(TrialStates.PAUSED);
+        trials.values().forEach(t -> command(t, TrialCommand.newBuilder().setPause(true).build()));
+        upsertSearchAttributes();
+      }
+    }
+    if (activateRequested) {
+      activateRequested = false;
+      if (TrialStates.PAUSED.equals(state.getState())) {
+        state.setState(TrialStates.ACTIVE);
+        trials.values().forEach(t -> command(t, TrialCommand.newBuilder().setActivate(true).build()));
+        upsertSearchAttributes();
+      }
+    }
+  }
+
+  private boolean finished() {
+    boolean allDone = trials.values().stream().allMatch(t -> TrialStates.isTerminal(t.getState())) && unstarted.isEmpty();
+    return allDone && (killRequested || searcher.isShutdown());
+  }
+
+  @Override
+  public void report(TrialReport report) {
+    reports.add(report);
+  }
+
+  @Override
+  public void pause() {
+    pauseRequested = true;
+  }
+
+  @Override
+  public void activate() {
+    activateRequested = true;
+  }
+
+  @Override
+  public void kill() {
+    killRequested = true;
+  }
+
+  @Override
+  public void killTrial(long trialId) {
+    trialsToKill.add(trialId);
+  }
+
+  @Override
+  public ExperimentState state() {
+    ExperimentState.Builder s = state.clone().clearTrials();
+    trials.values().forEach(t -> s.addTrials(t.build()));
+    return s.build();
+  }
+
+  // ---- catalog, GC, visibility ----
+
+  private void collectGarbage() {
+    if (options.getWithoutCatalog()) {
+      return;
+    }
+    List<TrialState> all = trials.values().stream().map(TrialState.Builder::build).toList();
+    List<CheckpointRef> delete = new CheckpointGcPolicy(config.getCheckpointStorage(), config.getSearcher().getSmallerIsBetter()).delete(all);
+    if (delete.isEmpty()) {
+      return;
+    }
+    Workflow.newActivityStub(CheckpointGcActivities.class, lightActivity("collect " + delete.size() + " checkpoints"))
+        .collect(GcRequest.newBuilder().setExperimentId(state.getExperimentId()).addAllDelete(delete).build());
+    catalog.deleted(delete, Workflow.currentTimeMillis());
+  }
+
+  private CatalogActivities catalogActivities() {
+    return Workflow.newActivityStub(CatalogActivities.class, lightActivity("catalog"));
+  }
+
+  private static ActivityOptions lightActivity(String summary) {
+    return ActivityOptions.newBuilder()
+        .setTaskQueue(TaskQueues.CONTROL)
+        .setSummary(summary)
+        .setStartToCloseTimeout(Duration.ofMinutes(5))
+        .setRetryOptions(RetryOptions.newBuilder().setMaximumInterval(Duration.ofMinutes(1)).setMaximumAttempts(20)
+            .setDoNotRetry("InvalidTable", "IllegalArgumentException").build())
+        .build();
+  }
+
+  private int continueAsNewAfter() {
+    return options.getContinueAsNewAfterEvents() > 0 ? options.getContinueAsNewAfterEvents() : DEFAULT_CONTINUE_AS_NEW_EVENTS;
+  }
+
+  private void upsertSearchAttributes() {
+    List<io.temporal.common.SearchAttributeUpdate<?>> updates = new ArrayList<>();
+    updates.add(KeelSearchAttributes.EXPERIMENT.valueSet(config.getName().isEmpty() ? state.getExperimentId() : config.getName()));
+    updates.add(KeelSearchAttributes.STATE.valueSet(state.getState()));
+    updates.add(KeelSearchAttributes.DATA_VERSION.valueSet(state.getData().getVersion()));
+    if (state.hasBestMetric()) {
+      updates.add(KeelSearchAttributes.BEST_METRIC.valueSet(state.getBestMetric()));
+    }
+    Workflow.upsertTypedSearchAttributes(updates.toArray(new io.temporal.common.SearchAttributeUpdate<?>[0]));
+  }
+}

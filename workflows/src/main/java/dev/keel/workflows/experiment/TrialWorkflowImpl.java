@@ -1,0 +1,217 @@
+package dev.keel.workflows.experiment;
+
+import dev.keel.activities.TaskQueues;
+import dev.keel.activities.train.TrainingActivities;
+import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.TrainRequest;
+import dev.keel.api.v1.TrainResult;
+import dev.keel.api.v1.TrialCommand;
+import dev.keel.api.v1.TrialReport;
+import dev.keel.api.v1.TrialRequest;
+import dev.keel.api.v1.TrialState;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/** See {@link TrialWorkflow}. Deterministic: all I/O happens in the training activity. */
+public class TrialWorkflowImpl implements TrialWorkflow {
+  static final String INVALID_HYPERPARAMETER = "InvalidHyperparameter";
+  private static final int DEFAULT_HEARTBEAT_SECONDS = 60;
+  private static final int DEFAULT_MAX_RESTARTS = 5;
+
+  private final Deque<TrialCommand> commands = new ArrayDeque<>();
+  private final TrialState.Builder state = TrialState.newBuilder().setState(TrialStates.ACTIVE);
+  private boolean paused;
+  private boolean closing;
+  private boolean killed;
+  private CancellationScope running;
+
+  @Override
+  public TrialState run(TrialRequest request) {
+    ExperimentConfig config = request.getConfig();
+    state.setTrialId(request.getTrialId())
+        .setWorkflowId(Workflow.getInfo().getWorkflowId())
+        .putAllHparams(request.getHparamsMap())
+        .setTargetLength(request.getTargetLength());
+    if (request.hasStartFrom()) {
+      state.setSourceCheckpoint(request.getStartFrom()).setLatestCheckpoint(request.getStartFrom());
+    }
+    ExperimentWorkflow experiment = Workflow.newExternalWorkflowStub(ExperimentWorkflow.class, request.getExperimentId());
+    long validationPeriod = TrialLengths.minValidationPeriod(config);
+    while (true) {
+      Workflow.await(() -> !commands.isEmpty() || killed || (!paused && (closing || state.getTargetLength() > state.getCompletedLength())));
+      drainCommands();
+      if (killed) {
+        return exit(experiment, "USER_STOPPED", "killed by the user", TrialStates.KILLED);
+      }
+      if (closing && state.getTargetLength() <= state.getCompletedLength()) {
+        state.setState(TrialStates.COMPLETED);
+        experiment.report(TrialReport.newBuilder().setTrialId(state.getTrialId())
+            .setClosed(TrialReport.Closed.getDefaultInstance()).build());
+        return state.build();
+      }
+      if (paused || state.getTargetLength() <= state.getCompletedLength()) {
+        continue;
+      }
+      long stepEnd = validationPeriod > 0
+          ? Math.min(state.getTargetLength(), state.getCompletedLength() + validationPeriod)
+          : state.getTargetLength();
+      TrainResult result;
+      try {
+        result = train(request, stepEnd);
+      } catch (CanceledFailure e) {
+        continue; // killed while training: handled at the top of the loop
+      } catch (ActivityFailure e) {
+        if (killed) {
+          continue;
+        }
+        ApplicationFailure app = applicationFailure(e);
+        if (app != null && INVALID_HYPERPARAMETER.equals(app.getType())) {
+          return exit(experiment, "INVALID_HP", app.getOriginalMessage(), TrialStates.INVALID_HP);
+        }
+        return exit(experiment, "ERRORED", rootMessage(e), TrialStates.ERRORED);
+      }
+      String metricName = config.getSearcher().getMetric();
+      Double metric = result.getValidationMetricsMap().get(metricName);
+      if (metric == null) {
+        return exit(experiment, "ERRORED", "searcher.metric '" + metricName + "' is not reported by the trial (it reports "
+            + new java.util.TreeSet<>(result.getValidationMetricsMap().keySet()) + ")", TrialStates.ERRORED);
+      }
+      record(result, stepEnd, metric, config.getSearcher().getSmallerIsBetter());
+      experiment.report(TrialReport.newBuilder().setTrialId(state.getTrialId())
+          .setIntermediate(stepEnd < state.getTargetLength())
+          .setValidation(TrialReport.Validation.newBuilder()
+              .setLength(stepEnd).setMetric(metric).putAllMetrics(result.getValidationMetricsMap())
+              .setCheckpoint(result.getCheckpoint()).setBatches(result.getBatches()).setRestarts(state.getRestarts()))
+          .build());
+    }
+  }
+
+  private TrainResult train(TrialRequest request, long length) {
+    ExperimentConfig config = request.getConfig();
+    int maxRestarts = config.hasMaxRestarts() ? config.getMaxRestarts() : DEFAULT_MAX_RESTARTS;
+    int heartbeat = request.getHeartbeatTimeoutSeconds() > 0 ? request.getHeartbeatTimeoutSeconds() : DEFAULT_HEARTBEAT_SECONDS;
+    TrainingActivities trainer = Workflow.newActivityStub(TrainingActivities.class, ActivityOptions.newBuilder()
+        .setTaskQueue(TaskQueues.train(config.getResources().getResourcePool()))
+        .setSummary("train trial " + state.getTrialId() + " to " + TrialLengths.describe(config, length))
+        // A dead worker is detected by missing heartbeats; start-to-close only bounds a hung one.
+        .setStartToCloseTimeout(Duration.ofHours(48))
+        .setHeartbeatTimeout(Duration.ofSeconds(heartbeat))
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofSeconds(1))
+            .setMaximumInterval(Duration.ofSeconds(30))
+            .setMaximumAttempts(Math.max(1, maxRestarts - state.getRestarts() + 1))
+            .setDoNotRetry(INVALID_HYPERPARAMETER, "InvalidTrainRequest", "CorruptCheckpoint")
+            .build())
+        .build());
+    TrainRequest.Builder train = TrainRequest.newBuilder()
+        .setExperimentId(request.getExperimentId())
+        .setTrialId("trial-" + request.getTrialId())
+        .setData(request.getData())
+        .setModel(config.getModel())
+        .putAllHparams(request.getHparamsMap())
+        .setSeed(config.getReproducibility().getSeed() + request.getTrialId())
+        .setTargetLength(TrialLengths.unitLength(config, length))
+        .setCheckpointEveryBatches(TrialLengths.checkpointEveryBatches(config))
+        .setCheckpointRoot(config.getCheckpointStorage().getStoragePath());
+    if (config.getData().hasValidationFraction()) {
+      train.setValidationFraction(config.getData().getValidationFraction());
+    }
+    if (state.hasLatestCheckpoint()) {
+      train.setStartFrom(state.getLatestCheckpoint());
+    }
+    if (request.hasStartFrom() && request.getParentTrialId() == 0) {
+      // Fine-tuning / continue: lengths count from the source checkpoint.
+      train.setBaseBatches(request.getStartFrom().getBatches());
+    }
+    Promise<TrainResult>[] promise = new Promise[1];
+    running = Workflow.newCancellationScope(() -> promise[0] = Async.function(trainer::train, train.build()));
+    running.run();
+    try {
+      TrainResult result = promise[0].get();
+      state.setRestarts(state.getRestarts() + Math.max(0, result.getAttempt() - 1));
+      return result;
+    } finally {
+      running = null;
+    }
+  }
+
+  private void record(TrainResult result, long length, double metric, boolean smallerIsBetter) {
+    state.setCompletedLength(length).setLatestMetric(metric).setLatestCheckpoint(result.getCheckpoint())
+        .addCheckpoints(result.getCheckpoint().toBuilder().putMetrics("searcher_metric", metric).build());
+    if (!state.hasBestMetric() || (smallerIsBetter ? metric < state.getBestMetric() : metric > state.getBestMetric())) {
+      state.setBestMetric(metric);
+    }
+  }
+
+  private TrialState exit(ExperimentWorkflow experiment, String reason, String message, String finalState) {
+    state.setState(finalState).setError(message == null ? "" : message);
+    experiment.report(TrialReport.newBuilder().setTrialId(state.getTrialId())
+        .setExit(TrialReport.Exit.newBuilder().setReason(reason).setMessage(state.getError()).setRestarts(state.getRestarts()))
+        .build());
+    return state.build();
+  }
+
+  private void drainCommands() {
+    while (!commands.isEmpty()) {
+      TrialCommand c = commands.poll();
+      switch (c.getCommandCase()) {
+        case TRAIN_TO_LENGTH -> state.setTargetLength(Math.max(state.getTargetLength(), c.getTrainToLength()));
+        case CLOSE -> closing = true;
+        case KILL -> killed = true;
+        case PAUSE -> {
+          paused = true;
+          state.setState(TrialStates.PAUSED);
+        }
+        case ACTIVATE -> {
+          paused = false;
+          state.setState(TrialStates.ACTIVE);
+        }
+        case COMMAND_NOT_SET -> { }
+      }
+    }
+  }
+
+  @Override
+  public void command(TrialCommand command) {
+    commands.add(command);
+    if (command.getCommandCase() == TrialCommand.CommandCase.KILL) {
+      killed = true;
+      if (running != null) {
+        running.cancel("trial killed");
+      }
+    }
+  }
+
+  @Override
+  public TrialState state() {
+    return state.build();
+  }
+
+  private static ApplicationFailure applicationFailure(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof ApplicationFailure a) {
+        return a;
+      }
+    }
+    return null;
+  }
+
+  static String rootMessage(Throwable t) {
+    Throwable c = t;
+    while (c.getCause() != null) {
+      c = c.getCause();
+    }
+    return c instanceof ApplicationFailure a ? a.getOriginalMessage() : c.getMessage();
+  }
+}

@@ -53,6 +53,19 @@ public record SearcherOptions(
     return new SearcherOptions(RANDOM_SAMPLER, 0, 0.2, 0.2, 10, 0.25, 24);
   }
 
+  /** The knobs the config sets, defaults for the rest. */
+  public static SearcherOptions of(dev.keel.api.v1.SearcherConfig s) {
+    SearcherOptions d = defaults();
+    return new SearcherOptions(
+        s.getSampler().isEmpty() ? d.ashaSampler() : s.getSampler(),
+        s.hasNumRounds() ? s.getNumRounds() : d.pbtNumRounds(),
+        s.hasPerturbFactor() ? s.getPerturbFactor() : d.pbtPerturbFactor(),
+        s.hasResampleProbability() ? s.getResampleProbability() : d.pbtResampleProbability(),
+        s.hasTpeStartupTrials() ? s.getTpeStartupTrials() : d.tpeStartupTrials(),
+        s.hasTpeGamma() ? s.getTpeGamma() : d.tpeGamma(),
+        s.hasTpeCandidates() ? s.getTpeCandidates() : d.tpeCandidates());
+  }
+
   public SearcherOptions withAshaSampler(String sampler) {
     return new SearcherOptions(sampler, pbtNumRounds, pbtPerturbFactor, pbtResampleProbability, tpeStartupTrials, tpeGamma, tpeCandidates);
   }

@@ -30,7 +30,7 @@ public final class Searchers {
   private Searchers() {}
 
   public static Searcher create(ExperimentConfig config) {
-    return create(config, SearcherOptions.defaults());
+    return create(config, SearcherOptions.of(config.getSearcher()));
   }
 
   /**
@@ -62,7 +62,7 @@ public final class Searchers {
 
   /** What the config will run (trials, lengths, brackets), like {@code det preview-search}. */
   public static SearchPreview preview(ExperimentConfig config) {
-    return SearchPreview.of(config, SearcherOptions.defaults());
+    return SearchPreview.of(config, SearcherOptions.of(config.getSearcher()));
   }
 
   public static SearchPreview preview(ExperimentConfig config, SearcherOptions options) {

@@ -48,6 +48,13 @@ public final class ExperimentConfigValidator {
     }
     if (c.hasMinValidationPeriod()) {
       length(c.getMinValidationPeriod(), Problems.at(path, "min_validation_period"), problems);
+      Length.UnitCase unit = c.getSearcher().getMaxLength().getUnitCase();
+      if (c.getSearcher().hasMaxLength() && unit != Length.UnitCase.UNIT_NOT_SET
+          && c.getMinValidationPeriod().getUnitCase() != Length.UnitCase.UNIT_NOT_SET
+          && c.getMinValidationPeriod().getUnitCase() != unit) {
+        problems.add(Problems.at(path, "min_validation_period"), "must be in the unit of searcher.max_length ("
+            + unit.name().toLowerCase(java.util.Locale.ROOT) + ")");
+      }
     }
     if (c.hasMinCheckpointPeriod()) {
       length(c.getMinCheckpointPeriod(), Problems.at(path, "min_checkpoint_period"), problems);
@@ -150,6 +157,27 @@ public final class ExperimentConfigValidator {
     }
     if (s.hasPopulationSize() && s.getPopulationSize() < 2) {
       problems.add(Problems.at(path, "population_size"), "must be >= 2, got " + s.getPopulationSize());
+    }
+    if (!s.getSampler().isEmpty() && !Set.of("random", "tpe").contains(s.getSampler())) {
+      problems.add(Problems.at(path, "sampler"), "unknown sampler '" + s.getSampler() + "' (expected random|tpe)");
+    }
+    if (s.hasNumRounds() && s.getNumRounds() < 1) {
+      problems.add(Problems.at(path, "num_rounds"), "must be >= 1, got " + s.getNumRounds());
+    }
+    if (s.hasPerturbFactor() && !(s.getPerturbFactor() > 0 && s.getPerturbFactor() < 1)) {
+      problems.add(Problems.at(path, "perturb_factor"), "must be in (0, 1), got " + s.getPerturbFactor());
+    }
+    if (s.hasResampleProbability() && !(s.getResampleProbability() >= 0 && s.getResampleProbability() <= 1)) {
+      problems.add(Problems.at(path, "resample_probability"), "must be in [0, 1], got " + s.getResampleProbability());
+    }
+    if (s.hasTpeStartupTrials() && s.getTpeStartupTrials() < 2) {
+      problems.add(Problems.at(path, "tpe_startup_trials"), "must be >= 2, got " + s.getTpeStartupTrials());
+    }
+    if (s.hasTpeGamma() && !(s.getTpeGamma() > 0 && s.getTpeGamma() < 1)) {
+      problems.add(Problems.at(path, "tpe_gamma"), "must be in (0, 1), got " + s.getTpeGamma());
+    }
+    if (s.hasTpeCandidates() && s.getTpeCandidates() < 1) {
+      problems.add(Problems.at(path, "tpe_candidates"), "must be >= 1, got " + s.getTpeCandidates());
     }
     if (s.hasTruncateFraction() && !(s.getTruncateFraction() > 0 && s.getTruncateFraction() <= 0.5)) {
       problems.add(Problems.at(path, "truncate_fraction"), "must be in (0, 0.5], got " + s.getTruncateFraction());

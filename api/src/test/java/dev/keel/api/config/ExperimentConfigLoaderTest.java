@@ -135,4 +135,15 @@ class ExperimentConfigLoaderTest {
         () -> ConfigLoaders.experiment().fromFile(dir.resolve("nope.yaml")));
     assertTrue(missing.getMessage().contains("file not found"), missing.getMessage());
   }
+
+  @Test
+  void searcherKnobsAndValidationPeriodUnitAreChecked() {
+    String bad = VALID.replace("mode: standard", "mode: standard\n  sampler: bayes\n  perturb_factor: 1.5")
+        .replace("min_validation_period: {batches: 200}", "min_validation_period: {epochs: 1}");
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.experiment().fromYaml(bad));
+    List<String> lines = e.problems().stream().map(ConfigProblem::toString).toList();
+    assertTrue(lines.contains("searcher.sampler: unknown sampler 'bayes' (expected random|tpe)"), lines::toString);
+    assertTrue(lines.contains("searcher.perturb_factor: must be in (0, 1), got 1.5"), lines::toString);
+    assertTrue(lines.contains("min_validation_period: must be in the unit of searcher.max_length (batches)"), lines::toString);
+  }
 }

@@ -12,6 +12,7 @@ import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
+import io.delta.kernel.types.TimestampType;
 import java.util.Arrays;
 
 /** A Kernel {@link ColumnarBatch} over rows {@code [offset, offset+size)} of a {@link Columns}. */
@@ -46,9 +47,10 @@ final class ArrayBatch implements ColumnarBatch {
       }
       DataType t = f.getDataType();
       boolean ok =
-          (t instanceof LongType && a instanceof long[])
+          ((t instanceof LongType || t instanceof TimestampType)
+                  && (a instanceof long[] || a instanceof Long[]))
               || (t instanceof IntegerType && a instanceof int[])
-              || (t instanceof DoubleType && a instanceof double[])
+              || (t instanceof DoubleType && (a instanceof double[] || a instanceof Double[]))
               || (t instanceof FloatType && a instanceof float[])
               || (t instanceof BooleanType && a instanceof boolean[])
               || (t instanceof StringType && a instanceof String[])
@@ -127,7 +129,7 @@ final class ArrayBatch implements ColumnarBatch {
 
     @Override
     public long getLong(int row) {
-      return ((long[]) a)[idx(row)];
+      return a instanceof Long[] boxed ? boxed[idx(row)] : ((long[]) a)[idx(row)];
     }
 
     @Override
@@ -137,7 +139,7 @@ final class ArrayBatch implements ColumnarBatch {
 
     @Override
     public double getDouble(int row) {
-      return ((double[]) a)[idx(row)];
+      return a instanceof Double[] boxed ? boxed[idx(row)] : ((double[]) a)[idx(row)];
     }
 
     @Override

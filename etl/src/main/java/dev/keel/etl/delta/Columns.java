@@ -7,10 +7,12 @@ import java.util.Objects;
 
 /**
  * A group of rows given as one array per column, for {@link DeltaTableWriter}. Supported arrays:
- * {@code long[]} (long), {@code int[]} (integer), {@code double[]} (double), {@code float[]}
- * (float), {@code boolean[]} (boolean), {@code String[]} (string, null entries allowed), {@code
- * byte[][]} (binary, null entries allowed) and fixed-width binary packed in one {@code byte[]}
- * ({@link #addFixedBinary}). Arrays are not copied.
+ * {@code long[]} (long, or timestamp as microseconds since the epoch), {@code Long[]} (long or
+ * timestamp, null entries allowed), {@code int[]} (integer), {@code double[]} (double), {@code
+ * Double[]} (double, null entries allowed), {@code float[]} (float), {@code boolean[]} (boolean),
+ * {@code String[]} (string, null entries allowed), {@code byte[][]} (binary, null entries allowed)
+ * and fixed-width binary packed in one {@code byte[]} ({@link #addFixedBinary}). Arrays are not
+ * copied.
  */
 public final class Columns {
   private final int rows;
@@ -32,11 +34,21 @@ public final class Columns {
     return put(name, values, values.length);
   }
 
+  /** Long or timestamp values; {@code null} entries are SQL NULLs (nullable columns only). */
+  public Columns add(String name, Long[] values) {
+    return put(name, values, values.length);
+  }
+
   public Columns add(String name, int[] values) {
     return put(name, values, values.length);
   }
 
   public Columns add(String name, double[] values) {
+    return put(name, values, values.length);
+  }
+
+  /** Double values; {@code null} entries are SQL NULLs (nullable columns only). */
+  public Columns add(String name, Double[] values) {
     return put(name, values, values.length);
   }
 

@@ -22,6 +22,22 @@ public interface CheckpointStorage {
    */
   Path localDirectory(String uri) throws IOException;
 
+  /**
+   * Whether {@code uri} lies strictly inside this storage's root (so {@link #delete} may remove it).
+   * Never touches the storage.
+   */
+  boolean contains(String uri);
+
+  /**
+   * Deletes the checkpoint at {@code uri}: its {@value CheckpointFiles#MANIFEST} first, so a
+   * checkpoint whose deletion is interrupted is refused as partial by every reader, then every
+   * other file under it.
+   *
+   * @return the bytes freed; 0 when there was nothing there (deleting twice is safe)
+   * @throws IllegalArgumentException when {@code uri} is not strictly inside {@link #rootUri()}
+   */
+  long delete(String uri) throws IOException;
+
   /** A checkpoint being written. Closing without committing deletes it. */
   interface StagedCheckpoint extends AutoCloseable {
     Path directory();

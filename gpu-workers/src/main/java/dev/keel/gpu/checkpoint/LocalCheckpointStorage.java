@@ -7,9 +7,11 @@ import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
@@ -21,9 +23,16 @@ import java.util.stream.Stream;
  */
 public final class LocalCheckpointStorage implements CheckpointStorage {
   private final Path root;
+  private final Runnable afterManifestDeleted;
 
   public LocalCheckpointStorage(Path root) {
+    this(root, () -> {});
+  }
+
+  /** Test hook: {@code afterManifestDeleted} runs in {@link #delete} between the MANIFEST and the rest. */
+  LocalCheckpointStorage(Path root, Runnable afterManifestDeleted) {
     this.root = root.toAbsolutePath().normalize();
+    this.afterManifestDeleted = afterManifestDeleted;
   }
 
   @Override
@@ -49,6 +58,84 @@ public final class LocalCheckpointStorage implements CheckpointStorage {
       throw new CorruptCheckpointException(uri, ".", "no checkpoint directory at " + dir);
     }
     return dir;
+  }
+
+  @Override
+  public boolean contains(String uri) {
+    Path dir = path(uri);
+    return dir != null && dir.startsWith(root) && !dir.equals(root);
+  }
+
+  @Override
+  public long delete(String uri) throws IOException {
+    if (!contains(uri)) {
+      throw new IllegalArgumentException(
+          "refusing to delete " + uri + ": not inside the checkpoint root " + rootUri());
+    }
+    Path dir = path(uri);
+    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return 0;
+    }
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      throw new IllegalArgumentException("refusing to delete " + uri + ": not a checkpoint directory");
+    }
+    Path real = dir.toRealPath();
+    Path realRoot = root.toRealPath();
+    if (!real.startsWith(realRoot) || real.equals(realRoot)) {
+      // a symbolic link on the way leads out of the root
+      throw new IllegalArgumentException(
+          "refusing to delete " + uri + ": it resolves to " + real + ", outside the checkpoint root " + rootUri());
+    }
+    long bytes = 0;
+    // MANIFEST first, durably: from here on every reader refuses the checkpoint as partial
+    Path manifest = dir.resolve(CheckpointFiles.MANIFEST);
+    if (Files.exists(manifest, LinkOption.NOFOLLOW_LINKS)) {
+      bytes += sizeOf(manifest);
+      Files.delete(manifest);
+      fsync(dir);
+    }
+    afterManifestDeleted.run();
+    List<Path> all;
+    try (Stream<Path> walk = Files.walk(dir)) {
+      all = walk.sorted(Comparator.reverseOrder()).toList();
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+    for (Path p : all) {
+      long size = sizeOf(p);
+      if (Files.deleteIfExists(p)) {
+        bytes += size;
+      }
+    }
+    return bytes;
+  }
+
+  /** The normalised absolute path of a {@code file:} URI or plain path; null for other schemes. */
+  private static Path path(String uri) {
+    if (uri == null || uri.isBlank()) {
+      return null;
+    }
+    try {
+      if (uri.startsWith("file:")) {
+        return Path.of(URI.create(uri)).toAbsolutePath().normalize();
+      }
+      if (uri.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*")) {
+        return null;
+      }
+      return Path.of(uri).toAbsolutePath().normalize();
+    } catch (IllegalArgumentException e) { // incl. InvalidPathException
+      return null;
+    }
+  }
+
+  /** Size of a regular file (not following links), 0 for anything else or a vanished file. */
+  private static long sizeOf(Path p) throws IOException {
+    try {
+      BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      return a.isRegularFile() ? a.size() : 0;
+    } catch (java.nio.file.NoSuchFileException e) {
+      return 0;
+    }
   }
 
   private static String safe(String part, String what) {

@@ -117,6 +117,65 @@ public final class S3CheckpointStorage implements CheckpointStorage {
     }
   }
 
+  @Override
+  public boolean contains(String uri) {
+    if (!S3Uri.isS3(uri)) {
+      return false;
+    }
+    S3Uri location;
+    try {
+      location = S3Uri.parse(uri);
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+    for (String segment : location.key().split("/")) {
+      if (segment.equals("..") || segment.equals(".")) {
+        return false;
+      }
+    }
+    return location.bucket().equals(root.bucket()) && location.prefix().startsWith(root.prefix())
+        && location.prefix().length() > root.prefix().length();
+  }
+
+  /**
+   * Deletes the {@value CheckpointFiles#MANIFEST} object first (from then on the checkpoint is
+   * partial for every reader), then every other object under the checkpoint's prefix, and drops
+   * this process's cached copy.
+   */
+  @Override
+  public long delete(String uri) throws IOException {
+    if (!contains(uri)) {
+      throw new IllegalArgumentException(
+          "refusing to delete " + uri + ": not inside the checkpoint root " + rootUri());
+    }
+    S3Uri location = S3Uri.parse(uri);
+    String prefix = location.prefix();
+    synchronized (LOCKS.computeIfAbsent(location.toString(), k -> new Object())) {
+      List<S3Object> objects = new ArrayList<>();
+      try {
+        s3.listObjectsV2Paginator(b -> b.bucket(location.bucket()).prefix(prefix)).contents().forEach(objects::add);
+      } catch (SdkException e) {
+        throw failure(uri, "listing", e);
+      }
+      long bytes = 0;
+      String manifest = prefix + CheckpointFiles.MANIFEST;
+      objects.sort(java.util.Comparator.comparing((S3Object o) -> !o.key().equals(manifest)));
+      for (S3Object o : objects) {
+        try {
+          s3.deleteObject(b -> b.bucket(location.bucket()).key(o.key()));
+        } catch (NoSuchKeyException e) {
+          continue; // deleted concurrently
+        } catch (SdkException e) {
+          throw failure(uri, "deleting " + o.key().substring(prefix.length()), e);
+        }
+        bytes += o.size();
+      }
+      LocalCheckpointStorage.deleteTree(
+          cache.resolve(location.bucket()).resolve(location.key().isEmpty() ? "_root" : location.key()));
+      return bytes;
+    }
+  }
+
   private void download(String uri, S3Uri location, Path dir, String name, S3Object object) throws IOException {
     Path file = dir.resolve(name);
     Path etagFile = dir.resolve("." + name + ETAG_SUFFIX);

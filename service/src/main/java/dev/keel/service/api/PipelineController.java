@@ -17,7 +17,6 @@ import io.micronaut.http.annotation.Post;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import jakarta.inject.Inject;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -45,10 +44,7 @@ public class PipelineController {
       String trimmed = body.stripLeading();
       request = trimmed.startsWith("{") ? ConfigLoaders.pipeline().fromJson(body) : ConfigLoaders.pipeline().fromYaml(body);
     } catch (ConfigValidationException e) {
-      Map<String, Object> error = new LinkedHashMap<>();
-      error.put("message", e.getMessage().lines().findFirst().orElse("invalid request"));
-      error.put("errors", e.problems().stream().map(p -> Map.of("field", p.path(), "message", p.message())).toList());
-      return HttpResponse.badRequest(error);
+      return HttpResponse.badRequest(ValidationErrors.body(e));
     }
     String id = PipelineLauncher.start(client, request);
     return HttpResponse.accepted().body(Map.of("pipeline_id", id, "links",

@@ -1,8 +1,11 @@
 package dev.keel.service.worker;
 
 import dev.keel.etl.IngestActivitiesImpl;
+import dev.keel.etl.catalog.CatalogActivitiesImpl;
 import dev.keel.etl.dataset.DatasetReader;
 import dev.keel.etl.delta.DeltaDatasetReader;
+import dev.keel.gpu.checkpoint.CheckpointGcActivitiesImpl;
+import dev.keel.gpu.checkpoint.CheckpointStorage;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.train.TrainingActivitiesImpl;
 import dev.keel.inference.InferenceActivitiesImpl;
@@ -20,6 +23,16 @@ final class ActivityWiring {
 
   IngestActivitiesImpl ingest() {
     return new IngestActivitiesImpl(options.storageRoot());
+  }
+
+  /** Catalog tables under {@code <storage>/_keel/} and data-table pinning; light, on {@code keel-control}. */
+  CatalogActivitiesImpl catalog() {
+    return new CatalogActivitiesImpl(options.storageRoot());
+  }
+
+  /** Deletes checkpoints under {@code <storage>/checkpoints} only; light, on {@code keel-control}. */
+  CheckpointGcActivitiesImpl checkpointGc() {
+    return new CheckpointGcActivitiesImpl(CheckpointStorage.forRoot(options.storageRoot().checkpoints()));
   }
 
   TrainingActivitiesImpl training() {

@@ -42,10 +42,16 @@ public final class KeelWorkerHost implements AutoCloseable {
   public static KeelWorkerHost start(WorkerHostOptions options) {
     WorkflowServiceStubs stubs = connect(options.temporalAddress());
     WorkflowClient client = client(stubs, options.namespace());
+    if (options.roles().contains(Role.CONTROL)) {
+      SearchAttributeRegistrar.register(stubs, options.namespace());
+    }
     WorkerFactory factory = WorkerFactory.newInstance(client);
     ActivityWiring wiring = new ActivityWiring(options);
     if (options.roles().contains(Role.CONTROL)) {
-      KeelWorkflows.register(factory.newWorker(TaskQueues.CONTROL, workerOptions(options, 0)));
+      Worker control = factory.newWorker(TaskQueues.CONTROL, workerOptions(options, 0));
+      KeelWorkflows.register(control);
+      // the light activities the workflows call on keel-control (DESIGN.md §2)
+      control.registerActivitiesImplementations(wiring.catalog(), wiring.checkpointGc());
     }
     if (options.roles().contains(Role.ETL)) {
       factory.newWorker(TaskQueues.ETL, workerOptions(options, 1)).registerActivitiesImplementations(wiring.ingest());

@@ -262,12 +262,10 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
         .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
         .setStaticSummary("trial " + create.trialId() + " of " + experimentId + " " + create.hparams())
         .build());
+    r.setStartPaused(TrialStates.PAUSED.equals(state.getState()));
     Async.function(child::run, r.build());
     Workflow.getWorkflowExecution(child).get();
     catalog.trial(t.build(), Workflow.currentTimeMillis());
-    if (state.getState().equals(TrialStates.PAUSED)) {
-      command(t, TrialCommand.newBuilder().setPause(true).build());
-    }
   }
 
   private java.util.Optional<CheckpointRef> checkpointAt(long trialId, long length) {

@@ -10,6 +10,7 @@ import dev.keel.api.v1.TrialCommand;
 import dev.keel.api.v1.TrialReport;
 import dev.keel.api.v1.TrialRequest;
 import dev.keel.api.v1.TrialState;
+import io.temporal.activity.ActivityCancellationType;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
@@ -43,6 +44,10 @@ public class TrialWorkflowImpl implements TrialWorkflow {
         .setWorkflowId(Workflow.getInfo().getWorkflowId())
         .putAllHparams(request.getHparamsMap())
         .setTargetLength(request.getTargetLength());
+    if (request.getStartPaused()) {
+      paused = true;
+      state.setState(TrialStates.PAUSED);
+    }
     if (request.hasStartFrom()) {
       state.setSourceCheckpoint(request.getStartFrom()).setLatestCheckpoint(request.getStartFrom());
     }
@@ -107,6 +112,8 @@ public class TrialWorkflowImpl implements TrialWorkflow {
         // A dead worker is detected by missing heartbeats; start-to-close only bounds a hung one.
         .setStartToCloseTimeout(Duration.ofHours(48))
         .setHeartbeatTimeout(Duration.ofSeconds(heartbeat))
+        // A killed trial ends only once its worker stopped training (or missed its heartbeats).
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         .setRetryOptions(RetryOptions.newBuilder()
             .setInitialInterval(Duration.ofSeconds(1))
             .setMaximumInterval(Duration.ofSeconds(30))

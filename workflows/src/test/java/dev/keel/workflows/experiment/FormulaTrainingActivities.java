@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class FormulaTrainingActivities implements TrainingActivities {
   final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+  final java.util.List<TrainRequest> requests = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
   private final Map<String, Integer> failFirstAttempts;
 
   FormulaTrainingActivities(Map<String, Integer> failFirstAttempts) {
@@ -31,6 +32,7 @@ final class FormulaTrainingActivities implements TrainingActivities {
   @Override
   public TrainResult train(TrainRequest r) {
     calls.computeIfAbsent(r.getTrialId(), k -> new AtomicInteger()).incrementAndGet();
+    requests.add(r);
     int attempt = Activity.getExecutionContext().getInfo().getAttempt();
     if (attempt <= failFirstAttempts.getOrDefault(r.getTrialId(), 0)) {
       throw new IllegalStateException("worker of " + r.getTrialId() + " crashed (attempt " + attempt + ")");

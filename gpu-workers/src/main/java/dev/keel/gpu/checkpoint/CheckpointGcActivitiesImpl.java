@@ -1,0 +1,75 @@
+package dev.keel.gpu.checkpoint;
+
+import dev.keel.activities.checkpoint.CheckpointGcActivities;
+import dev.keel.activities.storage.StorageFailures;
+import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.GcRequest;
+import dev.keel.api.v1.GcResult;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes the checkpoints the experiment's GC policy dropped, through {@link
+ * CheckpointStorage#delete} (MANIFEST first, so an interrupted deletion leaves a checkpoint every
+ * reader refuses as partial). A checkpoint already gone counts as deleted, so a retried or repeated
+ * collection is a no-op that frees 0 bytes.
+ *
+ * <p>Every reference is checked before anything is deleted: one outside the storage's checkpoint
+ * root, or belonging to another experiment, fails the whole request without retries ({@value
+ * #REFUSED}). I/O errors are retried; an unusable storage fails at once ({@value
+ * StorageFailures#STORAGE_UNUSABLE}).
+ */
+public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities {
+  private static final Logger log = LoggerFactory.getLogger(CheckpointGcActivitiesImpl.class);
+
+  /** Failure type of a request naming a checkpoint this worker must not delete. */
+  public static final String REFUSED = "CheckpointDeletionRefused";
+
+  private final CheckpointStorage storage;
+
+  /** @param storage the checkpoint root, e.g. {@code CheckpointStorage.forRoot(root.checkpoints())} */
+  public CheckpointGcActivitiesImpl(CheckpointStorage storage) {
+    this.storage = storage;
+  }
+
+  @Override
+  public GcResult collect(GcRequest request) {
+    for (CheckpointRef ref : request.getDeleteList()) {
+      check(request.getExperimentId(), ref);
+    }
+    long t0 = System.nanoTime();
+    long bytes = 0;
+    for (CheckpointRef ref : request.getDeleteList()) {
+      try {
+        bytes += storage.delete(ref.getUri());
+      } catch (IOException e) {
+        throw new UncheckedIOException("deleting checkpoint " + ref.getUri() + ": " + e.getMessage(), e);
+      } catch (RuntimeException e) {
+        throw StorageFailures.translate(ref.getUri(), e);
+      }
+    }
+    log.info("experiment {}: deleted {} checkpoint(s), {} bytes freed, in {} ms", request.getExperimentId(),
+        request.getDeleteCount(), bytes, (System.nanoTime() - t0) / 1_000_000);
+    return GcResult.newBuilder().setDeleted(request.getDeleteCount()).setBytesFreed(bytes).build();
+  }
+
+  private void check(String experimentId, CheckpointRef ref) {
+    String uri = ref.getUri();
+    if (uri.isBlank()) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "refusing to delete checkpoint " + ref.getUuid() + ": it has no URI", REFUSED);
+    }
+    if (!storage.contains(uri)) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "refusing to delete " + uri + ": not inside the checkpoint root " + storage.rootUri(), REFUSED);
+    }
+    if (!experimentId.isEmpty() && !ref.getExperimentId().isEmpty() && !experimentId.equals(ref.getExperimentId())) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "refusing to delete " + uri + ": it belongs to experiment " + ref.getExperimentId() + ", not "
+              + experimentId, REFUSED);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package dev.keel.service.experiment;
+
+import com.google.protobuf.Value;
+import dev.keel.api.v1.ExperimentState;
+import dev.keel.api.v1.TrialState;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** An experiment's state as a terminal table, one row per trial. */
+public final class ExperimentTable {
+  private ExperimentTable() {}
+
+  public static String render(ExperimentState s) {
+    StringBuilder out = new StringBuilder();
+    out.append(String.format(Locale.ROOT, "%s  %s  %s  progress %.0f%%  best %s%s%n", s.getExperimentId(), s.getState(),
+        s.getSearcher(), 100 * s.getProgress(), s.hasBestMetric() ? metric(s.getBestMetric()) + " (trial " + s.getBestTrialId() + ")" : "-",
+        s.getData().getUri().isEmpty() ? "" : "  data " + s.getData().getUri() + "@" + s.getData().getVersion()));
+    out.append(String.format(Locale.ROOT, "%6s  %-10s  %8s  %8s  %10s  %10s  %-8s  %s%n",
+        "trial", "state", "length", "target", "latest", "best", "restarts", "hyperparameters"));
+    for (TrialState t : s.getTrialsList()) {
+      out.append(String.format(Locale.ROOT, "%6d  %-10s  %8d  %8d  %10s  %10s  %-8d  %s%n", t.getTrialId(), t.getState(),
+          t.getCompletedLength(), t.getTargetLength(), t.hasLatestMetric() ? metric(t.getLatestMetric()) : "-",
+          t.hasBestMetric() ? metric(t.getBestMetric()) : "-", t.getRestarts(), hparams(t.getHparamsMap())));
+      if (!t.getError().isEmpty()) {
+        out.append("        ").append(t.getError()).append(System.lineSeparator());
+      }
+    }
+    return out.toString();
+  }
+
+  private static String metric(double v) {
+    return String.format(Locale.ROOT, "%.4f", v);
+  }
+
+  private static String hparams(Map<String, Value> hp) {
+    return new java.util.TreeMap<>(hp).entrySet().stream()
+        .map(e -> e.getKey() + "=" + value(e.getValue())).collect(Collectors.joining(" "));
+  }
+
+  private static String value(Value v) {
+    return switch (v.getKindCase()) {
+      case NUMBER_VALUE -> v.getNumberValue() == Math.rint(v.getNumberValue()) && Math.abs(v.getNumberValue()) < 1e9
+          ? Long.toString((long) v.getNumberValue()) : String.format(Locale.ROOT, "%.4g", v.getNumberValue());
+      case STRING_VALUE -> v.getStringValue();
+      case BOOL_VALUE -> Boolean.toString(v.getBoolValue());
+      default -> v.toString().trim();
+    };
+  }
+}

@@ -26,10 +26,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Scores one split of a pinned table version with a verified checkpoint and appends the predictions
- * (id, predicted label, score, checkpoint id, source table version) as one Delta commit. The commit
- * carries a Delta transaction id made of checkpoint, source version and split, so a retry after a
- * commit whose activity result was lost appends nothing twice.
+ * Scores one split of a pinned table version with a verified checkpoint and writes the predictions
+ * (id, predicted label, score, checkpoint id, source table version) as one Delta commit that
+ * replaces the table's previous rows: each version of the predictions table is one scoring run,
+ * and earlier runs stay readable by time travel. The commit carries a Delta transaction id made
+ * of checkpoint, source version and split, so a retry after a commit whose activity result was
+ * lost writes nothing twice.
  */
 public final class InferenceActivitiesImpl implements InferenceActivities {
   private static final Logger log = LoggerFactory.getLogger(InferenceActivitiesImpl.class);
@@ -95,6 +97,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
       version = writer.newAppend()
           .add(Columns.of(n).add("id", images.ids()).add("predicted_label", predictions.labels()).add("score", scores)
               .add("checkpoint_id", checkpointIds).add("source_table_version", sourceVersions))
+          .replaceContents()
           .transactionId(TXN_PREFIX + checkpointId + ":" + request.getData().getUri() + "@" + sourceVersion + ":" + split, 1)
           .commit();
     } catch (ConcurrentTransactionException e) {

@@ -143,6 +143,12 @@ public final class DeltaTableWriter {
     }
 
     /** Runs after the data files are written and before the commit (fault injection in tests). */
+    /** The commit replaces the table's rows instead of adding to them (a new version; history stays). */
+    public Append replaceContents() {
+      this.replaceContents = true;
+      return this;
+    }
+
     public Append beforeCommit(Runnable hook) {
       this.beforeCommit = Objects.requireNonNull(hook, "hook");
       return this;
@@ -184,13 +190,26 @@ public final class DeltaTableWriter {
     }
 
     private boolean createAttempted;
+    private boolean replaceContents;
 
     private long commitOnce(boolean mustExist) {
       long t0 = System.nanoTime();
       String path = DeltaTables.tablePath(tableUri);
       Optional<Snapshot> snapshot = DeltaTables.latestSnapshot(engine, tableUri);
       Transaction txn;
-      if (snapshot.isPresent()) {
+      if (snapshot.isPresent() && replaceContents) {
+        checkSchema(snapshot.get().getSchema());
+        // REPLACE TABLE: one commit removes every current file and adds the new ones; older
+        // versions stay readable by time travel.
+        TransactionBuilder b = ((io.delta.kernel.internal.TableImpl) Table.forPath(engine, path))
+            .createReplaceTableTransactionBuilder(engine, DeltaTables.ENGINE_INFO)
+            .withSchema(engine, schema)
+            .withTableProperties(engine, tableProperties);
+        if (appId != null) {
+          b = b.withTransactionId(engine, appId, txnVersion);
+        }
+        txn = b.build(engine);
+      } else if (snapshot.isPresent()) {
         checkSchema(snapshot.get().getSchema());
         UpdateTableTransactionBuilder b =
             snapshot.get().buildUpdateTableTransaction(DeltaTables.ENGINE_INFO, Operation.WRITE);

@@ -77,6 +77,22 @@ class DeltaTableWriterTest {
   }
 
   @Test
+  void replacingContentsKeepsOnlyTheNewRowsAndTheHistory() throws Exception {
+    String uri = dir.resolve("replaced").toString();
+    DeltaTableWriter w = new DeltaTableWriter(uri, TableSchemas.PREDICTIONS);
+    assertEquals(0, w.newAppend().add(predictions(100, 0, "ckpt-a", 0)).replaceContents().commit());
+    assertEquals(1, w.newAppend().add(predictions(40, 0, "ckpt-b", 0)).replaceContents().commit());
+    DeltaLog log = DeltaLog.forTable(new Configuration(), uri);
+    assertEquals(40, count(log.snapshot()));
+    assertEquals(100, count(log.getSnapshotForVersionAsOf(0)));
+    // the replace is idempotent under a transaction id too
+    assertEquals(2, w.newAppend().add(predictions(7, 0, "ckpt-c", 0)).replaceContents().transactionId("t", 1).commit());
+    assertThrows(io.delta.kernel.exceptions.ConcurrentTransactionException.class,
+        () -> w.newAppend().add(predictions(7, 0, "ckpt-c", 0)).replaceContents().transactionId("t", 1).commit());
+    assertEquals(7, count(DeltaLog.forTable(new Configuration(), uri).snapshot()));
+  }
+
+  @Test
   void manyCommitsGetCheckpointed() throws Exception {
     String uri = dir.resolve("many").toString();
     DeltaTableWriter w = new DeltaTableWriter(uri, TableSchemas.PREDICTIONS);

@@ -82,8 +82,16 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
 
   @Override
   public TrainResult train(TrainRequest incoming) {
-    TrainRequest request = defaults.apply(incoming);
     ActivityExecutionContext ctx = Activity.getExecutionContext();
+    // Reading the table and loading libtorch in a fresh worker can outlast a short heartbeat
+    // timeout: keep the attempt alive, re-sending the previous attempt's progress (and so its
+    // checkpoint) until the first batch reports its own.
+    try (Heartbeats heartbeats = new Heartbeats(ctx, heartbeatInterval, previousProgress(ctx))) {
+      return train(defaults.apply(incoming), ctx, heartbeats);
+    }
+  }
+
+  private TrainResult train(TrainRequest request, ActivityExecutionContext ctx, Heartbeats heartbeats) {
     LabeledImages data = read(request.getData());
     TrainingPlan plan;
     try {
@@ -103,7 +111,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
           ctx.getInfo().getAttempt(), fromHeartbeat.get().getUri(), fromHeartbeat.get().getBatches());
     }
     try {
-      return new Trainer(plan, data, new Heartbeats(ctx, heartbeatInterval)).run().toProto().toBuilder()
+      return new Trainer(plan, data, heartbeats).run().toProto().toBuilder()
           .setAttempt(ctx.getInfo().getAttempt()).build();
     } catch (InvalidFieldException e) {
       throw invalidRequest(e);
@@ -114,14 +122,17 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     }
   }
 
-  private Optional<CheckpointRef> lastCheckpointOfPreviousAttempt(ActivityExecutionContext ctx) {
-    Optional<TrainProgress> details;
+  private static Optional<TrainProgress> previousProgress(ActivityExecutionContext ctx) {
     try {
-      details = ctx.getHeartbeatDetails(TrainProgress.class);
+      return ctx.getHeartbeatDetails(TrainProgress.class);
     } catch (RuntimeException e) {
       log.warn("unreadable heartbeat details of a previous attempt; ignoring them", e);
       return Optional.empty();
     }
+  }
+
+  private Optional<CheckpointRef> lastCheckpointOfPreviousAttempt(ActivityExecutionContext ctx) {
+    Optional<TrainProgress> details = previousProgress(ctx);
     if (details.isEmpty() || !details.get().hasLastCheckpoint()
         || details.get().getLastCheckpoint().getUri().isBlank()) {
       return Optional.empty();
@@ -156,20 +167,72 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
 
   private record CachedSplit(TableRef table, LabeledImages data) {}
 
-  /** Sends {@link TrainProgress} as heartbeat details, throttled except right after checkpoints. */
-  static final class Heartbeats implements ProgressListener {
+  /**
+   * Sends {@link TrainProgress} as heartbeat details, throttled except right after checkpoints.
+   * Until the first progress report a daemon thread heartbeats {@code previous} three times per
+   * heartbeat timeout, so preparing (reading data, loading libtorch, verifying the checkpoint) never
+   * looks like a dead worker, and a kill meanwhile still leaves the previous attempt's checkpoint
+   * for the next one.
+   */
+  static final class Heartbeats implements ProgressListener, AutoCloseable {
     private final ActivityExecutionContext ctx;
     private final long intervalNanos;
+    private final Object lock = new Object();
+    private final java.util.concurrent.ScheduledExecutorService keepAlive;
+    private boolean training;
     private long last = System.nanoTime();
 
     Heartbeats(ActivityExecutionContext ctx, Duration interval) {
+      this(ctx, interval, null);
+    }
+
+    /** @param previous the details to keep alive while preparing; null: no keep-alive */
+    Heartbeats(ActivityExecutionContext ctx, Duration interval, Optional<TrainProgress> previous) {
       this.ctx = ctx;
       this.intervalNanos = interval.toNanos();
+      Duration timeout = ctx.getInfo().getHeartbeatTimeout();
+      if (previous == null || timeout == null || timeout.isZero()) {
+        keepAlive = null;
+        return;
+      }
+      // Three beats per heartbeat timeout: only a preparation that could outlast the timeout sends any.
+      long period = Math.max(100, timeout.toMillis() / 3);
+      TrainProgress details = previous.orElse(TrainProgress.getDefaultInstance());
+      keepAlive = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "train-heartbeat-keepalive");
+        t.setDaemon(true);
+        return t;
+      });
+      keepAlive.scheduleWithFixedDelay(() -> {
+        synchronized (lock) {
+          if (training) {
+            return;
+          }
+          try {
+            ctx.heartbeat(details);
+          } catch (RuntimeException e) {
+            // canceled or timed out: the training thread learns it from its first own heartbeat
+          }
+        }
+      }, period, period, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+      if (keepAlive != null) {
+        keepAlive.shutdownNow();
+      }
     }
 
     @Override
     public void onProgress(TrainingProgress p) {
       long now = System.nanoTime();
+      synchronized (lock) {
+        if (!training) {
+          training = true;
+          close();
+        }
+      }
       if (!p.checkpointJustWritten() && now - last < intervalNanos) {
         return;
       }

@@ -29,6 +29,11 @@ final class WorkerCommand implements Callable<Integer> {
   @Option(names = "--train-threads", defaultValue = "1", description = "Intra-op threads per slot (default: ${DEFAULT-VALUE}).")
   int threads;
 
+  @Option(names = "--dev-server",
+      description = "The Temporal server is Temporal's Java test server (`keel dev`): poll without sticky workflow "
+          + "caching, because that server never hands a dead worker's workflows to another worker otherwise.")
+  boolean devServer;
+
   @Override
   public Integer call() throws Exception {
     String address = stack.temporalAddressOrNull();
@@ -37,7 +42,7 @@ final class WorkerCommand implements Callable<Integer> {
     }
     KeelWorkerHost host = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
         .setTemporalAddress(address).setStorageRoot(stack.storageRoot())
-        .optRoles(roles).optTrainPool(pool).optTrainSlots(slots).optTrainThreads(threads).build());
+        .optRoles(roles).optTrainPool(pool).optTrainSlots(slots).optTrainThreads(threads).optDevServer(devServer).build());
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       host.close();

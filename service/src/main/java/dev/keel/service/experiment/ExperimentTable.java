@@ -16,6 +16,9 @@ public final class ExperimentTable {
     out.append(String.format(Locale.ROOT, "%s  %s  %s  progress %.0f%%  best %s%s%n", s.getExperimentId(), s.getState(),
         s.getSearcher(), 100 * s.getProgress(), s.hasBestMetric() ? metric(s.getBestMetric()) + " (trial " + s.getBestTrialId() + ")" : "-",
         s.getData().getUri().isEmpty() ? "" : "  data " + s.getData().getUri() + "@" + s.getData().getVersion()));
+    if (!s.getError().isEmpty()) {
+      out.append("error: ").append(s.getError()).append(System.lineSeparator());
+    }
     out.append(String.format(Locale.ROOT, "%6s  %-10s  %8s  %8s  %10s  %10s  %-8s  %s%n",
         "trial", "state", "length", "target", "latest", "best", "restarts", "hyperparameters"));
     for (TrialState t : s.getTrialsList()) {

@@ -28,11 +28,19 @@ final class SearchAttributeRegistrar {
     OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(OperatorServiceStubsOptions.newBuilder()
         .setChannel(stubs.getRawChannel()).validateAndBuildWithDefaults());
     try {
-      Map<String, IndexedValueType> existing = operator.blockingStub()
-          .listSearchAttributes(ListSearchAttributesRequest.newBuilder().setNamespace(namespace).build())
-          .getCustomAttributesMap();
       Map<String, IndexedValueType> missing = new TreeMap<>(KeelSearchAttributes.ALL);
-      missing.keySet().removeAll(existing.keySet());
+      try {
+        missing.keySet().removeAll(operator.blockingStub()
+            .listSearchAttributes(ListSearchAttributesRequest.newBuilder().setNamespace(namespace).build())
+            .getCustomAttributesMap().keySet());
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.UNIMPLEMENTED) {
+          throw e;
+        }
+        // Temporal's Java test server (`keel dev`) cannot list them but can add them: add each, skipping existing ones.
+        missing.forEach((name, type) -> addIfAbsent(operator, namespace, name, type));
+        return;
+      }
       if (missing.isEmpty()) {
         return;
       }
@@ -47,6 +55,17 @@ final class SearchAttributeRegistrar {
           + "`temporal operator search-attribute create`", KeelSearchAttributes.ALL, namespace, e.getStatus());
     } finally {
       operator.shutdown();
+    }
+  }
+
+  private static void addIfAbsent(OperatorServiceStubs operator, String namespace, String name, IndexedValueType type) {
+    try {
+      operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
+          .setNamespace(namespace).putSearchAttributes(name, type).build());
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
+        throw e;
+      }
     }
   }
 }

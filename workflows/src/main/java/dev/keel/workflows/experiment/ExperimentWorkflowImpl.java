@@ -36,6 +36,7 @@ import io.temporal.activity.ActivityOptions;
 import io.temporal.api.enums.v1.ParentClosePolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.SignalExternalWorkflowException;
@@ -53,6 +54,7 @@ import java.util.TreeSet;
 /** See {@link ExperimentWorkflow}. Deterministic: searcher decisions replay from the same events. */
 public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   static final String INVALID_CONFIG = "InvalidExperimentConfig";
+  static final String INVALID_DATA = "InvalidExperimentData";
   private static final int DEFAULT_CONTINUE_AS_NEW_EVENTS = 8000;
   private static final int DEFAULT_CATALOG_BATCH_ROWS = 200;
 
@@ -149,7 +151,23 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       throw ApplicationFailure.newNonRetryableFailure(message, INVALID_CONFIG);
     }
     searcher = Searchers.create(config);
-    TableRef data = resolveData();
+    TableRef data;
+    try {
+      data = resolveData();
+    } catch (ActivityFailure e) {
+      // A missing table or version: end ERRORED with the activity's message, in the state query and the catalog.
+      String message = TrialWorkflowImpl.rootMessage(e);
+      state.setState(TrialStates.ERRORED).setError(message);
+      catalog.experiment(TrialStates.ERRORED, config, TableRef.newBuilder().setUri(config.getData().getTable()).build(),
+          Workflow.currentTimeMillis());
+      try {
+        catalog.flush();
+      } catch (ActivityFailure unwritable) {
+        // the catalog lives in the same storage; the failure below still says what is wrong
+      }
+      upsertSearchAttributes();
+      throw ApplicationFailure.newNonRetryableFailure(message, INVALID_DATA);
+    }
     state.setData(data);
     catalog.experiment(TrialStates.ACTIVE, config, data, Workflow.currentTimeMillis());
     operations.addAll(searcher.initialOperations());
@@ -475,8 +493,15 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     if (delete.isEmpty()) {
       return;
     }
-    Workflow.newActivityStub(CheckpointGcActivities.class, lightActivity("collect " + delete.size() + " checkpoints"))
-        .collect(GcRequest.newBuilder().setExperimentId(state.getExperimentId()).addAllDelete(delete).build());
+    try {
+      Workflow.newActivityStub(CheckpointGcActivities.class, lightActivity("collect " + delete.size() + " checkpoints"))
+          .collect(GcRequest.newBuilder().setExperimentId(state.getExperimentId()).addAllDelete(delete).build());
+    } catch (ActivityFailure e) {
+      // Housekeeping: a refused or failed deletion keeps the checkpoints (and no DELETED rows), not fail the search.
+      Workflow.getLogger(ExperimentWorkflowImpl.class).warn("checkpoint GC of {} failed: {}", state.getExperimentId(),
+          TrialWorkflowImpl.rootMessage(e));
+      return;
+    }
     catalog.deleted(delete, Workflow.currentTimeMillis());
   }
 

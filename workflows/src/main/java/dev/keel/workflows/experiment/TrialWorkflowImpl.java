@@ -80,6 +80,9 @@ public class TrialWorkflowImpl implements TrialWorkflow {
         if (killed) {
           continue;
         }
+        if (e.getRetryState() == io.temporal.api.enums.v1.RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED) {
+          state.setRestarts(config.hasMaxRestarts() ? config.getMaxRestarts() : DEFAULT_MAX_RESTARTS); // all used up
+        }
         ApplicationFailure app = applicationFailure(e);
         if (app != null && INVALID_HYPERPARAMETER.equals(app.getType())) {
           return exit(experiment, "INVALID_HP", app.getOriginalMessage(), TrialStates.INVALID_HP);

@@ -40,6 +40,9 @@ public final class KeelWorkerHost implements AutoCloseable {
   }
 
   public static KeelWorkerHost start(WorkerHostOptions options) {
+    if (options.roles().contains(Role.CONTROL)) {
+      SearchAttributeRegistrar.ensureRegistered(options.temporalAddress(), options.namespace(), Duration.ofSeconds(60));
+    }
     WorkflowServiceStubs stubs = connect(options.temporalAddress());
     WorkflowClient client = client(stubs, options.namespace());
     WorkerFactory factory = WorkerFactory.newInstance(client);
@@ -69,7 +72,8 @@ public final class KeelWorkerHost implements AutoCloseable {
       b.setMaxConcurrentActivityExecutionSize(activitySlots);
     }
     if (options.devServer()) {
-      // The Java test server never expires a dead worker's sticky queue (DESIGN.md §5).
+      // The Java test server never expires a dead worker's sticky queue (DESIGN.md §5). Only for it:
+      // a real server (including `temporal server start-dev`) expires sticky queues itself.
       b.setStickyQueueScheduleToStartTimeout(Duration.ZERO);
     }
     return b.build();

@@ -1,0 +1,78 @@
+package dev.keel.service.worker;
+
+import dev.keel.workflows.KeelSearchAttributes;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
+import io.temporal.api.operatorservice.v1.ListSearchAttributesRequest;
+import io.temporal.api.operatorservice.v1.ListSearchAttributesResponse;
+import io.temporal.serviceclient.OperatorServiceStubs;
+import io.temporal.serviceclient.OperatorServiceStubsOptions;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Registers Keel's search attributes on a namespace through the OperatorService, before any Keel
+ * workflow runs (a workflow that upserts an unregistered attribute fails its task). Works on a
+ * Temporal cluster, the CLI's dev server and the Java test server alike.
+ */
+final class SearchAttributeRegistrar {
+  private static final Logger log = LoggerFactory.getLogger(SearchAttributeRegistrar.class);
+
+  private SearchAttributeRegistrar() {}
+
+  static void ensureRegistered(String address, String namespace, Duration timeout) {
+    OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(
+        OperatorServiceStubsOptions.newBuilder().setTarget(address).validateAndBuildWithDefaults());
+    try {
+      Map<String, IndexedValueType> missing = missing(operator, namespace);
+      if (missing.isEmpty()) {
+        return;
+      }
+      log.info("Registering search attributes {} on namespace {}", missing.keySet(), namespace);
+      try {
+        operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
+            .setNamespace(namespace).putAllSearchAttributes(missing).build());
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() == Status.Code.PERMISSION_DENIED) {
+          throw new IllegalStateException("Keel's search attributes are not registered on namespace " + namespace
+              + " and this worker may not add them; ask an operator to run: temporal operator search-attribute create "
+              + KeelSearchAttributes.ALL.stream().map(a -> "--name " + a.name() + " --type " + a.cliType())
+                  .reduce((a, b) -> a + " " + b).orElse(""), e);
+        }
+        if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
+          throw e;
+        }
+      }
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (!missing(operator, namespace).isEmpty()) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("search attributes " + missing(operator, namespace).keySet()
+              + " still missing on namespace " + namespace + " after " + timeout.toSeconds() + " s");
+        }
+        Thread.sleep(200);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while registering search attributes", e);
+    } finally {
+      operator.shutdown();
+    }
+  }
+
+  private static Map<String, IndexedValueType> missing(OperatorServiceStubs operator, String namespace) {
+    ListSearchAttributesResponse have = operator.blockingStub()
+        .listSearchAttributes(ListSearchAttributesRequest.newBuilder().setNamespace(namespace).build());
+    Map<String, IndexedValueType> missing = new LinkedHashMap<>();
+    for (KeelSearchAttributes.Attribute a : KeelSearchAttributes.ALL) {
+      if (!have.getCustomAttributesMap().containsKey(a.name()) && !have.getSystemAttributesMap().containsKey(a.name())) {
+        missing.put(a.name(), a.type());
+      }
+    }
+    return missing;
+  }
+}

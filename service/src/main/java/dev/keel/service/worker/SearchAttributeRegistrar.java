@@ -29,7 +29,17 @@ final class SearchAttributeRegistrar {
     OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(
         OperatorServiceStubsOptions.newBuilder().setTarget(address).validateAndBuildWithDefaults());
     try {
-      Map<String, IndexedValueType> missing = missing(operator, namespace);
+      Map<String, IndexedValueType> missing;
+      try {
+        missing = missing(operator, namespace);
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.UNIMPLEMENTED) {
+          throw e;
+        }
+        // Temporal's Java test server can add search attributes but not list them.
+        addAll(operator, namespace, all());
+        return;
+      }
       if (missing.isEmpty()) {
         return;
       }
@@ -61,6 +71,25 @@ final class SearchAttributeRegistrar {
       throw new IllegalStateException("interrupted while registering search attributes", e);
     } finally {
       operator.shutdown();
+    }
+  }
+
+  private static Map<String, IndexedValueType> all() {
+    Map<String, IndexedValueType> all = new LinkedHashMap<>();
+    KeelSearchAttributes.ALL.forEach(a -> all.put(a.name(), a.type()));
+    return all;
+  }
+
+  private static void addAll(OperatorServiceStubs operator, String namespace, Map<String, IndexedValueType> attrs) {
+    for (Map.Entry<String, IndexedValueType> a : attrs.entrySet()) {
+      try {
+        operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
+            .setNamespace(namespace).putSearchAttributes(a.getKey(), a.getValue()).build());
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
+          throw e;
+        }
+      }
     }
   }
 

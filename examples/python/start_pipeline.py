@@ -107,3 +107,8 @@ async def main():
 
 if __name__ == "__main__":
     asyncio.run(main())
+    # temporalio's native runtime can abort during interpreter finalization ("PyGILState_Release:
+    # thread state ... must be current") after all the work is done; leave without finalizing.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

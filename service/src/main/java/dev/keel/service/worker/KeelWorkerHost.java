@@ -67,7 +67,12 @@ public final class KeelWorkerHost implements AutoCloseable {
   }
 
   private static WorkerOptions workerOptions(WorkerHostOptions options, int activitySlots) {
-    WorkerOptions.Builder b = WorkerOptions.newBuilder();
+    WorkerOptions.Builder b = WorkerOptions.newBuilder()
+        // The SDK forwards heartbeats to the server only every 0.8 x heartbeat timeout (24 s for
+        // training) by default; the details carry the last checkpoint a retry resumes from and the
+        // progress `keel demo` shows, so send them at most every 2 s.
+        .setMaxHeartbeatThrottleInterval(Duration.ofSeconds(2))
+        .setDefaultHeartbeatThrottleInterval(Duration.ofSeconds(2));
     if (activitySlots > 0) {
       b.setMaxConcurrentActivityExecutionSize(activitySlots);
     }

@@ -54,8 +54,9 @@ final class DemoCommand implements Callable<Integer> {
       address = "127.0.0.1:7233";
       System.out.println("Using the Keel dev stack already running on " + address);
     } else {
-      devStack = DevStack.start(address, 7233, stack.storageRoot(), -1, trainThreads, System.out);
-      address = address == null ? "127.0.0.1:7233" : address;
+      devStack = DevStack.start(new DevStack.Config(stack.backend(), address, 7233, 8233, stack.storageRoot(), -1,
+          trainThreads), System.out);
+      address = devStack.address();
     }
     try {
       WorkflowServiceStubs stubs = devStack != null ? devStack.workers().stubs() : KeelWorkerHost.connect(address);

@@ -8,13 +8,17 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "dev", mixinStandardHelpOptions = true,
-    description = {"Run the whole stack on this machine until Ctrl-C: Temporal's Java test server on 127.0.0.1:7233",
-        "(unless TEMPORAL_ADDRESS is set), every worker, and the REST API on 127.0.0.1:8080."})
+    description = {"Run the whole stack on this machine until Ctrl-C: a Temporal server on 127.0.0.1:7233 (the Temporal",
+        "CLI's durable dev server with its web UI on 127.0.0.1:8233 when a temporal binary is found, else Temporal's",
+        "in-memory Java test server; unless TEMPORAL_ADDRESS is set), every worker, and the REST API on 127.0.0.1:8080."})
 final class DevCommand implements Callable<Integer> {
   @Mixin StackOptions stack;
 
   @Option(names = "--port", defaultValue = "7233", description = "Port of the embedded Temporal server (default: ${DEFAULT-VALUE}).")
   int port;
+
+  @Option(names = "--ui-port", defaultValue = "8233", description = "Web UI port of the CLI dev server on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
+  int uiPort;
 
   @Option(names = "--api-port", defaultValue = "8080", description = "REST API port on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
   int apiPort;
@@ -24,13 +28,15 @@ final class DevCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    DevStack devStack = DevStack.start(stack.temporalAddressOrNull(), port, stack.storageRoot(), apiPort, trainThreads, System.out);
+    DevStack devStack = DevStack.start(new DevStack.Config(stack.backend(), stack.temporalAddressOrNull(), port, uiPort,
+        stack.storageRoot(), apiPort, trainThreads), System.out);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       devStack.close();
       stopped.countDown();
     }, "keel-dev-shutdown"));
     System.out.println("keel dev is up; Ctrl-C stops it.");
+    System.out.flush();
     stopped.await();
     return 0;
   }

@@ -2,6 +2,8 @@ package dev.keel.service.cli;
 
 import dev.keel.activities.storage.StorageProbe;
 import dev.keel.activities.storage.StorageRoot;
+import dev.keel.service.dev.DevStack;
+import dev.keel.service.dev.TemporalCliServer;
 import picocli.CommandLine.Option;
 
 /** Where Temporal and the storage root are; shared by the commands. */
@@ -11,8 +13,10 @@ final class StackOptions {
           + "S3 uses the usual AWS settings: AWS_ENDPOINT_URL(_S3), AWS_REGION, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE.")
   String storage;
 
-  @Option(names = "--temporal", paramLabel = "HOST:PORT",
-      description = "Temporal frontend (default: $TEMPORAL_ADDRESS; unset means the embedded dev server on 127.0.0.1).")
+  @Option(names = "--temporal", paramLabel = "cli|embedded|HOST:PORT",
+      description = {"Temporal: HOST:PORT of a frontend (default: $TEMPORAL_ADDRESS). For dev and demo also",
+          "cli (the Temporal CLI's durable dev server, web UI on 127.0.0.1:8233) or embedded (Java test server, in memory);",
+          "unset, they use cli when a temporal binary is in .tools/ or on the PATH, else embedded."})
   String temporalAddress;
 
   /**
@@ -30,12 +34,27 @@ final class StackOptions {
     return root;
   }
 
-  /** Null when no cluster is configured. */
+  /** Null when no cluster is configured ({@code cli} and {@code embedded} name local servers, not addresses). */
   String temporalAddressOrNull() {
-    if (temporalAddress != null && !temporalAddress.isBlank()) {
+    if (temporalAddress != null && !temporalAddress.isBlank() && !isBackendName(temporalAddress)) {
       return temporalAddress;
     }
     String env = System.getenv("TEMPORAL_ADDRESS");
     return env == null || env.isBlank() ? null : env;
+  }
+
+  /** The backend a dev stack should start: an explicit choice, a configured address, or auto. */
+  DevStack.Backend backend() {
+    if (temporalAddress != null && isBackendName(temporalAddress)) {
+      return DevStack.Backend.choose(temporalAddress, TemporalCliServer.locate());
+    }
+    if (temporalAddressOrNull() != null) {
+      return DevStack.Backend.REMOTE;
+    }
+    return DevStack.Backend.choose(null, TemporalCliServer.locate());
+  }
+
+  private static boolean isBackendName(String s) {
+    return s.equalsIgnoreCase("cli") || s.equalsIgnoreCase("embedded") || s.equalsIgnoreCase("auto");
   }
 }

@@ -21,7 +21,10 @@ public final class PipelineLauncher {
     String name = request.getName().isBlank() ? "unnamed" : request.getName().replaceAll("[^A-Za-z0-9_.-]", "-");
     String id = "pipeline-" + name + "-" + STAMP.format(Instant.now()) + "-" + Long.toHexString(System.nanoTime() & 0xffff);
     PipelineWorkflow wf = client.newWorkflowStub(PipelineWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build());
+        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id)
+            .setStaticSummary("Keel pipeline " + name + ": ETL of " + request.getSource().getFormat() + " into Delta table "
+                + request.getTargetTable() + ", training, batch inference")
+            .build());
     WorkflowClient.start(wf::run, request);
     return id;
   }

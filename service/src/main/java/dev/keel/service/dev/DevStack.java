@@ -5,55 +5,132 @@ import dev.keel.service.api.ApiServer;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.WorkerHostOptions;
 import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Optional;
 
 /**
- * Everything on one machine: a loopback Temporal server (unless an address is given), every
- * worker in this JVM, and the REST API on 127.0.0.1.
+ * Everything on one machine: a Temporal server bound to 127.0.0.1 (the CLI's durable dev server or
+ * the in-memory Java test server) unless a cluster address is given, every worker in this JVM, and
+ * the REST API on 127.0.0.1.
  */
 public final class DevStack implements AutoCloseable {
-  private final LoopbackTemporalServer server;
+  /** Which Temporal a dev stack talks to. */
+  public enum Backend {
+    /** {@code temporal server start-dev} with its database under the storage root: durable, web UI. */
+    CLI,
+    /** Temporal's Java test server in this JVM: zero install, state in memory. */
+    EMBEDDED,
+    /** A Temporal frontend somebody else runs. */
+    REMOTE;
+
+    /** What {@code --temporal} asks for: {@code cli}, {@code embedded}, or null/{@code auto} to pick. */
+    public static Backend choose(String requested, Optional<Path> cliBinary) {
+      if (requested == null || requested.isBlank() || requested.equalsIgnoreCase("auto")) {
+        return cliBinary.isPresent() ? CLI : EMBEDDED;
+      }
+      return switch (requested.toLowerCase(Locale.ROOT)) {
+        case "cli" -> CLI;
+        case "embedded" -> EMBEDDED;
+        default -> REMOTE;
+      };
+    }
+  }
+
+  /** How to start a dev stack. {@code apiPort} -1 means no REST API. */
+  public record Config(Backend backend, String remoteAddress, int temporalPort, int uiPort, StorageRoot storage,
+      int apiPort, int trainThreads) {}
+
+  private final AutoCloseable server;
   private final KeelWorkerHost workers;
   private final ApiServer api;
+  private final String address;
 
-  private DevStack(LoopbackTemporalServer server, KeelWorkerHost workers, ApiServer api) {
+  private DevStack(AutoCloseable server, KeelWorkerHost workers, ApiServer api, String address) {
     this.server = server;
     this.workers = workers;
     this.api = api;
+    this.address = address;
+  }
+
+  /** Kept for callers that only know an address: null embeds the Java test server. */
+  public static DevStack start(String temporalAddress, int temporalPort, StorageRoot storage, int apiPort,
+      int trainThreads, PrintStream out) {
+    Backend b = temporalAddress == null ? Backend.EMBEDDED : Backend.REMOTE;
+    return start(new Config(b, temporalAddress, temporalPort, temporalPort + 1000, storage, apiPort, trainThreads), out);
+  }
+
+  public static DevStack start(Config config, PrintStream out) {
+    AutoCloseable server = null;
+    String address;
+    boolean javaTestServer = false;
+    switch (config.backend()) {
+      case CLI -> {
+        Path binary = TemporalCliServer.locate().orElseThrow(() -> new IllegalArgumentException(
+            "--temporal cli: no `temporal` binary in $KEEL_TEMPORAL_CLI, $KEEL_HOME/.tools, ./.tools or on the PATH; build it with "
+                + "'GOBIN=$PWD/.tools go install github.com/temporalio/cli/cmd/temporal@v1.5.1' or use --temporal embedded"));
+        Path db = databaseFile(config.storage(), out);
+        TemporalCliServer cli = TemporalCliServer.start(binary, config.temporalPort(), config.uiPort(), db, Duration.ofSeconds(90));
+        server = cli;
+        address = cli.address();
+        out.println("Temporal: the Temporal CLI's dev server (" + binary + " server start-dev) on " + address
+            + " (loopback only; durable: state in " + db + ")");
+        out.println("Web UI: " + cli.uiUrl() + "/namespaces/default/workflows");
+      }
+      case EMBEDDED -> {
+        LoopbackTemporalServer embedded = LoopbackTemporalServer.start(config.temporalPort());
+        server = embedded;
+        address = embedded.address();
+        javaTestServer = true;
+        out.println("Temporal: embedded Java test server on " + address + " (loopback only; state lives in memory;"
+            + " `--temporal cli` with the Temporal CLI installed keeps it across restarts)");
+      }
+      default -> {
+        address = config.remoteAddress();
+        out.println("Temporal: " + address);
+      }
+    }
+    try {
+      KeelWorkerHost workers = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
+          .setTemporalAddress(address)
+          .setStorageRoot(config.storage())
+          .optDevServer(javaTestServer)
+          .optTrainThreads(config.trainThreads())
+          .build());
+      out.println("Workers: keel-control, keel-etl, keel-train-cpu, keel-infer in this JVM; storage " + config.storage());
+      ApiServer api = null;
+      if (config.apiPort() >= 0) {
+        api = ApiServer.start("127.0.0.1", config.apiPort(), workers.client());
+        out.println("API: " + api.url() + "/api/v1/health");
+      }
+      return new DevStack(server, workers, api, address);
+    } catch (RuntimeException e) {
+      closeQuietly(server);
+      throw e;
+    }
   }
 
   /**
-   * @param temporalAddress a cluster to use, or null to embed Temporal's Java test server
-   * @param temporalPort port of the embedded server (7233 by default)
-   * @param apiPort REST port, or -1 for no API
+   * {@code <storage root>/temporal/dev.db} for local roots; an s3:// root cannot hold SQLite, so the
+   * database goes to {@code ./keel-data/temporal/dev.db}.
    */
-  public static DevStack start(String temporalAddress, int temporalPort, StorageRoot storage, int apiPort,
-      int trainThreads, PrintStream out) {
-    LoopbackTemporalServer server = null;
-    String address = temporalAddress;
-    if (address == null) {
-      server = LoopbackTemporalServer.start(temporalPort);
-      address = server.address();
-      out.println("Temporal: embedded Java test server on " + address + " (loopback only; state lives in memory)");
-    } else {
-      out.println("Temporal: " + address);
+  static Path databaseFile(StorageRoot storage, PrintStream out) {
+    if (storage.isLocal()) {
+      return storage.localPath().resolve("temporal").resolve("dev.db").toAbsolutePath();
     }
-    KeelWorkerHost workers = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
-        .setTemporalAddress(address)
-        .setStorageRoot(storage)
-        .optDevServer(server != null)
-        .optTrainThreads(trainThreads)
-        .build());
-    out.println("Workers: keel-control, keel-etl, keel-train-cpu, keel-infer in this JVM; storage " + storage);
-    ApiServer api = null;
-    if (apiPort >= 0) {
-      api = ApiServer.start("127.0.0.1", apiPort, workers.client());
-      out.println("API: " + api.url() + "/api/v1/health");
-    }
-    return new DevStack(server, workers, api);
+    Path local = Path.of("keel-data", "temporal", "dev.db").toAbsolutePath();
+    out.println("Temporal: the storage root " + storage + " is not local; the dev server's database goes to " + local);
+    return local;
   }
 
   public KeelWorkerHost workers() {
     return workers;
+  }
+
+  /** {@code host:port} of the Temporal frontend this stack uses. */
+  public String address() {
+    return address;
   }
 
   @Override
@@ -62,8 +139,17 @@ public final class DevStack implements AutoCloseable {
       api.close();
     }
     workers.close();
-    if (server != null) {
-      server.close();
+    closeQuietly(server);
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (Exception ignored) {
+      // best effort on the way out
     }
   }
 }

@@ -40,11 +40,11 @@ public final class KeelWorkerHost implements AutoCloseable {
   }
 
   public static KeelWorkerHost start(WorkerHostOptions options) {
+    if (options.roles().contains(Role.CONTROL)) {
+      SearchAttributeRegistrar.ensureRegistered(options.temporalAddress(), options.namespace(), Duration.ofSeconds(60));
+    }
     WorkflowServiceStubs stubs = connect(options.temporalAddress());
     WorkflowClient client = client(stubs, options.namespace());
-    if (options.roles().contains(Role.CONTROL)) {
-      SearchAttributeRegistrar.register(stubs, options.namespace());
-    }
     WorkerFactory factory = WorkerFactory.newInstance(client);
     ActivityWiring wiring = new ActivityWiring(options);
     if (options.roles().contains(Role.CONTROL)) {
@@ -70,12 +70,18 @@ public final class KeelWorkerHost implements AutoCloseable {
   }
 
   private static WorkerOptions workerOptions(WorkerHostOptions options, int activitySlots) {
-    WorkerOptions.Builder b = WorkerOptions.newBuilder();
+    WorkerOptions.Builder b = WorkerOptions.newBuilder()
+        // The SDK forwards heartbeats to the server only every 0.8 x heartbeat timeout (24 s for
+        // training) by default; the details carry the last checkpoint a retry resumes from and the
+        // progress `keel demo` shows, so send them at most every 2 s.
+        .setMaxHeartbeatThrottleInterval(Duration.ofSeconds(2))
+        .setDefaultHeartbeatThrottleInterval(Duration.ofSeconds(2));
     if (activitySlots > 0) {
       b.setMaxConcurrentActivityExecutionSize(activitySlots);
     }
     if (options.devServer()) {
-      // The Java test server never expires a dead worker's sticky queue (DESIGN.md §5).
+      // The Java test server never expires a dead worker's sticky queue (DESIGN.md §5). Only for it:
+      // a real server (including `temporal server start-dev`) expires sticky queues itself.
       b.setStickyQueueScheduleToStartTimeout(Duration.ZERO);
     }
     return b.build();

@@ -6,66 +6,102 @@ import io.grpc.StatusRuntimeException;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
 import io.temporal.api.operatorservice.v1.ListSearchAttributesRequest;
+import io.temporal.api.operatorservice.v1.ListSearchAttributesResponse;
 import io.temporal.serviceclient.OperatorServiceStubs;
 import io.temporal.serviceclient.OperatorServiceStubsOptions;
-import io.temporal.serviceclient.WorkflowServiceStubs;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Registers Keel's search attributes before any workflow runs: an upsert of an unregistered
- * attribute fails the workflow task, which Temporal retries forever. Attributes already there are
- * left alone; a cluster that forbids registration gets a warning naming what to add.
+ * Registers Keel's search attributes on a namespace through the OperatorService, before any Keel
+ * workflow runs (a workflow that upserts an unregistered attribute fails its task). Works on a
+ * Temporal cluster, the CLI's dev server and the Java test server alike.
  */
 final class SearchAttributeRegistrar {
   private static final Logger log = LoggerFactory.getLogger(SearchAttributeRegistrar.class);
 
   private SearchAttributeRegistrar() {}
 
-  static void register(WorkflowServiceStubs stubs, String namespace) {
-    OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(OperatorServiceStubsOptions.newBuilder()
-        .setChannel(stubs.getRawChannel()).validateAndBuildWithDefaults());
+  static void ensureRegistered(String address, String namespace, Duration timeout) {
+    OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(
+        OperatorServiceStubsOptions.newBuilder().setTarget(address).validateAndBuildWithDefaults());
     try {
-      Map<String, IndexedValueType> missing = new TreeMap<>(KeelSearchAttributes.ALL);
+      Map<String, IndexedValueType> missing;
       try {
-        missing.keySet().removeAll(operator.blockingStub()
-            .listSearchAttributes(ListSearchAttributesRequest.newBuilder().setNamespace(namespace).build())
-            .getCustomAttributesMap().keySet());
+        missing = missing(operator, namespace);
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() != Status.Code.UNIMPLEMENTED) {
           throw e;
         }
-        // Temporal's Java test server (`keel dev`) cannot list them but can add them: add each, skipping existing ones.
-        missing.forEach((name, type) -> addIfAbsent(operator, namespace, name, type));
+        // Temporal's Java test server can add search attributes but not list them.
+        addAll(operator, namespace, all());
         return;
       }
       if (missing.isEmpty()) {
         return;
       }
-      operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
-          .setNamespace(namespace).putAllSearchAttributes(missing).build());
-      log.info("registered search attributes {}", missing.keySet());
-    } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.ALREADY_EXISTS) {
-        return;
+      log.info("Registering search attributes {} on namespace {}", missing.keySet(), namespace);
+      try {
+        operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
+            .setNamespace(namespace).putAllSearchAttributes(missing).build());
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() == Status.Code.PERMISSION_DENIED) {
+          throw new IllegalStateException("Keel's search attributes are not registered on namespace " + namespace
+              + " and this worker may not add them; ask an operator to run: temporal operator search-attribute create "
+              + KeelSearchAttributes.ALL.stream().map(a -> "--name " + a.name() + " --type " + a.cliType())
+                  .reduce((a, b) -> a + " " + b).orElse(""), e);
+        }
+        if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
+          throw e;
+        }
       }
-      log.warn("cannot register Keel's search attributes {} in namespace {} ({}): add them with "
-          + "`temporal operator search-attribute create`", KeelSearchAttributes.ALL, namespace, e.getStatus());
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (!missing(operator, namespace).isEmpty()) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("search attributes " + missing(operator, namespace).keySet()
+              + " still missing on namespace " + namespace + " after " + timeout.toSeconds() + " s");
+        }
+        Thread.sleep(200);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while registering search attributes", e);
     } finally {
       operator.shutdown();
     }
   }
 
-  private static void addIfAbsent(OperatorServiceStubs operator, String namespace, String name, IndexedValueType type) {
-    try {
-      operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
-          .setNamespace(namespace).putSearchAttributes(name, type).build());
-    } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
-        throw e;
+  private static Map<String, IndexedValueType> all() {
+    Map<String, IndexedValueType> all = new LinkedHashMap<>();
+    KeelSearchAttributes.ALL.forEach(a -> all.put(a.name(), a.type()));
+    return all;
+  }
+
+  private static void addAll(OperatorServiceStubs operator, String namespace, Map<String, IndexedValueType> attrs) {
+    for (Map.Entry<String, IndexedValueType> a : attrs.entrySet()) {
+      try {
+        operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
+            .setNamespace(namespace).putSearchAttributes(a.getKey(), a.getValue()).build());
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
+          throw e;
+        }
       }
     }
+  }
+
+  private static Map<String, IndexedValueType> missing(OperatorServiceStubs operator, String namespace) {
+    ListSearchAttributesResponse have = operator.blockingStub()
+        .listSearchAttributes(ListSearchAttributesRequest.newBuilder().setNamespace(namespace).build());
+    Map<String, IndexedValueType> missing = new LinkedHashMap<>();
+    for (KeelSearchAttributes.Attribute a : KeelSearchAttributes.ALL) {
+      if (!have.getCustomAttributesMap().containsKey(a.name()) && !have.getSystemAttributesMap().containsKey(a.name())) {
+        missing.put(a.name(), a.type());
+      }
+    }
+    return missing;
   }
 }

@@ -19,6 +19,7 @@ import dev.keel.api.v1.PipelineResult;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
+import dev.keel.workflows.KeelSearchAttributes;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
@@ -26,6 +27,7 @@ import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Locale;
 import java.util.List;
 import java.util.Map;
 
@@ -37,21 +39,31 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
 
   @Override
   public PipelineResult run(PipelineRequest request) {
+    String name = request.getName().isBlank() ? "unnamed" : request.getName();
+    Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.PIPELINE.valueSet(name),
+        KeelSearchAttributes.STAGE.valueSet("validate"));
     validate(request);
     ExperimentConfig experiment = request.getExperiment();
     try {
-      progress.setStage("etl");
-      IngestResult ingest = etl().ingest(IngestRequest.newBuilder()
+      stage("etl", "Keel pipeline " + name + ": ETL of " + request.getSource().getFormat() + " "
+          + request.getSource().getUri() + " into Delta table " + request.getTargetTable());
+      IngestResult ingest = etl(request).ingest(IngestRequest.newBuilder()
           .setSource(request.getSource()).setTableUri(request.getTargetTable()).build());
       progress.setIngest(ingest);
 
-      progress.setStage("train");
       TableRef data = TableRef.newBuilder().setUri(ingest.getTable().getUri())
           .setVersion(experiment.getData().hasVersion() ? experiment.getData().getVersion() : ingest.getTable().getVersion())
           .build();
+      Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.DATA_TABLE.valueSet(data.getUri()),
+          KeelSearchAttributes.DATA_VERSION.valueSet(data.getVersion()));
       Map<String, Value> hparams = PipelinePlan.constHparams(experiment);
       String pipelineId = Workflow.getInfo().getWorkflowId();
-      TrainResult train = trainer(experiment).train(TrainRequest.newBuilder()
+      String model = experiment.getModel().getName().isEmpty() ? experiment.getModel().getClass_() : experiment.getModel().getName();
+      String length = describe(experiment.getSearcher().getMaxLength());
+      stage("train", "Keel pipeline " + name + ": training " + model + " for " + length + " on "
+          + data.getUri() + " @ version " + data.getVersion());
+      TrainResult train = trainer(experiment, "Train " + model + " for " + length + " on "
+          + tableName(data.getUri()) + " v" + data.getVersion()).train(TrainRequest.newBuilder()
           .setExperimentId(pipelineId)
           .setTrialId("trial-1")
           .setData(data)
@@ -65,11 +77,13 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
           .build());
       progress.setTrain(train);
 
-      progress.setStage("infer");
       String split = request.getInference().getSplit().isEmpty() ? "test" : request.getInference().getSplit();
       String predictions = request.getInference().getPredictionsTable().isEmpty()
           ? request.getTargetTable() + "_predictions" : request.getInference().getPredictionsTable();
-      InferenceResult inference = inferrer().score(InferenceRequest.newBuilder()
+      stage("infer", "Keel pipeline " + name + ": scoring the " + split + " split with checkpoint "
+          + train.getCheckpoint().getUuid() + " into " + predictions);
+      InferenceResult inference = inferrer("Score the " + split + " split of " + tableName(data.getUri())
+          + " v" + data.getVersion() + " into " + tableName(predictions)).score(InferenceRequest.newBuilder()
           .setCheckpoint(train.getCheckpoint())
           .setData(data)
           .setSplit(split)
@@ -77,11 +91,16 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
           .setModel(experiment.getModel())
           .putAllHparams(hparams)
           .build());
-      progress.setInference(inference).setStage("done").setStatus("completed");
+      progress.setInference(inference).setStatus("completed");
+      Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.TEST_ACCURACY.valueSet(inference.getAccuracy()));
+      stage("done", String.format(Locale.ROOT, "Keel pipeline %s: done, %s accuracy %.4f on %d rows",
+          name, split, inference.getAccuracy(), inference.getRows()));
       return PipelineResult.newBuilder().setPipelineId(pipelineId)
           .setIngest(ingest).setTrain(train).setInference(inference).build();
     } catch (ActivityFailure e) {
       progress.setStatus("failed").setError(rootMessage(e));
+      Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet("failed"));
+      Workflow.setCurrentDetails("Keel pipeline " + name + " failed in stage " + progress.getStage() + ": " + rootMessage(e));
       throw e;
     }
   }
@@ -101,8 +120,23 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     if (!problems.isEmpty()) {
       String message = new ConfigValidationException("pipeline request", problems).getMessage();
       progress.setStatus("failed").setError(message);
+      Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet("failed"));
+      Workflow.setCurrentDetails("Invalid pipeline request:\n" + message);
       throw ApplicationFailure.newNonRetryableFailure(message, INVALID_REQUEST);
     }
+  }
+
+  /** The stage in the progress query, the KeelStage search attribute and the UI's current details. */
+  private void stage(String stage, String details) {
+    progress.setStage(stage);
+    Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet(stage));
+    Workflow.setCurrentDetails(details);
+  }
+
+  /** The last path segment of a table URI, for short activity summaries. */
+  static String tableName(String uri) {
+    String u = uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
+    return u.substring(u.lastIndexOf('/') + 1);
   }
 
   private static long checkpointEvery(ExperimentConfig experiment) {
@@ -118,17 +152,19 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     return c.getMessage();
   }
 
-  private static IngestActivities etl() {
+  private static IngestActivities etl(PipelineRequest request) {
     return Workflow.newActivityStub(IngestActivities.class, ActivityOptions.newBuilder()
+        .setSummary("Ingest " + request.getSource().getFormat() + " into Delta table " + tableName(request.getTargetTable()))
         .setTaskQueue(TaskQueues.ETL)
         .setStartToCloseTimeout(Duration.ofMinutes(30))
         .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(5).build())
         .build());
   }
 
-  private static TrainingActivities trainer(ExperimentConfig experiment) {
+  private static TrainingActivities trainer(ExperimentConfig experiment, String summary) {
     int restarts = experiment.hasMaxRestarts() ? experiment.getMaxRestarts() : 5;
     return Workflow.newActivityStub(TrainingActivities.class, ActivityOptions.newBuilder()
+        .setSummary(summary)
         .setTaskQueue(TaskQueues.train(experiment.getResources().getResourcePool()))
         // A dead worker is detected by its missing heartbeats, not by this generous bound.
         .setStartToCloseTimeout(Duration.ofHours(24))
@@ -140,12 +176,22 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
         .build());
   }
 
-  private static InferenceActivities inferrer() {
+  private static InferenceActivities inferrer(String summary) {
     return Workflow.newActivityStub(InferenceActivities.class, ActivityOptions.newBuilder()
+        .setSummary(summary)
         .setTaskQueue(TaskQueues.INFER)
         .setStartToCloseTimeout(Duration.ofHours(2))
         .setHeartbeatTimeout(Duration.ofSeconds(60))
         .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).build())
         .build());
+  }
+
+  private static String describe(dev.keel.api.v1.Length length) {
+    return switch (length.getUnitCase()) {
+      case BATCHES -> length.getBatches() + " batches";
+      case RECORDS -> length.getRecords() + " records";
+      case EPOCHS -> length.getEpochs() + " epochs";
+      case UNIT_NOT_SET -> "?";
+    };
   }
 }

@@ -37,7 +37,7 @@ class ExperimentPausesActivatesAndKillsTest {
         .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
         .setUseTimeskipping(false)
         .build());
-    KeelSearchAttributes.ALL.forEach(env::registerSearchAttribute);
+    KeelSearchAttributes.ALL.forEach(a -> env.registerSearchAttribute(a.name(), a.type()));
     KeelWorkflows.register(env.newWorker(TaskQueues.CONTROL));
     env.newWorker(TaskQueues.train("cpu")).registerActivitiesImplementations(trainer);
     env.start();

@@ -19,7 +19,7 @@ final class ExperimentTestSupport {
     TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
         .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
         .build());
-    KeelSearchAttributes.ALL.forEach(env::registerSearchAttribute);
+    KeelSearchAttributes.ALL.forEach(a -> env.registerSearchAttribute(a.name(), a.type()));
     KeelWorkflows.register(env.newWorker(TaskQueues.CONTROL));
     Worker train = env.newWorker(TaskQueues.train("cpu"));
     train.registerActivitiesImplementations(trainer);

@@ -9,6 +9,7 @@ import com.google.protobuf.ByteString;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.PipelineRequest;
+import dev.keel.workflows.KeelSearchAttributes;
 import dev.keel.workflows.KeelWorkflows;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.common.v1.Payloads;
@@ -42,6 +43,9 @@ class PipelineRejectsBadInputWithoutRetryingTest {
     env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
         .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
         .build());
+    for (KeelSearchAttributes.Attribute a : KeelSearchAttributes.ALL) {
+      env.registerSearchAttribute(a.name(), a.type());
+    }
     Worker worker = env.newWorker(TaskQueues.CONTROL);
     KeelWorkflows.register(worker);
     env.start();

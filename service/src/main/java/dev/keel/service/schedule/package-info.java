@@ -1,0 +1,2 @@
+/** Scheduled retraining: a Temporal Schedule whose action starts the pipeline workflow. */
+package dev.keel.service.schedule;

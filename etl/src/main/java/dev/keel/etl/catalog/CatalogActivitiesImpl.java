@@ -22,6 +22,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +51,13 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
   public static final String INVALID_TABLE = "InvalidTable";
   /** Failure type of a malformed append (not retried). */
   public static final String INVALID_ARGUMENT = "InvalidArgument";
+
+  /** One thread per catalog table, shared by every instance; daemon threads that never block the JVM's exit. */
+  private static final ExecutorService COMMITS = Executors.newFixedThreadPool(CatalogTables.NAMES.size(), r -> {
+    Thread t = new Thread(r, "keel-catalog-commit");
+    t.setDaemon(true);
+    return t;
+  });
 
   private final Engine engine;
   private final StorageRoot storage;
@@ -120,20 +131,45 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
     }
     Map<String, List<CatalogRow>> byTable = group(batch);
     String appId = TXN_APP_ID_PREFIX + experimentId;
-    CatalogAppendResult.Builder result = CatalogAppendResult.newBuilder();
-    boolean wrote = false;
+    // The tables are independent commits (each idempotent through its own SetTransaction), so they
+    // go in parallel: the experiment waits for its last batch before it completes.
+    Map<String, Future<Committed>> versions = new LinkedHashMap<>();
     for (Map.Entry<String, List<CatalogRow>> e : byTable.entrySet()) {
-      String table = e.getKey();
-      String uri = tableUri(table);
-      OptionalLong committed = commit(uri, table, e.getValue(), appId, batch.getSequence());
-      if (committed.isPresent()) {
-        wrote = true;
-        result.putVersions(table, committed.getAsLong());
-      } else {
-        result.putVersions(table, DeltaTables.latestVersion(engine, uri).orElse(-1));
+      versions.put(e.getKey(), COMMITS.submit(() -> commitOrLatest(e.getKey(), e.getValue(), appId, batch.getSequence())));
+    }
+    CatalogAppendResult.Builder result = CatalogAppendResult.newBuilder();
+    RuntimeException failure = null;
+    boolean wrote = false;
+    for (Map.Entry<String, Future<Committed>> e : versions.entrySet()) {
+      try {
+        Committed c = e.getValue().get();
+        wrote |= c.wrote();
+        result.putVersions(e.getKey(), c.version());
+      } catch (ExecutionException ex) {
+        RuntimeException cause = ex.getCause() instanceof RuntimeException r ? r : new IllegalStateException(ex.getCause());
+        if (failure == null) {
+          failure = cause;
+        }
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while committing catalog batch " + batch.getSequence(), ex);
       }
     }
+    if (failure != null) {
+      throw failure; // a retry writes only the tables that do not hold the batch yet
+    }
     return result.setAlreadyCommitted(!byTable.isEmpty() && !wrote).build();
+  }
+
+  /** The table's version after the batch, and whether this call wrote it (false: the table already held it). */
+  private record Committed(long version, boolean wrote) {}
+
+  private Committed commitOrLatest(String table, List<CatalogRow> rows, String appId, long sequence) {
+    String uri = tableUri(table);
+    OptionalLong committed = commit(uri, table, rows, appId, sequence);
+    return committed.isPresent()
+        ? new Committed(committed.getAsLong(), true)
+        : new Committed(DeltaTables.latestVersion(engine, uri).orElse(-1), false);
   }
 
   /** The committed version, or empty when the table already holds this batch. */

@@ -1,5 +1,6 @@
 package dev.keel.service.fault;
 
+import dev.keel.etl.testing.KernelRows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -193,7 +194,7 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
   }
 
   private static List<Map<String, Object>> catalog(String table, String id) throws Exception {
-    return CatalogRows.read(stack.storage.resolve("_keel").resolve(table).toUri().toString()).stream()
+    return KernelRows.read(stack.storage.resolve("_keel").resolve(table).toUri().toString()).stream()
         .filter(r -> id.equals(r.get("experiment_id"))).toList();
   }
 

@@ -1,5 +1,6 @@
 package dev.keel.service.fault;
 
+import dev.keel.etl.testing.KernelRows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -124,7 +125,7 @@ class RealExperimentRecordsItsHistoryAndCollectsCheckpointGarbageTest {
   }
 
   private static List<Map<String, Object>> rows(String table, String experimentId) throws Exception {
-    return CatalogRows.read(table).stream().filter(r -> experimentId.equals(r.get("experiment_id"))).toList();
+    return KernelRows.read(table).stream().filter(r -> experimentId.equals(r.get("experiment_id"))).toList();
   }
 
   private static Set<Object> column(List<Map<String, Object>> rows, String name) {

@@ -1,7 +1,5 @@
 package dev.keel.service.cli;
 
-import dev.keel.api.config.ConfigLoaders;
-import dev.keel.api.v1.Length;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.service.dev.DevStack;
@@ -41,12 +39,7 @@ final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     DemoRequest.requireDataset(data);
-    PipelineRequest request = DemoRequest.load(data);
-    if (batches != null) {
-      PipelineRequest.Builder b = request.toBuilder();
-      b.getExperimentBuilder().getSearcherBuilder().setMaxLength(Length.newBuilder().setBatches(batches));
-      request = ConfigLoaders.pipeline().validate(b.build(), "demo request");
-    }
+    PipelineRequest request = batches == null ? DemoRequest.load(data) : DemoRequest.load(data, batches);
     long started = System.nanoTime();
     String address = stack.temporalAddressOrNull();
     DevStack devStack = null;

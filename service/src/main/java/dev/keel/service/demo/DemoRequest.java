@@ -1,6 +1,7 @@
 package dev.keel.service.demo;
 
 import dev.keel.api.config.ConfigLoaders;
+import dev.keel.api.v1.Length;
 import dev.keel.api.v1.PipelineRequest;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,6 +26,13 @@ public final class DemoRequest {
     PipelineRequest.Builder b = request.toBuilder();
     b.getSourceBuilder().setUri(dataDir.toAbsolutePath().toString());
     return b.build();
+  }
+
+  /** The shipped request, training for {@code batches} batches instead of the demo's length. */
+  public static PipelineRequest load(Path dataDir, long batches) {
+    PipelineRequest.Builder b = load(dataDir).toBuilder();
+    b.getExperimentBuilder().getSearcherBuilder().setMaxLength(Length.newBuilder().setBatches(batches));
+    return ConfigLoaders.pipeline().validate(b.build(), "demo request");
   }
 
   public static String text() {

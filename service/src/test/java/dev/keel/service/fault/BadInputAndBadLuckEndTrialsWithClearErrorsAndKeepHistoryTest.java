@@ -11,7 +11,6 @@ import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.TrialState;
 import dev.keel.service.cli.KeelCli;
 import dev.keel.service.experiment.ExperimentLauncher;
-import dev.keel.service.worker.WorkerHostOptions.Role;
 import dev.keel.workflows.experiment.TrialWorkflow;
 import io.temporal.client.WorkflowFailedException;
 import java.io.ByteArrayOutputStream;
@@ -25,7 +24,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -56,9 +54,7 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
 
   @BeforeAll
   static void startStack() throws Exception {
-    stack = FaultStack.start("bad-luck");
-    stack.ingest();
-    stack.inProcess(Set.of(Role.CONTROL, Role.ETL, Role.TRAIN, Role.INFER), 1);
+    stack = FaultStack.allInProcess("bad-luck");
   }
 
   @AfterAll

@@ -67,6 +67,14 @@ final class FaultStack implements AutoCloseable {
     return new FaultStack(name);
   }
 
+  /** A stack with the data ingested and every worker role in this JVM (one training thread). */
+  static FaultStack allInProcess(String name) throws IOException {
+    FaultStack stack = start(name);
+    stack.ingest();
+    stack.inProcess(Set.of(Role.CONTROL, Role.ETL, Role.TRAIN, Role.INFER), 1);
+    return stack;
+  }
+
   /** Ingests the real Fashion-MNIST files into {@code tables/fashion_mnist} (once). */
   IngestResult ingest() {
     if (ingested == null) {

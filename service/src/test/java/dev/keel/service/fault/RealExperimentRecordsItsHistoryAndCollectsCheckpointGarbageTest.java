@@ -8,7 +8,6 @@ import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.TrialState;
-import dev.keel.service.worker.WorkerHostOptions.Role;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,9 +35,7 @@ class RealExperimentRecordsItsHistoryAndCollectsCheckpointGarbageTest {
 
   @BeforeAll
   static void startStack() throws Exception {
-    stack = FaultStack.start("catalog-gc");
-    stack.ingest();
-    stack.inProcess(Set.of(Role.CONTROL, Role.ETL, Role.TRAIN, Role.INFER), 1);
+    stack = FaultStack.allInProcess("catalog-gc");
   }
 
   @AfterAll

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.storage.StorageRoot;
 import dev.keel.activities.testing.S3ProxyExtension;
-import dev.keel.api.v1.Length;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.service.demo.DemoRequest;
@@ -71,8 +70,7 @@ class PipelineOnS3StorageRunsEndToEndTest {
 
   @Test
   void tablesAndCheckpointsLiveInTheBucket() throws Exception {
-    PipelineRequest.Builder request = DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA)).toBuilder();
-    request.getExperimentBuilder().getSearcherBuilder().setMaxLength(Length.newBuilder().setBatches(BATCHES));
+    PipelineRequest.Builder request = DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA), BATCHES).toBuilder();
     PipelineWorkflow pipeline = workers.client().newWorkflowStub(PipelineWorkflow.class,
         WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId("s3-e2e-" + UUID.randomUUID()).build());
     PipelineResult result = pipeline.run(request.build());

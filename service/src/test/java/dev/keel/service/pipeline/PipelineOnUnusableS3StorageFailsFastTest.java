@@ -9,7 +9,6 @@ import dev.keel.activities.TaskQueues;
 import dev.keel.activities.storage.StorageFailures;
 import dev.keel.activities.storage.StorageRoot;
 import dev.keel.activities.testing.S3ProxyExtension;
-import dev.keel.api.v1.Length;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.service.demo.DemoRequest;
 import dev.keel.service.dev.LoopbackTemporalServer;
@@ -56,8 +55,7 @@ class PipelineOnUnusableS3StorageFailsFastTest {
 
   @Test
   void missingBucketFailsTheEtlStageOnceWithOneLine() throws Exception {
-    PipelineRequest.Builder request = DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA)).toBuilder();
-    request.getExperimentBuilder().getSearcherBuilder().setMaxLength(Length.newBuilder().setBatches(10));
+    PipelineRequest.Builder request = DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA), 10).toBuilder();
     String id = "s3-unusable-" + UUID.randomUUID();
     PipelineWorkflow pipeline = workers.client().newWorkflowStub(PipelineWorkflow.class,
         WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build());

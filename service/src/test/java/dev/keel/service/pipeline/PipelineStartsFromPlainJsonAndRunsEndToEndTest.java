@@ -7,7 +7,6 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.storage.StorageRoot;
-import dev.keel.api.v1.Length;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.service.demo.DemoRequest;
@@ -68,8 +67,7 @@ class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
 
   @Test
   void plainJsonStartRunsAllThreeStagesOnRealData() throws Exception {
-    PipelineRequest.Builder request = DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA)).toBuilder();
-    request.getExperimentBuilder().getSearcherBuilder().setMaxLength(Length.newBuilder().setBatches(BATCHES));
+    PipelineRequest.Builder request = DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA), BATCHES).toBuilder();
     String json = JsonFormat.printer().print(request);
 
     String id = "e2e-" + UUID.randomUUID();

@@ -29,8 +29,7 @@ class KillNineMidTrainingIT {
   @Test
   void pipelineInterruptedByAStackRestartFinishesAfterIt() throws Exception {
     KeelDevProcess stack = RealTemporal.stack();
-    PipelineRequest.Builder b = DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA)).toBuilder().setName("it-kill9");
-    b.getExperimentBuilder().getSearcherBuilder().setMaxLength(Length.newBuilder().setBatches(BATCHES));
+    PipelineRequest.Builder b = DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA), BATCHES).toBuilder().setName("it-kill9");
     b.getExperimentBuilder().setMinCheckpointPeriod(Length.newBuilder().setBatches(40));
     String id = PipelineLauncher.start(RealTemporal.client(), b.build());
 

@@ -23,7 +23,8 @@ import java.util.function.Function;
  *   <li>{@code metrics}: experiment_id, trial_id, name, value, length, batches, checkpoint_uuid, time
  *   <li>{@code checkpoints}: experiment_id, trial_id, uuid, state (SAVED | DELETED), uri,
  *       size_bytes, batches, length, metric, time; {@code length} and {@code metric} are NULL on
- *       DELETED rows (they live on the SAVED row of the same uuid)
+ *       DELETED rows (they live on the SAVED row of the same uuid) and on checkpoints saved between
+ *       validations ({@code min_checkpoint_period}), which have no searcher metric
  * </ul>
  */
 public final class CatalogTables {
@@ -85,6 +86,8 @@ public final class CatalogTables {
 
   /** State of a checkpoint row whose checkpoint was garbage-collected. */
   public static final String DELETED = "DELETED";
+  /** Name of a SAVED checkpoint row written between validations: it has no length or searcher metric. */
+  public static final String PERIODIC = "periodic";
 
   private static final Map<String, StructType> SCHEMAS =
       Map.of(EXPERIMENTS, EXPERIMENTS_SCHEMA, TRIALS, TRIALS_SCHEMA, METRICS, METRICS_SCHEMA,
@@ -154,9 +157,10 @@ public final class CatalogTables {
         Double[] metric = new Double[rows.size()];
         for (int i = 0; i < length.length; i++) {
           CatalogRow r = rows.get(i);
-          boolean deleted = DELETED.equals(r.getState());
-          length[i] = deleted ? null : r.getLength();
-          metric[i] = deleted ? null : r.getValue();
+          // deleted rows and checkpoints saved between validations have no length or searcher metric
+          boolean unmeasured = DELETED.equals(r.getState()) || PERIODIC.equals(r.getName());
+          length[i] = unmeasured ? null : r.getLength();
+          metric[i] = unmeasured ? null : r.getValue();
         }
         c.add("trial_id", longs(rows, CatalogRow::getTrialId))
             .add("uuid", nonNull(strings(rows, CatalogRow::getCheckpointUuid), ""))

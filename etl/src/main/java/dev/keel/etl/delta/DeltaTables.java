@@ -26,6 +26,9 @@ public final class DeltaTables {
   /** Kernel's setting for the log store of a URI scheme. */
   static final String LOG_STORE_KEY = "io.delta.kernel.logStore.%s.impl";
 
+  private static final String LOCAL_FS_KEY = "fs.file.impl";
+  private static final String LOCAL_ABSTRACT_FS_KEY = "fs.AbstractFileSystem.file.impl";
+
   private static volatile CachedEngine defaultEngine;
 
   private record CachedEngine(S3Settings settings, Engine engine) {}
@@ -71,6 +74,10 @@ public final class DeltaTables {
     Configuration c = new Configuration(conf);
     if (c.get("parquet.compression") == null) {
       c.set("parquet.compression", "SNAPPY");
+    }
+    if (c.get(LOCAL_FS_KEY) == null) { // unless the caller chose one
+      c.set(LOCAL_FS_KEY, NioLocalFileSystem.class.getName());
+      c.set(LOCAL_ABSTRACT_FS_KEY, NioLocalFileSystem.Fs.class.getName());
     }
     // not "unless set": core-default.xml gives most fs.s3a keys a value already
     s3.hadoopProperties().forEach(c::set);

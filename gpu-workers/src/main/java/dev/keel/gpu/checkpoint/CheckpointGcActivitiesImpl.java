@@ -5,9 +5,13 @@ import dev.keel.activities.storage.StorageFailures;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.GcRequest;
 import dev.keel.api.v1.GcResult;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,21 +32,32 @@ public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities 
   /** Failure type of a request naming a checkpoint this worker must not delete. */
   public static final String REFUSED = "CheckpointDeletionRefused";
 
-  private final CheckpointStorage storage;
+  private final CheckpointStorage defaultStorage;
+  private final Map<String, CheckpointStorage> customRoots = new ConcurrentHashMap<>();
 
-  /** @param storage the checkpoint root, e.g. {@code CheckpointStorage.forRoot(root.checkpoints())} */
+  /**
+   * @param storage the worker's checkpoint root, e.g. {@code CheckpointStorage.forRoot(root.checkpoints())};
+   *     a request naming an experiment's own {@code checkpoint_storage.storage_path} uses that instead
+   */
   public CheckpointGcActivitiesImpl(CheckpointStorage storage) {
-    this.storage = storage;
+    this.defaultStorage = storage;
   }
 
   @Override
   public GcResult collect(GcRequest request) {
+    CheckpointStorage storage = storageFor(request);
     for (CheckpointRef ref : request.getDeleteList()) {
-      check(request.getExperimentId(), ref);
+      check(storage, request.getExperimentId(), ref);
     }
+    ActivityExecutionContext ctx = activityContext();
     long t0 = System.nanoTime();
     long bytes = 0;
+    int done = 0;
     for (CheckpointRef ref : request.getDeleteList()) {
+      if (ctx != null) {
+        ctx.heartbeat(done); // a long collection (many checkpoints, S3) stays alive; a dead worker is noticed
+      }
+      done++;
       try {
         bytes += storage.delete(ref.getUri());
       } catch (IOException e) {
@@ -56,7 +71,28 @@ public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities 
     return GcResult.newBuilder().setDeleted(request.getDeleteCount()).setBytesFreed(bytes).build();
   }
 
-  private void check(String experimentId, CheckpointRef ref) {
+  private CheckpointStorage storageFor(GcRequest request) {
+    String root = request.getCheckpointRoot();
+    if (root.isBlank()) {
+      return defaultStorage;
+    }
+    try {
+      return customRoots.computeIfAbsent(root, CheckpointStorage::forRoot);
+    } catch (IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "checkpoint_storage.storage_path: " + e.getMessage(), REFUSED);
+    }
+  }
+
+  private static ActivityExecutionContext activityContext() {
+    try {
+      return Activity.getExecutionContext();
+    } catch (IllegalStateException e) {
+      return null; // called directly, not as an activity
+    }
+  }
+
+  private static void check(CheckpointStorage storage, String experimentId, CheckpointRef ref) {
     String uri = ref.getUri();
     if (uri.isBlank()) {
       throw ApplicationFailure.newNonRetryableFailure(

@@ -3,15 +3,17 @@ package dev.keel.gpu.checkpoint;
 import ai.djl.nn.Block;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.gpu.optim.ResumableOptimizer;
-import java.io.BufferedOutputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 
 /**
- * Writes a checkpoint atomically: data files, then the MANIFEST, then commit (local: fsync + rename;
- * S3: upload with the MANIFEST last).
+ * Writes a checkpoint atomically: data files, then the metadata and the MANIFEST, then commit
+ * (local: fsync + rename; S3: upload with the MANIFEST last).
  */
 public final class CheckpointWriter {
   private final CheckpointStorage storage;
@@ -23,33 +25,56 @@ public final class CheckpointWriter {
   /** Saves {@code block}'s parameters and {@code optimizer}'s state under {@code metadata.uuid()}. */
   public CheckpointRef write(CheckpointMetadata metadata, Block block, ResumableOptimizer optimizer)
       throws IOException {
-    try (CheckpointStorage.StagedCheckpoint staged =
-        storage.stage(metadata.experimentId(), metadata.trialId(), metadata.uuid())) {
+    return write(metadata, CheckpointSnapshot.of(block, optimizer));
+  }
+
+  /** Saves a snapshot under {@code metadata.uuid()}. */
+  public CheckpointRef write(CheckpointMetadata metadata, CheckpointSnapshot snapshot) throws IOException {
+    return write(metadata.experimentId(), metadata.trialId(), metadata.uuid(), snapshot,
+        CompletableFuture.completedFuture(metadata));
+  }
+
+  /**
+   * Saves a snapshot whose metadata may not be known yet (the final checkpoint's validation metrics):
+   * the data files are written first, then this waits for {@code metadata}. If {@code metadata}
+   * fails or is cancelled nothing is committed.
+   */
+  public CheckpointRef write(String experimentId, String trialId, String uuid, CheckpointSnapshot snapshot,
+      Future<CheckpointMetadata> metadata) throws IOException {
+    try (CheckpointStorage.StagedCheckpoint staged = storage.stage(experimentId, trialId, uuid)) {
       Path dir = staged.directory();
-      try (DataOutputStream out = open(dir.resolve(CheckpointFiles.PARAMETERS))) {
-        block.saveParameters(out);
-      }
-      try (DataOutputStream out = open(dir.resolve(CheckpointFiles.OPTIMIZER))) {
-        optimizer.saveState(out);
-      }
-      Files.write(dir.resolve(CheckpointFiles.METADATA), metadata.toJson());
+      Files.write(dir.resolve(CheckpointFiles.PARAMETERS), snapshot.parameters());
+      Files.write(dir.resolve(CheckpointFiles.OPTIMIZER), snapshot.optimizerState());
+      CheckpointMetadata md = await(metadata, uuid);
+      Files.write(dir.resolve(CheckpointFiles.METADATA), md.toJson());
       Manifest manifest = Manifest.of(dir, CheckpointFiles.REQUIRED);
       manifest.writeTo(dir);
       long manifestBytes = Files.size(dir.resolve(CheckpointFiles.MANIFEST));
       String uri = staged.commit();
       return CheckpointRef.newBuilder()
-          .setUuid(metadata.uuid())
+          .setUuid(md.uuid())
           .setUri(uri)
-          .setExperimentId(metadata.experimentId())
-          .setTrialId(metadata.trialId())
-          .setBatches(metadata.batches())
-          .putAllMetrics(metadata.metrics())
+          .setExperimentId(md.experimentId())
+          .setTrialId(md.trialId())
+          .setBatches(md.batches())
+          .putAllMetrics(md.metrics())
           .setSizeBytes(manifest.totalBytes() + manifestBytes)
           .build();
     }
   }
 
-  private static DataOutputStream open(Path file) throws IOException {
-    return new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file), 1 << 16));
+  private static CheckpointMetadata await(Future<CheckpointMetadata> metadata, String uuid) throws IOException {
+    try {
+      CheckpointMetadata md = metadata.get();
+      if (!md.uuid().equals(uuid)) {
+        throw new IllegalArgumentException("metadata of checkpoint " + md.uuid() + " given for " + uuid);
+      }
+      return md;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("checkpoint " + uuid + " abandoned before its metadata was known");
+    } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+      throw new IOException("checkpoint " + uuid + " abandoned: its metadata never came", e);
+    }
   }
 }

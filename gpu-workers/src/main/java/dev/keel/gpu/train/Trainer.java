@@ -6,7 +6,8 @@ import ai.djl.pytorch.jni.JniUtils;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.etl.dataset.LabeledImages;
 import dev.keel.gpu.checkpoint.CheckpointMetadata;
-import dev.keel.gpu.checkpoint.CheckpointWriter;
+import dev.keel.gpu.checkpoint.BackgroundCheckpointWriter;
+import dev.keel.gpu.checkpoint.CheckpointSnapshot;
 import dev.keel.gpu.checkpoint.VerifiedCheckpoint;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.TrainingHyperparameters;
@@ -17,13 +18,14 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Trains one trial from scratch or from a checkpoint to {@code targetBatches}: checkpoints every
- * {@code checkpointEveryBatches} and at the end, validates at the end.
+ * {@code checkpointEveryBatches} and at the end, validates at the end. Checkpoints are snapshots
+ * written by a {@link BackgroundCheckpointWriter}, so the training thread does not wait for disks
+ * or S3; the final checkpoint is written while validation runs.
  *
  * <p>Deterministic for a given seed and thread count: parameters are initialized from a seeded
  * generator, batch {@code b} is a pure function of (seed, b) ({@link BatchOrder}) and libtorch's
@@ -31,14 +33,14 @@ import org.slf4j.LoggerFactory;
  * checkpoint at batch k gives bit-identical parameters to an uninterrupted run.
  *
  * <p>libtorch's generator, thread count and gradient mode are process-wide and DJL allows one
- * active gradient collector per JVM, so runs in one JVM are serialized.
+ * active gradient collector per JVM, so runs in one JVM are serialized: all of them run on the
+ * {@link TrainerThread}.
  */
 public final class Trainer {
   /** Failure type of a non-finite loss. */
   public static final String INVALID_HYPERPARAMETER = "InvalidHyperparameter";
 
   private static final Logger log = LoggerFactory.getLogger(Trainer.class);
-  private static final ReentrantLock ONE_RUN_PER_JVM = new ReentrantLock();
   private static final int LOSS_WINDOW = 50;
   /**
    * A mean cross-entropy above this has diverged (ln 10 ≈ 2.3 at init); Adam with an absurd
@@ -49,6 +51,7 @@ public final class Trainer {
   private final TrainingPlan plan;
   private final LabeledImages trainSplit;
   private final ProgressListener listener;
+  private volatile boolean abandoned;
 
   /**
    * @param trainSplit the whole "train" split; its last {@code validationFraction} is held out
@@ -66,15 +69,11 @@ public final class Trainer {
    * @throws InvalidFieldException if the data does not fit the plan (e.g. batch size)
    */
   public TrainingOutcome run() throws IOException {
-    ONE_RUN_PER_JVM.lock();
-    try {
-      return runExclusively();
-    } finally {
-      ONE_RUN_PER_JVM.unlock();
-    }
+    return TrainerThread.call(this::runOnTrainerThread, () -> abandoned = true);
   }
 
-  private TrainingOutcome runExclusively() throws IOException {
+  private TrainingOutcome runOnTrainerThread() throws IOException {
+    stopIfAbandoned(0);
     long started = System.nanoTime();
     setIntraOpThreads(plan.threads());
     TrainValidationSplit split = TrainValidationSplit.of(trainSplit, plan.validationFraction());
@@ -84,8 +83,9 @@ public final class Trainer {
           plan.batchSize() + " exceeds the " + split.train().size() + " training rows");
     }
     BatchOrder order = new BatchOrder(plan.seed(), split.train().size(), plan.batchSize());
-    CheckpointWriter writer = new CheckpointWriter(plan.checkpointStorage());
-    try (TrainableModel model = TrainableModel.initialize(plan.model(), plan.hyperparameters(), plan.seed())) {
+    try (TrainableModel model = TrainableModel.initialize(plan.model(), plan.hyperparameters(), plan.seed());
+        BackgroundCheckpointWriter writer =
+            new BackgroundCheckpointWriter(plan.checkpointStorage(), "checkpoint-writer-" + plan.trialId())) {
       long batch = 0;
       Optional<CheckpointRef> last = Optional.empty();
       if (plan.startFrom().isPresent()) {
@@ -97,8 +97,10 @@ public final class Trainer {
         log.info("trial {}: resuming from {} at batch {}", plan.trialId(), start.uri(), batch);
       }
       long firstBatch = batch;
+      int trainExamples = split.train().size();
       LossWindow losses = new LossWindow(LOSS_WINDOW);
       while (batch < plan.targetBatches()) {
+        stopIfAbandoned(batch);
         int[] rows = order.indices(batch);
         Engine.getInstance().setRandomSeed(Seeds.batch(plan.seed(), batch));
         float loss;
@@ -111,30 +113,44 @@ public final class Trainer {
           throw invalidLoss(loss, batch);
         }
         losses.add(loss);
-        boolean checkpoint = plan.checkpointEveryBatches() > 0
+        boolean due = plan.checkpointEveryBatches() > 0
             && batch % plan.checkpointEveryBatches() == 0
             && batch < plan.targetBatches();
-        if (checkpoint) {
-          last = Optional.of(save(writer, model, batch, split.train().size(),
-              Map.of(Metrics.TRAIN_LOSS, losses.mean())));
+        // The snapshot is taken here, at this batch; files, checksums and fsync/upload happen in the
+        // background, and the checkpoint is reported (heartbeated) only once it is committed.
+        Optional<CheckpointRef> committed = due
+            ? writer.submit(metadata(UUID.randomUUID().toString(), batch, trainExamples,
+                Map.of(Metrics.TRAIN_LOSS, losses.mean())), CheckpointSnapshot.of(model.block(), model.optimizer()))
+            : writer.poll();
+        if (committed.isPresent()) {
+          last = committed;
         }
         listener.onProgress(new TrainingProgress(
             batch, plan.targetBatches(), losses.mean(), order.epochOf(batch - 1), last,
-            (batch - firstBatch) / seconds(started), checkpoint));
+            (batch - firstBatch) / seconds(started), committed.isPresent()));
       }
-      Evaluation validation = Evaluation.of(model, split.validation());
+      // Nothing trained (resumed at the target): the start checkpoint is the result.
+      boolean saveFinal = batch > firstBatch || last.isEmpty();
+      String finalUuid = UUID.randomUUID().toString();
+      if (saveFinal) {
+        Optional<CheckpointRef> committed = writer.submitAwaitingMetadata(plan.experimentId(), plan.trialId(), finalUuid,
+            CheckpointSnapshot.of(model.block(), model.optimizer()));
+        if (committed.isPresent()) {
+          last = committed;
+          listener.onProgress(progress(batch, losses, order, last, firstBatch, started));
+        }
+      }
+      Evaluation validation = Evaluation.of(model, split.validation()); // while the final checkpoint is written
       Map<String, Double> metrics = new HashMap<>(validation.metrics());
       if (losses.count() > 0) {
         metrics.put(Metrics.TRAIN_LOSS, losses.mean());
       }
       CheckpointRef result;
-      if (batch == firstBatch && last.isPresent()) {
-        result = last.get().toBuilder().putAllMetrics(metrics).build(); // nothing trained: same state
+      if (saveFinal) {
+        result = writer.finish(metadata(finalUuid, batch, trainExamples, metrics));
+        listener.onProgress(progress(batch, losses, order, Optional.of(result), firstBatch, started));
       } else {
-        result = save(writer, model, batch, split.train().size(), metrics);
-        listener.onProgress(new TrainingProgress(
-            batch, plan.targetBatches(), losses.mean(), order.epochOf(Math.max(0, batch - 1)),
-            Optional.of(result), (batch - firstBatch) / seconds(started), true));
+        result = last.get().toBuilder().putAllMetrics(metrics).build();
       }
       log.info("trial {}: {} batches, validation accuracy {}, loss {} in {} s",
           plan.trialId(), batch, validation.accuracy(), validation.loss(), seconds(started));
@@ -143,14 +159,24 @@ public final class Trainer {
     }
   }
 
-  private CheckpointRef save(
-      CheckpointWriter writer, TrainableModel model, long batch, int trainExamples, Map<String, Double> metrics)
-      throws IOException {
-    CheckpointMetadata md = new CheckpointMetadata(
-        UUID.randomUUID().toString(), plan.experimentId(), plan.trialId(), plan.modelSpec(),
+  private TrainingProgress progress(long batch, LossWindow losses, BatchOrder order, Optional<CheckpointRef> committed,
+      long firstBatch, long started) {
+    return new TrainingProgress(batch, plan.targetBatches(), losses.mean(), order.epochOf(Math.max(0, batch - 1)),
+        committed, (batch - firstBatch) / seconds(started), true);
+  }
+
+  private CheckpointMetadata metadata(String uuid, long batch, int trainExamples, Map<String, Double> metrics) {
+    return new CheckpointMetadata(
+        uuid, plan.experimentId(), plan.trialId(), plan.modelSpec(),
         plan.hyperparameters().asProto(), plan.seed(), batch, plan.batchSize(), trainExamples,
         BatchOrder.SCHEME, plan.data(), plan.threads(), metrics, Instant.now().toString());
-    return writer.write(md, model.block(), model.optimizer());
+  }
+
+  private void stopIfAbandoned(long batch) throws java.io.InterruptedIOException {
+    if (abandoned) {
+      throw new java.io.InterruptedIOException(
+          "trial " + plan.trialId() + ": training abandoned at batch " + batch + " (the activity thread was interrupted)");
+    }
   }
 
   private ApplicationFailure invalidLoss(float loss, long batch) {

@@ -111,7 +111,10 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
           ctx.getInfo().getAttempt(), fromHeartbeat.get().getUri(), fromHeartbeat.get().getBatches());
     }
     try {
-      return new Trainer(plan, data, heartbeats).run().toProto().toBuilder()
+      TrainResult result = new Trainer(plan, data, heartbeats).run().toProto();
+      String last = result.getCheckpoint().getUuid();
+      return result.toBuilder()
+          .addAllPeriodicCheckpoints(heartbeats.written().stream().filter(c -> !c.getUuid().equals(last)).toList())
           .setAttempt(ctx.getInfo().getAttempt()).build();
     } catch (InvalidFieldException e) {
       throw invalidRequest(e);
@@ -179,6 +182,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     private final long intervalNanos;
     private final Object lock = new Object();
     private final java.util.concurrent.ScheduledExecutorService keepAlive;
+    private final java.util.List<CheckpointRef> written = new java.util.ArrayList<>();
     private boolean training;
     private long last = System.nanoTime();
 
@@ -190,6 +194,9 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     Heartbeats(ActivityExecutionContext ctx, Duration interval, Optional<TrainProgress> previous) {
       this.ctx = ctx;
       this.intervalNanos = interval.toNanos();
+      if (previous != null) {
+        previous.ifPresent(p -> written.addAll(p.getWrittenCheckpointsList()));
+      }
       Duration timeout = ctx.getInfo().getHeartbeatTimeout();
       if (previous == null || timeout == null || timeout.isZero()) {
         keepAlive = null;
@@ -233,6 +240,12 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
           close();
         }
       }
+      if (p.checkpointJustWritten() && p.lastCheckpoint().isPresent()) {
+        CheckpointRef c = p.lastCheckpoint().get();
+        if (written.stream().noneMatch(w -> w.getUuid().equals(c.getUuid()))) {
+          written.add(c);
+        }
+      }
       if (!p.checkpointJustWritten() && now - last < intervalNanos) {
         return;
       }
@@ -244,7 +257,13 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
           .setEpoch(p.epoch())
           .setBatchesPerSecond(p.batchesPerSecond());
       p.lastCheckpoint().ifPresent(details::setLastCheckpoint);
+      details.addAllWrittenCheckpoints(written);
       ctx.heartbeat(details.build());
+    }
+
+    /** Every checkpoint committed by this activity so far, over all attempts, oldest first. */
+    java.util.List<CheckpointRef> written() {
+      return java.util.List.copyOf(written);
     }
   }
 }

@@ -119,10 +119,26 @@ class TrainingActivitiesImplTest {
     assertEquals(60, first.getTargetBatches());
     assertTrue(first.getBatches() >= 1 && first.getBatches() <= 60, first.toString());
     assertTrue(first.getBatchesPerSecond() > 0 && first.getLoss() > 0, first.toString());
+    // Checkpoints every 20 batches: those before the final one come back for the catalog and GC,
+    // and every heartbeat after a checkpoint lists all written so far.
+    assertEquals(List.of(20L, 40L), full.getPeriodicCheckpointsList().stream().map(CheckpointRef::getBatches).toList());
+    for (CheckpointRef c : full.getPeriodicCheckpointsList()) {
+      VerifiedCheckpoint.open(c); // committed and complete
+    }
+    for (TrainProgress beat : heartbeats) { // (the SDK throttles them: only some reach the listener)
+      List<CheckpointRef> written = beat.getWrittenCheckpointsList();
+      assertEquals(beat.hasLastCheckpoint(), !written.isEmpty(), beat.toString());
+      if (beat.hasLastCheckpoint()) {
+        assertEquals(beat.getLastCheckpoint().getUuid(), written.get(written.size() - 1).getUuid(), beat.toString());
+        assertEquals(written.size() * 20L, beat.getLastCheckpoint().getBatches(), beat.toString());
+      }
+    }
 
     // A retry of the same activity: heartbeat details carry the checkpoint at batch 40.
+    CheckpointRef twentyRef = checkpointAt(20);
     CheckpointRef fortyRef = checkpointAt(40);
-    TrainProgress atForty = TrainProgress.newBuilder().setBatches(45).setTargetBatches(60).setLastCheckpoint(fortyRef).build();
+    TrainProgress atForty = TrainProgress.newBuilder().setBatches(45).setTargetBatches(60).setLastCheckpoint(fortyRef)
+        .addWrittenCheckpoints(twentyRef).addWrittenCheckpoints(fortyRef).build();
     env.close();
     heartbeats.clear();
     setUp();
@@ -134,5 +150,8 @@ class TrainingActivitiesImplTest {
         Files.readAllBytes(Path.of(URI.create(resumed.getCheckpoint().getUri())).resolve(CheckpointFiles.PARAMETERS)));
     assertEquals(full.getValidationMetricsMap(), resumed.getValidationMetricsMap());
     assertFalse(resumed.getCheckpoint().getUuid().equals(full.getCheckpoint().getUuid()));
+    // the first attempt's checkpoints are still accounted for
+    assertEquals(List.of(twentyRef.getUuid(), fortyRef.getUuid()),
+        resumed.getPeriodicCheckpointsList().stream().map(CheckpointRef::getUuid).toList());
   }
 }

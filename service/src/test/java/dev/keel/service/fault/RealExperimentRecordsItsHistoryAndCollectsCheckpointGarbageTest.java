@@ -25,10 +25,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A small real search (random over lr, 3 trials x 90 batches of the CNN on Fashion-MNIST,
- * validated every 30) with the catalog on: the {@code _keel/} Delta tables hold the experiment, its
- * trials, their metrics and every checkpoint; checkpoint GC removed exactly the directories the
- * default policy (best 1 + latest 1 per trial) does not keep, recorded them as DELETED, and the
- * best checkpoint survives intact.
+ * validated every 30, checkpointed every 10, into the experiment's own {@code
+ * checkpoint_storage.storage_path}) with the catalog on: the {@code _keel/} Delta tables hold the
+ * experiment, its trials, their metrics and every checkpoint, periodic ones included; checkpoint
+ * GC removed exactly the directories the default policy (best 1 + latest 1 per trial) does not
+ * keep, recorded them as DELETED, and the best checkpoint survives intact.
  */
 class RealExperimentRecordsItsHistoryAndCollectsCheckpointGarbageTest {
   private static FaultStack stack;
@@ -47,36 +48,48 @@ class RealExperimentRecordsItsHistoryAndCollectsCheckpointGarbageTest {
 
   @Test
   void catalogHoldsEveryRowAndGcKeepsOnlyBestAndLatestPerTrial() throws Exception {
+    Path checkpointRoot = Files.createDirectories(stack.storage.resolve("own-checkpoint-root"));
     String id = stack.startExperiment(FaultStack.config("""
         name: catalog-gc
+        checkpoint_storage: {storage_path: '%s'}
+        min_checkpoint_period: {batches: 10}
         data: {table: fashion_mnist}
         hyperparameters: {lr: {type: log, minval: -3.3, maxval: -2.3, base: 10}, batch_size: 64, width: 8, optimizer: adam}
         searcher: {name: random, metric: validation_accuracy, smaller_is_better: false, max_trials: 3, max_length: {batches: 90}}
         min_validation_period: {batches: 30}
         reproducibility: {seed: 5}
         model: {name: fashion_cnn}
-        """), ExperimentRunOptions.getDefaultInstance());
+        """.formatted(checkpointRoot.toUri())), ExperimentRunOptions.getDefaultInstance());
     ExperimentResult result = stack.result(id, Duration.ofMinutes(3));
     assertEquals("COMPLETED", result.getState().getState());
     assertEquals(3, result.getState().getTrialsCount());
 
-    // What the policy keeps: per trial its best (by validation_accuracy) and its latest checkpoint.
+    // What the policy keeps: per trial its best (by validation_accuracy) and its latest checkpoint;
+    // the periodic ones in between (every 10 batches inside each 30-batch step) all go.
     Set<String> saved = new HashSet<>();
+    Set<String> periodic = new HashSet<>();
     Set<String> kept = new HashSet<>();
     for (TrialState t : result.getState().getTrialsList()) {
       assertEquals("COMPLETED", t.getState());
       assertEquals(List.of(30L, 60L, 90L), t.getCheckpointsList().stream().map(CheckpointRef::getBatches).toList());
+      assertEquals(List.of(10L, 20L, 40L, 50L, 70L, 80L),
+          t.getPeriodicCheckpointsList().stream().map(CheckpointRef::getBatches).toList());
+      assertTrue(t.getPeriodicCheckpointsList().stream()
+          .allMatch(c -> c.getUri().startsWith(checkpointRoot.toUri().toString())), t.getPeriodicCheckpointsList().toString());
       t.getCheckpointsList().forEach(c -> saved.add(c.getUuid()));
+      t.getPeriodicCheckpointsList().forEach(c -> periodic.add(c.getUuid()));
       kept.add(t.getLatestCheckpoint().getUuid());
       kept.add(t.getCheckpointsList().stream()
           .max(Comparator.comparingDouble(c -> c.getMetricsOrThrow("validation_accuracy"))).orElseThrow().getUuid());
     }
     Set<String> deleted = new HashSet<>(saved);
     deleted.removeAll(kept);
+    deleted.addAll(periodic);
+    saved.addAll(periodic);
     assertTrue(!deleted.isEmpty() && kept.size() >= 3, "kept " + kept + ", deleted " + deleted);
 
     // On disk: exactly the kept checkpoint directories, each complete.
-    Path checkpoints = stack.storage.resolve("checkpoints").resolve(id);
+    Path checkpoints = checkpointRoot.resolve(id);
     Set<String> onDisk;
     try (Stream<Path> dirs = Files.list(checkpoints).flatMap(FaultStackFiles::list)) {
       onDisk = dirs.filter(Files::isDirectory).map(p -> p.getFileName().toString()).collect(Collectors.toSet());
@@ -114,11 +127,14 @@ class RealExperimentRecordsItsHistoryAndCollectsCheckpointGarbageTest {
     assertEquals(deleted, uuids(rows, "DELETED"));
     for (Map<String, Object> r : rows) {
       if ("SAVED".equals(r.get("state"))) {
-        assertTrue((Long) r.get("size_bytes") > 0 && r.get("metric") != null && ((String) r.get("uri")).startsWith("file:"), r.toString());
+        // a periodic checkpoint has no searcher metric
+        assertTrue((Long) r.get("size_bytes") > 0 && (r.get("metric") != null) != periodic.contains(r.get("uuid"))
+            && ((String) r.get("uri")).startsWith("file:"), r.toString());
       }
     }
-    System.out.printf("catalog: %d experiment, %d trial, %d metric, %d checkpoint rows; GC deleted %d of %d checkpoints%n",
-        experiments.size(), trials.size(), metrics.size(), rows.size(), deleted.size(), saved.size());
+    System.out.printf("catalog: %d experiment, %d trial, %d metric, %d checkpoint rows; GC deleted %d of %d checkpoints"
+        + " (%d periodic)%n", experiments.size(), trials.size(), metrics.size(), rows.size(), deleted.size(), saved.size(),
+        periodic.size());
   }
 
   private static List<Map<String, Object>> rows(String table, String experimentId) throws Exception {

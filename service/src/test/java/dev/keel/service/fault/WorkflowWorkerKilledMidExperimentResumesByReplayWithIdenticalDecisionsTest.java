@@ -15,6 +15,11 @@ import dev.keel.api.v1.TrainResult;
 import dev.keel.api.v1.TrialState;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.fault.FaultStack.ChildWorker;
+import dev.keel.workflows.experiment.ExperimentWorkflowImpl;
+import dev.keel.workflows.experiment.TrialWorkflowImpl;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.WorkerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +36,11 @@ import org.junit.jupiter.api.Test;
  * every workflow by replaying its history and the search goes on. Its decisions — which trials,
  * with which hyperparameters, trained how far, ending how — equal an uninterrupted run with the same
  * seed. Training is a closed formula in this JVM, so the search itself takes seconds.
+ *
+ * <p>With several trials in flight, ASHA's decisions depend on the order results arrive, so two
+ * runs may differ even without a kill; there the proof is that the resumed experiment completes
+ * with every trial accounted for, its history holds no failed workflow task, and the whole
+ * history, before and after the kill, replays against today's code decision for decision.
  */
 class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest {
   private static final String CONFIG = """
@@ -40,7 +50,7 @@ class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest
         lr: {type: log, minval: -4, maxval: -1, base: 10}
         width: {type: int, minval: 4, maxval: 32}
       searcher: {name: adaptive_asha, metric: validation_loss, smaller_is_better: true, max_trials: 14,
-                 max_length: {batches: 64}, max_rungs: 3, divisor: 4, max_concurrent_trials: 1}
+                 max_length: {batches: 64}, max_rungs: 3, divisor: 4, max_concurrent_trials: %d}
       reproducibility: {seed: 11}
       """;
 
@@ -96,11 +106,11 @@ class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest
     List<ChildWorker> controls = new ArrayList<>();
     controls.add(stack.child("control-0", "--roles", "CONTROL", "--dev-server"));
 
-    String reference = stack.startExperiment(FaultStack.config(CONFIG.formatted("reference")), ExperimentRunOptions.getDefaultInstance());
+    String reference = stack.startExperiment(FaultStack.config(CONFIG.formatted("reference", 1)), ExperimentRunOptions.getDefaultInstance());
     ExperimentResult uninterrupted = stack.result(reference, Duration.ofMinutes(2));
     assertEquals("COMPLETED", uninterrupted.getState().getState());
 
-    String id = stack.startExperiment(FaultStack.config(CONFIG.formatted("killed")), ExperimentRunOptions.getDefaultInstance());
+    String id = stack.startExperiment(FaultStack.config(CONFIG.formatted("killed", 1)), ExperimentRunOptions.getDefaultInstance());
     // Mid-search: some trials done, more to come.
     FaultStack.await("a third of the trials", Duration.ofMinutes(1),
         () -> ExperimentLauncher.state(stack.client, id).getTrialsList().stream().filter(t -> t.getCompletedLength() > 0).count() >= 5);
@@ -119,6 +129,44 @@ class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest
     assertTrue(controls.get(1).logText().contains("Keel workers [CONTROL]"), controls.get(1).logText());
     System.out.printf("control worker killed with %d of %d trials started; decisions of %d trials identical%n",
         before.getTrialsCount(), resumed.getState().getTrialsCount(), resumed.getState().getTrialsCount());
+    controls.forEach(ChildWorker::kill);
+  }
+
+  @Test
+  void withTrialsInFlightTheResumedSearchReplaysDecisionForDecision() throws Exception {
+    ChildWorker first = stack.child("control-concurrent-0", "--roles", "CONTROL", "--dev-server");
+    String id = stack.startExperiment(FaultStack.config(CONFIG.formatted("killed-concurrent", 4)),
+        ExperimentRunOptions.getDefaultInstance());
+    FaultStack.await("a third of the trials", Duration.ofMinutes(1),
+        () -> ExperimentLauncher.state(stack.client, id).getTrialsList().stream().filter(t -> t.getCompletedLength() > 0).count() >= 5);
+    ExperimentState before = ExperimentLauncher.state(stack.client, id);
+    long unfinished = before.getTrialsList().stream().filter(t -> "ACTIVE".equals(t.getState())).count();
+    first.kill();
+    ChildWorker second = stack.child("control-concurrent-1", "--roles", "CONTROL", "--dev-server");
+    try {
+      ExperimentResult resumed = stack.result(id, Duration.ofMinutes(2));
+      assertEquals("COMPLETED", resumed.getState().getState());
+      assertTrue(before.getTrialsCount() < resumed.getState().getTrialsCount(),
+          "killed with " + before.getTrialsCount() + " trials started, ended with " + resumed.getState().getTrialsCount());
+      assertTrue(resumed.getState().getTrialsList().stream().allMatch(t -> "COMPLETED".equals(t.getState())),
+          resumed.getState().getTrialsList().toString());
+
+      List<String> replayed = new ArrayList<>();
+      List<String> workflows = new ArrayList<>(List.of(id));
+      resumed.getState().getTrialsList().forEach(t -> workflows.add(t.getWorkflowId()));
+      for (String workflowId : workflows) {
+        // every run of the experiment (continue-as-new) is one history; the trial's is one too
+        WorkflowExecutionHistory history = stack.client.fetchHistory(workflowId);
+        assertTrue(history.getEvents().stream().noneMatch(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED),
+            workflowId + " has a failed workflow task");
+        WorkflowReplayer.replayWorkflowExecution(history, ExperimentWorkflowImpl.class, TrialWorkflowImpl.class);
+        replayed.add(workflowId);
+      }
+      System.out.printf("control worker killed with %d trials started (%d unfinished); %d histories replay identically%n",
+          before.getTrialsCount(), unfinished, replayed.size());
+    } finally {
+      second.kill();
+    }
   }
 
   /** Per trial: hyperparameters, asked-for and reached length, validated lengths, final state. */

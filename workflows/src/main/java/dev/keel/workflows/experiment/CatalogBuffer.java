@@ -58,6 +58,10 @@ final class CatalogBuffer {
   }
 
   void validation(long trialId, TrialReport.Validation v, long now) {
+    for (CheckpointRef c : v.getPeriodicCheckpointsList()) {
+      add(row("checkpoints").setTrialId(trialId).setState("SAVED").setName("periodic").setCheckpointUuid(c.getUuid()).setUri(c.getUri())
+          .setSizeBytes(c.getSizeBytes()).setBatches(c.getBatches()).setTimeMillis(now));
+    }
     new TreeMap<>(v.getMetricsMap()).forEach((name, value) -> add(row("metrics").setTrialId(trialId).setName(name)
         .setValue(value).setLength(v.getLength()).setBatches(v.getBatches()).setCheckpointUuid(v.getCheckpoint().getUuid())
         .setTimeMillis(now)));

@@ -12,7 +12,9 @@ import java.util.Set;
 /**
  * Determined's checkpoint GC policy: keep the union of the experiment's best
  * {@code save_experiment_best}, each trial's best {@code save_trial_best} and each trial's latest
- * {@code save_trial_latest}; everything else of this experiment may go. Pure and deterministic.
+ * {@code save_trial_latest}; everything else of this experiment may go. "Best" ranks the
+ * checkpoints taken at validations by the searcher metric; "latest" ranks every checkpoint,
+ * periodic ones included, by training progress. Pure and deterministic.
  */
 final class CheckpointGcPolicy {
   static final String METRIC = "searcher_metric";
@@ -33,31 +35,44 @@ final class CheckpointGcPolicy {
   /** Uuids to keep. */
   Set<String> keep(List<TrialState> trials) {
     Set<String> keep = new LinkedHashSet<>();
-    List<CheckpointRef> all = new ArrayList<>();
+    List<CheckpointRef> validated = new ArrayList<>();
     for (TrialState t : trials) {
-      List<CheckpointRef> own = t.getCheckpointsList();
-      all.addAll(own);
-      best(own).stream().limit(trialBest).forEach(c -> keep.add(c.getUuid()));
+      validated.addAll(t.getCheckpointsList());
+      best(t.getCheckpointsList()).stream().limit(trialBest).forEach(c -> keep.add(c.getUuid()));
+      List<CheckpointRef> own = byProgress(t);
       for (int i = own.size() - 1, n = 0; i >= 0 && n < trialLatest; i--, n++) {
         keep.add(own.get(i).getUuid());
       }
     }
-    best(all).stream().limit(experimentBest).forEach(c -> keep.add(c.getUuid()));
+    best(validated).stream().limit(experimentBest).forEach(c -> keep.add(c.getUuid()));
     return keep;
   }
 
-  /** The experiment's checkpoints that {@link #keep} does not hold, oldest first. */
+  /** The experiment's checkpoints that {@link #keep} does not hold, oldest first per trial. */
   List<CheckpointRef> delete(List<TrialState> trials) {
     Set<String> keep = keep(trials);
+    Set<String> seen = new LinkedHashSet<>();
     List<CheckpointRef> delete = new ArrayList<>();
     for (TrialState t : trials) {
-      for (CheckpointRef c : t.getCheckpointsList()) {
-        if (!keep.contains(c.getUuid())) {
+      for (CheckpointRef c : byProgress(t)) {
+        if (!keep.contains(c.getUuid()) && seen.add(c.getUuid())) {
           delete.add(c);
         }
       }
     }
     return delete;
+  }
+
+  /**
+   * Validated and periodic checkpoints in the order they were taken: by batches, a validation's
+   * checkpoint after a periodic one of the same batch (it is the same state, plus metrics).
+   */
+  private static List<CheckpointRef> byProgress(TrialState t) {
+    List<CheckpointRef> all = new ArrayList<>(t.getPeriodicCheckpointsList());
+    all.addAll(t.getCheckpointsList());
+    // stable sort: periodic before validated at equal batches, each list keeping its own order
+    all.sort(Comparator.comparingLong(CheckpointRef::getBatches));
+    return all;
   }
 
   private List<CheckpointRef> best(List<CheckpointRef> checkpoints) {

@@ -327,7 +327,8 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
             .putMetrics(CheckpointGcPolicy.METRIC, v.getMetric())
             .putMetrics(CheckpointGcPolicy.LENGTH, v.getLength()).build();
         t.setCompletedLength(v.getLength()).setLatestMetric(v.getMetric()).setLatestCheckpoint(checkpoint)
-            .addCheckpoints(checkpoint).setRestarts(v.getRestarts());
+            .addCheckpoints(checkpoint).addAllPeriodicCheckpoints(v.getPeriodicCheckpointsList())
+            .setRestarts(v.getRestarts());
         if (!t.hasBestMetric() || better(v.getMetric(), t.getBestMetric())) {
           t.setBestMetric(v.getMetric());
         }
@@ -494,8 +495,12 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       return;
     }
     try {
-      Workflow.newActivityStub(CheckpointGcActivities.class, lightActivity("collect " + delete.size() + " checkpoints"))
-          .collect(GcRequest.newBuilder().setExperimentId(state.getExperimentId()).addAllDelete(delete).build());
+      Workflow.newActivityStub(CheckpointGcActivities.class, lightActivity("collect " + delete.size() + " checkpoints")
+              .toBuilder()
+              // it heartbeats per checkpoint: a dead control worker is noticed in seconds, a big collection may run long
+              .setStartToCloseTimeout(Duration.ofHours(1)).setHeartbeatTimeout(Duration.ofSeconds(30)).build())
+          .collect(GcRequest.newBuilder().setExperimentId(state.getExperimentId()).addAllDelete(delete)
+              .setCheckpointRoot(config.getCheckpointStorage().getStoragePath()).build());
     } catch (ActivityFailure e) {
       // Housekeeping: a refused or failed deletion keeps the checkpoints (and no DELETED rows), not fail the search.
       Workflow.getLogger(ExperimentWorkflowImpl.class).warn("checkpoint GC of {} failed: {}", state.getExperimentId(),
@@ -509,11 +514,15 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     return Workflow.newActivityStub(CatalogActivities.class, lightActivity("catalog"));
   }
 
+  /**
+   * Catalog commits and table lookups on the control queue. They take seconds, so a short
+   * start-to-close bounds how long a control worker that died mid-activity holds up the experiment.
+   */
   private static ActivityOptions lightActivity(String summary) {
     return ActivityOptions.newBuilder()
         .setTaskQueue(TaskQueues.CONTROL)
         .setSummary(summary)
-        .setStartToCloseTimeout(Duration.ofMinutes(5))
+        .setStartToCloseTimeout(Duration.ofMinutes(1))
         .setRetryOptions(RetryOptions.newBuilder().setMaximumInterval(Duration.ofMinutes(1)).setMaximumAttempts(20)
             .setDoNotRetry("InvalidTable", "IllegalArgumentException").build())
         .build();

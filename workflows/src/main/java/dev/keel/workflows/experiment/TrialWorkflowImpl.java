@@ -100,7 +100,8 @@ public class TrialWorkflowImpl implements TrialWorkflow {
           .setIntermediate(stepEnd < state.getTargetLength())
           .setValidation(TrialReport.Validation.newBuilder()
               .setLength(stepEnd).setMetric(metric).putAllMetrics(result.getValidationMetricsMap())
-              .setCheckpoint(result.getCheckpoint()).setBatches(result.getBatches()).setRestarts(state.getRestarts()))
+              .setCheckpoint(result.getCheckpoint()).setBatches(result.getBatches()).setRestarts(state.getRestarts())
+              .addAllPeriodicCheckpoints(result.getPeriodicCheckpointsList()))
           .build());
     }
   }
@@ -157,6 +158,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
   }
 
   private void record(TrainResult result, long length, double metric, boolean smallerIsBetter) {
+    state.addAllPeriodicCheckpoints(result.getPeriodicCheckpointsList());
     state.setCompletedLength(length).setLatestMetric(metric).setLatestCheckpoint(result.getCheckpoint())
         .addCheckpoints(result.getCheckpoint().toBuilder().putMetrics("searcher_metric", metric).build());
     if (!state.hasBestMetric() || (smallerIsBetter ? metric < state.getBestMetric() : metric > state.getBestMetric())) {

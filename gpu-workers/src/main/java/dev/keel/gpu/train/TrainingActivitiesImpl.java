@@ -87,8 +87,26 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     // timeout: keep the attempt alive, re-sending the previous attempt's progress (and so its
     // checkpoint) until the first batch reports its own.
     try (Heartbeats heartbeats = new Heartbeats(ctx, heartbeatInterval, previousProgress(ctx))) {
-      return train(defaults.apply(incoming), ctx, heartbeats);
+      try {
+        return train(defaults.apply(incoming), ctx, heartbeats);
+      } catch (ApplicationFailure f) {
+        throw withWrittenCheckpoints(f, heartbeats.written());
+      }
     }
+  }
+
+  /**
+   * A failed step may have committed checkpoints before it failed: they travel as the failure's
+   * details ({@link TrainProgress#getWrittenCheckpointsList()}), so the trial can hand them to the
+   * catalog and GC instead of leaving them on disk unknown.
+   */
+  private static ApplicationFailure withWrittenCheckpoints(ApplicationFailure f, java.util.List<CheckpointRef> written) {
+    if (written.isEmpty()) {
+      return f;
+    }
+    return ApplicationFailure.newBuilder(f)
+        .setDetails(TrainProgress.newBuilder().addAllWrittenCheckpoints(written).build())
+        .build();
   }
 
   private TrainResult train(TrainRequest request, ActivityExecutionContext ctx, Heartbeats heartbeats) {
@@ -121,7 +139,9 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     } catch (CorruptCheckpointException e) {
       throw ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), CORRUPT_CHECKPOINT, e);
     } catch (IOException e) {
-      throw Activity.wrap(e);
+      // as Activity.wrap would, but an ApplicationFailure, so the written checkpoints can ride along
+      throw ApplicationFailure.newFailureWithCause(
+          e.getMessage() != null ? e.getMessage() : e.toString(), e.getClass().getName(), e);
     }
   }
 

@@ -58,16 +58,21 @@ final class CatalogBuffer {
   }
 
   void validation(long trialId, TrialReport.Validation v, long now) {
-    for (CheckpointRef c : v.getPeriodicCheckpointsList()) {
-      add(row("checkpoints").setTrialId(trialId).setState("SAVED").setName("periodic").setCheckpointUuid(c.getUuid()).setUri(c.getUri())
-          .setSizeBytes(c.getSizeBytes()).setBatches(c.getBatches()).setTimeMillis(now));
-    }
+    periodicCheckpoints(trialId, v.getPeriodicCheckpointsList(), now);
     new TreeMap<>(v.getMetricsMap()).forEach((name, value) -> add(row("metrics").setTrialId(trialId).setName(name)
         .setValue(value).setLength(v.getLength()).setBatches(v.getBatches()).setCheckpointUuid(v.getCheckpoint().getUuid())
         .setTimeMillis(now)));
     add(row("checkpoints").setTrialId(trialId).setState("SAVED").setCheckpointUuid(v.getCheckpoint().getUuid())
         .setUri(v.getCheckpoint().getUri()).setSizeBytes(v.getCheckpoint().getSizeBytes()).setBatches(v.getBatches())
         .setLength(v.getLength()).setValue(v.getMetric()).setTimeMillis(now));
+  }
+
+  /** Checkpoints taken between validations: SAVED rows without a length or searcher metric. */
+  void periodicCheckpoints(long trialId, List<CheckpointRef> checkpoints, long now) {
+    for (CheckpointRef c : checkpoints) {
+      add(row("checkpoints").setTrialId(trialId).setState("SAVED").setName("periodic").setCheckpointUuid(c.getUuid())
+          .setUri(c.getUri()).setSizeBytes(c.getSizeBytes()).setBatches(c.getBatches()).setTimeMillis(now));
+    }
   }
 
   void deleted(List<CheckpointRef> checkpoints, long now) {

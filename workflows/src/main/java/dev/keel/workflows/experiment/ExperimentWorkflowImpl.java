@@ -340,7 +340,9 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
           case INVALID_HP -> TrialStates.INVALID_HP;
           case USER_STOPPED -> TrialStates.KILLED;
           case ERRORED -> TrialStates.ERRORED;
-        }).setError(exit.getMessage()).setRestarts(exit.getRestarts());
+        }).setError(exit.getMessage()).setRestarts(exit.getRestarts())
+            .addAllPeriodicCheckpoints(exit.getWrittenCheckpointsList());
+        catalog.periodicCheckpoints(t.getTrialId(), exit.getWrittenCheckpointsList(), now);
         catalog.trial(t.build(), now);
       }
       case CLOSED -> {

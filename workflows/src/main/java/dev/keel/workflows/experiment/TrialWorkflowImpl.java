@@ -4,6 +4,7 @@ import dev.keel.activities.TaskQueues;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.TrainProgress;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.api.v1.TrialCommand;
@@ -36,6 +37,8 @@ public class TrialWorkflowImpl implements TrialWorkflow {
   private boolean closing;
   private boolean killed;
   private CancellationScope running;
+  /** How many of {@code state.periodic_checkpoints} a validation report has carried to the experiment. */
+  private int reportedPeriodic;
 
   @Override
   public TrialState run(TrialRequest request) {
@@ -77,6 +80,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
       } catch (CanceledFailure e) {
         continue; // killed while training: handled at the top of the loop
       } catch (ActivityFailure e) {
+        state.addAllPeriodicCheckpoints(writtenBeforeFailure(e));
         if (killed) {
           continue;
         }
@@ -159,6 +163,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
 
   private void record(TrainResult result, long length, double metric, boolean smallerIsBetter) {
     state.addAllPeriodicCheckpoints(result.getPeriodicCheckpointsList());
+    reportedPeriodic = state.getPeriodicCheckpointsCount();
     state.setCompletedLength(length).setLatestMetric(metric).setLatestCheckpoint(result.getCheckpoint())
         .addCheckpoints(result.getCheckpoint().toBuilder().putMetrics("searcher_metric", metric).build());
     if (!state.hasBestMetric() || (smallerIsBetter ? metric < state.getBestMetric() : metric > state.getBestMetric())) {
@@ -168,8 +173,12 @@ public class TrialWorkflowImpl implements TrialWorkflow {
 
   private TrialState exit(ExperimentWorkflow experiment, String reason, String message, String finalState) {
     state.setState(finalState).setError(message == null ? "" : message);
+    // checkpoints of failed steps, which no validation report carried to the experiment
+    java.util.List<CheckpointRef> unreported = state.getPeriodicCheckpointsList().subList(reportedPeriodic,
+        state.getPeriodicCheckpointsCount());
     experiment.report(TrialReport.newBuilder().setTrialId(state.getTrialId())
-        .setExit(TrialReport.Exit.newBuilder().setReason(reason).setMessage(state.getError()).setRestarts(state.getRestarts()))
+        .setExit(TrialReport.Exit.newBuilder().setReason(reason).setMessage(state.getError()).setRestarts(state.getRestarts())
+            .addAllWrittenCheckpoints(unreported))
         .build());
     return state.build();
   }
@@ -208,6 +217,29 @@ public class TrialWorkflowImpl implements TrialWorkflow {
   @Override
   public TrialState state() {
     return state.build();
+  }
+
+  /**
+   * Checkpoints a failed step committed: the training activity attaches them to its failure, and a
+   * worker that died leaves them in its last heartbeat. Unreadable details count as none.
+   */
+  private static java.util.List<CheckpointRef> writtenBeforeFailure(ActivityFailure e) {
+    try {
+      for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+        io.temporal.common.converter.Values details = null;
+        if (c instanceof ApplicationFailure a) {
+          details = a.getDetails();
+        } else if (c instanceof io.temporal.failure.TimeoutFailure t) {
+          details = t.getLastHeartbeatDetails();
+        }
+        if (details != null && details.getSize() > 0) {
+          return details.get(0, TrainProgress.class).getWrittenCheckpointsList();
+        }
+      }
+    } catch (RuntimeException unreadable) {
+      // e.g. details written by another activity implementation
+    }
+    return java.util.List.of();
   }
 
   private static ApplicationFailure applicationFailure(Throwable t) {

@@ -7,6 +7,8 @@
  * Writes are atomic (locally: staged next to the target, fsynced, renamed; in S3: uploaded with the
  * MANIFEST last and only if absent); reads verify the manifest and refuse partial or corrupt
  * checkpoints. Storage access sits behind {@link dev.keel.gpu.checkpoint.CheckpointStorage}
- * ({@code file://} and {@code s3://}).
+ * ({@code file://} and {@code s3://}). Trainers take a {@link
+ * dev.keel.gpu.checkpoint.CheckpointSnapshot} and let a {@link
+ * dev.keel.gpu.checkpoint.BackgroundCheckpointWriter} write it while training goes on.
  */
 package dev.keel.gpu.checkpoint;

@@ -45,8 +45,11 @@ class FailedStepsHandTheirCheckpointsToTheExperimentTest {
         .setExperimentId(r.getExperimentId()).setBatches(batches).setSizeBytes(10).build();
   }
 
+  /** Holds trial-2's attempt silent until the test ends. */
+  private final java.util.concurrent.CountDownLatch testDone = new java.util.concurrent.CountDownLatch(1);
+
   /** trial-1 fails with its checkpoints as details; trial-2 heartbeats them and goes silent. */
-  static final class FailingTrainer implements TrainingActivities {
+  final class FailingTrainer implements TrainingActivities {
     @Override
     public TrainResult train(TrainRequest r) {
       TrainProgress written = TrainProgress.newBuilder()
@@ -57,7 +60,8 @@ class FailedStepsHandTheirCheckpointsToTheExperimentTest {
       }
       Activity.getExecutionContext().heartbeat(written);
       try {
-        Thread.sleep(4_000); // past the 1 s heartbeat timeout: a dead worker
+        // silent past the 1 s heartbeat timeout (the test server skips the time): a dead worker
+        testDone.await(1, java.util.concurrent.TimeUnit.MINUTES);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -67,6 +71,7 @@ class FailedStepsHandTheirCheckpointsToTheExperimentTest {
 
   @AfterEach
   void stop() {
+    testDone.countDown();
     env.close();
   }
 

@@ -1,6 +1,10 @@
 package dev.keel.activities;
 
-/** The task queues of DESIGN.md §2, in one place so workers and workflows agree. */
+/**
+ * Keel's task queues, in one place so workers and workflows agree: {@code keel-control} (every
+ * workflow plus the light catalog and GC activities), {@code keel-etl}, {@code keel-train-<pool>}
+ * and {@code keel-infer} (see docs/architecture.md).
+ */
 public final class TaskQueues {
   public static final String CONTROL = "keel-control";
   public static final String ETL = "keel-etl";

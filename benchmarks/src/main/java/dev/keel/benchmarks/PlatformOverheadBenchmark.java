@@ -1,11 +1,12 @@
 package dev.keel.benchmarks;
 
+
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
 import com.google.protobuf.Value;
 import dev.keel.activities.TaskQueues;
-import dev.keel.activities.storage.StorageRoot;
+import dev.keel.storage.StorageRoot;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.config.ConfigLoaders;
 import dev.keel.api.v1.ExperimentConfig;
@@ -14,8 +15,8 @@ import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
-import dev.keel.etl.dataset.LabeledImages;
-import dev.keel.etl.delta.DeltaDatasetReader;
+import dev.keel.tables.dataset.LabeledImages;
+import dev.keel.tables.DeltaDatasetReader;
 import dev.keel.gpu.model.FashionCnn;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.ModelRegistry;

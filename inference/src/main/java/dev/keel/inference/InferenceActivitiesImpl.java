@@ -1,18 +1,18 @@
 package dev.keel.inference;
 
 import dev.keel.activities.infer.InferenceActivities;
-import dev.keel.activities.storage.StorageFailures;
-import dev.keel.activities.storage.StorageRoot;
+import dev.keel.storage.StorageFailures;
+import dev.keel.storage.StorageRoot;
 import dev.keel.api.v1.InferenceRequest;
 import dev.keel.api.v1.InferenceResult;
 import dev.keel.api.v1.TableRef;
-import dev.keel.etl.dataset.DatasetReader;
-import dev.keel.etl.dataset.LabeledImages;
-import dev.keel.etl.delta.Columns;
-import dev.keel.etl.delta.DeltaTableWriter;
-import dev.keel.etl.delta.DeltaTables;
-import dev.keel.etl.delta.TableSchemas;
-import dev.keel.gpu.checkpoint.CorruptCheckpointException;
+import dev.keel.tables.dataset.DatasetReader;
+import dev.keel.tables.dataset.LabeledImages;
+import dev.keel.tables.Columns;
+import dev.keel.tables.DeltaTableWriter;
+import dev.keel.tables.DeltaTables;
+import dev.keel.tables.TableSchemas;
+import dev.keel.storage.checkpoint.CorruptCheckpointException;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.predict.CheckpointPredictor;
 import dev.keel.gpu.predict.Predictions;

@@ -4,10 +4,10 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import dev.keel.api.v1.CheckpointRef;
-import dev.keel.etl.dataset.LabeledImages;
-import dev.keel.gpu.checkpoint.CheckpointMetadata;
-import dev.keel.gpu.checkpoint.CheckpointStorage;
-import dev.keel.gpu.checkpoint.VerifiedCheckpoint;
+import dev.keel.tables.dataset.LabeledImages;
+import dev.keel.storage.checkpoint.CheckpointMetadata;
+import dev.keel.storage.checkpoint.CheckpointStorage;
+import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.model.ModelRegistry;
@@ -39,7 +39,7 @@ public final class CheckpointPredictor implements AutoCloseable {
   /**
    * @param uri a checkpoint directory URI ({@code CheckpointRef.uri})
    * @param threads libtorch intra-op threads (process-wide); 0 keeps the current setting
-   * @throws dev.keel.gpu.checkpoint.CorruptCheckpointException if the checkpoint is partial or corrupt
+   * @throws dev.keel.storage.checkpoint.CorruptCheckpointException if the checkpoint is partial or corrupt
    */
   public static CheckpointPredictor open(String uri, ModelRegistry registry, int threads) throws IOException {
     if (threads > 0) {

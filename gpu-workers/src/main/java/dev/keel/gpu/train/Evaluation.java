@@ -2,7 +2,7 @@ package dev.keel.gpu.train;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import dev.keel.etl.dataset.LabeledImages;
+import dev.keel.tables.dataset.LabeledImages;
 import java.util.Map;
 
 /** Accuracy and mean cross-entropy of a model on labelled images. */

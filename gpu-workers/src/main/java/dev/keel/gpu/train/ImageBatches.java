@@ -3,7 +3,7 @@ package dev.keel.gpu.train;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
-import dev.keel.etl.dataset.LabeledImages;
+import dev.keel.tables.dataset.LabeledImages;
 
 /** Turns rows of {@link LabeledImages} into tensors: images {@code (N, 1, H, W)} in [0, 1], labels int64. */
 public final class ImageBatches {

@@ -1,6 +1,6 @@
 package dev.keel.gpu.train;
 
-import dev.keel.etl.dataset.LabeledImages;
+import dev.keel.tables.dataset.LabeledImages;
 import java.util.Arrays;
 
 /** Splits a train split into training rows and the held-out last {@code fraction} for validation. */

@@ -1,5 +1,7 @@
 package dev.keel.gpu.train;
 
+import dev.keel.gpu.checkpoint.ModelCheckpoints;
+
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
@@ -12,7 +14,7 @@ import ai.djl.nn.Parameter;
 import ai.djl.training.GradientCollector;
 import ai.djl.training.ParameterStore;
 import ai.djl.util.Pair;
-import dev.keel.gpu.checkpoint.VerifiedCheckpoint;
+import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.optim.Optimizers;
@@ -87,9 +89,9 @@ public final class TrainableModel implements AutoCloseable {
 
   /** Loads parameters (and, if asked, optimizer state) from a verified checkpoint. */
   public void restore(VerifiedCheckpoint checkpoint, boolean withOptimizerState) throws IOException {
-    checkpoint.loadParameters(block, manager);
+    ModelCheckpoints.loadParameters(checkpoint, block, manager);
     if (withOptimizerState) {
-      checkpoint.loadOptimizerState(optimizer, manager);
+      ModelCheckpoints.loadOptimizerState(checkpoint, optimizer, manager);
     }
     store = new ParameterStore(manager, false); // it caches parameter arrays
     restoreRequiresGradient();

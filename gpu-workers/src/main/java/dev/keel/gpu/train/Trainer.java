@@ -1,14 +1,15 @@
 package dev.keel.gpu.train;
 
+import dev.keel.gpu.checkpoint.ModelCheckpoints;
+
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
 import dev.keel.api.v1.CheckpointRef;
-import dev.keel.etl.dataset.LabeledImages;
-import dev.keel.gpu.checkpoint.CheckpointMetadata;
-import dev.keel.gpu.checkpoint.BackgroundCheckpointWriter;
-import dev.keel.gpu.checkpoint.CheckpointSnapshot;
-import dev.keel.gpu.checkpoint.VerifiedCheckpoint;
+import dev.keel.tables.dataset.LabeledImages;
+import dev.keel.storage.checkpoint.CheckpointMetadata;
+import dev.keel.storage.checkpoint.BackgroundCheckpointWriter;
+import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.TrainingHyperparameters;
 import io.temporal.failure.ApplicationFailure;
@@ -65,7 +66,7 @@ public final class Trainer {
   /**
    * @throws ApplicationFailure of type {@value #INVALID_HYPERPARAMETER} (non-retryable) when the
    *     loss becomes NaN, infinite or above {@link #DIVERGED_LOSS}
-   * @throws dev.keel.gpu.checkpoint.CorruptCheckpointException if the start checkpoint is bad
+   * @throws dev.keel.storage.checkpoint.CorruptCheckpointException if the start checkpoint is bad
    * @throws InvalidFieldException if the data does not fit the plan (e.g. batch size)
    */
   public TrainingOutcome run() throws IOException {
@@ -120,7 +121,7 @@ public final class Trainer {
         // background, and the checkpoint is reported (heartbeated) only once it is committed.
         Optional<CheckpointRef> committed = due
             ? writer.submit(metadata(UUID.randomUUID().toString(), batch, trainExamples,
-                Map.of(Metrics.TRAIN_LOSS, losses.mean())), CheckpointSnapshot.of(model.block(), model.optimizer()))
+                Map.of(Metrics.TRAIN_LOSS, losses.mean())), ModelCheckpoints.snapshot(model.block(), model.optimizer()))
             : writer.poll();
         if (committed.isPresent()) {
           last = committed;
@@ -134,7 +135,7 @@ public final class Trainer {
       String finalUuid = UUID.randomUUID().toString();
       if (saveFinal) {
         Optional<CheckpointRef> committed = writer.submitAwaitingMetadata(plan.experimentId(), plan.trialId(), finalUuid,
-            CheckpointSnapshot.of(model.block(), model.optimizer()));
+            ModelCheckpoints.snapshot(model.block(), model.optimizer()));
         if (committed.isPresent()) {
           last = committed;
           listener.onProgress(progress(batch, losses, order, last, firstBatch, started));

@@ -4,7 +4,7 @@ import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
-import dev.keel.gpu.checkpoint.CheckpointStorage;
+import dev.keel.storage.checkpoint.CheckpointStorage;
 import dev.keel.gpu.model.FashionCnn;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.InvalidFieldException;

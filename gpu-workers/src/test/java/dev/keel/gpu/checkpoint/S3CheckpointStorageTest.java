@@ -1,5 +1,14 @@
 package dev.keel.gpu.checkpoint;
 
+import dev.keel.storage.checkpoint.CheckpointWriter;
+import dev.keel.storage.checkpoint.VerifiedCheckpoint;
+
+import dev.keel.storage.checkpoint.CheckpointFiles;
+import dev.keel.storage.checkpoint.CheckpointMetadata;
+import dev.keel.storage.checkpoint.CheckpointStorage;
+import dev.keel.storage.checkpoint.CorruptCheckpointException;
+import dev.keel.storage.checkpoint.S3CheckpointStorage;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,16 +16,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDManager;
-import dev.keel.activities.storage.S3Clients;
-import dev.keel.activities.storage.StorageFailures;
-import dev.keel.activities.testing.S3ProxyExtension;
+import dev.keel.storage.S3Clients;
+import dev.keel.storage.StorageFailures;
+import dev.keel.storage.testing.S3ProxyExtension;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.gpu.model.FashionCnn;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
-import dev.keel.gpu.testing.TestDirs;
+import dev.keel.storage.testing.TestDirs;
 import dev.keel.gpu.train.ImageBatches;
 import dev.keel.gpu.train.TrainableModel;
 import io.temporal.failure.ApplicationFailure;
@@ -55,7 +64,7 @@ class S3CheckpointStorageTest {
     CheckpointMetadata md = new CheckpointMetadata(UUID.randomUUID().toString(), "exp", "t1",
         ModelSpec.newBuilder().setName("fashion_cnn").build(), hp.asProto(), 1, 2, 32, 60000,
         "test", FashionMnist.TABLE, 1, Map.of("train_loss", 1.5), "now");
-    return new CheckpointWriter(target).write(md, model.block(), model.optimizer());
+    return new CheckpointWriter(target).write(md, ModelCheckpoints.snapshot(model.block(), model.optimizer()));
   }
 
   private static TrainableModel trained(Hyperparameters hp) {

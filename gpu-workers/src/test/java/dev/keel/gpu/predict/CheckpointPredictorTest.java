@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.api.v1.CheckpointRef;
-import dev.keel.etl.dataset.LabeledImages;
-import dev.keel.gpu.checkpoint.CheckpointFiles;
-import dev.keel.gpu.checkpoint.CorruptCheckpointException;
+import dev.keel.tables.dataset.LabeledImages;
+import dev.keel.storage.checkpoint.CheckpointFiles;
+import dev.keel.storage.checkpoint.CorruptCheckpointException;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
-import dev.keel.gpu.testing.TestDirs;
+import dev.keel.storage.testing.TestDirs;
 import dev.keel.gpu.train.Metrics;
 import dev.keel.gpu.train.ProgressListener;
 import dev.keel.gpu.train.Trainer;

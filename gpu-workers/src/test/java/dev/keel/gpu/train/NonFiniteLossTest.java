@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
-import dev.keel.gpu.testing.TestDirs;
+import dev.keel.storage.testing.TestDirs;
 import io.temporal.failure.ApplicationFailure;
 import org.junit.jupiter.api.Test;
 

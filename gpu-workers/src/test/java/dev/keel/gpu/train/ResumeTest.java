@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.TrainRequest;
-import dev.keel.gpu.checkpoint.CheckpointFiles;
+import dev.keel.storage.checkpoint.CheckpointFiles;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
-import dev.keel.gpu.testing.TestDirs;
+import dev.keel.storage.testing.TestDirs;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;

@@ -12,11 +12,11 @@ import org.junit.jupiter.api.Test;
  * Simulated time only: no wall-clock assertions.
  */
 class AshaBeatsRandomAndHyperbandOnTheSyntheticOracleTest {
-  private static final List<SearchBenchmark.Row> ROWS = SearchBenchmark.run(new SyntheticOracle(0.02),
-      SearchBenchmark.entries().stream().filter(e -> List.of("random", "adaptive_asha", "hyperband").contains(e.label())).toList(),
+  private static final List<SearcherComparison.Row> ROWS = SearcherComparison.run(new SyntheticOracle(0.02),
+      SearcherComparison.entries().stream().filter(e -> List.of("random", "adaptive_asha", "hyperband").contains(e.label())).toList(),
       20, 2000, 16, 2560, 0.14);
 
-  private static SearchBenchmark.Row row(String label) {
+  private static SearcherComparison.Row row(String label) {
     return ROWS.stream().filter(r -> r.label().equals(label)).findFirst().orElseThrow();
   }
 

@@ -6,7 +6,7 @@ import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.config.ConfigLoaders;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.PipelineRequest;
-import dev.keel.service.demo.PipelineLauncher;
+import dev.keel.service.pipeline.PipelineLauncher;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Body;

@@ -2,7 +2,7 @@ package dev.keel.service.cli;
 
 import dev.keel.api.config.ConfigLoaders;
 import dev.keel.api.v1.PipelineRequest;
-import dev.keel.service.demo.DemoRequest;
+import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.schedule.PipelineSchedules;
 import dev.keel.service.worker.KeelWorkerHost;
 import io.temporal.serviceclient.WorkflowServiceStubs;

@@ -1,7 +1,7 @@
 package dev.keel.service.cli;
 
-import dev.keel.activities.storage.StorageProbe;
-import dev.keel.activities.storage.StorageRoot;
+import dev.keel.storage.StorageProbe;
+import dev.keel.storage.StorageRoot;
 import dev.keel.service.dev.DevStack;
 import dev.keel.service.dev.TemporalCliServer;
 import picocli.CommandLine.Option;

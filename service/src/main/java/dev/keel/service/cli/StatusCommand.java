@@ -1,7 +1,7 @@
 package dev.keel.service.cli;
 
 import com.google.protobuf.util.JsonFormat;
-import dev.keel.service.demo.PipelineLauncher;
+import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.worker.KeelWorkerHost;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.util.concurrent.Callable;

@@ -1,6 +1,6 @@
 package dev.keel.service.dev;
 
-import dev.keel.activities.storage.StorageRoot;
+import dev.keel.storage.StorageRoot;
 import dev.keel.service.api.ApiServer;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.WorkerHostOptions;

@@ -1,21 +1,22 @@
 package dev.keel.service.worker;
 
 import dev.keel.etl.IngestActivitiesImpl;
-import dev.keel.etl.catalog.CatalogActivitiesImpl;
-import dev.keel.etl.dataset.DatasetReader;
-import dev.keel.etl.delta.DeltaDatasetReader;
-import dev.keel.gpu.checkpoint.CheckpointGcActivitiesImpl;
-import dev.keel.gpu.checkpoint.CheckpointStorage;
+import dev.keel.tables.catalog.CatalogActivitiesImpl;
+import dev.keel.tables.DeltaDatasetReader;
+import dev.keel.storage.checkpoint.CheckpointGcActivitiesImpl;
+import dev.keel.storage.checkpoint.CheckpointStorage;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.train.TrainingActivitiesImpl;
 import dev.keel.inference.InferenceActivitiesImpl;
 import java.time.Duration;
 
-/** Builds the activity implementations of one worker process from its options. */
+/**
+ * Builds the activity implementations of one worker process from its options. Each role's
+ * implementations are created only when that role is served, so a control-only worker never loads
+ * DJL or libtorch.
+ */
 final class ActivityWiring {
   private final WorkerHostOptions options;
-  private final DatasetReader reader = new DeltaDatasetReader();
-  private final ModelRegistry models = ModelRegistry.withBuiltIns();
 
   ActivityWiring(WorkerHostOptions options) {
     this.options = options;
@@ -36,11 +37,12 @@ final class ActivityWiring {
   }
 
   TrainingActivitiesImpl training() {
-    return new TrainingActivitiesImpl(reader, models, Duration.ofSeconds(1),
+    return new TrainingActivitiesImpl(new DeltaDatasetReader(), ModelRegistry.withBuiltIns(), Duration.ofSeconds(1),
         new TrainingActivitiesImpl.WorkerDefaults(options.storageRoot().checkpoints(), options.trainThreads()));
   }
 
   InferenceActivitiesImpl inference() {
-    return new InferenceActivitiesImpl(reader, options.storageRoot(), models, options.trainThreads());
+    return new InferenceActivitiesImpl(new DeltaDatasetReader(), options.storageRoot(), ModelRegistry.withBuiltIns(),
+        options.trainThreads());
   }
 }

@@ -50,7 +50,7 @@ public final class KeelWorkerHost implements AutoCloseable {
     if (options.roles().contains(Role.CONTROL)) {
       Worker control = factory.newWorker(TaskQueues.CONTROL, workerOptions(options, 0));
       KeelWorkflows.register(control);
-      // the light activities the workflows call on keel-control (DESIGN.md §2)
+      // catalog commits and checkpoint GC: light, so they share keel-control with the workflows
       control.registerActivitiesImplementations(wiring.catalog(), wiring.checkpointGc());
     }
     if (options.roles().contains(Role.ETL)) {
@@ -80,7 +80,8 @@ public final class KeelWorkerHost implements AutoCloseable {
       b.setMaxConcurrentActivityExecutionSize(activitySlots);
     }
     if (options.devServer()) {
-      // The Java test server never expires a dead worker's sticky queue (DESIGN.md §5). Only for it:
+      // The Java test server never expires a dead worker's sticky queue: a killed worker would strand
+      // its workflows. Only for it:
       // a real server (including `temporal server start-dev`) expires sticky queues itself.
       b.setStickyQueueScheduleToStartTimeout(Duration.ZERO);
     }

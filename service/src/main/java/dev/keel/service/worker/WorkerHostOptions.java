@@ -1,6 +1,6 @@
 package dev.keel.service.worker;
 
-import dev.keel.activities.storage.StorageRoot;
+import dev.keel.storage.StorageRoot;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;

@@ -2,7 +2,7 @@ package dev.keel.service.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.keel.activities.testing.S3ProxyExtension;
+import dev.keel.storage.testing.S3ProxyExtension;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;

@@ -39,7 +39,7 @@ class KeelCliRejectsBadInputWithOneClearMessageTest {
   @Test
   void validateAcceptsTheShippedDemoRequest(@TempDir Path dir) throws Exception {
     Path request = dir.resolve("demo.yaml");
-    Files.writeString(request, dev.keel.service.demo.DemoRequest.text());
+    Files.writeString(request, dev.keel.service.pipeline.DemoRequest.text());
     assertEquals("0", run("validate", "--pipeline", request.toString())[0]);
   }
 

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.keel.activities.storage.StorageRoot;
+import dev.keel.storage.StorageRoot;
 import dev.keel.service.dev.DevStack.Backend;
 import dev.keel.service.schedule.PipelineSchedules;
 import io.temporal.api.enums.v1.ScheduleOverlapPolicy;

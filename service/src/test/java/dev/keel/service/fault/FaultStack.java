@@ -1,6 +1,6 @@
 package dev.keel.service.fault;
 
-import dev.keel.activities.storage.StorageRoot;
+import dev.keel.storage.StorageRoot;
 import dev.keel.api.config.ConfigLoaders;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.DataSource;

@@ -1,6 +1,6 @@
 package dev.keel.service.fault;
 
-import dev.keel.etl.testing.KernelRows;
+import dev.keel.tables.testing.KernelRows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.TaskQueues;
-import dev.keel.activities.storage.StorageRoot;
-import dev.keel.activities.testing.S3ProxyExtension;
+import dev.keel.storage.StorageRoot;
+import dev.keel.storage.testing.S3ProxyExtension;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
-import dev.keel.service.demo.DemoRequest;
+import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.WorkerHostOptions;

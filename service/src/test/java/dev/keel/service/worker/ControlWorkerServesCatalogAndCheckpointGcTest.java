@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.catalog.CatalogActivities;
 import dev.keel.activities.checkpoint.CheckpointGcActivities;
-import dev.keel.activities.storage.StorageRoot;
+import dev.keel.storage.StorageRoot;
 import dev.keel.api.v1.CatalogAppend;
 import dev.keel.api.v1.CatalogRow;
 import dev.keel.api.v1.CheckpointRef;

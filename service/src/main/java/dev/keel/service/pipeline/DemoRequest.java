@@ -1,0 +1,58 @@
+package dev.keel.service.pipeline;
+
+import dev.keel.api.config.ConfigLoaders;
+import dev.keel.api.v1.Length;
+import dev.keel.api.v1.PipelineRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/** The demo pipeline request, shipped as {@code keel/demo-pipeline.yaml}. */
+public final class DemoRequest {
+  public static final String DEFAULT_DATA = "/usr/share/datasets/fashion-mnist";
+  public static final String RESOURCE = "keel/demo-pipeline.yaml";
+  private static final List<String> FILES = List.of("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+      "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz");
+
+  private DemoRequest() {}
+
+  /** The shipped request, reading the dataset from {@code dataDir}. */
+  public static PipelineRequest load(Path dataDir) {
+    PipelineRequest request = ConfigLoaders.pipeline().fromYaml(text());
+    PipelineRequest.Builder b = request.toBuilder();
+    b.getSourceBuilder().setUri(dataDir.toAbsolutePath().toString());
+    return b.build();
+  }
+
+  /** The shipped request, training for {@code batches} batches instead of the demo's length. */
+  public static PipelineRequest load(Path dataDir, long batches) {
+    PipelineRequest.Builder b = load(dataDir).toBuilder();
+    b.getExperimentBuilder().getSearcherBuilder().setMaxLength(Length.newBuilder().setBatches(batches));
+    return ConfigLoaders.pipeline().validate(b.build(), "demo request");
+  }
+
+  public static String text() {
+    try (InputStream in = DemoRequest.class.getClassLoader().getResourceAsStream(RESOURCE)) {
+      if (in == null) {
+        throw new IllegalStateException(RESOURCE + " is missing from the classpath");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** One line saying how to get the data when it is not there. */
+  public static void requireDataset(Path dir) {
+    for (String f : FILES) {
+      if (!Files.isRegularFile(dir.resolve(f))) {
+        throw new IllegalArgumentException("Fashion-MNIST not found at " + dir + " (missing " + f
+            + "): install it with 'apt-get install -y dataset-fashion-mnist' or pass --data DIR");
+      }
+    }
+  }
+}

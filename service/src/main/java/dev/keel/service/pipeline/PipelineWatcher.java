@@ -1,0 +1,104 @@
+package dev.keel.service.pipeline;
+
+import dev.keel.api.temporal.KeelDataConverter;
+import dev.keel.api.v1.PipelineProgress;
+import dev.keel.api.v1.PipelineResult;
+import dev.keel.api.v1.TrainProgress;
+import dev.keel.workflows.pipeline.PipelineWorkflow;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.workflow.v1.PendingActivityInfo;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionResponse;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowStub;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Follows a pipeline on a terminal: the stage from the workflow's {@code progress} query, and the
+ * training batches and loss from the train activity's heartbeat details (Temporal keeps them with
+ * the pending activity, so any client can read them, not just the worker's process).
+ */
+public final class PipelineWatcher {
+  private final WorkflowClient client;
+  private final WorkflowServiceStubs stubs;
+  private final PrintStream out;
+  private final Duration poll;
+
+  public PipelineWatcher(WorkflowClient client, WorkflowServiceStubs stubs, PrintStream out, Duration poll) {
+    this.client = client;
+    this.stubs = stubs;
+    this.out = out;
+    this.poll = poll;
+  }
+
+  /** Prints progress until the pipeline closes; returns its result or throws its failure. */
+  public PipelineResult follow(String id) throws InterruptedException {
+    String lastStage = "";
+    String lastLine = "";
+    long lastPrint = 0;
+    while (true) {
+      DescribeWorkflowExecutionResponse d = describe(id);
+      if (d.getWorkflowExecutionInfo().getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+        break;
+      }
+      PipelineProgress p = client.newWorkflowStub(PipelineWorkflow.class, id).progress();
+      if (!p.getStage().equals(lastStage)) {
+        out.println(stageLine(p));
+        lastStage = p.getStage();
+      }
+      for (PendingActivityInfo a : d.getPendingActivitiesList()) {
+        String line = activityLine(a);
+        long now = System.nanoTime();
+        if (!line.isEmpty() && !line.equals(lastLine) && now - lastPrint > 2_000_000_000L) {
+          out.println(line);
+          lastLine = line;
+          lastPrint = now;
+        }
+      }
+      Thread.sleep(poll.toMillis());
+    }
+    WorkflowStub stub = client.newUntypedWorkflowStub(id);
+    return stub.getResult(PipelineResult.class);
+  }
+
+  private DescribeWorkflowExecutionResponse describe(String id) {
+    return stubs.blockingStub().describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
+        .setNamespace(client.getOptions().getNamespace())
+        .setExecution(WorkflowExecution.newBuilder().setWorkflowId(id))
+        .build());
+  }
+
+  private static String stageLine(PipelineProgress p) {
+    return switch (p.getStage()) {
+      case "etl" -> "[etl]   ingesting the source into a Delta table";
+      case "train" -> String.format(Locale.ROOT, "[etl]   table %s version %d (%,d rows%s)%n[train] training",
+          p.getIngest().getTable().getUri(), p.getIngest().getTable().getVersion(), p.getIngest().getRows(),
+          p.getIngest().getAlreadyIngested() ? ", already ingested" : "");
+      case "infer" -> String.format(Locale.ROOT,
+          "[train] done: %,d batches in %.0f s, validation accuracy %.4f, loss %.4f%n[train] checkpoint %s%n[infer] scoring",
+          p.getTrain().getBatches(), p.getTrain().getSeconds(),
+          p.getTrain().getValidationMetricsOrDefault("validation_accuracy", Double.NaN),
+          p.getTrain().getValidationMetricsOrDefault("validation_loss", Double.NaN), p.getTrain().getCheckpoint().getUri());
+      default -> "[" + p.getStage() + "]";
+    };
+  }
+
+  private static String activityLine(PendingActivityInfo a) {
+    String retry = a.getAttempt() > 1 ? " (attempt " + a.getAttempt() + ")" : "";
+    if (!a.hasHeartbeatDetails() || a.getHeartbeatDetails().getPayloadsCount() == 0) {
+      return "";
+    }
+    if ("Train".equals(a.getActivityType().getName())) {
+      TrainProgress t = KeelDataConverter.get().fromPayloads(0, Optional.of(a.getHeartbeatDetails()),
+          TrainProgress.class, TrainProgress.class);
+      return String.format(Locale.ROOT, "[train] epoch %d  batch %,d/%,d  loss %.4f  %.1f batches/s%s",
+          t.getEpoch(), t.getBatches(), t.getTargetBatches(), t.getLoss(), t.getBatchesPerSecond(), retry);
+    }
+    return "";
+  }
+}

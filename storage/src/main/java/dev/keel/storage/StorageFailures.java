@@ -1,0 +1,84 @@
+package dev.keel.storage;
+
+import io.temporal.failure.ApplicationFailure;
+import java.util.Optional;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.SdkClientException;
+
+/**
+ * Turns "this storage cannot be used" errors (access denied, wrong or missing credentials, no
+ * such bucket, read-only root) into a non-retryable activity failure with a one-line message
+ * naming the URI: retrying cannot fix them, and a stack trace does not help whoever fixes them.
+ * Connection errors and throttling are left alone (retryable).
+ */
+public final class StorageFailures {
+  /** Failure type of an unusable storage root. */
+  public static final String STORAGE_UNUSABLE = "StorageUnusable";
+  private static final String NO_CREDENTIALS =
+      "no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE";
+
+  private StorageFailures() {}
+
+  /** What is wrong with the storage, if {@code error} (or a cause) says it is unusable. */
+  public static Optional<String> problem(Throwable error) {
+    // the S3 service's own answer is the most precise; Hadoop wraps it in IOExceptions
+    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof ApplicationFailure) {
+        return Optional.empty();
+      }
+      if (t instanceof AwsServiceException e) {
+        String code = e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
+        int status = e.statusCode();
+        if (status == 403 || "InvalidAccessKeyId".equals(code) || "SignatureDoesNotMatch".equals(code)) {
+          return Optional.of("access denied (" + status + (code == null ? "" : " " + code)
+              + "): check the AWS credentials (AWS_ACCESS_KEY_ID / AWS_PROFILE) and the bucket policy");
+        }
+        if ("NoSuchBucket".equals(code)) {
+          return Optional.of("the bucket does not exist");
+        }
+        if (status == 301 || "PermanentRedirect".equals(code) || "AuthorizationHeaderMalformed".equals(code)) {
+          return Optional.of("wrong region (" + code + "): set AWS_REGION to the bucket's region");
+        }
+      }
+    }
+    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof SdkClientException && t.getMessage() != null
+          && t.getMessage().contains("Unable to load credentials")) {
+        return Optional.of(NO_CREDENTIALS);
+      }
+      String cls = t.getClass().getName();
+      if (cls.equals("org.apache.hadoop.fs.s3a.auth.NoAuthWithAWSException")) {
+        return Optional.of(NO_CREDENTIALS);
+      }
+      if (cls.equals("org.apache.hadoop.fs.s3a.UnknownStoreException")) {
+        return Optional.of("the bucket does not exist");
+      }
+      if (t instanceof java.nio.file.AccessDeniedException) {
+        return Optional.of("access denied (" + firstLine(t.getMessage())
+            + "): check the credentials and that the storage root is writable");
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The non-retryable failure for {@code error} at {@code uri}, or empty when it may be transient. */
+  public static Optional<ApplicationFailure> nonRetryable(String uri, Throwable error) {
+    return problem(error).map(p -> ApplicationFailure.newNonRetryableFailure(
+        "storage " + uri + ": " + p, STORAGE_UNUSABLE));
+  }
+
+  /** Rethrows {@code error} as the non-retryable failure if the storage is unusable; else returns it. */
+  public static RuntimeException translate(String uri, RuntimeException error) {
+    Optional<ApplicationFailure> f = nonRetryable(uri, error);
+    return f.isPresent() ? f.get() : error;
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "";
+    }
+    int nl = s.indexOf('\n');
+    String line = nl < 0 ? s : s.substring(0, nl);
+    return line.length() > 200 ? line.substring(0, 200) + "…" : line;
+  }
+}

@@ -1,0 +1,74 @@
+package dev.keel.storage.checkpoint;
+
+import dev.keel.api.v1.CheckpointRef;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * A checkpoint whose MANIFEST has been verified (every file present with the recorded size and
+ * SHA-256) and whose metadata parsed. Loading its tensors into a model is the trainer's job
+ * ({@code dev.keel.gpu.checkpoint.ModelCheckpoints}); this class knows files, not tensors.
+ */
+public final class VerifiedCheckpoint {
+  private final String uri;
+  private final Path dir;
+  private final Manifest manifest;
+  private final CheckpointMetadata metadata;
+
+  private VerifiedCheckpoint(String uri, Path dir, Manifest manifest, CheckpointMetadata metadata) {
+    this.uri = uri;
+    this.dir = dir;
+    this.manifest = manifest;
+    this.metadata = metadata;
+  }
+
+  /** @throws CorruptCheckpointException if the checkpoint is missing, partial or corrupt */
+  public static VerifiedCheckpoint open(CheckpointStorage storage, String uri) throws IOException {
+    Path dir = storage.localDirectory(uri);
+    Manifest manifest = Manifest.verify(dir, uri, CheckpointFiles.REQUIRED);
+    CheckpointMetadata metadata;
+    try {
+      metadata = CheckpointMetadata.fromJson(Files.readAllBytes(dir.resolve(CheckpointFiles.METADATA)));
+    } catch (IOException | RuntimeException e) {
+      throw new CorruptCheckpointException(uri, CheckpointFiles.METADATA, "unreadable: " + e.getMessage(), e);
+    }
+    return new VerifiedCheckpoint(uri, dir, manifest, metadata);
+  }
+
+  /** Opens {@code ref.uri} with the storage for its location. */
+  public static VerifiedCheckpoint open(CheckpointRef ref) throws IOException {
+    return open(CheckpointStorage.forRoot(ref.getUri()), ref.getUri());
+  }
+
+  public String uri() {
+    return uri;
+  }
+
+  public CheckpointMetadata metadata() {
+    return metadata;
+  }
+
+  public long sizeBytes() {
+    return manifest.totalBytes();
+  }
+
+  public CheckpointRef ref() {
+    return CheckpointRef.newBuilder()
+        .setUuid(metadata.uuid())
+        .setUri(uri)
+        .setExperimentId(metadata.experimentId())
+        .setTrialId(metadata.trialId())
+        .setBatches(metadata.batches())
+        .putAllMetrics(metadata.metrics())
+        .setSizeBytes(sizeBytes())
+        .build();
+  }
+
+  /** One of the checkpoint's verified files ({@link CheckpointFiles}), buffered. */
+  public DataInputStream openFile(String name) throws IOException {
+    return new DataInputStream(new BufferedInputStream(Files.newInputStream(dir.resolve(name)), 1 << 16));
+  }
+}

@@ -1,0 +1,96 @@
+package dev.keel.storage.testing;
+
+import dev.keel.storage.S3Clients;
+import dev.keel.storage.S3Settings;
+import java.net.URI;
+import java.util.Locale;
+import java.util.UUID;
+import org.gaul.s3proxy.S3Proxy;
+import org.gaul.s3proxy.auth.AuthenticationType;
+import org.gaul.s3proxy.nio2blob.TransientNio2BlobStore;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * An in-memory S3 (S3Proxy, transient store) on 127.0.0.1 and a random port, one per test JVM,
+ * configured the way users configure Keel: {@code aws.endpointUrl}, {@code aws.region}, {@code
+ * aws.accessKeyId} and {@code aws.secretAccessKey} system properties (the AWS SDK's equivalents of
+ * {@code AWS_ENDPOINT_URL}, {@code AWS_REGION}, {@code AWS_ACCESS_KEY_ID}, {@code
+ * AWS_SECRET_ACCESS_KEY}), so code under test reads them through {@link S3Settings#fromEnvironment()}.
+ *
+ * <p>One server per JVM because Hadoop caches one S3A file system per bucket for the JVM's life:
+ * a second server on another port would be invisible to it. Use a fresh {@link #newBucket} per test.
+ *
+ * <pre>{@code @ExtendWith(S3ProxyExtension.class) class MyTest { ... S3ProxyExtension.newBucket("t") ... }}</pre>
+ */
+public final class S3ProxyExtension implements BeforeAllCallback {
+  public static final String ACCESS_KEY = "keel-test-access";
+  public static final String SECRET_KEY = "keel-test-secret";
+  public static final String REGION = "us-east-1";
+
+  private static S3Proxy proxy;
+  private static URI endpoint;
+
+  @Override
+  public void beforeAll(ExtensionContext context) throws Exception {
+    start();
+  }
+
+  /** Starts the JVM's server (once) and points the AWS system properties at it. */
+  public static synchronized URI start() throws Exception {
+    if (proxy == null) {
+      S3Proxy p = S3Proxy.builder()
+          .blobStore(new TransientNio2BlobStore())
+          .endpoint(URI.create("http://127.0.0.1:0"))
+          .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
+          .build();
+      p.start();
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (!"STARTED".equals(p.getState())) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("S3Proxy did not start: " + p.getState());
+        }
+        Thread.sleep(10);
+      }
+      endpoint = URI.create("http://127.0.0.1:" + p.getPort());
+      proxy = p;
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+          p.stop();
+        } catch (Exception ignored) {
+          // JVM exit
+        }
+      }, "s3proxy-stop"));
+    }
+    System.setProperty("aws.endpointUrl", endpoint.toString());
+    System.setProperty("aws.region", REGION);
+    System.setProperty("aws.accessKeyId", ACCESS_KEY);
+    System.setProperty("aws.secretAccessKey", SECRET_KEY);
+    return endpoint;
+  }
+
+  public static URI endpoint() {
+    if (endpoint == null) {
+      throw new IllegalStateException("S3ProxyExtension not started");
+    }
+    return endpoint;
+  }
+
+  /** The settings tests use (the same the code under test reads from the system properties). */
+  public static S3Settings settings() {
+    endpoint();
+    return S3Settings.fromEnvironment();
+  }
+
+  public static S3Client client() {
+    return S3Clients.get(settings());
+  }
+
+  /** Creates a bucket with a unique name starting with {@code prefix} and returns its name. */
+  public static String newBucket(String prefix) {
+    String name = (prefix + "-" + UUID.randomUUID().toString().substring(0, 8)).toLowerCase(Locale.ROOT);
+    client().createBucket(b -> b.bucket(name));
+    return name;
+  }
+}

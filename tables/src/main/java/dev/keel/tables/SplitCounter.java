@@ -1,0 +1,95 @@
+package dev.keel.tables;
+
+import io.delta.kernel.Scan;
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.data.ColumnVector;
+import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.data.FilteredColumnarBatch;
+import io.delta.kernel.data.Row;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.engine.FileReadResult;
+import io.delta.kernel.internal.InternalScanFileUtils;
+import io.delta.kernel.internal.data.ScanStateRow;
+import io.delta.kernel.internal.util.Utils;
+import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.FileStatus;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Counts the rows of a snapshot per value of its {@code split} column, reading only that column
+ * (deletion vectors applied). A table without a {@code split} column counts all its rows under
+ * {@value #ALL}.
+ */
+public final class SplitCounter {
+  /** Column holding the split name ({@link TableSchemas#LABELED_IMAGES}). */
+  public static final String SPLIT = "split";
+  /** Key of the total of a table without a split column. */
+  public static final String ALL = "all";
+
+  private SplitCounter() {}
+
+  /** Split name to row count, in name order; NULL splits count under the empty name. */
+  public static Map<String, Long> count(Engine engine, Snapshot snapshot) {
+    StructType schema = snapshot.getSchema();
+    boolean bySplit = schema.indexOf(SPLIT) >= 0;
+    StructField column = bySplit ? schema.get(SPLIT) : schema.at(0);
+    Scan scan = snapshot.getScanBuilder().withReadSchema(new StructType().add(column)).build();
+    Row scanState = scan.getScanState(engine);
+    StructType physicalSchema = ScanStateRow.getPhysicalDataReadSchema(scanState);
+    Map<String, Long> counts = new TreeMap<>();
+    try (CloseableIterator<FilteredColumnarBatch> scanFiles = scan.getScanFiles(engine)) {
+      while (scanFiles.hasNext()) {
+        try (CloseableIterator<Row> fileRows = scanFiles.next().getRows()) {
+          while (fileRows.hasNext()) {
+            Row scanFile = fileRows.next();
+            FileStatus file = InternalScanFileUtils.getAddFileStatus(scanFile);
+            CloseableIterator<ColumnarBatch> physical =
+                engine.getParquetHandler()
+                    .readParquetFiles(Utils.singletonCloseableIterator(file), physicalSchema, Optional.empty())
+                    .map(FileReadResult::getData);
+            try (CloseableIterator<FilteredColumnarBatch> data =
+                Scan.transformPhysicalData(engine, scanState, scanFile, physical)) {
+              while (data.hasNext()) {
+                add(counts, data.next(), bySplit);
+              }
+            }
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("counting rows of version " + snapshot.getVersion(), e);
+    }
+    return counts;
+  }
+
+  private static void add(Map<String, Long> counts, FilteredColumnarBatch fb, boolean bySplit) {
+    ColumnarBatch b = fb.getData();
+    ColumnVector split = b.getColumnVector(0);
+    Optional<ColumnVector> sel = fb.getSelectionVector();
+    String last = null;
+    long run = 0;
+    for (int r = 0; r < b.getSize(); r++) {
+      if (sel.isPresent() && (sel.get().isNullAt(r) || !sel.get().getBoolean(r))) {
+        continue;
+      }
+      String key = !bySplit ? ALL : split.isNullAt(r) ? "" : split.getString(r);
+      if (!key.equals(last)) {
+        if (last != null) {
+          counts.merge(last, run, Long::sum);
+        }
+        last = key;
+        run = 0;
+      }
+      run++;
+    }
+    if (last != null) {
+      counts.merge(last, run, Long::sum);
+    }
+  }
+}

@@ -14,6 +14,7 @@ import io.delta.kernel.internal.data.ScanStateRow;
 import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.DoubleType;
+import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructType;
@@ -77,6 +78,9 @@ public final class KernelRows {
     }
     if (t instanceof LongType) {
       return v.getLong(r);
+    }
+    if (t instanceof IntegerType) {
+      return v.getInt(r);
     }
     if (t instanceof DoubleType) {
       return v.getDouble(r);

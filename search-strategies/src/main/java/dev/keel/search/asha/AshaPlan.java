@@ -22,6 +22,8 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
   public static final int DEFAULT_DIVISOR = 4;
   public static final int DEFAULT_MAX_RUNGS = 5;
   public static final String DEFAULT_MODE = "standard";
+  /** The modes, from one bracket to one per rung count. */
+  public static final List<String> MODES = List.of("aggressive", "standard", "conservative");
 
   /** One bracket: its rung count, its share of the trials and slots, and each rung's training length. */
   public record Bracket(int numRungs, int maxTrials, int maxConcurrentTrials, List<Long> rungLengths) {

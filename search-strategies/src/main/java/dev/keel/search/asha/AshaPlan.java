@@ -1,6 +1,7 @@
 package dev.keel.search.asha;
 
 import dev.keel.api.v1.SearcherConfig;
+import dev.keel.search.spec.SearchSetup;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,8 +14,9 @@ import java.util.List;
  *       {@code [R .. (R-1)/2+1]}, conservative {@code [R .. 1]};</li>
  *   <li>bracket b gets {@code max_trials} in proportion to {@code divisor^(rungs_b-1)/rungs_b} (equal compute per
  *       bracket), at least 1, the remainder to the first bracket;</li>
- *   <li>{@code max_concurrent_trials} is split evenly (remainder to the first brackets); unset, every bracket gets
- *       {@code max(trials of the last bracket, divisor)};</li>
+ *   <li>{@code max_concurrent_trials} (unset or 0: Determined's default of
+ *       {@value dev.keel.search.spec.SearchSetup#DEFAULT_MAX_CONCURRENT_TRIALS}) is split evenly over the brackets,
+ *       the remainder to the first ones, at least one each;</li>
  *   <li>rung i of a bracket with n rungs trains to {@code max(max_length / divisor^(n-1-i), 1)}.</li>
  * </ul>
  */
@@ -55,7 +57,9 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
     String mode = s.getMode().isEmpty() ? DEFAULT_MODE : s.getMode();
     List<Integer> bracketRungs = bracketRungs(mode, rungs);
     int[] trials = bracketTrials(maxTrials, divisor, bracketRungs);
-    int[] concurrent = bracketConcurrency(s.hasMaxConcurrentTrials() ? s.getMaxConcurrentTrials() : 0, divisor, trials);
+    int maxConcurrent = s.hasMaxConcurrentTrials() && s.getMaxConcurrentTrials() > 0
+        ? s.getMaxConcurrentTrials() : SearchSetup.DEFAULT_MAX_CONCURRENT_TRIALS;
+    int[] concurrent = bracketConcurrency(maxConcurrent, trials.length);
     List<Bracket> brackets = new ArrayList<>();
     for (int b = 0; b < bracketRungs.size(); b++) {
       int n = bracketRungs.get(b);
@@ -101,16 +105,12 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
     return trials;
   }
 
-  static int[] bracketConcurrency(int maxConcurrent, int divisor, int[] trials) {
-    int n = trials.length;
-    int[] out = new int[n];
-    if (maxConcurrent <= 0) {
-      java.util.Arrays.fill(out, Math.max(trials[n - 1], divisor));
-      return out;
-    }
-    int total = Math.max(maxConcurrent, n);
-    for (int b = 0; b < n; b++) {
-      out[b] = total / n + (b < total % n ? 1 : 0);
+  /** {@code maxConcurrent} split evenly over {@code brackets}, remainder to the first; at least one slot each. */
+  static int[] bracketConcurrency(int maxConcurrent, int brackets) {
+    int[] out = new int[brackets];
+    int total = Math.max(maxConcurrent, brackets);
+    for (int b = 0; b < brackets; b++) {
+      out[b] = total / brackets + (b < total % brackets ? 1 : 0);
     }
     return out;
   }

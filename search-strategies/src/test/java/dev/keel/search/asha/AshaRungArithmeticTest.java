@@ -2,8 +2,13 @@ package dev.keel.search.asha;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.Hyperparameter;
 import dev.keel.api.v1.Length;
 import dev.keel.api.v1.SearcherConfig;
+import dev.keel.search.Create;
+import dev.keel.search.Operation;
+import dev.keel.search.Searchers;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -73,9 +78,31 @@ class AshaRungArithmeticTest {
   }
 
   @Test
-  void withoutMaxConcurrentTrialsEachBracketGetsTheLastBracketsTrials() {
+  void withoutMaxConcurrentTrialsDeterminedsSixteenSlotsAreSplitOverTheBrackets() {
+    // Determined's default of 16, not each bracket's whole trial count (which let 219 trials train at once)
     AshaPlan p = AshaPlan.of(base().setMode("standard").build());
-    assertEquals(List.of(73, 73, 73), p.brackets().stream().map(AshaPlan.Bracket::maxConcurrentTrials).toList());
+    assertEquals(List.of(6, 5, 5), p.brackets().stream().map(AshaPlan.Bracket::maxConcurrentTrials).toList());
+    assertEquals(16, p.totalConcurrency());
+    assertEquals(List.of(6, 5, 5), AshaPlan.of(base().setMode("standard").setMaxConcurrentTrials(0).build()).brackets().stream()
+        .map(AshaPlan.Bracket::maxConcurrentTrials).toList(), "0 means the default, as for every searcher");
+  }
+
+  @Test
+  void withoutMaxConcurrentTrialsTheSearcherStartsSixteenTrials() {
+    ExperimentConfig c = ExperimentConfig.newBuilder()
+        .putHyperparameters("x", Hyperparameter.newBuilder().setType("double").setMinval(0).setMaxval(1).build())
+        .setSearcher(base().setMode("standard")).build();
+    List<Operation> first = Searchers.create(c).initialOperations();
+    assertEquals(16, first.stream().filter(op -> op instanceof Create).count());
+  }
+
+  @Test
+  void anExplicitMaxConcurrentTrialsKeepsItsMeaning() {
+    AshaPlan p = AshaPlan.of(base().setMode("standard").setMaxConcurrentTrials(100).build());
+    assertEquals(List.of(34, 33, 33), p.brackets().stream().map(AshaPlan.Bracket::maxConcurrentTrials).toList());
+    // fewer slots than brackets: each bracket still gets one
+    assertEquals(List.of(1, 1, 1), AshaPlan.of(base().setMode("standard").setMaxConcurrentTrials(2).build()).brackets().stream()
+        .map(AshaPlan.Bracket::maxConcurrentTrials).toList());
   }
 
   @Test

@@ -9,7 +9,10 @@ import java.util.List;
  * The rung arithmetic of {@code adaptive_asha}, as Determined computes it:
  * <ul>
  *   <li>{@code max_rungs} (default 5) is capped so that the first rung gets at least one unit and at least one
- *       trial can reach the top: {@code divisor^(rungs-1) <= max_length} and {@code <= max_trials};</li>
+ *       trial can reach the top: {@code divisor^(rungs-1) <= max_length} and {@code <= max_trials}. Keel computes
+ *       the cap with an exact integer logarithm where Determined takes a floating-point one, so at some exact
+ *       powers Determined gets one rung fewer (max_length 1000, divisor 10: Keel 4 rungs, Determined 3); set
+ *       {@code max_rungs} to reproduce such a plan;</li>
  *   <li>{@code mode} picks the brackets (by their rung counts): aggressive {@code [R]}, standard
  *       {@code [R .. (R-1)/2+1]}, conservative {@code [R .. 1]};</li>
  *   <li>bracket b gets {@code max_trials} in proportion to {@code divisor^(rungs_b-1)/rungs_b} (equal compute per
@@ -124,7 +127,10 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
     return brackets.stream().mapToInt(Bracket::maxTrials).sum();
   }
 
-  /** Largest k with {@code base^k <= n} (0 if n < base); exact, unlike a floating-point logarithm. */
+  /**
+   * Largest k with {@code base^k <= n} (0 if n < base). Integer arithmetic on purpose: it is the same on every
+   * JVM and true to the rule at exact powers, where {@code log(1000) / log(10)} is 2.9999999999999996.
+   */
   static int floorLog(long n, int base) {
     int k = 0;
     long p = base;

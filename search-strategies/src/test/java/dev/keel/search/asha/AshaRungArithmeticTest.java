@@ -110,8 +110,21 @@ class AshaRungArithmeticTest {
     // 4^3 = 64 <= 100 < 256: at most 4 rungs
     assertEquals(4, AshaPlan.of(base().setMaxLength(Length.newBuilder().setEpochs(100)).build()).maxRungs());
     assertEquals(4, AshaPlan.of(base().setMaxTrials(100).build()).maxRungs());
-    // exactly 4^4 = 256 allows 5 rungs (an exact integer logarithm, not a floating-point one)
+    // exactly 4^4 = 256 allows 5 rungs
     assertEquals(5, AshaPlan.of(base().setMaxTrials(256).build()).maxRungs());
+  }
+
+  @Test
+  void maxRungsCapIsExactAtPowersOfTheDivisorWhereDeterminedsFloatingPointLogLosesARung() {
+    // log(1000)/log(10) = 2.9999999999999996 in floating point, so Determined caps at 3 rungs; 10^3 <= 1000 allows 4.
+    // Keel keeps the exact rule (documented in AshaPlan and the README); max_rungs: 3 reproduces Determined's plan.
+    SearcherConfig.Builder tens = base().setDivisor(10).setMaxTrials(10_000).setMaxLength(Length.newBuilder().setBatches(1000));
+    AshaPlan exact = AshaPlan.of(tens.build());
+    assertEquals(4, exact.maxRungs());
+    assertEquals(List.of(1L, 10L, 100L, 1000L), exact.brackets().get(0).rungLengths());
+    assertEquals(4, AshaPlan.of(tens.setMaxLength(Length.newBuilder().setBatches(100_000)).setMaxTrials(1000).build()).maxRungs());
+    assertEquals(List.of(10L, 100L, 1000L), AshaPlan.of(tens.setMaxLength(Length.newBuilder().setBatches(1000)).setMaxRungs(3).build())
+        .brackets().get(0).rungLengths());
   }
 
   @Test

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.MessageOrBuilder;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.storage.StorageRoot;
-import dev.keel.api.config.ConfigLoaders;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
@@ -20,6 +19,7 @@ import dev.keel.tables.dataset.LabeledImages;
 import dev.keel.tables.DeltaDatasetReader;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.predict.CheckpointPredictor;
+import dev.keel.search.ExperimentConfigs;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.experiment.ExperimentTable;
@@ -211,7 +211,7 @@ public final class FashionSearchBenchmark {
     }
     y.append("reproducibility: {seed: ").append(seed).append("}\n");
     y.append("model: {name: fashion_cnn}\n");
-    return ConfigLoaders.experiment().fromYaml(y.toString());
+    return ExperimentConfigs.experimentLoader().fromYaml(y.toString());
   }
 
   static Run run(WorkflowClient client, ExperimentConfig config, LabeledImages test, String label) throws Exception {
@@ -279,7 +279,7 @@ public final class FashionSearchBenchmark {
     root.put("unit", "batches");
     root.put("noise", 0.0);
     ObjectNode hps = root.putObject("hyperparameters");
-    ExperimentConfig space = ConfigLoaders.experiment().fromYaml("data: {table: t}\nsearcher: {name: random, metric: m, max_trials: 1,"
+    ExperimentConfig space = ExperimentConfigs.experimentLoader().fromYaml("data: {table: t}\nsearcher: {name: random, metric: m, max_trials: 1,"
         + " max_length: {batches: 1}}\n" + SPACE);
     space.getHyperparametersMap().entrySet().stream().sorted(Map.Entry.comparingByKey())
         .forEach(e -> hps.set(e.getKey(), proto(e.getValue())));

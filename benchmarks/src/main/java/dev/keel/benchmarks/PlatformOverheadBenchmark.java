@@ -8,7 +8,6 @@ import com.google.protobuf.Value;
 import dev.keel.activities.TaskQueues;
 import dev.keel.storage.StorageRoot;
 import dev.keel.activities.train.TrainingActivities;
-import dev.keel.api.config.ConfigLoaders;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
@@ -29,6 +28,7 @@ import dev.keel.gpu.train.TrainValidationSplit;
 import dev.keel.gpu.train.TrainableModel;
 import dev.keel.gpu.train.TrainingActivitiesImpl;
 import dev.keel.gpu.train.TrainingPlan;
+import dev.keel.search.ExperimentConfigs;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.worker.KeelWorkerHost;
@@ -123,7 +123,7 @@ public final class PlatformOverheadBenchmark {
     StorageRoot root = StorageRoot.of(storage.toAbsolutePath().toString());
     IngestResult table = FashionData.ingest(root, data);
     LabeledImages train = new DeltaDatasetReader().read(table.getTable(), TrainingActivitiesImpl.TRAIN_SPLIT);
-    ExperimentConfig base = ConfigLoaders.experiment().fromYaml(EXPERIMENT);
+    ExperimentConfig base = ExperimentConfigs.experimentLoader().fromYaml(EXPERIMENT);
     if (batches > 0) {
       base = base.toBuilder().setSearcher(base.getSearcher().toBuilder()
           .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(batches))).build();

@@ -30,8 +30,7 @@ public record SearchPreview(String searcher, LengthUnit unit, int trials, long t
     rows = List.copyOf(rows);
   }
 
-  static SearchPreview of(ExperimentConfig config, SearcherOptions options) {
-    Searcher searcher = Searchers.create(config, options);
+  static SearchPreview of(Searcher searcher, ExperimentConfig config) {
     RandomMetricOracle oracle = new RandomMetricOracle(config.getHyperparametersMap(), config.getSearcher().getSmallerIsBetter());
     SimulationResult result = Simulator.of(oracle, Integer.MAX_VALUE).recordingTranscript().run(searcher, Searchers.seed(config));
     Map<Long, Long> finalLength = new TreeMap<>();

@@ -3,7 +3,6 @@ package dev.keel.search;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.keel.api.config.ConfigLoaders;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.ExperimentConfig;
@@ -106,7 +105,7 @@ class BadConfigIsRejectedWithFieldPathsTest {
           x: {type: double, minval: 2, maxval: 1}
         searcher: {name: adaptive_asha, metric: loss, max_trials: 10, max_length: {batches: 100}, divisor: 1, max_rungs: 0}
         """;
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.experiment().fromYaml(yaml));
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigs.experimentLoader().fromYaml(yaml));
     for (String path : List.of("hyperparameters.lr.base", "hyperparameters.opt.vals", "hyperparameters.x.minval", "searcher.divisor", "searcher.max_rungs")) {
       assertTrue(e.problems().stream().anyMatch(p -> p.path().equals(path)), path + " in " + e.problems());
     }

@@ -9,23 +9,35 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Semantic rules of an experiment config; every violation is reported with its path. */
+/**
+ * The rules of an experiment config that are the experiment's own: data, hyperparameter shapes, resources,
+ * periods, restarts, checkpoint storage, model, and the searcher fields every experiment uses (metric, max_length).
+ * The searcher's rules come in as {@link SearcherRules}; every violation is reported with its path.
+ */
 public final class ExperimentConfigValidator {
   public static final Set<String> HP_TYPES = Set.of("const", "int", "double", "log", "categorical");
-  public static final List<String> SEARCHERS =
-      List.of("single", "grid", "random", "adaptive_asha", "hyperband", "pbt", "tpe");
-  private static final Set<String> ASHA_MODES = Set.of("aggressive", "standard", "conservative");
 
   private ExperimentConfigValidator() {}
 
   /** For a standalone experiment: {@code data.table} is required. */
-  public static List<ConfigProblem> validate(ExperimentConfig config) {
+  public static List<ConfigProblem> validate(ExperimentConfig config, SearcherRules searcher) {
     Problems problems = new Problems();
-    validate(config, "", true, problems);
+    validate(config, "", true, searcher, problems);
     return problems.list();
   }
 
-  static void validate(ExperimentConfig c, String path, boolean requireTable, Problems problems) {
+  /**
+   * Only what a searcher reads (hyperparameters, searcher): for searchers built outside an experiment, such as
+   * simulations and previews, which have no data or model.
+   */
+  public static List<ConfigProblem> validateSearch(ExperimentConfig config, SearcherRules searcher) {
+    Problems problems = new Problems();
+    boolean wellFormed = hyperparameters(config, "", problems);
+    searcher(config, "", searcher, wellFormed, problems);
+    return problems.list();
+  }
+
+  static void validate(ExperimentConfig c, String path, boolean requireTable, SearcherRules searcher, Problems problems) {
     if (requireTable && c.getData().getTable().isBlank()) {
       problems.add(Problems.at(path, "data.table"), "required (the Delta table to train on)");
     }
@@ -37,8 +49,8 @@ public final class ExperimentConfigValidator {
       problems.add(Problems.at(path, "data.validation_fraction"),
           "must be > 0 and < 1, got " + c.getData().getValidationFraction());
     }
-    c.getHyperparametersMap().forEach((name, hp) -> hyperparameter(hp, Problems.at(path, "hyperparameters." + name), problems));
-    searcher(c, Problems.at(path, "searcher"), problems);
+    boolean wellFormed = hyperparameters(c, path, problems);
+    searcher(c, path, searcher, wellFormed, problems);
     if (c.getResources().hasSlotsPerTrial() && c.getResources().getSlotsPerTrial() < 1) {
       problems.add(Problems.at(path, "resources.slots_per_trial"), "must be >= 1, got " + c.getResources().getSlotsPerTrial());
     }
@@ -66,6 +78,13 @@ public final class ExperimentConfigValidator {
     if (!c.getModel().getName().isEmpty() && !c.getModel().getClass_().isEmpty()) {
       problems.add(Problems.at(path, "model"), "set name or class, not both");
     }
+  }
+
+  /** Checks every hyperparameter's shape; true if none had a problem. */
+  private static boolean hyperparameters(ExperimentConfig c, String path, Problems problems) {
+    int before = problems.list().size();
+    c.getHyperparametersMap().forEach((name, hp) -> hyperparameter(hp, Problems.at(path, "hyperparameters." + name), problems));
+    return problems.list().size() == before;
   }
 
   private static void hyperparameter(Hyperparameter hp, String path, Problems problems) {
@@ -120,78 +139,23 @@ public final class ExperimentConfigValidator {
     }
   }
 
-  private static void searcher(ExperimentConfig c, String path, Problems problems) {
-    SearcherConfig s = c.getSearcher();
-    if (s.getName().isEmpty()) {
-      problems.add(Problems.at(path, "name"), "required (expected " + String.join("|", SEARCHERS) + ")");
-    } else if (!SEARCHERS.contains(s.getName())) {
-      problems.add(Problems.at(path, "name"), "unknown searcher '" + s.getName() + "' (expected " + String.join("|", SEARCHERS) + ")");
-    }
+  /** Whichever method searches, the experiment reports this metric and trials train in this length and unit. */
+  private static void searcherCommon(SearcherConfig s, String path, Problems problems) {
     if (s.getMetric().isEmpty()) {
       problems.add(Problems.at(path, "metric"), "required (e.g. validation_loss or accuracy)");
-    }
-    if (s.hasMaxTrials() && s.getMaxTrials() <= 0) {
-      problems.add(Problems.at(path, "max_trials"), "must be > 0, got " + s.getMaxTrials());
-    } else if (!s.hasMaxTrials() && !s.getName().isEmpty() && !"single".equals(s.getName()) && !"grid".equals(s.getName())) {
-      problems.add(Problems.at(path, "max_trials"), "required for searcher " + s.getName());
     }
     if (!s.hasMaxLength()) {
       problems.add(Problems.at(path, "max_length"), "required (e.g. {batches: 1000} or {epochs: 1})");
     } else {
       length(s.getMaxLength(), Problems.at(path, "max_length"), problems);
     }
-    if (s.hasMaxConcurrentTrials() && s.getMaxConcurrentTrials() < 0) {
-      problems.add(Problems.at(path, "max_concurrent_trials"), "must be >= 0, got " + s.getMaxConcurrentTrials());
-    }
-    if (s.hasDivisor() && s.getDivisor() < 2) {
-      problems.add(Problems.at(path, "divisor"), "must be >= 2, got " + s.getDivisor());
-    }
-    if (s.hasMaxRungs() && s.getMaxRungs() < 1) {
-      problems.add(Problems.at(path, "max_rungs"), "must be >= 1, got " + s.getMaxRungs());
-    }
-    if (s.hasEta() && s.getEta() < 2) {
-      problems.add(Problems.at(path, "eta"), "must be >= 2, got " + s.getEta());
-    }
-    if (!s.getMode().isEmpty() && !ASHA_MODES.contains(s.getMode())) {
-      problems.add(Problems.at(path, "mode"), "unknown mode '" + s.getMode() + "' (expected aggressive|standard|conservative)");
-    }
-    if (s.hasPopulationSize() && s.getPopulationSize() < 2) {
-      problems.add(Problems.at(path, "population_size"), "must be >= 2, got " + s.getPopulationSize());
-    }
-    if (!s.getSampler().isEmpty() && !Set.of("random", "tpe").contains(s.getSampler())) {
-      problems.add(Problems.at(path, "sampler"), "unknown sampler '" + s.getSampler() + "' (expected random|tpe)");
-    }
-    if (s.hasNumRounds() && s.getNumRounds() < 1) {
-      problems.add(Problems.at(path, "num_rounds"), "must be >= 1, got " + s.getNumRounds());
-    }
-    if (s.hasPerturbFactor() && !(s.getPerturbFactor() > 0 && s.getPerturbFactor() < 1)) {
-      problems.add(Problems.at(path, "perturb_factor"), "must be in (0, 1), got " + s.getPerturbFactor());
-    }
-    if (s.hasResampleProbability() && !(s.getResampleProbability() >= 0 && s.getResampleProbability() <= 1)) {
-      problems.add(Problems.at(path, "resample_probability"), "must be in [0, 1], got " + s.getResampleProbability());
-    }
-    if (s.hasTpeStartupTrials() && s.getTpeStartupTrials() < 2) {
-      problems.add(Problems.at(path, "tpe_startup_trials"), "must be >= 2, got " + s.getTpeStartupTrials());
-    }
-    if (s.hasTpeGamma() && !(s.getTpeGamma() > 0 && s.getTpeGamma() < 1)) {
-      problems.add(Problems.at(path, "tpe_gamma"), "must be in (0, 1), got " + s.getTpeGamma());
-    }
-    if (s.hasTpeCandidates() && s.getTpeCandidates() < 1) {
-      problems.add(Problems.at(path, "tpe_candidates"), "must be >= 1, got " + s.getTpeCandidates());
-    }
-    if (s.hasTruncateFraction() && !(s.getTruncateFraction() > 0 && s.getTruncateFraction() <= 0.5)) {
-      problems.add(Problems.at(path, "truncate_fraction"), "must be in (0, 0.5], got " + s.getTruncateFraction());
-    }
-    if ("single".equals(s.getName()) && s.hasMaxTrials() && s.getMaxTrials() > 1) {
-      problems.add(Problems.at(path, "max_trials"), "the single searcher runs exactly 1 trial, got " + s.getMaxTrials());
-    }
-    if ("single".equals(s.getName())) {
-      String experiment = path.substring(0, path.length() - "searcher".length());
-      c.getHyperparametersMap().forEach((name, hp) -> {
-        if (HP_TYPES.contains(hp.getType()) && !"const".equals(hp.getType())) {
-          problems.add(experiment + "hyperparameters." + name, "the single searcher needs const values, got type " + hp.getType());
-        }
-      });
+  }
+
+  private static void searcher(ExperimentConfig c, String path, SearcherRules rules, boolean hyperparametersWellFormed,
+      Problems problems) {
+    searcherCommon(c.getSearcher(), Problems.at(path, "searcher"), problems);
+    for (ConfigProblem p : rules.check(c, hyperparametersWellFormed)) {
+      problems.add(Problems.at(path, p.path()), p.message());
     }
   }
 

@@ -4,14 +4,17 @@ import dev.keel.api.v1.PipelineRequest;
 import java.util.List;
 import java.util.Set;
 
-/** Semantic rules of a pipeline request; the experiment inside is checked under {@code experiment.}. */
+/**
+ * Semantic rules of a pipeline request; the experiment inside is checked under {@code experiment.}, its searcher
+ * by the {@link SearcherRules} given.
+ */
 public final class PipelineRequestValidator {
   public static final Set<String> SOURCE_FORMATS = Set.of("fashion_mnist");
   private static final Set<String> SPLITS = Set.of("train", "test");
 
   private PipelineRequestValidator() {}
 
-  public static List<ConfigProblem> validate(PipelineRequest r) {
+  public static List<ConfigProblem> validate(PipelineRequest r, SearcherRules searcher) {
     Problems problems = new Problems();
     if (!r.hasSource()) {
       problems.add("source", "missing data source (set source.format, e.g. fashion_mnist, and source.uri)");
@@ -28,7 +31,7 @@ public final class PipelineRequestValidator {
     if (!r.hasExperiment()) {
       problems.add("experiment", "required (the experiment config to train)");
     } else {
-      ExperimentConfigValidator.validate(r.getExperiment(), "experiment", false, problems);
+      ExperimentConfigValidator.validate(r.getExperiment(), "experiment", false, searcher, problems);
     }
     String split = r.getInference().getSplit();
     if (!split.isEmpty() && !SPLITS.contains(split)) {

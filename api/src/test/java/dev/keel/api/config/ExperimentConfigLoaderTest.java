@@ -11,7 +11,14 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/**
+ * The loader and the experiment's own rules. The searcher's rules belong to search-strategies, whose tests cover
+ * them through the full loader; here they are a stub that finds nothing.
+ */
 class ExperimentConfigLoaderTest {
+  static final SearcherRules NO_SEARCHER_RULES = (config, wellFormed) -> List.of();
+  private static final ProtoConfigLoader<ExperimentConfig> LOADER = new ProtoConfigLoader<>("experiment config",
+      ExperimentConfig::newBuilder, c -> ExperimentConfigValidator.validate(c, NO_SEARCHER_RULES));
   private static final String VALID = """
       name: fashion-asha
       data: {table: fashion_mnist, version: 3}
@@ -40,7 +47,7 @@ class ExperimentConfigLoaderTest {
 
   @Test
   void loadsDeterminedStyleYamlIncludingBareConstants() {
-    ExperimentConfig c = ConfigLoaders.experiment().fromYaml(VALID);
+    ExperimentConfig c = LOADER.fromYaml(VALID);
     assertEquals("fashion-asha", c.getName());
     assertEquals(3, c.getData().getVersion());
     assertEquals("const", c.getHyperparametersOrThrow("batch_size").getType());
@@ -53,30 +60,9 @@ class ExperimentConfigLoaderTest {
 
   @Test
   void jsonAndYamlGiveTheSameMessage() throws Exception {
-    ExperimentConfig fromYaml = ConfigLoaders.experiment().fromYaml(VALID);
+    ExperimentConfig fromYaml = LOADER.fromYaml(VALID);
     String json = com.google.protobuf.util.JsonFormat.printer().print(fromYaml);
-    assertEquals(fromYaml, ConfigLoaders.experiment().fromJson(json));
-  }
-
-  @Test
-  void reportsEverySemanticProblemWithItsFieldPath() {
-    String bad = VALID
-        .replace("max_trials: 16", "max_trials: -3")
-        .replace("type: log,", "type: logg,")
-        .replace("divisor: 4", "divisor: 1")
-        .replace("max_rungs: 5", "max_rungs: 0")
-        .replace("vals: [adam, sgd]", "vals: []")
-        .replace("minval: 8, maxval: 64", "minval: 80, maxval: 64");
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.experiment().fromYaml(bad));
-    List<String> lines = e.problems().stream().map(ConfigProblem::toString).toList();
-    assertTrue(lines.contains("searcher.max_trials: must be > 0, got -3"), lines::toString);
-    assertTrue(lines.contains("hyperparameters.lr.type: unknown type 'logg' (expected const|int|double|log|categorical)"), lines::toString);
-    assertTrue(lines.contains("searcher.divisor: must be >= 2, got 1"), lines::toString);
-    assertTrue(lines.contains("searcher.max_rungs: must be >= 1, got 0"), lines::toString);
-    assertTrue(lines.contains("hyperparameters.optimizer.vals: must list at least one value"), lines::toString);
-    assertTrue(lines.contains("hyperparameters.width.minval: must be <= maxval (64), got 80"), lines::toString);
-    assertEquals(6, lines.size(), lines::toString);
-    assertTrue(e.getMessage().startsWith("invalid experiment config (6 problems):"), e.getMessage());
+    assertEquals(fromYaml, LOADER.fromJson(json));
   }
 
   @Test
@@ -85,7 +71,7 @@ class ExperimentConfigLoaderTest {
         .replace("max_restarts: 3", "max_restarts: three\nmax_restart: 3")
         .replace("smaller_is_better: true", "smaller_is_better: yes please")
         .replace("slots_per_trial: 1", "slots_per_trial: 1.5");
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.experiment().fromYaml(bad));
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> LOADER.fromYaml(bad));
     List<String> lines = e.problems().stream().map(ConfigProblem::toString).toList();
     assertTrue(lines.contains("max_restarts: expected an integer, got 'three'"), lines::toString);
     assertTrue(lines.stream().anyMatch(l -> l.startsWith("max_restart: unknown field (expected one of name, description, data,")), lines::toString);
@@ -96,7 +82,7 @@ class ExperimentConfigLoaderTest {
   @Test
   void logWithNonPositiveBaseAndMissingBoundsAreRejected() {
     String bad = VALID.replace("{type: log, minval: -4, maxval: -1, base: 10}", "{type: log, base: -2}");
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.experiment().fromYaml(bad));
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> LOADER.fromYaml(bad));
     List<String> lines = e.problems().stream().map(ConfigProblem::toString).toList();
     assertTrue(lines.contains("hyperparameters.lr.base: must be > 0 and != 1, got -2"), lines::toString);
     assertTrue(lines.contains("hyperparameters.lr.minval: required for a log hyperparameter"), lines::toString);
@@ -104,23 +90,12 @@ class ExperimentConfigLoaderTest {
   }
 
   @Test
-  void missingRequiredFieldsAreNamed() {
-    ConfigValidationException e = assertThrows(ConfigValidationException.class,
-        () -> ConfigLoaders.experiment().fromYaml("name: x\nsearcher: {name: random}\n"));
-    List<String> lines = e.problems().stream().map(ConfigProblem::toString).toList();
-    assertTrue(lines.contains("data.table: required (the Delta table to train on)"), lines::toString);
-    assertTrue(lines.contains("searcher.metric: required (e.g. validation_loss or accuracy)"), lines::toString);
-    assertTrue(lines.contains("searcher.max_trials: required for searcher random"), lines::toString);
-    assertTrue(lines.stream().anyMatch(l -> l.startsWith("searcher.max_length: required")), lines::toString);
-  }
-
-  @Test
   void lengthMustHaveExactlyOnePositiveUnit() {
     String two = VALID.replace("max_length: {batches: 2000}", "max_length: {batches: 2000, epochs: 1}");
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.experiment().fromYaml(two));
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> LOADER.fromYaml(two));
     assertEquals("searcher.max_length: set only one of batches|records|epochs, got batches and epochs", e.problems().get(0).toString());
     String zero = VALID.replace("max_length: {batches: 2000}", "max_length: {batches: 0}");
-    e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.experiment().fromYaml(zero));
+    e = assertThrows(ConfigValidationException.class, () -> LOADER.fromYaml(zero));
     assertEquals("searcher.max_length.batches: must be > 0, got 0", e.problems().get(0).toString());
   }
 
@@ -128,22 +103,30 @@ class ExperimentConfigLoaderTest {
   void syntaxErrorsNameTheFileAndLine(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("exp.yaml");
     Files.writeString(file, "name: x\nsearcher: {name: random\n");
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.experiment().fromFile(file));
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> LOADER.fromFile(file));
     assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
     assertTrue(e.getMessage().matches("(?s).*syntax error at line \\d+, column \\d+.*"), e.getMessage());
     ConfigValidationException missing = assertThrows(ConfigValidationException.class,
-        () -> ConfigLoaders.experiment().fromFile(dir.resolve("nope.yaml")));
+        () -> LOADER.fromFile(dir.resolve("nope.yaml")));
     assertTrue(missing.getMessage().contains("file not found"), missing.getMessage());
   }
 
   @Test
-  void searcherKnobsAndValidationPeriodUnitAreChecked() {
-    String bad = VALID.replace("mode: standard", "mode: standard\n  sampler: bayes\n  perturb_factor: 1.5")
-        .replace("min_validation_period: {batches: 200}", "min_validation_period: {epochs: 1}");
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.experiment().fromYaml(bad));
-    List<String> lines = e.problems().stream().map(ConfigProblem::toString).toList();
-    assertTrue(lines.contains("searcher.sampler: unknown sampler 'bayes' (expected random|tpe)"), lines::toString);
-    assertTrue(lines.contains("searcher.perturb_factor: must be in (0, 1), got 1.5"), lines::toString);
-    assertTrue(lines.contains("min_validation_period: must be in the unit of searcher.max_length (batches)"), lines::toString);
+  void searcherRulesAnswerInPlaceAndLearnWhetherTheHyperparametersAreWellFormed() {
+    List<Boolean> verdicts = new java.util.ArrayList<>();
+    SearcherRules rules = (c, wellFormed) -> {
+      verdicts.add(wellFormed);
+      return List.of(new ConfigProblem("searcher.divisor", "stub"));
+    };
+    ProtoConfigLoader<ExperimentConfig> unchecked = new ProtoConfigLoader<>("x", ExperimentConfig::newBuilder, c -> List.of());
+    ExperimentConfig bad = unchecked.fromYaml(VALID.replace("slots_per_trial: 1", "slots_per_trial: 0").replace("vals: [adam, sgd]", "vals: []"));
+    assertEquals(List.of("hyperparameters.optimizer.vals: must list at least one value", "searcher.divisor: stub",
+        "resources.slots_per_trial: must be >= 1, got 0"),
+        ExperimentConfigValidator.validate(bad, rules).stream().map(ConfigProblem::toString).toList());
+    ExperimentConfig searchOnly = ExperimentConfig.newBuilder().setSearcher(LOADER.fromYaml(VALID).getSearcher()).build();
+    assertEquals(List.of("searcher.divisor: stub"),
+        ExperimentConfigValidator.validateSearch(searchOnly, rules).stream().map(ConfigProblem::toString).toList(),
+        "a search alone needs no data table");
+    assertEquals(List.of(false, true), verdicts);
   }
 }

@@ -8,11 +8,14 @@ import dev.keel.api.v1.PipelineRequest;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+/** The pipeline's own rules; searcher rules are stubbed (search-strategies tests the real ones). */
 class PipelineRequestValidatorTest {
+  private static final ProtoConfigLoader<PipelineRequest> LOADER = new ProtoConfigLoader<>("pipeline request",
+      PipelineRequest::newBuilder, r -> PipelineRequestValidator.validate(r, ExperimentConfigLoaderTest.NO_SEARCHER_RULES));
 
   @Test
   void acceptsTheDemoRequestAndLetsTheExperimentUseTheTargetTable() {
-    PipelineRequest r = ConfigLoaders.pipeline().fromJson("""
+    PipelineRequest r = LOADER.fromJson("""
         {"name": "demo", "source": {"format": "fashion_mnist", "uri": "/usr/share/datasets/fashion-mnist"},
          "target_table": "fashion_mnist",
          "experiment": {"searcher": {"name": "single", "metric": "validation_loss", "max_length": {"batches": 100}},
@@ -24,7 +27,7 @@ class PipelineRequestValidatorTest {
 
   @Test
   void missingSourceAndNestedExperimentProblemsAreAllReported() {
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.pipeline().fromJson("""
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> LOADER.fromJson("""
         {"target_table": "t", "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": -1}},
          "hyperparameters": {"lr": {"type": "logg"}}}}
         """));
@@ -35,19 +38,19 @@ class PipelineRequestValidatorTest {
   }
 
   @Test
-  void singleSearcherNeedsConstantsAndSaysWhereInTheRequest() {
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.pipeline().fromJson("""
+  void searcherProblemsAreReportedUnderTheExperiment() {
+    SearcherRules rules = (c, wellFormed) -> List.of(new ConfigProblem("searcher.name", "stub"));
+    PipelineRequest r = LOADER.fromJson("""
         {"source": {"format": "fashion_mnist"}, "target_table": "t",
-         "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": 1}},
-                        "hyperparameters": {"lr": {"type": "double", "minval": 0.1, "maxval": 0.2}}}}
-        """));
-    assertEquals(List.of("experiment.hyperparameters.lr: the single searcher needs const values, got type double"),
-        e.problems().stream().map(ConfigProblem::toString).toList());
+         "experiment": {"searcher": {"name": "x", "metric": "m", "max_length": {"batches": 1}}}}
+        """);
+    assertEquals(List.of("experiment.searcher.name: stub"),
+        PipelineRequestValidator.validate(r, rules).stream().map(ConfigProblem::toString).toList());
   }
 
   @Test
   void unknownSourceFormatIsNamed() {
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ConfigLoaders.pipeline().fromJson("""
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> LOADER.fromJson("""
         {"source": {"format": "csv"}, "target_table": "t",
          "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": 1}}}}
         """));

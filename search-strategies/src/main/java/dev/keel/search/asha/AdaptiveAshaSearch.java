@@ -21,7 +21,9 @@ import java.util.TreeSet;
  * has all its trials ranked in rung 0, rungs that can no longer change close their unpromoted trials.
  *
  * <p><b>Stopping</b> ({@code stop_once}): a trial continues to the next rung at once if it ranks in the top
- * {@code max(1, floor(n/divisor))} of its rung so far, else it is closed for good. No trial ever pauses.
+ * {@code max(1, floor(n/divisor))} of its rung so far, else it is closed for good. No trial ever pauses. A new
+ * result ranks before earlier equal ones (as in Determined's stopping ASHA), so a trial tied with the rung's cut
+ * continues: the earlier ones already did, and stopping the newcomer would judge equal results differently.
  *
  * <p>New trials go to the first bracket below its share of {@code max_concurrent_trials}; once a bracket has
  * created all its trials its slots are lent to the others, so no slot idles while any bracket has trials left.
@@ -109,7 +111,7 @@ public final class AdaptiveAshaSearch implements SearchMethod {
       sampler.forget(ctx.hparams(trialId));
     } else if (wasTraining) {
       if (plan.stopOnce()) {
-        insert(bracket.rungs.get(rung), trialId, WORST_SCORE);
+        insert(bracket.rungs.get(rung), trialId, WORST_SCORE, Ties.NEW_FIRST);
       } else {
         rank(ctx, b, trialId, rung, WORST_SCORE);
       }
@@ -136,7 +138,7 @@ public final class AdaptiveAshaSearch implements SearchMethod {
       return;
     }
     List<Entry> entries = bracket.rungs.get(rung);
-    insert(entries, trialId, score);
+    insert(entries, trialId, score, Ties.EARLIER_FIRST);
     int promote = entries.size() / plan.divisor();
     List<Long> promoted = new ArrayList<>();
     for (int i = 0; i < promote; i++) {
@@ -160,7 +162,7 @@ public final class AdaptiveAshaSearch implements SearchMethod {
   private void continueOrStop(SearchContext ctx, int b, long trialId, int rung, double score) {
     BracketState bracket = state.brackets.get(b);
     List<Entry> entries = bracket.rungs.get(rung);
-    int index = insert(entries, trialId, score);
+    int index = insert(entries, trialId, score, Ties.NEW_FIRST);
     int keep = Math.max(1, entries.size() / plan.divisor());
     if (rung < bracket.rungs.size() - 1 && index < keep) {
       entries.get(index).promoted = true;
@@ -171,13 +173,22 @@ public final class AdaptiveAshaSearch implements SearchMethod {
     }
   }
 
-  /** Inserts after equal scores (earlier results win ties); returns the index. */
-  private static int insert(List<Entry> entries, long trialId, double score) {
+  /** Where a result goes among equal scores; each variant follows Determined's ranking so decisions match. */
+  private enum Ties {
+    /** Promotion: earlier results keep their place, so a promotion already made is never undercut. */
+    EARLIER_FIRST,
+    /** Stopping: the new result goes first, so a tie with the cut continues. */
+    NEW_FIRST
+  }
+
+  /** Inserts by score, equal scores ordered by {@code ties}; returns the index. */
+  private static int insert(List<Entry> entries, long trialId, double score, Ties ties) {
     int lo = 0;
     int hi = entries.size();
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
-      if (entries.get(mid).score <= score) {
+      double other = entries.get(mid).score;
+      if (other < score || (other == score && ties == Ties.EARLIER_FIRST)) {
         lo = mid + 1;
       } else {
         hi = mid;

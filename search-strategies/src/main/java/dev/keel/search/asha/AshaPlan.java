@@ -1,6 +1,7 @@
 package dev.keel.search.asha;
 
 import dev.keel.api.v1.SearcherConfig;
+import dev.keel.search.spec.SearchSetup;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -8,13 +9,17 @@ import java.util.List;
  * The rung arithmetic of {@code adaptive_asha}, as Determined computes it:
  * <ul>
  *   <li>{@code max_rungs} (default 5) is capped so that the first rung gets at least one unit and at least one
- *       trial can reach the top: {@code divisor^(rungs-1) <= max_length} and {@code <= max_trials};</li>
+ *       trial can reach the top: {@code divisor^(rungs-1) <= max_length} and {@code <= max_trials}. Keel computes
+ *       the cap with an exact integer logarithm where Determined takes a floating-point one, so at some exact
+ *       powers Determined gets one rung fewer (max_length 1000, divisor 10: Keel 4 rungs, Determined 3); set
+ *       {@code max_rungs} to reproduce such a plan;</li>
  *   <li>{@code mode} picks the brackets (by their rung counts): aggressive {@code [R]}, standard
  *       {@code [R .. (R-1)/2+1]}, conservative {@code [R .. 1]};</li>
  *   <li>bracket b gets {@code max_trials} in proportion to {@code divisor^(rungs_b-1)/rungs_b} (equal compute per
  *       bracket), at least 1, the remainder to the first bracket;</li>
- *   <li>{@code max_concurrent_trials} is split evenly (remainder to the first brackets); unset, every bracket gets
- *       {@code max(trials of the last bracket, divisor)};</li>
+ *   <li>{@code max_concurrent_trials} (unset or 0: Determined's default of
+ *       {@value dev.keel.search.spec.SearchSetup#DEFAULT_MAX_CONCURRENT_TRIALS}) is split evenly over the brackets,
+ *       the remainder to the first ones, at least one each;</li>
  *   <li>rung i of a bracket with n rungs trains to {@code max(max_length / divisor^(n-1-i), 1)}.</li>
  * </ul>
  */
@@ -22,6 +27,8 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
   public static final int DEFAULT_DIVISOR = 4;
   public static final int DEFAULT_MAX_RUNGS = 5;
   public static final String DEFAULT_MODE = "standard";
+  /** The modes, from one bracket to one per rung count. */
+  public static final List<String> MODES = List.of("aggressive", "standard", "conservative");
 
   /** One bracket: its rung count, its share of the trials and slots, and each rung's training length. */
   public record Bracket(int numRungs, int maxTrials, int maxConcurrentTrials, List<Long> rungLengths) {
@@ -53,7 +60,9 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
     String mode = s.getMode().isEmpty() ? DEFAULT_MODE : s.getMode();
     List<Integer> bracketRungs = bracketRungs(mode, rungs);
     int[] trials = bracketTrials(maxTrials, divisor, bracketRungs);
-    int[] concurrent = bracketConcurrency(s.hasMaxConcurrentTrials() ? s.getMaxConcurrentTrials() : 0, divisor, trials);
+    int maxConcurrent = s.hasMaxConcurrentTrials() && s.getMaxConcurrentTrials() > 0
+        ? s.getMaxConcurrentTrials() : SearchSetup.DEFAULT_MAX_CONCURRENT_TRIALS;
+    int[] concurrent = bracketConcurrency(maxConcurrent, trials.length);
     List<Bracket> brackets = new ArrayList<>();
     for (int b = 0; b < bracketRungs.size(); b++) {
       int n = bracketRungs.get(b);
@@ -99,16 +108,12 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
     return trials;
   }
 
-  static int[] bracketConcurrency(int maxConcurrent, int divisor, int[] trials) {
-    int n = trials.length;
-    int[] out = new int[n];
-    if (maxConcurrent <= 0) {
-      java.util.Arrays.fill(out, Math.max(trials[n - 1], divisor));
-      return out;
-    }
-    int total = Math.max(maxConcurrent, n);
-    for (int b = 0; b < n; b++) {
-      out[b] = total / n + (b < total % n ? 1 : 0);
+  /** {@code maxConcurrent} split evenly over {@code brackets}, remainder to the first; at least one slot each. */
+  static int[] bracketConcurrency(int maxConcurrent, int brackets) {
+    int[] out = new int[brackets];
+    int total = Math.max(maxConcurrent, brackets);
+    for (int b = 0; b < brackets; b++) {
+      out[b] = total / brackets + (b < total % brackets ? 1 : 0);
     }
     return out;
   }
@@ -122,7 +127,10 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
     return brackets.stream().mapToInt(Bracket::maxTrials).sum();
   }
 
-  /** Largest k with {@code base^k <= n} (0 if n < base); exact, unlike a floating-point logarithm. */
+  /**
+   * Largest k with {@code base^k <= n} (0 if n < base). Integer arithmetic on purpose: it is the same on every
+   * JVM and true to the rule at exact powers, where {@code log(1000) / log(10)} is 2.9999999999999996.
+   */
   static int floorLog(long n, int base) {
     int k = 0;
     long p = base;

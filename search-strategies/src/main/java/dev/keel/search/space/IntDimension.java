@@ -38,13 +38,24 @@ public record IntDimension(String name, long min, long max, int count) implement
     long n = Math.min(Math.max(count, 1), max - min + 1);
     List<Value> out = new ArrayList<>();
     if (n == 1) {
-      out.add(Dimension.number(Math.round((min + max) / 2.0)));
+      out.add(Dimension.number(roundHalfAwayFromZero((min + max) / 2.0)));
       return out;
     }
     for (long i = 0; i < n; i++) {
-      out.add(Dimension.number(Math.round(min + (double) (i * (max - min)) / (n - 1))));
+      out.add(Dimension.number(roundHalfAwayFromZero(min + (double) (i * (max - min)) / (n - 1))));
     }
     return out;
+  }
+
+  /**
+   * Rounds halves away from zero, as Determined's grid does (Go's {@code math.Round}), so negative ranges get
+   * the same points: {@link Math#round} would take -2.5 to -2 where Determined takes it to -3.
+   */
+  static long roundHalfAwayFromZero(double x) {
+    double a = Math.abs(x);
+    double whole = Math.floor(a);
+    long r = (long) whole + (a - whole >= 0.5 ? 1 : 0);
+    return x < 0 ? -r : r;
   }
 
   @Override

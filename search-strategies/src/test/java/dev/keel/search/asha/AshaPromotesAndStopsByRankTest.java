@@ -106,6 +106,46 @@ class AshaPromotesAndStopsByRankTest {
   }
 
   @Test
+  void stopOnceLetsATrialTiedWithTheRungsCutContinue() {
+    Searcher s = asha(true, true);
+    s.initialOperations();
+    s.trialCreated(1);
+    s.validationCompleted(1, 0.5, len(2));
+    s.validationCompleted(1, 0.5, len(4));
+    s.trialCreated(2);
+    // keep floor(2/2) = 1 of 0.5 and 0.5: the new result ranks first among equals (as in Determined), so it continues
+    assertEquals(List.of(new ValidateAfter(2, len(4))), s.validationCompleted(2, 0.5, len(2)));
+  }
+
+  @Test
+  void stopOnceTrainsThirtyTrialsWithEqualMetricsAllToMaxLength() {
+    ExperimentConfig c = ExperimentConfig.newBuilder()
+        .putHyperparameters("x", Hyperparameter.newBuilder().setType("double").setMinval(0).setMaxval(1).build())
+        .setSearcher(SearcherConfig.newBuilder().setName("adaptive_asha").setMetric("m").setSmallerIsBetter(true)
+            .setMaxTrials(30).setMaxConcurrentTrials(4).setStopOnce(true).setMaxLength(Length.newBuilder().setBatches(256)))
+        .build();
+    Searcher s = Searchers.create(c);
+    java.util.Map<Long, Long> reached = new java.util.TreeMap<>();
+    List<Operation> ops = s.initialOperations();
+    while (!s.isShutdown()) {
+      List<Operation> next = new java.util.ArrayList<>();
+      for (Operation op : ops) {
+        if (op instanceof Create created) {
+          next.addAll(s.trialCreated(created.trialId()));
+        } else if (op instanceof ValidateAfter v) {
+          reached.put(v.trialId(), v.length().units());
+          next.addAll(s.validationCompleted(v.trialId(), 1.0, v.length()));
+        } else if (op instanceof Close closed) {
+          next.addAll(s.trialClosed(closed.trialId()));
+        }
+      }
+      ops = next;
+    }
+    assertEquals(30, reached.size());
+    assertTrue(reached.values().stream().allMatch(units -> units == 256), reached.toString());
+  }
+
+  @Test
   void aTrialWithInvalidHyperparametersIsReplacedAndLeavesNoRank() {
     Searcher s = asha(false, true);
     s.initialOperations();

@@ -2,8 +2,13 @@ package dev.keel.search.asha;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.Hyperparameter;
 import dev.keel.api.v1.Length;
 import dev.keel.api.v1.SearcherConfig;
+import dev.keel.search.Create;
+import dev.keel.search.Operation;
+import dev.keel.search.Searchers;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -73,9 +78,31 @@ class AshaRungArithmeticTest {
   }
 
   @Test
-  void withoutMaxConcurrentTrialsEachBracketGetsTheLastBracketsTrials() {
+  void withoutMaxConcurrentTrialsDeterminedsSixteenSlotsAreSplitOverTheBrackets() {
+    // Determined's default of 16, not each bracket's whole trial count (which let 219 trials train at once)
     AshaPlan p = AshaPlan.of(base().setMode("standard").build());
-    assertEquals(List.of(73, 73, 73), p.brackets().stream().map(AshaPlan.Bracket::maxConcurrentTrials).toList());
+    assertEquals(List.of(6, 5, 5), p.brackets().stream().map(AshaPlan.Bracket::maxConcurrentTrials).toList());
+    assertEquals(16, p.totalConcurrency());
+    assertEquals(List.of(6, 5, 5), AshaPlan.of(base().setMode("standard").setMaxConcurrentTrials(0).build()).brackets().stream()
+        .map(AshaPlan.Bracket::maxConcurrentTrials).toList(), "0 means the default, as for every searcher");
+  }
+
+  @Test
+  void withoutMaxConcurrentTrialsTheSearcherStartsSixteenTrials() {
+    ExperimentConfig c = ExperimentConfig.newBuilder()
+        .putHyperparameters("x", Hyperparameter.newBuilder().setType("double").setMinval(0).setMaxval(1).build())
+        .setSearcher(base().setMode("standard")).build();
+    List<Operation> first = Searchers.create(c).initialOperations();
+    assertEquals(16, first.stream().filter(op -> op instanceof Create).count());
+  }
+
+  @Test
+  void anExplicitMaxConcurrentTrialsKeepsItsMeaning() {
+    AshaPlan p = AshaPlan.of(base().setMode("standard").setMaxConcurrentTrials(100).build());
+    assertEquals(List.of(34, 33, 33), p.brackets().stream().map(AshaPlan.Bracket::maxConcurrentTrials).toList());
+    // fewer slots than brackets: each bracket still gets one
+    assertEquals(List.of(1, 1, 1), AshaPlan.of(base().setMode("standard").setMaxConcurrentTrials(2).build()).brackets().stream()
+        .map(AshaPlan.Bracket::maxConcurrentTrials).toList());
   }
 
   @Test
@@ -83,8 +110,21 @@ class AshaRungArithmeticTest {
     // 4^3 = 64 <= 100 < 256: at most 4 rungs
     assertEquals(4, AshaPlan.of(base().setMaxLength(Length.newBuilder().setEpochs(100)).build()).maxRungs());
     assertEquals(4, AshaPlan.of(base().setMaxTrials(100).build()).maxRungs());
-    // exactly 4^4 = 256 allows 5 rungs (an exact integer logarithm, not a floating-point one)
+    // exactly 4^4 = 256 allows 5 rungs
     assertEquals(5, AshaPlan.of(base().setMaxTrials(256).build()).maxRungs());
+  }
+
+  @Test
+  void maxRungsCapIsExactAtPowersOfTheDivisorWhereDeterminedsFloatingPointLogLosesARung() {
+    // log(1000)/log(10) = 2.9999999999999996 in floating point, so Determined caps at 3 rungs; 10^3 <= 1000 allows 4.
+    // Keel keeps the exact rule (documented in AshaPlan and the README); max_rungs: 3 reproduces Determined's plan.
+    SearcherConfig.Builder tens = base().setDivisor(10).setMaxTrials(10_000).setMaxLength(Length.newBuilder().setBatches(1000));
+    AshaPlan exact = AshaPlan.of(tens.build());
+    assertEquals(4, exact.maxRungs());
+    assertEquals(List.of(1L, 10L, 100L, 1000L), exact.brackets().get(0).rungLengths());
+    assertEquals(4, AshaPlan.of(tens.setMaxLength(Length.newBuilder().setBatches(100_000)).setMaxTrials(1000).build()).maxRungs());
+    assertEquals(List.of(10L, 100L, 1000L), AshaPlan.of(tens.setMaxLength(Length.newBuilder().setBatches(1000)).setMaxRungs(3).build())
+        .brackets().get(0).rungLengths());
   }
 
   @Test

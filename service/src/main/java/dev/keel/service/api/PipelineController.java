@@ -3,10 +3,10 @@ package dev.keel.service.api;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
-import dev.keel.api.config.ConfigLoaders;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.service.pipeline.PipelineLauncher;
+import dev.keel.search.ExperimentConfigs;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Body;
@@ -41,8 +41,8 @@ public class PipelineController {
   public HttpResponse<Map<String, Object>> start(@Body String body) {
     PipelineRequest request;
     try {
-      String trimmed = body.stripLeading();
-      request = trimmed.startsWith("{") ? ConfigLoaders.pipeline().fromJson(body) : ConfigLoaders.pipeline().fromYaml(body);
+      var loader = ExperimentConfigs.pipelineLoader();
+      request = body.stripLeading().startsWith("{") ? loader.fromJson(body) : loader.fromYaml(body);
     } catch (ConfigValidationException e) {
       return HttpResponse.badRequest(ValidationErrors.body(e));
     }

@@ -1,11 +1,11 @@
 package dev.keel.service.cli;
 
 import com.google.protobuf.util.JsonFormat;
-import dev.keel.api.config.ConfigLoaders;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentState;
+import dev.keel.search.ExperimentConfigs;
 import dev.keel.search.Searchers;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.experiment.ExperimentTable;
@@ -60,7 +60,7 @@ final class ExperimentCommand implements Runnable {
 
     @Override
     int run(WorkflowClient client) throws Exception {
-      ExperimentConfig config = ConfigLoaders.experiment().fromFile(file);
+      ExperimentConfig config = ExperimentConfigs.experimentLoader().fromFile(file);
       String id = ExperimentLauncher.start(client, ExperimentRequest.newBuilder().setConfig(config).build());
       System.out.println(id);
       if (!follow) {
@@ -98,7 +98,7 @@ final class ExperimentCommand implements Runnable {
 
     @Override
     public Integer call() {
-      System.out.print(Searchers.preview(ConfigLoaders.experiment().fromFile(file)).toTable());
+      System.out.print(Searchers.preview(ExperimentConfigs.load(loader -> loader.fromFile(file))).toTable());
       return 0;
     }
   }

@@ -1,6 +1,6 @@
 package dev.keel.service.cli;
 
-import dev.keel.api.config.ConfigLoaders;
+import dev.keel.search.ExperimentConfigs;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -19,9 +19,9 @@ final class ValidateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     if (pipeline) {
-      ConfigLoaders.pipeline().fromFile(file);
+      ExperimentConfigs.pipelineLoader().fromFile(file);
     } else {
-      ConfigLoaders.experiment().fromFile(file);
+      ExperimentConfigs.experimentLoader().fromFile(file);
     }
     System.out.println(file + ": ok");
     return 0;

@@ -4,7 +4,6 @@ import dev.keel.activities.TaskQueues;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentState;
-import dev.keel.search.Searchers;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -19,13 +18,12 @@ public final class ExperimentLauncher {
   private ExperimentLauncher() {}
 
   /**
-   * Validates (config and searcher) and starts; the id reads {@code experiment-<name>-<utc time>}.
-   *
-   * @throws dev.keel.api.config.ConfigValidationException listing every problem before anything starts
+   * Starts an experiment whose config the caller loaded through {@link dev.keel.search.ExperimentConfigs} (which
+   * validated it); the workflow checks it once more at start, as it must for starts that bypass Keel's client.
+   * The id reads {@code experiment-<name>-<utc time>}.
    */
   public static String start(WorkflowClient client, ExperimentRequest request) {
     ExperimentConfig config = request.getConfig();
-    Searchers.create(config); // every searcher-specific problem, with field paths, before a workflow exists
     String name = config.getName().isBlank() ? "unnamed" : config.getName().replaceAll("[^A-Za-z0-9_.-]", "-");
     String id = "experiment-" + name + "-" + STAMP.format(Instant.now()) + "-" + Long.toHexString(System.nanoTime() & 0xffff);
     ExperimentWorkflow wf = client.newWorkflowStub(ExperimentWorkflow.class, WorkflowOptions.newBuilder()

@@ -1,7 +1,6 @@
 package dev.keel.service.fault;
 
 import dev.keel.storage.StorageRoot;
-import dev.keel.api.config.ConfigLoaders;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.ExperimentConfig;
@@ -12,6 +11,7 @@ import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TrainProgress;
 import dev.keel.etl.IngestActivitiesImpl;
+import dev.keel.search.ExperimentConfigs;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.worker.KeelWorkerHost;
@@ -121,7 +121,7 @@ final class FaultStack implements AutoCloseable {
   }
 
   static ExperimentConfig config(String yaml) {
-    return ConfigLoaders.experiment().fromYaml(yaml);
+    return ExperimentConfigs.experimentLoader().fromYaml(yaml);
   }
 
   String startExperiment(ExperimentConfig config, ExperimentRunOptions options) {

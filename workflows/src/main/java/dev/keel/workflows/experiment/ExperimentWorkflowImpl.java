@@ -3,9 +3,7 @@ package dev.keel.workflows.experiment;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.catalog.CatalogActivities;
 import dev.keel.activities.checkpoint.CheckpointGcActivities;
-import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
-import dev.keel.api.config.ExperimentConfigValidator;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.DescribeTableResult;
@@ -24,6 +22,7 @@ import dev.keel.api.v1.TrialState;
 import dev.keel.search.Close;
 import dev.keel.search.Create;
 import dev.keel.search.ExitReason;
+import dev.keel.search.ExperimentConfigs;
 import dev.keel.search.LengthUnit;
 import dev.keel.search.Operation;
 import dev.keel.search.Searcher;
@@ -31,6 +30,7 @@ import dev.keel.search.Searchers;
 import dev.keel.search.Shutdown;
 import dev.keel.search.TrainingLength;
 import dev.keel.search.ValidateAfter;
+import dev.keel.search.ValidatedConfig;
 import dev.keel.workflows.KeelSearchAttributes;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.api.enums.v1.ParentClosePolicy;
@@ -141,16 +141,14 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   }
 
   private void start() {
-    List<ConfigProblem> problems = new ArrayList<>(ExperimentConfigValidator.validate(config));
-    if (problems.isEmpty()) {
-      problems.addAll(Searchers.validate(config));
+    ValidatedConfig valid;
+    try {
+      valid = ExperimentConfigs.validated(config);
+    } catch (ConfigValidationException e) {
+      state.setState(TrialStates.ERRORED).setError(e.getMessage());
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), INVALID_CONFIG);
     }
-    if (!problems.isEmpty()) {
-      String message = new ConfigValidationException("experiment config", problems).getMessage();
-      state.setState(TrialStates.ERRORED).setError(message);
-      throw ApplicationFailure.newNonRetryableFailure(message, INVALID_CONFIG);
-    }
-    searcher = Searchers.create(config);
+    searcher = Searchers.create(valid);
     TableRef data;
     try {
       data = resolveData();

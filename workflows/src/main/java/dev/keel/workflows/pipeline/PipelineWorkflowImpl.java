@@ -7,7 +7,6 @@ import dev.keel.activities.infer.InferenceActivities;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
-import dev.keel.api.config.PipelineRequestValidator;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.InferenceRequest;
 import dev.keel.api.v1.InferenceResult;
@@ -19,6 +18,7 @@ import dev.keel.api.v1.PipelineResult;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
+import dev.keel.search.ExperimentConfigs;
 import dev.keel.workflows.KeelSearchAttributes;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
@@ -26,7 +26,6 @@ import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Locale;
 import java.util.List;
 import java.util.Map;
@@ -111,12 +110,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   }
 
   private void validate(PipelineRequest request) {
-    List<ConfigProblem> problems = new ArrayList<>(PipelineRequestValidator.validate(request));
-    String searcher = request.getExperiment().getSearcher().getName();
-    if (!searcher.isEmpty() && !"single".equals(searcher)) {
-      problems.add(new ConfigProblem("experiment.searcher.name",
-          "a pipeline trains one trial: use the single searcher (got " + searcher + "); run searches as experiments"));
-    }
+    List<ConfigProblem> problems = ExperimentConfigs.validatePipeline(request);
     if (!problems.isEmpty()) {
       String message = new ConfigValidationException("pipeline request", problems).getMessage();
       progress.setStatus("failed").setError(message);

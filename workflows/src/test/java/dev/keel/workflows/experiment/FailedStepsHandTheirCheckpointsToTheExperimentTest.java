@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.train.TrainingActivities;
-import dev.keel.api.config.ConfigLoaders;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentRequest;
@@ -15,6 +14,7 @@ import dev.keel.api.v1.TrainProgress;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.api.v1.TrialState;
+import dev.keel.search.ExperimentConfigs;
 import dev.keel.workflows.KeelSearchAttributes;
 import dev.keel.workflows.KeelWorkflows;
 import io.temporal.activity.Activity;
@@ -84,7 +84,7 @@ class FailedStepsHandTheirCheckpointsToTheExperimentTest {
     ExperimentWorkflow wf = env.getWorkflowClient().newWorkflowStub(ExperimentWorkflow.class,
         WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId("exp-failed-steps").build());
     ExperimentResult result = wf.run(ExperimentRequest.newBuilder()
-        .setConfig(ConfigLoaders.experiment().fromYaml("""
+        .setConfig(ExperimentConfigs.experimentLoader().fromYaml("""
             name: failed-steps
             data: {table: formula}
             hyperparameters:

@@ -3,6 +3,7 @@ package dev.keel.search;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.SearcherConfig;
 import dev.keel.search.asha.AdaptiveAshaSearch;

@@ -6,6 +6,8 @@ import dev.keel.activities.checkpoint.CheckpointGcActivities;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.config.ExperimentConfigValidator;
+import dev.keel.api.length.LengthUnit;
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.DescribeTableResult;
@@ -24,12 +26,10 @@ import dev.keel.api.v1.TrialState;
 import dev.keel.search.Close;
 import dev.keel.search.Create;
 import dev.keel.search.ExitReason;
-import dev.keel.search.LengthUnit;
 import dev.keel.search.Operation;
 import dev.keel.search.Searcher;
 import dev.keel.search.Searchers;
 import dev.keel.search.Shutdown;
-import dev.keel.search.TrainingLength;
 import dev.keel.search.ValidateAfter;
 import dev.keel.workflows.KeelSearchAttributes;
 import io.temporal.activity.ActivityOptions;
@@ -39,8 +39,8 @@ import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Async;
-import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.ChildWorkflowOptions;
+import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -410,7 +410,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   }
 
   private LengthUnit unit() {
-    return LengthUnit.of(config.getSearcher().getMaxLength());
+    return TrainingLength.of(config.getSearcher().getMaxLength()).unit();
   }
 
   // ---- control ----

@@ -1,6 +1,6 @@
 package dev.keel.activities;
 
-/** The task queues of DESIGN.md §2, in one place so workers and workflows agree. */
+/** The task queues, in one place so workers and workflows agree. */
 public final class TaskQueues {
   public static final String CONTROL = "keel-control";
   public static final String ETL = "keel-etl";

@@ -1,5 +1,6 @@
 package dev.keel.gpu.checkpoint;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.checkpoint.CheckpointGcActivities;
 import dev.keel.activities.storage.StorageFailures;
 import dev.keel.api.v1.CheckpointRef;
@@ -30,7 +31,7 @@ public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities 
   private static final Logger log = LoggerFactory.getLogger(CheckpointGcActivitiesImpl.class);
 
   /** Failure type of a request naming a checkpoint this worker must not delete. */
-  public static final String REFUSED = "CheckpointDeletionRefused";
+  public static final String REFUSED = FailureTypes.CHECKPOINT_DELETION_REFUSED;
 
   private final CheckpointStorage defaultStorage;
   private final Map<String, CheckpointStorage> customRoots = new ConcurrentHashMap<>();

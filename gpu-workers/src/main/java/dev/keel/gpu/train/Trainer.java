@@ -3,10 +3,11 @@ package dev.keel.gpu.train;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
+import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.etl.dataset.LabeledImages;
-import dev.keel.gpu.checkpoint.CheckpointMetadata;
 import dev.keel.gpu.checkpoint.BackgroundCheckpointWriter;
+import dev.keel.gpu.checkpoint.CheckpointMetadata;
 import dev.keel.gpu.checkpoint.CheckpointSnapshot;
 import dev.keel.gpu.checkpoint.VerifiedCheckpoint;
 import dev.keel.gpu.model.InvalidFieldException;
@@ -38,7 +39,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Trainer {
   /** Failure type of a non-finite loss. */
-  public static final String INVALID_HYPERPARAMETER = "InvalidHyperparameter";
 
   private static final Logger log = LoggerFactory.getLogger(Trainer.class);
   private static final int LOSS_WINDOW = 50;
@@ -63,7 +63,7 @@ public final class Trainer {
   }
 
   /**
-   * @throws ApplicationFailure of type {@value #INVALID_HYPERPARAMETER} (non-retryable) when the
+   * @throws ApplicationFailure of type {@value FailureTypes#INVALID_HYPERPARAMETER} (non-retryable) when the
    *     loss becomes NaN, infinite or above {@link #DIVERGED_LOSS}
    * @throws dev.keel.gpu.checkpoint.CorruptCheckpointException if the start checkpoint is bad
    * @throws InvalidFieldException if the data does not fit the plan (e.g. batch size)
@@ -186,7 +186,7 @@ public final class Trainer {
             "trial %s: loss %s at batch %d (lr=%s): invalid hyperparameters",
             plan.trialId(), what, batch,
             plan.hyperparameters().asMap().get(TrainingHyperparameters.LR)),
-        INVALID_HYPERPARAMETER);
+        FailureTypes.INVALID_HYPERPARAMETER);
   }
 
   private void warnIfOrderDiffers(CheckpointMetadata md, int trainExamples) {

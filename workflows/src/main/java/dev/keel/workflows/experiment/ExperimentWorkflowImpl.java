@@ -1,8 +1,11 @@
 package dev.keel.workflows.experiment;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.catalog.CatalogActivities;
+import dev.keel.activities.catalog.CatalogActivityOptions;
 import dev.keel.activities.checkpoint.CheckpointGcActivities;
+import dev.keel.activities.checkpoint.CheckpointGcActivityOptions;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.config.ExperimentConfigValidator;
@@ -32,17 +35,14 @@ import dev.keel.search.Searchers;
 import dev.keel.search.Shutdown;
 import dev.keel.search.ValidateAfter;
 import dev.keel.workflows.KeelSearchAttributes;
-import io.temporal.activity.ActivityOptions;
 import io.temporal.api.enums.v1.ParentClosePolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
-import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.Workflow;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -53,8 +53,6 @@ import java.util.TreeSet;
 
 /** See {@link ExperimentWorkflow}. Deterministic: searcher decisions replay from the same events. */
 public class ExperimentWorkflowImpl implements ExperimentWorkflow {
-  static final String INVALID_CONFIG = "InvalidExperimentConfig";
-  static final String INVALID_DATA = "InvalidExperimentData";
   private static final int DEFAULT_CONTINUE_AS_NEW_EVENTS = 8000;
   private static final int DEFAULT_CATALOG_BATCH_ROWS = 200;
 
@@ -148,7 +146,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     if (!problems.isEmpty()) {
       String message = new ConfigValidationException("experiment config", problems).getMessage();
       state.setState(TrialStates.ERRORED).setError(message);
-      throw ApplicationFailure.newNonRetryableFailure(message, INVALID_CONFIG);
+      throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_EXPERIMENT_CONFIG);
     }
     searcher = Searchers.create(config);
     TableRef data;
@@ -166,7 +164,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
         // the catalog lives in the same storage; the failure below still says what is wrong
       }
       upsertSearchAttributes();
-      throw ApplicationFailure.newNonRetryableFailure(message, INVALID_DATA);
+      throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_EXPERIMENT_DATA);
     }
     state.setData(data);
     catalog.experiment(TrialStates.ACTIVE, config, data, Workflow.currentTimeMillis());
@@ -497,10 +495,8 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       return;
     }
     try {
-      Workflow.newActivityStub(CheckpointGcActivities.class, lightActivity("collect " + delete.size() + " checkpoints")
-              .toBuilder()
-              // it heartbeats per checkpoint: a dead control worker is noticed in seconds, a big collection may run long
-              .setStartToCloseTimeout(Duration.ofHours(1)).setHeartbeatTimeout(Duration.ofSeconds(30)).build())
+      Workflow.newActivityStub(CheckpointGcActivities.class,
+              CheckpointGcActivityOptions.forCollection("collect " + delete.size() + " checkpoints"))
           .collect(GcRequest.newBuilder().setExperimentId(state.getExperimentId()).addAllDelete(delete)
               .setCheckpointRoot(config.getCheckpointStorage().getStoragePath()).build());
     } catch (ActivityFailure e) {
@@ -513,21 +509,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   }
 
   private CatalogActivities catalogActivities() {
-    return Workflow.newActivityStub(CatalogActivities.class, lightActivity("catalog"));
-  }
-
-  /**
-   * Catalog commits and table lookups on the control queue. They take seconds, so a short
-   * start-to-close bounds how long a control worker that died mid-activity holds up the experiment.
-   */
-  private static ActivityOptions lightActivity(String summary) {
-    return ActivityOptions.newBuilder()
-        .setTaskQueue(TaskQueues.CONTROL)
-        .setSummary(summary)
-        .setStartToCloseTimeout(Duration.ofMinutes(1))
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumInterval(Duration.ofMinutes(1)).setMaximumAttempts(20)
-            .setDoNotRetry("InvalidTable", "IllegalArgumentException").build())
-        .build();
+    return Workflow.newActivityStub(CatalogActivities.class, CatalogActivityOptions.forCatalog("catalog"));
   }
 
   private int continueAsNewAfter() {

@@ -1,7 +1,8 @@
 package dev.keel.workflows.experiment;
 
-import dev.keel.activities.TaskQueues;
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.train.TrainingActivities;
+import dev.keel.activities.train.TrainingActivityOptions;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.TrainProgress;
@@ -11,9 +12,6 @@ import dev.keel.api.v1.TrialCommand;
 import dev.keel.api.v1.TrialReport;
 import dev.keel.api.v1.TrialRequest;
 import dev.keel.api.v1.TrialState;
-import io.temporal.activity.ActivityCancellationType;
-import io.temporal.activity.ActivityOptions;
-import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
@@ -27,7 +25,6 @@ import java.util.Deque;
 
 /** See {@link TrialWorkflow}. Deterministic: all I/O happens in the training activity. */
 public class TrialWorkflowImpl implements TrialWorkflow {
-  static final String INVALID_HYPERPARAMETER = "InvalidHyperparameter";
   private static final int DEFAULT_HEARTBEAT_SECONDS = 60;
   private static final int DEFAULT_MAX_RESTARTS = 5;
 
@@ -88,7 +85,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
           state.setRestarts(config.hasMaxRestarts() ? config.getMaxRestarts() : DEFAULT_MAX_RESTARTS); // all used up
         }
         ApplicationFailure app = applicationFailure(e);
-        if (app != null && INVALID_HYPERPARAMETER.equals(app.getType())) {
+        if (app != null && FailureTypes.INVALID_HYPERPARAMETER.equals(app.getType())) {
           return exit(experiment, "INVALID_HP", app.getOriginalMessage(), TrialStates.INVALID_HP);
         }
         return exit(experiment, "ERRORED", rootMessage(e), TrialStates.ERRORED);
@@ -114,21 +111,9 @@ public class TrialWorkflowImpl implements TrialWorkflow {
     ExperimentConfig config = request.getConfig();
     int maxRestarts = config.hasMaxRestarts() ? config.getMaxRestarts() : DEFAULT_MAX_RESTARTS;
     int heartbeat = request.getHeartbeatTimeoutSeconds() > 0 ? request.getHeartbeatTimeoutSeconds() : DEFAULT_HEARTBEAT_SECONDS;
-    TrainingActivities trainer = Workflow.newActivityStub(TrainingActivities.class, ActivityOptions.newBuilder()
-        .setTaskQueue(TaskQueues.train(config.getResources().getResourcePool()))
-        .setSummary("train trial " + state.getTrialId() + " to " + TrialLengths.describe(config, length))
-        // A dead worker is detected by missing heartbeats; start-to-close only bounds a hung one.
-        .setStartToCloseTimeout(Duration.ofHours(48))
-        .setHeartbeatTimeout(Duration.ofSeconds(heartbeat))
-        // A killed trial ends only once its worker stopped training (or missed its heartbeats).
-        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
-        .setRetryOptions(RetryOptions.newBuilder()
-            .setInitialInterval(Duration.ofSeconds(1))
-            .setMaximumInterval(Duration.ofSeconds(30))
-            .setMaximumAttempts(Math.max(1, maxRestarts - state.getRestarts() + 1))
-            .setDoNotRetry(INVALID_HYPERPARAMETER, "InvalidTrainRequest", "CorruptCheckpoint")
-            .build())
-        .build());
+    TrainingActivities trainer = Workflow.newActivityStub(TrainingActivities.class, TrainingActivityOptions.forTrial(
+        config.getResources().getResourcePool(), maxRestarts, state.getRestarts(), Duration.ofSeconds(heartbeat),
+        "train trial " + state.getTrialId() + " to " + TrialLengths.describe(config, length)));
     TrainRequest.Builder train = TrainRequest.newBuilder()
         .setExperimentId(request.getExperimentId())
         .setTrialId("trial-" + request.getTrialId())

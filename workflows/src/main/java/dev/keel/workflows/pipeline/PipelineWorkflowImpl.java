@@ -1,10 +1,13 @@
 package dev.keel.workflows.pipeline;
 
 import com.google.protobuf.Value;
-import dev.keel.activities.TaskQueues;
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.etl.IngestActivities;
+import dev.keel.activities.etl.IngestActivityOptions;
 import dev.keel.activities.infer.InferenceActivities;
+import dev.keel.activities.infer.InferenceActivityOptions;
 import dev.keel.activities.train.TrainingActivities;
+import dev.keel.activities.train.TrainingActivityOptions;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.config.PipelineRequestValidator;
@@ -20,21 +23,17 @@ import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.workflows.KeelSearchAttributes;
-import io.temporal.activity.ActivityOptions;
-import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Locale;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /** See {@link PipelineWorkflow}. Deterministic: all I/O happens in the activities. */
 public class PipelineWorkflowImpl implements PipelineWorkflow {
-  static final String INVALID_REQUEST = "InvalidPipelineRequest";
-
   private final PipelineProgress.Builder progress = PipelineProgress.newBuilder().setStage("validate").setStatus("running");
 
   @Override
@@ -122,7 +121,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
       progress.setStatus("failed").setError(message);
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet("failed"));
       Workflow.setCurrentDetails("Invalid pipeline request:\n" + message);
-      throw ApplicationFailure.newNonRetryableFailure(message, INVALID_REQUEST);
+      throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_PIPELINE_REQUEST);
     }
   }
 
@@ -153,37 +152,18 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   }
 
   private static IngestActivities etl(PipelineRequest request) {
-    return Workflow.newActivityStub(IngestActivities.class, ActivityOptions.newBuilder()
-        .setSummary("Ingest " + request.getSource().getFormat() + " into Delta table " + tableName(request.getTargetTable()))
-        .setTaskQueue(TaskQueues.ETL)
-        .setStartToCloseTimeout(Duration.ofMinutes(30))
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(5).build())
-        .build());
+    return Workflow.newActivityStub(IngestActivities.class, IngestActivityOptions.forIngest(
+        "Ingest " + request.getSource().getFormat() + " into Delta table " + tableName(request.getTargetTable())));
   }
 
   private static TrainingActivities trainer(ExperimentConfig experiment, String summary) {
     int restarts = experiment.hasMaxRestarts() ? experiment.getMaxRestarts() : 5;
-    return Workflow.newActivityStub(TrainingActivities.class, ActivityOptions.newBuilder()
-        .setSummary(summary)
-        .setTaskQueue(TaskQueues.train(experiment.getResources().getResourcePool()))
-        // A dead worker is detected by its missing heartbeats, not by this generous bound.
-        .setStartToCloseTimeout(Duration.ofHours(24))
-        .setHeartbeatTimeout(Duration.ofSeconds(30))
-        .setRetryOptions(RetryOptions.newBuilder()
-            .setMaximumAttempts(restarts + 1)
-            .setDoNotRetry("InvalidHyperparameter")
-            .build())
-        .build());
+    return Workflow.newActivityStub(TrainingActivities.class, TrainingActivityOptions.forTrial(
+        experiment.getResources().getResourcePool(), restarts, 0, Duration.ofSeconds(30), summary));
   }
 
   private static InferenceActivities inferrer(String summary) {
-    return Workflow.newActivityStub(InferenceActivities.class, ActivityOptions.newBuilder()
-        .setSummary(summary)
-        .setTaskQueue(TaskQueues.INFER)
-        .setStartToCloseTimeout(Duration.ofHours(2))
-        .setHeartbeatTimeout(Duration.ofSeconds(60))
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).build())
-        .build());
+    return Workflow.newActivityStub(InferenceActivities.class, InferenceActivityOptions.forScoring(summary));
   }
 
   private static String describe(dev.keel.api.v1.Length length) {

@@ -7,6 +7,7 @@ import com.google.protobuf.Value;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.storage.StorageRoot;
 import dev.keel.activities.train.TrainingActivities;
+import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.config.ConfigLoaders;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
@@ -31,8 +32,8 @@ import dev.keel.gpu.train.TrainingPlan;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.worker.KeelWorkerHost;
-import dev.keel.service.worker.WorkerHostOptions;
 import dev.keel.service.worker.WorkerHostOptions.Role;
+import dev.keel.service.worker.WorkerHostOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
@@ -127,7 +128,7 @@ public final class PlatformOverheadBenchmark {
       base = base.toBuilder().setSearcher(base.getSearcher().toBuilder()
           .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(batches))).build();
     } else {
-      int trainingRows = train.size() - (int) Math.round(train.size() * TrainingPlan.DEFAULT_VALIDATION_FRACTION);
+      int trainingRows = train.size() - (int) Math.round(train.size() * ConfigDefaults.VALIDATION_FRACTION);
       batches = (trainingRows + 127) / 128; // one epoch, as the worker resolves {epochs: 1}
     }
     System.out.printf(Locale.ROOT, "table %s v%d, %d train rows; %d batches of 128, %d intra-op thread(s), %d repetitions%n",
@@ -321,7 +322,7 @@ public final class PlatformOverheadBenchmark {
     hp.put("dropout", num(0.25));
     hp.put("optimizer", Value.newBuilder().setStringValue("adam").build());
     Hyperparameters hyper = Hyperparameters.resolve(cnn, Map.of(), hp);
-    TrainValidationSplit split = TrainValidationSplit.of(all, TrainingPlan.DEFAULT_VALIDATION_FRACTION);
+    TrainValidationSplit split = TrainValidationSplit.of(all, ConfigDefaults.VALIDATION_FRACTION);
     BatchOrder order = new BatchOrder(TRIAL_SEED, split.train().size(), 128);
     try (TrainableModel model = TrainableModel.initialize(cnn, hyper, TRIAL_SEED)) {
       for (long b = 0; b < batches; b++) {

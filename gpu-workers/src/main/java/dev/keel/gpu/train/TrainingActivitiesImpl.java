@@ -2,6 +2,7 @@ package dev.keel.gpu.train;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.train.TrainingActivities;
+import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainProgress;
@@ -114,7 +115,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     try {
       if (request.hasTargetLength()) {
         int batchSize = TrainingPlan.from(request.toBuilder().setTargetBatches(1).build(), registry).batchSize();
-        double vf = request.getValidationFraction() == 0 ? TrainingPlan.DEFAULT_VALIDATION_FRACTION : request.getValidationFraction();
+        double vf = request.getValidationFraction() == 0 ? ConfigDefaults.VALIDATION_FRACTION : request.getValidationFraction();
         request = TargetLength.resolve(request, batchSize, data.size(), vf);
       }
       plan = TrainingPlan.from(request, registry);

@@ -6,6 +6,7 @@ import dev.keel.activities.catalog.CatalogActivities;
 import dev.keel.activities.catalog.CatalogActivityOptions;
 import dev.keel.activities.checkpoint.CheckpointGcActivities;
 import dev.keel.activities.checkpoint.CheckpointGcActivityOptions;
+import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.config.ExperimentConfigValidator;
@@ -53,8 +54,6 @@ import java.util.TreeSet;
 
 /** See {@link ExperimentWorkflow}. Deterministic: searcher decisions replay from the same events. */
 public class ExperimentWorkflowImpl implements ExperimentWorkflow {
-  private static final int DEFAULT_CONTINUE_AS_NEW_EVENTS = 8000;
-  private static final int DEFAULT_CATALOG_BATCH_ROWS = 200;
 
   private final Deque<TrialReport> reports = new ArrayDeque<>();
   private final Deque<Operation> operations = new ArrayDeque<>();
@@ -80,13 +79,14 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   public ExperimentResult run(ExperimentRequest input) {
     request = input;
     config = input.getConfig();
-    options = input.getOptions();
+    options = ConfigDefaults.withDefaults(input.getOptions());
     String experimentId = Workflow.getInfo().getWorkflowId();
     state.setExperimentId(experimentId).setName(config.getName()).setSearcher(config.getSearcher().getName())
         .setMetric(config.getSearcher().getMetric()).setSmallerIsBetter(config.getSearcher().getSmallerIsBetter());
     catalog = new CatalogBuffer(experimentId, options.getWithoutCatalog() ? null : catalogActivities(),
-        options.getCatalogBatchRows() > 0 ? options.getCatalogBatchRows() : DEFAULT_CATALOG_BATCH_ROWS);
+        options.getCatalogBatchRows());
     if (input.hasCarry()) {
+      config = ConfigDefaults.withDefaults(config);
       restore(input.getCarry());
     } else {
       start();
@@ -99,7 +99,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       if (finished()) {
         break;
       }
-      if (!draining && Workflow.getInfo().getHistoryLength() > continueAsNewAfter() && !killRequested
+      if (!draining && Workflow.getInfo().getHistoryLength() > options.getContinueAsNewAfterEvents() && !killRequested
           && !TrialStates.PAUSED.equals(state.getState())) {
         // Continue as new only when no trial is mid-step: signals that arrive while the closing task
         // completes make the server reject it, so stop handing out work until every trial is idle.
@@ -129,7 +129,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       catalog.flushIfFull();
     }
     state.setState(killRequested ? TrialStates.KILLED : TrialStates.COMPLETED).setProgress(searcher.progress());
-    catalog.experiment(state.getState(), config, state.getData(), Workflow.currentTimeMillis());
+    catalog.experiment(state.getState(), request.getConfig(), state.getData(), Workflow.currentTimeMillis());
     collectGarbage();
     catalog.flush();
     upsertSearchAttributes();
@@ -148,6 +148,8 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       state.setState(TrialStates.ERRORED).setError(message);
       throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_EXPERIMENT_CONFIG);
     }
+    // validated as submitted, so a default never hides a problem; from here on every setting is explicit
+    config = ConfigDefaults.withDefaults(config);
     searcher = Searchers.create(config);
     TableRef data;
     try {
@@ -156,7 +158,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       // A missing table or version: end ERRORED with the activity's message, in the state query and the catalog.
       String message = TrialWorkflowImpl.rootMessage(e);
       state.setState(TrialStates.ERRORED).setError(message);
-      catalog.experiment(TrialStates.ERRORED, config, TableRef.newBuilder().setUri(config.getData().getTable()).build(),
+      catalog.experiment(TrialStates.ERRORED, request.getConfig(), TableRef.newBuilder().setUri(config.getData().getTable()).build(),
           Workflow.currentTimeMillis());
       try {
         catalog.flush();
@@ -167,7 +169,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_EXPERIMENT_DATA);
     }
     state.setData(data);
-    catalog.experiment(TrialStates.ACTIVE, config, data, Workflow.currentTimeMillis());
+    catalog.experiment(TrialStates.ACTIVE, request.getConfig(), data, Workflow.currentTimeMillis());
     operations.addAll(searcher.initialOperations());
   }
 
@@ -510,10 +512,6 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
 
   private CatalogActivities catalogActivities() {
     return Workflow.newActivityStub(CatalogActivities.class, CatalogActivityOptions.forCatalog("catalog"));
-  }
-
-  private int continueAsNewAfter() {
-    return options.getContinueAsNewAfterEvents() > 0 ? options.getContinueAsNewAfterEvents() : DEFAULT_CONTINUE_AS_NEW_EVENTS;
   }
 
   private void upsertSearchAttributes() {

@@ -5,8 +5,6 @@ import dev.keel.api.v1.Length;
 
 /** Lengths of an experiment are counted in the unit of {@code searcher.max_length}. */
 final class TrialLengths {
-  static final long DEFAULT_CHECKPOINT_EVERY_BATCHES = 0;
-
   private TrialLengths() {}
 
   static Length unitLength(ExperimentConfig config, long units) {
@@ -31,7 +29,7 @@ final class TrialLengths {
 
   /** The trainer checkpoints every so many batches (and always at the end of a step). */
   static long checkpointEveryBatches(ExperimentConfig config) {
-    return config.getMinCheckpointPeriod().hasBatches() ? config.getMinCheckpointPeriod().getBatches() : DEFAULT_CHECKPOINT_EVERY_BATCHES;
+    return config.getMinCheckpointPeriod().getBatches();
   }
 
   static long amount(Length length) {

@@ -25,8 +25,6 @@ import java.util.Deque;
 
 /** See {@link TrialWorkflow}. Deterministic: all I/O happens in the training activity. */
 public class TrialWorkflowImpl implements TrialWorkflow {
-  private static final int DEFAULT_HEARTBEAT_SECONDS = 60;
-  private static final int DEFAULT_MAX_RESTARTS = 5;
 
   private final Deque<TrialCommand> commands = new ArrayDeque<>();
   private final TrialState.Builder state = TrialState.newBuilder().setState(TrialStates.ACTIVE);
@@ -82,7 +80,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
           continue;
         }
         if (e.getRetryState() == io.temporal.api.enums.v1.RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED) {
-          state.setRestarts(config.hasMaxRestarts() ? config.getMaxRestarts() : DEFAULT_MAX_RESTARTS); // all used up
+          state.setRestarts(config.getMaxRestarts()); // all used up
         }
         ApplicationFailure app = applicationFailure(e);
         if (app != null && FailureTypes.INVALID_HYPERPARAMETER.equals(app.getType())) {
@@ -109,10 +107,9 @@ public class TrialWorkflowImpl implements TrialWorkflow {
 
   private TrainResult train(TrialRequest request, long length) {
     ExperimentConfig config = request.getConfig();
-    int maxRestarts = config.hasMaxRestarts() ? config.getMaxRestarts() : DEFAULT_MAX_RESTARTS;
-    int heartbeat = request.getHeartbeatTimeoutSeconds() > 0 ? request.getHeartbeatTimeoutSeconds() : DEFAULT_HEARTBEAT_SECONDS;
     TrainingActivities trainer = Workflow.newActivityStub(TrainingActivities.class, TrainingActivityOptions.forTrial(
-        config.getResources().getResourcePool(), maxRestarts, state.getRestarts(), Duration.ofSeconds(heartbeat),
+        config.getResources().getResourcePool(), config.getMaxRestarts(), state.getRestarts(),
+        Duration.ofSeconds(request.getHeartbeatTimeoutSeconds()),
         "train trial " + state.getTrialId() + " to " + TrialLengths.describe(config, length)));
     TrainRequest.Builder train = TrainRequest.newBuilder()
         .setExperimentId(request.getExperimentId())
@@ -123,10 +120,8 @@ public class TrialWorkflowImpl implements TrialWorkflow {
         .setSeed(config.getReproducibility().getSeed() + request.getTrialId())
         .setTargetLength(TrialLengths.unitLength(config, length))
         .setCheckpointEveryBatches(TrialLengths.checkpointEveryBatches(config))
+        .setValidationFraction(config.getData().getValidationFraction())
         .setCheckpointRoot(config.getCheckpointStorage().getStoragePath());
-    if (config.getData().hasValidationFraction()) {
-      train.setValidationFraction(config.getData().getValidationFraction());
-    }
     if (state.hasLatestCheckpoint()) {
       train.setStartFrom(state.getLatestCheckpoint());
     }

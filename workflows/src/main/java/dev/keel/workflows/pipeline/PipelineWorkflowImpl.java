@@ -8,6 +8,7 @@ import dev.keel.activities.infer.InferenceActivities;
 import dev.keel.activities.infer.InferenceActivityOptions;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.activities.train.TrainingActivityOptions;
+import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.config.PipelineRequestValidator;
@@ -26,7 +27,6 @@ import dev.keel.workflows.KeelSearchAttributes;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -42,7 +42,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.PIPELINE.valueSet(name),
         KeelSearchAttributes.STAGE.valueSet("validate"));
     validate(request);
-    ExperimentConfig experiment = request.getExperiment();
+    ExperimentConfig experiment = ConfigDefaults.withDefaults(request.getExperiment());
     try {
       stage("etl", "Keel pipeline " + name + ": ETL of " + request.getSource().getFormat() + " "
           + request.getSource().getUri() + " into Delta table " + request.getTargetTable());
@@ -66,12 +66,12 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
           .setExperimentId(pipelineId)
           .setTrialId("trial-1")
           .setData(data)
-          .setValidationFraction(PipelinePlan.validationFraction(experiment))
+          .setValidationFraction(experiment.getData().getValidationFraction())
           .setModel(experiment.getModel())
           .putAllHparams(hparams)
           .setSeed(experiment.getReproducibility().getSeed())
           .setTargetLength(experiment.getSearcher().getMaxLength())
-          .setCheckpointEveryBatches(checkpointEvery(experiment))
+          .setCheckpointEveryBatches(experiment.getMinCheckpointPeriod().getBatches())
           .setCheckpointRoot(experiment.getCheckpointStorage().getStoragePath())
           .build());
       progress.setTrain(train);
@@ -138,11 +138,6 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     return u.substring(u.lastIndexOf('/') + 1);
   }
 
-  private static long checkpointEvery(ExperimentConfig experiment) {
-    return experiment.getMinCheckpointPeriod().hasBatches()
-        ? experiment.getMinCheckpointPeriod().getBatches() : PipelinePlan.DEFAULT_CHECKPOINT_EVERY;
-  }
-
   private static String rootMessage(Throwable t) {
     Throwable c = t;
     while (c.getCause() != null) {
@@ -157,9 +152,9 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   }
 
   private static TrainingActivities trainer(ExperimentConfig experiment, String summary) {
-    int restarts = experiment.hasMaxRestarts() ? experiment.getMaxRestarts() : 5;
     return Workflow.newActivityStub(TrainingActivities.class, TrainingActivityOptions.forTrial(
-        experiment.getResources().getResourcePool(), restarts, 0, Duration.ofSeconds(30), summary));
+        experiment.getResources().getResourcePool(), experiment.getMaxRestarts(), 0, ConfigDefaults.HEARTBEAT_TIMEOUT,
+        summary));
   }
 
   private static InferenceActivities inferrer(String summary) {

@@ -113,7 +113,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     LabeledImages data = read(request.getData());
     TrainingPlan plan;
     try {
-      if (request.hasTargetLength()) {
+      if (TargetLength.present(request)) {
         int batchSize = TrainingPlan.from(request.toBuilder().setTargetBatches(1).build(), registry).batchSize();
         double vf = request.getValidationFraction() == 0 ? ConfigDefaults.VALIDATION_FRACTION : request.getValidationFraction();
         request = TargetLength.resolve(request, batchSize, data.size(), vf);

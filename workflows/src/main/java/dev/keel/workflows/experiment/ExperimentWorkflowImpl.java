@@ -10,7 +10,6 @@ import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.config.ExperimentConfigValidator;
-import dev.keel.api.length.LengthUnit;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.DescribeTableRequest;
@@ -226,12 +225,12 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       } else if (op instanceof ValidateAfter validate) {
         Create create = unstarted.remove(validate.trialId());
         if (create != null) {
-          startTrial(create, validate.length().units());
+          startTrial(create, validate.length());
           operations.addAll(searcher.trialCreated(create.trialId()));
         } else {
           TrialState.Builder t = trials.get(validate.trialId());
-          t.setTargetLength(validate.length().units());
-          command(t, TrialCommand.newBuilder().setTrainToLength(validate.length().units()).build());
+          t.setTargetLength(validate.length().toProto());
+          command(t, TrialCommand.newBuilder().setTrainToLength(validate.length().toProto()).build());
         }
       } else if (op instanceof Close close) {
         closing.add(close.trialId());
@@ -243,14 +242,15 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     state.setProgress(searcher.progress());
   }
 
-  private void startTrial(Create create, long targetLength) {
+  private void startTrial(Create create, TrainingLength target) {
     String experimentId = state.getExperimentId();
     TrialState.Builder t = TrialState.newBuilder()
         .setTrialId(create.trialId())
         .setWorkflowId(TrialWorkflow.workflowId(experimentId, create.trialId()))
         .setState(TrialStates.ACTIVE)
         .putAllHparams(create.hparams())
-        .setTargetLength(targetLength)
+        .setTargetLength(target.toProto())
+        .setCompletedLength(TrainingLength.zero(target.unit()).toProto())
         .setGroup(searcher.trialGroup(create.trialId()));
     TrialRequest.Builder r = TrialRequest.newBuilder()
         .setExperimentId(experimentId)
@@ -259,11 +259,11 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
         .setData(state.getData())
         .setTrainRows(trainRows)
         .putAllHparams(create.hparams())
-        .setTargetLength(targetLength)
+        .setTargetLength(target.toProto())
         .setHeartbeatTimeoutSeconds(options.getHeartbeatTimeoutSeconds());
     if (create.warmStart().isPresent()) {
       long parent = create.warmStart().get().parentTrialId();
-      checkpointAt(parent, create.warmStart().get().parentLength().units()).ifPresent(c -> {
+      checkpointAt(parent, create.warmStart().get().parentLength()).ifPresent(c -> {
         r.setStartFrom(c).setParentTrialId(parent);
         t.setSourceCheckpoint(c).setParentTrialId(parent);
       });
@@ -286,14 +286,15 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     catalog.trial(t.build(), Workflow.currentTimeMillis());
   }
 
-  private java.util.Optional<CheckpointRef> checkpointAt(long trialId, long length) {
+  /** The parent's last validated checkpoint at or before {@code length}. */
+  private java.util.Optional<CheckpointRef> checkpointAt(long trialId, TrainingLength length) {
     TrialState.Builder parent = trials.get(trialId);
     if (parent == null) {
       return java.util.Optional.empty();
     }
     CheckpointRef found = null;
     for (CheckpointRef c : parent.getCheckpointsList()) {
-      if (c.getMetricsOrDefault(CheckpointGcPolicy.LENGTH, -1) <= length) {
+      if (c.getMetricsOrDefault(CheckpointGcPolicy.LENGTH, -1) <= length.units()) {
         found = c;
       }
     }
@@ -325,7 +326,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
         TrialReport.Validation v = report.getValidation();
         CheckpointRef checkpoint = v.getCheckpoint().toBuilder()
             .putMetrics(CheckpointGcPolicy.METRIC, v.getMetric())
-            .putMetrics(CheckpointGcPolicy.LENGTH, v.getLength()).build();
+            .putMetrics(CheckpointGcPolicy.LENGTH, TrainingLength.of(v.getLength()).units()).build();
         t.setCompletedLength(v.getLength()).setLatestMetric(v.getMetric()).setLatestCheckpoint(checkpoint)
             .addCheckpoints(checkpoint).addAllPeriodicCheckpoints(v.getPeriodicCheckpointsList())
             .setRestarts(v.getRestarts());
@@ -365,7 +366,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       case VALIDATION -> {
         if (!report.getIntermediate()) {
           operations.addAll(searcher.validationCompleted(trialId, report.getValidation().getMetric(),
-              new TrainingLength(report.getValidation().getLength(), unit())));
+              TrainingLength.of(report.getValidation().getLength())));
         }
       }
       case EXIT -> {
@@ -381,7 +382,8 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   /** A trial that will still signal: training toward its target, or asked to close. */
   private boolean busy(TrialState.Builder t) {
     return !TrialStates.isTerminal(t.getState())
-        && (t.getCompletedLength() < t.getTargetLength() || closing.contains(t.getTrialId()));
+        && (TrainingLength.of(t.getCompletedLength()).isShorterThan(TrainingLength.of(t.getTargetLength()))
+            || closing.contains(t.getTrialId()));
   }
 
   private boolean better(double a, double b) {
@@ -407,10 +409,6 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       }
     }
     return java.util.Optional.ofNullable(best);
-  }
-
-  private LengthUnit unit() {
-    return TrainingLength.of(config.getSearcher().getMaxLength()).unit();
   }
 
   // ---- control ----

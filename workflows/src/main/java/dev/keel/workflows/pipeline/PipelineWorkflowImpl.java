@@ -12,6 +12,7 @@ import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.config.PipelineRequestValidator;
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.InferenceRequest;
 import dev.keel.api.v1.InferenceResult;
@@ -21,9 +22,9 @@ import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.api.v1.TableRef;
-import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.workflows.KeelSearchAttributes;
+import dev.keel.workflows.training.TrainRequests;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
@@ -31,6 +32,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /** See {@link PipelineWorkflow}. Deterministic: all I/O happens in the activities. */
 public class PipelineWorkflowImpl implements PipelineWorkflow {
@@ -58,22 +60,12 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
       Map<String, Value> hparams = PipelinePlan.constHparams(experiment);
       String pipelineId = Workflow.getInfo().getWorkflowId();
       String model = experiment.getModel().getName().isEmpty() ? experiment.getModel().getClass_() : experiment.getModel().getName();
-      String length = describe(experiment.getSearcher().getMaxLength());
+      TrainingLength length = TrainingLength.of(experiment.getSearcher().getMaxLength());
       stage("train", "Keel pipeline " + name + ": training " + model + " for " + length + " on "
           + data.getUri() + " @ version " + data.getVersion());
       TrainResult train = trainer(experiment, "Train " + model + " for " + length + " on "
-          + tableName(data.getUri()) + " v" + data.getVersion()).train(TrainRequest.newBuilder()
-          .setExperimentId(pipelineId)
-          .setTrialId("trial-1")
-          .setData(data)
-          .setValidationFraction(experiment.getData().getValidationFraction())
-          .setModel(experiment.getModel())
-          .putAllHparams(hparams)
-          .setSeed(experiment.getReproducibility().getSeed())
-          .setTargetLength(experiment.getSearcher().getMaxLength())
-          .setCheckpointEveryBatches(experiment.getMinCheckpointPeriod().getBatches())
-          .setCheckpointRoot(experiment.getCheckpointStorage().getStoragePath())
-          .build());
+          + tableName(data.getUri()) + " v" + data.getVersion()).train(TrainRequests.of(pipelineId, 1, experiment, data,
+          hparams, experiment.getReproducibility().getSeed(), length, Optional.empty(), 0));
       progress.setTrain(train);
 
       String split = request.getInference().getSplit().isEmpty() ? "test" : request.getInference().getSplit();
@@ -159,14 +151,5 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
 
   private static InferenceActivities inferrer(String summary) {
     return Workflow.newActivityStub(InferenceActivities.class, InferenceActivityOptions.forScoring(summary));
-  }
-
-  private static String describe(dev.keel.api.v1.Length length) {
-    return switch (length.getUnitCase()) {
-      case BATCHES -> length.getBatches() + " batches";
-      case RECORDS -> length.getRecords() + " records";
-      case EPOCHS -> length.getEpochs() + " epochs";
-      case UNIT_NOT_SET -> "?";
-    };
   }
 }

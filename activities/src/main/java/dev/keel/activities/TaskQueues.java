@@ -1,5 +1,7 @@
 package dev.keel.activities;
 
+import dev.keel.api.config.ConfigDefaults;
+
 /**
  * Keel's task queues, in one place so workers and workflows agree: {@code keel-control} (every
  * workflow plus the light catalog and GC activities), {@code keel-etl}, {@code keel-train-<pool>}
@@ -13,8 +15,8 @@ public final class TaskQueues {
 
   private TaskQueues() {}
 
-  /** {@code keel-train-cpu}, {@code keel-train-gpu}, ... ; an empty pool means cpu. */
+  /** {@code keel-train-cpu}, {@code keel-train-gpu}, ... ; an empty pool means the default pool. */
   public static String train(String pool) {
-    return TRAIN_PREFIX + (pool == null || pool.isBlank() ? "cpu" : pool);
+    return TRAIN_PREFIX + (pool == null || pool.isBlank() ? ConfigDefaults.RESOURCE_POOL : pool);
   }
 }

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.MessageOrBuilder;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.storage.StorageRoot;
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
@@ -24,8 +25,8 @@ import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.experiment.ExperimentTable;
 import dev.keel.service.worker.KeelWorkerHost;
-import dev.keel.service.worker.WorkerHostOptions;
 import dev.keel.service.worker.WorkerHostOptions.Role;
+import dev.keel.service.worker.WorkerHostOptions;
 import io.temporal.client.WorkflowClient;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -81,7 +82,7 @@ public final class FashionSearchBenchmark {
     }
 
     long batches() {
-      return state().getTrialsList().stream().mapToLong(TrialState::getCompletedLength).sum();
+      return state().getTrialsList().stream().mapToLong(t -> TrainingLength.of(t.getCompletedLength()).units()).sum();
     }
 
     double best() {
@@ -235,13 +236,13 @@ public final class FashionSearchBenchmark {
       }
       for (TrialState tr : s.getTrialsList()) {
         List<double[]> p = progress.computeIfAbsent(tr.getTrialId(), k -> new ArrayList<>());
-        if (p.isEmpty() || p.get(p.size() - 1)[1] != tr.getCompletedLength()) {
-          p.add(new double[] {t, tr.getCompletedLength()});
+        if (p.isEmpty() || p.get(p.size() - 1)[1] != TrainingLength.of(tr.getCompletedLength()).units()) {
+          p.add(new double[] {t, TrainingLength.of(tr.getCompletedLength()).units()});
         }
       }
       if (label != null && System.nanoTime() - lastPrint > 30e9) {
         lastPrint = System.nanoTime();
-        long batches = s.getTrialsList().stream().mapToLong(TrialState::getCompletedLength).sum();
+        long batches = s.getTrialsList().stream().mapToLong(tr -> TrainingLength.of(tr.getCompletedLength()).units()).sum();
         System.out.printf(Locale.ROOT, "  %s %4.0f s: %d trials, %d batches, best %s (load %s)%n", label, t,
             s.getTrialsCount(), batches, s.hasBestMetric() ? String.format(Locale.ROOT, "%.4f", s.getBestMetric()) : "-",
             Machine.loadAverages());

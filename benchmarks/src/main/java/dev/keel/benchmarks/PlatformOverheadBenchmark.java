@@ -8,6 +8,7 @@ import com.google.protobuf.Value;
 import dev.keel.activities.TaskQueues;
 import dev.keel.storage.StorageRoot;
 import dev.keel.activities.train.TrainingActivities;
+import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
@@ -32,8 +33,8 @@ import dev.keel.search.ExperimentConfigs;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.worker.KeelWorkerHost;
-import dev.keel.service.worker.WorkerHostOptions;
 import dev.keel.service.worker.WorkerHostOptions.Role;
+import dev.keel.service.worker.WorkerHostOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
@@ -128,7 +129,7 @@ public final class PlatformOverheadBenchmark {
       base = base.toBuilder().setSearcher(base.getSearcher().toBuilder()
           .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(batches))).build();
     } else {
-      int trainingRows = train.size() - (int) Math.round(train.size() * TrainingPlan.DEFAULT_VALIDATION_FRACTION);
+      int trainingRows = train.size() - (int) Math.round(train.size() * ConfigDefaults.VALIDATION_FRACTION);
       batches = (trainingRows + 127) / 128; // one epoch, as the worker resolves {epochs: 1}
     }
     System.out.printf(Locale.ROOT, "table %s v%d, %d train rows; %d batches of 128, %d intra-op thread(s), %d repetitions%n",
@@ -322,7 +323,7 @@ public final class PlatformOverheadBenchmark {
     hp.put("dropout", num(0.25));
     hp.put("optimizer", Value.newBuilder().setStringValue("adam").build());
     Hyperparameters hyper = Hyperparameters.resolve(cnn, Map.of(), hp);
-    TrainValidationSplit split = TrainValidationSplit.of(all, TrainingPlan.DEFAULT_VALIDATION_FRACTION);
+    TrainValidationSplit split = TrainValidationSplit.of(all, ConfigDefaults.VALIDATION_FRACTION);
     BatchOrder order = new BatchOrder(TRIAL_SEED, split.train().size(), 128);
     try (TrainableModel model = TrainableModel.initialize(cnn, hyper, TRIAL_SEED)) {
       for (long b = 0; b < batches; b++) {

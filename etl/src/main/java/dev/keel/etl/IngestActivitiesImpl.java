@@ -1,5 +1,6 @@
 package dev.keel.etl;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.etl.IngestActivities;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
@@ -92,10 +93,10 @@ public final class IngestActivitiesImpl implements IngestActivities {
     if (!FORMAT_FASHION_MNIST.equals(format)) {
       throw ApplicationFailure.newNonRetryableFailure(
           "unknown source.format '" + format + "' (supported: " + FORMAT_FASHION_MNIST + ")",
-          "UnknownFormat");
+          FailureTypes.UNKNOWN_FORMAT);
     }
     if (request.getTableUri().isBlank()) {
-      throw ApplicationFailure.newNonRetryableFailure("table_uri is empty", "InvalidArgument");
+      throw ApplicationFailure.newNonRetryableFailure("table_uri is empty", FailureTypes.INVALID_ARGUMENT);
     }
     String table = storage == null ? request.getTableUri() : storage.table(request.getTableUri());
     try {
@@ -111,7 +112,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
         throw ApplicationFailure.newNonRetryableFailure(
             "Fashion-MNIST not found at " + dir
                 + ": install it with 'apt-get install -y dataset-fashion-mnist'",
-            "DatasetMissing");
+            FailureTypes.DATASET_MISSING);
       }
     }
     long t0 = System.nanoTime();
@@ -132,7 +133,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
       check(testImages, testLabels, "t10k");
       if (trainImages.rows() != testImages.rows() || trainImages.cols() != testImages.cols()) {
         throw ApplicationFailure.newNonRetryableFailure(
-            "train and test images differ in shape", "DatasetCorrupt");
+            "train and test images differ in shape", FailureTypes.DATASET_CORRUPT);
       }
       log.info(
           "decoded {} train + {} test images ({}x{}) in {} ms",
@@ -165,7 +166,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
       } catch (IllegalArgumentException e) {
         // e.g. the table exists with another schema: retrying cannot help
         throw ApplicationFailure.newNonRetryableFailureWithCause(
-            e.getMessage(), "InvalidTable", e);
+            e.getMessage(), FailureTypes.INVALID_TABLE, e);
       }
       log.info(
           "ingested {} rows into {} v{} in {} ms",
@@ -229,7 +230,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
     if (images.count() != labels.length) {
       throw ApplicationFailure.newNonRetryableFailure(
           what + ": " + images.count() + " images but " + labels.length + " labels",
-          "DatasetCorrupt");
+          FailureTypes.DATASET_CORRUPT);
     }
   }
 
@@ -244,7 +245,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
     if (s.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*")) {
       throw ApplicationFailure.newNonRetryableFailure(
           "source.uri " + s + ": fashion_mnist reads a local directory (plain path or file: URI)",
-          "InvalidArgument");
+          FailureTypes.INVALID_ARGUMENT);
     }
     return Path.of(s);
   }

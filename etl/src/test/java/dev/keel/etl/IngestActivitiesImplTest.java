@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
@@ -224,7 +225,7 @@ class IngestActivitiesImplTest {
     var e = assertThrows(ApplicationFailure.class,
         () -> new IngestActivitiesImpl().ingest(request("fashion_mnist", missing.toString(), root.resolve("x").toString())));
     assertTrue(e.isNonRetryable());
-    assertEquals("DatasetMissing", e.getType());
+    assertEquals(FailureTypes.DATASET_MISSING, e.getType());
     assertEquals("Fashion-MNIST not found at " + missing
         + ": install it with 'apt-get install -y dataset-fashion-mnist'", e.getOriginalMessage());
     assertFalse(e.getOriginalMessage().contains("\n"));
@@ -239,7 +240,7 @@ class IngestActivitiesImplTest {
     var e = assertThrows(ApplicationFailure.class,
         () -> new IngestActivitiesImpl().ingest(request("fashion_mnist", "", uri)));
     assertTrue(e.isNonRetryable());
-    assertEquals("InvalidTable", e.getType());
+    assertEquals(FailureTypes.INVALID_TABLE, e.getType());
     assertEquals(0, DeltaTables.latestVersion(DeltaTables.defaultEngine(), uri).getAsLong());
   }
 

@@ -1,5 +1,6 @@
 package dev.keel.inference;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.infer.InferenceActivities;
 import dev.keel.storage.StorageFailures;
 import dev.keel.storage.StorageRoot;
@@ -66,7 +67,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
 
   private InferenceResult scoreSplit(InferenceRequest request) {
     if (request.getPredictionsTableUri().isBlank()) {
-      throw ApplicationFailure.newNonRetryableFailure("predictions_table_uri: required", "InvalidInferenceRequest");
+      throw ApplicationFailure.newNonRetryableFailure("predictions_table_uri: required", FailureTypes.INVALID_INFERENCE_REQUEST);
     }
     long started = System.nanoTime();
     String split = request.getSplit().isEmpty() ? "test" : request.getSplit();
@@ -75,7 +76,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     try {
       images = reader.read(request.getData(), split);
     } catch (IllegalArgumentException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "InvalidInferenceRequest");
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_INFERENCE_REQUEST);
     }
     Predictions predictions = predict(request, images);
     Activity.getExecutionContext().heartbeat(images.size());
@@ -120,7 +121,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     try (CheckpointPredictor predictor = CheckpointPredictor.open(request.getCheckpoint().getUri(), registry, threads)) {
       return predictor.predict(images);
     } catch (CorruptCheckpointException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "CorruptCheckpoint");
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read checkpoint " + request.getCheckpoint().getUri(), e);
     }

@@ -1,5 +1,7 @@
 package dev.keel.search;
 
+import dev.keel.api.length.LengthUnit;
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.search.sim.RandomMetricOracle;
 import dev.keel.search.sim.SimEvent;

@@ -1,5 +1,6 @@
 package dev.keel.search;
 
+import dev.keel.api.length.TrainingLength;
 import java.util.List;
 
 /**

@@ -1,5 +1,6 @@
 package dev.keel.storage;
 
+import dev.keel.activities.FailureTypes;
 import io.temporal.failure.ApplicationFailure;
 import java.util.Optional;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -13,7 +14,7 @@ import software.amazon.awssdk.core.exception.SdkClientException;
  */
 public final class StorageFailures {
   /** Failure type of an unusable storage root. */
-  public static final String STORAGE_UNUSABLE = "StorageUnusable";
+  public static final String STORAGE_UNUSABLE = FailureTypes.STORAGE_UNUSABLE;
   private static final String NO_CREDENTIALS =
       "no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE";
 

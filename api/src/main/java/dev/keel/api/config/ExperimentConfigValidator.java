@@ -1,5 +1,7 @@
 package dev.keel.api.config;
 
+import dev.keel.api.length.LengthUnit;
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointStorage;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.Hyperparameter;
@@ -7,6 +9,7 @@ import dev.keel.api.v1.Length;
 import dev.keel.api.v1.SearcherConfig;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -60,12 +63,11 @@ public final class ExperimentConfigValidator {
     }
     if (c.hasMinValidationPeriod()) {
       length(c.getMinValidationPeriod(), Problems.at(path, "min_validation_period"), problems);
-      Length.UnitCase unit = c.getSearcher().getMaxLength().getUnitCase();
-      if (c.getSearcher().hasMaxLength() && unit != Length.UnitCase.UNIT_NOT_SET
-          && c.getMinValidationPeriod().getUnitCase() != Length.UnitCase.UNIT_NOT_SET
-          && c.getMinValidationPeriod().getUnitCase() != unit) {
+      Optional<LengthUnit> unit = TrainingLength.unitOf(c.getSearcher().getMaxLength());
+      Optional<LengthUnit> periodUnit = TrainingLength.unitOf(c.getMinValidationPeriod());
+      if (unit.isPresent() && periodUnit.isPresent() && !periodUnit.equals(unit)) {
         problems.add(Problems.at(path, "min_validation_period"), "must be in the unit of searcher.max_length ("
-            + unit.name().toLowerCase(java.util.Locale.ROOT) + ")");
+            + unit.get().label() + ")");
       }
     }
     if (c.hasMinCheckpointPeriod()) {
@@ -160,18 +162,7 @@ public final class ExperimentConfigValidator {
   }
 
   private static void length(Length length, String path, Problems problems) {
-    switch (length.getUnitCase()) {
-      case BATCHES -> positive(length.getBatches(), Problems.at(path, "batches"), problems);
-      case RECORDS -> positive(length.getRecords(), Problems.at(path, "records"), problems);
-      case EPOCHS -> positive(length.getEpochs(), Problems.at(path, "epochs"), problems);
-      case UNIT_NOT_SET -> problems.add(path, "set one of batches|records|epochs");
-    }
-  }
-
-  private static void positive(long value, String path, Problems problems) {
-    if (value <= 0) {
-      problems.add(path, "must be > 0, got " + value);
-    }
+    TrainingLength.problem(length, path).ifPresent(p -> problems.add(p.path(), p.message()));
   }
 
   private static void checkpointStorage(CheckpointStorage s, String path, Problems problems) {

@@ -5,11 +5,13 @@ import dev.keel.gpu.checkpoint.ModelCheckpoints;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
+import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.tables.dataset.LabeledImages;
 import dev.keel.storage.checkpoint.CheckpointMetadata;
 import dev.keel.storage.checkpoint.BackgroundCheckpointWriter;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
+import dev.keel.storage.checkpoint.CheckpointSnapshot;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.TrainingHyperparameters;
 import io.temporal.failure.ApplicationFailure;
@@ -39,7 +41,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Trainer {
   /** Failure type of a non-finite loss. */
-  public static final String INVALID_HYPERPARAMETER = "InvalidHyperparameter";
 
   private static final Logger log = LoggerFactory.getLogger(Trainer.class);
   private static final int LOSS_WINDOW = 50;
@@ -64,7 +65,7 @@ public final class Trainer {
   }
 
   /**
-   * @throws ApplicationFailure of type {@value #INVALID_HYPERPARAMETER} (non-retryable) when the
+   * @throws ApplicationFailure of type {@value FailureTypes#INVALID_HYPERPARAMETER} (non-retryable) when the
    *     loss becomes NaN, infinite or above {@link #DIVERGED_LOSS}
    * @throws dev.keel.storage.checkpoint.CorruptCheckpointException if the start checkpoint is bad
    * @throws InvalidFieldException if the data does not fit the plan (e.g. batch size)
@@ -187,7 +188,7 @@ public final class Trainer {
             "trial %s: loss %s at batch %d (lr=%s): invalid hyperparameters",
             plan.trialId(), what, batch,
             plan.hyperparameters().asMap().get(TrainingHyperparameters.LR)),
-        INVALID_HYPERPARAMETER);
+        FailureTypes.INVALID_HYPERPARAMETER);
   }
 
   private void warnIfOrderDiffers(CheckpointMetadata md, int trainExamples) {

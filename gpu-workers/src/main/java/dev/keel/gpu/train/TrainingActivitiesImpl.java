@@ -1,6 +1,8 @@
 package dev.keel.gpu.train;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.train.TrainingActivities;
+import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainProgress;
@@ -27,13 +29,11 @@ import org.slf4j.LoggerFactory;
  * heartbeats {@link TrainProgress} at most every {@code heartbeatInterval} (and right after each
  * checkpoint).
  *
- * <p>Non-retryable failures: {@value #INVALID_REQUEST} (message starts with the field path),
- * {@value Trainer#INVALID_HYPERPARAMETER} (loss became NaN), {@value #CORRUPT_CHECKPOINT}.
+ * <p>Non-retryable failures: {@value FailureTypes#INVALID_TRAIN_REQUEST} (message starts with the field
+ * path), {@value FailureTypes#INVALID_HYPERPARAMETER} (loss became NaN), {@value FailureTypes#CORRUPT_CHECKPOINT}.
  * Runs are serialized per JVM (see {@link Trainer}); give the worker one training slot.
  */
 public final class TrainingActivitiesImpl implements TrainingActivities {
-  public static final String INVALID_REQUEST = "InvalidTrainRequest";
-  public static final String CORRUPT_CHECKPOINT = "CorruptCheckpoint";
   public static final String TRAIN_SPLIT = "train";
 
   private static final Logger log = LoggerFactory.getLogger(TrainingActivitiesImpl.class);
@@ -113,9 +113,9 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     LabeledImages data = read(request.getData());
     TrainingPlan plan;
     try {
-      if (request.hasTargetLength()) {
+      if (TargetLength.present(request)) {
         int batchSize = TrainingPlan.from(request.toBuilder().setTargetBatches(1).build(), registry).batchSize();
-        double vf = request.getValidationFraction() == 0 ? TrainingPlan.DEFAULT_VALIDATION_FRACTION : request.getValidationFraction();
+        double vf = request.getValidationFraction() == 0 ? ConfigDefaults.VALIDATION_FRACTION : request.getValidationFraction();
         request = TargetLength.resolve(request, batchSize, data.size(), vf);
       }
       plan = TrainingPlan.from(request, registry);
@@ -137,7 +137,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     } catch (InvalidFieldException e) {
       throw invalidRequest(e);
     } catch (CorruptCheckpointException e) {
-      throw ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), CORRUPT_CHECKPOINT, e);
+      throw ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT, e);
     } catch (IOException e) {
       // as Activity.wrap would, but an ApplicationFailure, so the written checkpoints can ride along
       throw ApplicationFailure.newFailureWithCause(
@@ -185,7 +185,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
   }
 
   private static ApplicationFailure invalidRequest(InvalidFieldException e) {
-    return ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), INVALID_REQUEST, e);
+    return ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), FailureTypes.INVALID_TRAIN_REQUEST, e);
   }
 
   private record CachedSplit(TableRef table, LabeledImages data) {}

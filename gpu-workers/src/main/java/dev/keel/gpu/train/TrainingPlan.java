@@ -1,5 +1,6 @@
 package dev.keel.gpu.train;
 
+import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.TableRef;
@@ -36,8 +37,6 @@ public record TrainingPlan(
     Optional<CheckpointRef> startFrom,
     int threads) {
 
-  /** 5000 of Fashion-MNIST's 60000 training images. */
-  public static final double DEFAULT_VALIDATION_FRACTION = 1.0 / 12;
   public static final int DEFAULT_THREADS = 1;
 
   /**
@@ -46,7 +45,7 @@ public record TrainingPlan(
   public static TrainingPlan from(TrainRequest r, ModelRegistry registry) {
     require(r.getExperimentId(), "experiment_id");
     require(r.getTrialId(), "trial_id");
-    double vf = r.getValidationFraction() == 0 ? DEFAULT_VALIDATION_FRACTION : r.getValidationFraction();
+    double vf = r.getValidationFraction() == 0 ? ConfigDefaults.VALIDATION_FRACTION : r.getValidationFraction();
     if (!(vf > 0 && vf < 1)) {
       throw new InvalidFieldException("validation_fraction", "must be in (0, 1), got " + vf);
     }

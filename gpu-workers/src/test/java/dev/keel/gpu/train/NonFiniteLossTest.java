@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
@@ -23,7 +24,7 @@ class NonFiniteLossTest {
         .build();
     Trainer trainer = new Trainer(TrainingPlan.from(request, ModelRegistry.withBuiltIns()), FashionMnist.train(), ProgressListener.NONE);
     ApplicationFailure f = assertThrows(ApplicationFailure.class, trainer::run);
-    assertEquals(Trainer.INVALID_HYPERPARAMETER, f.getType());
+    assertEquals(FailureTypes.INVALID_HYPERPARAMETER, f.getType());
     assertTrue(f.isNonRetryable());
     return f;
   }

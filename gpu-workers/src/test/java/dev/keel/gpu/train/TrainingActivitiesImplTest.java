@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.train.TrainingActivities;
+import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainProgress;
 import dev.keel.api.v1.TrainRequest;
@@ -91,7 +93,7 @@ class TrainingActivitiesImplTest {
   @Test
   void badFieldsAreNonRetryableFailuresNamingTheField() {
     ApplicationFailure f = failure(small(0).build());
-    assertEquals(TrainingActivitiesImpl.INVALID_REQUEST, f.getType());
+    assertEquals(FailureTypes.INVALID_TRAIN_REQUEST, f.getType());
     assertEquals("target_batches: must be > 0, got 0", f.getOriginalMessage());
 
     f = failure(small(10).putHparams("foo", Requests.num(1)).build());

@@ -53,7 +53,7 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
   public static AshaPlan of(SearcherConfig s) {
     int divisor = s.hasDivisor() ? s.getDivisor() : DEFAULT_DIVISOR;
     int maxTrials = s.getMaxTrials();
-    long maxLength = dev.keel.search.TrainingLength.of(s.getMaxLength()).units();
+    long maxLength = dev.keel.api.length.TrainingLength.of(s.getMaxLength()).units();
     int rungs = s.hasMaxRungs() ? s.getMaxRungs() : DEFAULT_MAX_RUNGS;
     rungs = Math.min(rungs, floorLog(maxLength, divisor) + 1);
     rungs = Math.min(rungs, floorLog(maxTrials, divisor) + 1);

@@ -1,8 +1,8 @@
 package dev.keel.search.core;
 
 import com.google.protobuf.Value;
-import dev.keel.search.LengthUnit;
-import dev.keel.search.TrainingLength;
+import dev.keel.api.length.LengthUnit;
+import dev.keel.api.length.TrainingLength;
 import java.util.SortedMap;
 
 /** What a {@link SearchMethod} may do and know while it handles one event. */

@@ -1,7 +1,7 @@
 package dev.keel.search.hyperband;
 
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.SearcherConfig;
-import dev.keel.search.TrainingLength;
 import java.util.ArrayList;
 import java.util.List;
 

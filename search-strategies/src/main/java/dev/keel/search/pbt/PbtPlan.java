@@ -1,8 +1,8 @@
 package dev.keel.search.pbt;
 
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.SearcherConfig;
 import dev.keel.search.SearcherOptions;
-import dev.keel.search.TrainingLength;
 
 /**
  * PBT's numbers: population {@code P} ({@code population_size}, default {@code min(10, max_trials)}), replaced per

@@ -1,9 +1,9 @@
 package dev.keel.search.sim;
 
+import dev.keel.api.length.TrainingLength;
 import dev.keel.search.ExitReason;
 import dev.keel.search.Operation;
 import dev.keel.search.Searcher;
-import dev.keel.search.TrainingLength;
 import java.util.List;
 
 /** One call the simulator made on a searcher; {@link #deliver} makes the same call on any searcher. */

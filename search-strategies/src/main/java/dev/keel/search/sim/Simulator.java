@@ -1,15 +1,15 @@
 package dev.keel.search.sim;
 
 import com.google.protobuf.Value;
+import dev.keel.api.length.LengthUnit;
+import dev.keel.api.length.TrainingLength;
 import dev.keel.search.Close;
 import dev.keel.search.Create;
 import dev.keel.search.ExitReason;
-import dev.keel.search.LengthUnit;
 import dev.keel.search.Operation;
 import dev.keel.search.Searcher;
 import dev.keel.search.Searchers;
 import dev.keel.search.Shutdown;
-import dev.keel.search.TrainingLength;
 import dev.keel.search.ValidateAfter;
 import dev.keel.search.core.Prng;
 import java.util.ArrayDeque;

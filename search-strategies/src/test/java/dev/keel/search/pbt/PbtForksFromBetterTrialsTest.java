@@ -3,6 +3,8 @@ package dev.keel.search.pbt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.api.length.LengthUnit;
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.Hyperparameter;
 import dev.keel.api.v1.Length;
@@ -12,8 +14,6 @@ import dev.keel.search.Create;
 import dev.keel.search.Operation;
 import dev.keel.search.Searcher;
 import dev.keel.search.Searchers;
-import dev.keel.search.TrainingLength;
-import dev.keel.search.LengthUnit;
 import dev.keel.search.ValidateAfter;
 import java.util.ArrayList;
 import java.util.List;

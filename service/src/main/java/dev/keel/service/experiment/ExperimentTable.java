@@ -1,7 +1,9 @@
 package dev.keel.service.experiment;
 
 import com.google.protobuf.Value;
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.ExperimentState;
+import dev.keel.api.v1.Length;
 import dev.keel.api.v1.TrialState;
 import java.util.Locale;
 import java.util.Map;
@@ -23,13 +25,18 @@ public final class ExperimentTable {
         "trial", "state", "length", "target", "latest", "best", "restarts", "hyperparameters"));
     for (TrialState t : s.getTrialsList()) {
       out.append(String.format(Locale.ROOT, "%6d  %-10s  %8d  %8d  %10s  %10s  %-8d  %s%n", t.getTrialId(), t.getState(),
-          t.getCompletedLength(), t.getTargetLength(), t.hasLatestMetric() ? metric(t.getLatestMetric()) : "-",
+          units(t.getCompletedLength()), units(t.getTargetLength()), t.hasLatestMetric() ? metric(t.getLatestMetric()) : "-",
           t.hasBestMetric() ? metric(t.getBestMetric()) : "-", t.getRestarts(), hparams(t.getHparamsMap())));
       if (!t.getError().isEmpty()) {
         out.append("        ").append(t.getError()).append(System.lineSeparator());
       }
     }
     return out.toString();
+  }
+
+  /** In the unit of the experiment's searcher.max_length, like every length of its trials. */
+  private static long units(Length length) {
+    return TrainingLength.of(length).units();
   }
 
   private static String metric(double v) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.ExperimentState;
+import dev.keel.api.v1.Length;
 import dev.keel.api.v1.TrialState;
 import dev.keel.service.cli.KeelCli;
 import dev.keel.service.experiment.ExperimentLauncher;
@@ -167,17 +168,17 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
   /** Pauses the experiment once its trial validated, and waits until the trial is idle. */
   private static TrialState pauseAfterFirstValidation(String id) throws Exception {
     FaultStack.await("a first validation", Duration.ofMinutes(1),
-        () -> ExperimentLauncher.state(stack.client, id).getTrialsList().stream().anyMatch(t -> t.getCompletedLength() > 0));
+        () -> ExperimentLauncher.state(stack.client, id).getTrialsList().stream().anyMatch(t -> t.getCompletedLength().getBatches() > 0));
     ExperimentLauncher.stub(stack.client, id).pause();
     String trialWorkflow = id + "/trial-1";
     TrialWorkflow trial = stack.client.newWorkflowStub(TrialWorkflow.class, trialWorkflow);
     FaultStack.await("the trial to pause", Duration.ofMinutes(1),
         () -> "PAUSED".equals(trial.state().getState()) && stack.describe(trialWorkflow).getPendingActivitiesCount() == 0);
-    long completed = trial.state().getCompletedLength();
+    Length completed = trial.state().getCompletedLength();
     FaultStack.await("the experiment to hear of the last step", Duration.ofSeconds(30),
-        () -> ExperimentLauncher.state(stack.client, id).getTrials(0).getCompletedLength() == completed);
+        () -> ExperimentLauncher.state(stack.client, id).getTrials(0).getCompletedLength().equals(completed));
     TrialState t = ExperimentLauncher.state(stack.client, id).getTrials(0);
-    assertTrue(t.getCompletedLength() < t.getTargetLength(), t.toString());
+    assertTrue(t.getCompletedLength().getBatches() < t.getTargetLength().getBatches(), t.toString());
     return t;
   }
 

@@ -130,7 +130,7 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
       assertEquals("COMPLETED", result.getState().getState(), result.getState().toString());
       for (TrialState t : result.getState().getTrialsList()) {
         assertEquals("COMPLETED", t.getState(), t.toString());
-        assertEquals(LENGTH, t.getCompletedLength());
+        assertEquals(LENGTH, t.getCompletedLength().getBatches());
       }
       int restarts = result.getState().getTrialsList().stream().mapToInt(TrialState::getRestarts).sum();
       assertTrue(kills.size() >= 5, "only " + kills.size() + " kills before the experiment ended: " + kills);

@@ -113,7 +113,7 @@ class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest
     String id = stack.startExperiment(FaultStack.config(CONFIG.formatted("killed", 1)), ExperimentRunOptions.getDefaultInstance());
     // Mid-search: some trials done, more to come.
     FaultStack.await("a third of the trials", Duration.ofMinutes(1),
-        () -> ExperimentLauncher.state(stack.client, id).getTrialsList().stream().filter(t -> t.getCompletedLength() > 0).count() >= 5);
+        () -> ExperimentLauncher.state(stack.client, id).getTrialsList().stream().filter(t -> t.getCompletedLength().getBatches() > 0).count() >= 5);
     ExperimentState before = ExperimentLauncher.state(stack.client, id);
     controls.get(0).kill();
     controls.add(stack.child("control-1", "--roles", "CONTROL", "--dev-server"));
@@ -138,7 +138,7 @@ class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest
     String id = stack.startExperiment(FaultStack.config(CONFIG.formatted("killed-concurrent", 4)),
         ExperimentRunOptions.getDefaultInstance());
     FaultStack.await("a third of the trials", Duration.ofMinutes(1),
-        () -> ExperimentLauncher.state(stack.client, id).getTrialsList().stream().filter(t -> t.getCompletedLength() > 0).count() >= 5);
+        () -> ExperimentLauncher.state(stack.client, id).getTrialsList().stream().filter(t -> t.getCompletedLength().getBatches() > 0).count() >= 5);
     ExperimentState before = ExperimentLauncher.state(stack.client, id);
     long unfinished = before.getTrialsList().stream().filter(t -> "ACTIVE".equals(t.getState())).count();
     first.kill();
@@ -174,7 +174,7 @@ class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest
     TreeMap<Long, String> out = new TreeMap<>();
     for (TrialState t : s.getTrialsList()) {
       out.put(t.getTrialId(), String.format("hparams=%s target=%d completed=%d validated=%s state=%s error=%s",
-          new TreeMap<>(t.getHparamsMap()).toString().replace('\n', ' '), t.getTargetLength(), t.getCompletedLength(),
+          new TreeMap<>(t.getHparamsMap()).toString().replace('\n', ' '), t.getTargetLength().getBatches(), t.getCompletedLength().getBatches(),
           t.getCheckpointsList().stream().map(c -> Long.toString(c.getBatches())).collect(Collectors.joining(",")),
           t.getState(), t.getError()));
     }

@@ -1,5 +1,6 @@
 package dev.keel.storage.checkpoint;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.checkpoint.CheckpointGcActivities;
 import dev.keel.storage.StorageFailures;
 import dev.keel.api.v1.CheckpointRef;
@@ -23,14 +24,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every reference is checked before anything is deleted: one outside the storage's checkpoint
  * root, or belonging to another experiment, fails the whole request without retries ({@value
- * #REFUSED}). I/O errors are retried; an unusable storage fails at once ({@value
+ * FailureTypes#CHECKPOINT_DELETION_REFUSED}). I/O errors are retried; an unusable storage fails at once ({@value
  * StorageFailures#STORAGE_UNUSABLE}).
  */
 public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities {
   private static final Logger log = LoggerFactory.getLogger(CheckpointGcActivitiesImpl.class);
-
-  /** Failure type of a request naming a checkpoint this worker must not delete. */
-  public static final String REFUSED = "CheckpointDeletionRefused";
 
   private final CheckpointStorage defaultStorage;
   private final Map<String, CheckpointStorage> customRoots = new ConcurrentHashMap<>();
@@ -80,7 +78,7 @@ public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities 
       return customRoots.computeIfAbsent(root, CheckpointStorage::forRoot);
     } catch (IllegalArgumentException e) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "checkpoint_storage.storage_path: " + e.getMessage(), REFUSED);
+          "checkpoint_storage.storage_path: " + e.getMessage(), FailureTypes.CHECKPOINT_DELETION_REFUSED);
     }
   }
 
@@ -96,16 +94,16 @@ public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities 
     String uri = ref.getUri();
     if (uri.isBlank()) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "refusing to delete checkpoint " + ref.getUuid() + ": it has no URI", REFUSED);
+          "refusing to delete checkpoint " + ref.getUuid() + ": it has no URI", FailureTypes.CHECKPOINT_DELETION_REFUSED);
     }
     if (!storage.contains(uri)) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "refusing to delete " + uri + ": not inside the checkpoint root " + storage.rootUri(), REFUSED);
+          "refusing to delete " + uri + ": not inside the checkpoint root " + storage.rootUri(), FailureTypes.CHECKPOINT_DELETION_REFUSED);
     }
     if (!experimentId.isEmpty() && !ref.getExperimentId().isEmpty() && !experimentId.equals(ref.getExperimentId())) {
       throw ApplicationFailure.newNonRetryableFailure(
           "refusing to delete " + uri + ": it belongs to experiment " + ref.getExperimentId() + ", not "
-              + experimentId, REFUSED);
+              + experimentId, FailureTypes.CHECKPOINT_DELETION_REFUSED);
     }
   }
 }

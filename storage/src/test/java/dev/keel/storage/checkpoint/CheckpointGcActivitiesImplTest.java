@@ -1,5 +1,7 @@
 package dev.keel.storage.checkpoint;
 
+import dev.keel.activities.FailureTypes;
+
 import dev.keel.storage.testing.FakeCheckpoints;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
@@ -88,7 +90,7 @@ class CheckpointGcActivitiesImplTest {
       CheckpointRef bad = CheckpointRef.newBuilder().setUuid("x").setUri(uri).build();
       ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> gc.collect(gc("exp", a, bad)), uri);
       assertTrue(f.isNonRetryable());
-      assertEquals(CheckpointGcActivitiesImpl.REFUSED, f.getType());
+      assertEquals(FailureTypes.CHECKPOINT_DELETION_REFUSED, f.getType());
       assertTrue(f.getOriginalMessage().startsWith("refusing to delete " + uri + ": not inside the checkpoint root "),
           f.getOriginalMessage());
     }

@@ -1,5 +1,7 @@
 package dev.keel.storage.checkpoint;
 
+import dev.keel.activities.FailureTypes;
+
 import dev.keel.storage.testing.FakeCheckpoints;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
@@ -121,7 +123,7 @@ class CheckpointGcOnS3Test {
       ApplicationFailure f = assertThrows(ApplicationFailure.class,
           () -> gc.collect(CheckpointGcActivitiesImplTest.gc("exp", a, bad)), uri);
       assertTrue(f.isNonRetryable());
-      assertEquals(CheckpointGcActivitiesImpl.REFUSED, f.getType());
+      assertEquals(FailureTypes.CHECKPOINT_DELETION_REFUSED, f.getType());
     }
     assertDoesNotThrow(() -> VerifiedCheckpoint.open(storage, a.getUri()), "nothing deleted");
   }

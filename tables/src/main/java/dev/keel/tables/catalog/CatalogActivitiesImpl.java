@@ -1,5 +1,9 @@
 package dev.keel.tables.catalog;
 
+import static dev.keel.activities.FailureTypes.INVALID_ARGUMENT;
+import static dev.keel.activities.FailureTypes.INVALID_TABLE;
+
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.catalog.CatalogActivities;
 import dev.keel.storage.StorageFailures;
 import dev.keel.storage.StorageRoot;
@@ -39,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * already_committed}); a batch that failed after committing some tables writes only the others.
  *
  * <p>{@link #describeTable}: pins the requested version (the latest when none is given) and
- * counts rows per split. A missing table or version is a non-retryable {@value #INVALID_TABLE}
+ * counts rows per split. A missing table or version is a non-retryable {@value FailureTypes#INVALID_TABLE}
  * failure naming both.
  */
 public final class CatalogActivitiesImpl implements CatalogActivities {
@@ -47,10 +51,6 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
 
   /** Prefix of the SetTransaction appId of an experiment's catalog batches. */
   public static final String TXN_APP_ID_PREFIX = "keel-catalog:";
-  /** Failure type of a missing table/version or an unusable catalog table (not retried). */
-  public static final String INVALID_TABLE = "InvalidTable";
-  /** Failure type of a malformed append (not retried). */
-  public static final String INVALID_ARGUMENT = "InvalidArgument";
 
   /** One thread per catalog table, shared by every instance; daemon threads that never block the JVM's exit. */
   private static final ExecutorService COMMITS = Executors.newFixedThreadPool(CatalogTables.NAMES.size(), r -> {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.storage.StorageRoot;
+import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.DescribeTableResult;
 import dev.keel.tables.Columns;
@@ -79,7 +80,7 @@ class DescribeTableTest {
     ApplicationFailure f = assertThrows(ApplicationFailure.class,
         () -> catalog.describeTable(request("images").toBuilder().setVersion(5).build()));
     assertTrue(f.isNonRetryable());
-    assertEquals(CatalogActivitiesImpl.INVALID_TABLE, f.getType());
+    assertEquals(FailureTypes.INVALID_TABLE, f.getType());
     assertEquals("table " + tableUri + "/ has no version 5 (latest is 1)", f.getOriginalMessage());
   }
 
@@ -87,7 +88,7 @@ class DescribeTableTest {
   void aMissingTableFailsWithoutRetriesAndSaysToRunTheEtlStage() {
     ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> catalog.describeTable(request("nope")));
     assertTrue(f.isNonRetryable());
-    assertEquals(CatalogActivitiesImpl.INVALID_TABLE, f.getType());
+    assertEquals(FailureTypes.INVALID_TABLE, f.getType());
     assertEquals("table " + root.resolve("tables/nope").toUri() + " does not exist — run the ETL stage first",
         f.getOriginalMessage());
   }

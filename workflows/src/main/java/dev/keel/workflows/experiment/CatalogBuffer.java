@@ -3,10 +3,12 @@ package dev.keel.workflows.experiment;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.activities.catalog.CatalogActivities;
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CatalogAppend;
 import dev.keel.api.v1.CatalogRow;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.Length;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrialReport;
 import dev.keel.api.v1.TrialState;
@@ -53,18 +55,18 @@ final class CatalogBuffer {
 
   void trial(TrialState trial, long now) {
     add(row("trials").setTrialId(trial.getTrialId()).setState(trial.getState()).setName(trial.getError())
-        .setLength(trial.getCompletedLength()).setCheckpointUuid(trial.getSourceCheckpoint().getUuid())
+        .setLength(units(trial.getCompletedLength())).setCheckpointUuid(trial.getSourceCheckpoint().getUuid())
         .setJson(hparamsJson(trial)).setTimeMillis(now));
   }
 
   void validation(long trialId, TrialReport.Validation v, long now) {
     periodicCheckpoints(trialId, v.getPeriodicCheckpointsList(), now);
     new TreeMap<>(v.getMetricsMap()).forEach((name, value) -> add(row("metrics").setTrialId(trialId).setName(name)
-        .setValue(value).setLength(v.getLength()).setBatches(v.getBatches()).setCheckpointUuid(v.getCheckpoint().getUuid())
+        .setValue(value).setLength(units(v.getLength())).setBatches(v.getBatches()).setCheckpointUuid(v.getCheckpoint().getUuid())
         .setTimeMillis(now)));
     add(row("checkpoints").setTrialId(trialId).setState("SAVED").setCheckpointUuid(v.getCheckpoint().getUuid())
         .setUri(v.getCheckpoint().getUri()).setSizeBytes(v.getCheckpoint().getSizeBytes()).setBatches(v.getBatches())
-        .setLength(v.getLength()).setValue(v.getMetric()).setTimeMillis(now));
+        .setLength(units(v.getLength())).setValue(v.getMetric()).setTimeMillis(now));
   }
 
   /** Checkpoints taken between validations: SAVED rows without a length or searcher metric. */
@@ -106,6 +108,11 @@ final class CatalogBuffer {
 
   private CatalogRow.Builder row(String kind) {
     return CatalogRow.newBuilder().setKind(kind).setExperimentId(experimentId);
+  }
+
+  /** Catalog lengths are plain numbers in the unit of the experiment's searcher.max_length. */
+  private static long units(Length length) {
+    return TrainingLength.of(length).units();
   }
 
   private static long trialNumber(String trialId) {

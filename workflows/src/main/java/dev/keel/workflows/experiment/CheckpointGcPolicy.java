@@ -25,10 +25,11 @@ final class CheckpointGcPolicy {
   private final int trialLatest;
   private final boolean smallerIsBetter;
 
+  /** @param storage with its defaults applied ({@code ConfigDefaults.withDefaults}) */
   CheckpointGcPolicy(CheckpointStorage storage, boolean smallerIsBetter) {
-    this.experimentBest = storage.hasSaveExperimentBest() ? storage.getSaveExperimentBest() : 0;
-    this.trialBest = storage.hasSaveTrialBest() ? storage.getSaveTrialBest() : 1;
-    this.trialLatest = storage.hasSaveTrialLatest() ? storage.getSaveTrialLatest() : 1;
+    this.experimentBest = storage.getSaveExperimentBest();
+    this.trialBest = storage.getSaveTrialBest();
+    this.trialLatest = storage.getSaveTrialLatest();
     this.smallerIsBetter = smallerIsBetter;
   }
 

@@ -1,9 +1,14 @@
 package dev.keel.workflows.experiment;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.catalog.CatalogActivities;
+import dev.keel.activities.catalog.CatalogActivityOptions;
 import dev.keel.activities.checkpoint.CheckpointGcActivities;
 import dev.keel.api.config.ConfigValidationException;
+import dev.keel.activities.checkpoint.CheckpointGcActivityOptions;
+import dev.keel.api.config.ConfigDefaults;
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.DescribeTableResult;
@@ -23,26 +28,21 @@ import dev.keel.search.Close;
 import dev.keel.search.Create;
 import dev.keel.search.ExitReason;
 import dev.keel.search.ExperimentConfigs;
-import dev.keel.search.LengthUnit;
 import dev.keel.search.Operation;
 import dev.keel.search.Searcher;
 import dev.keel.search.Searchers;
 import dev.keel.search.Shutdown;
-import dev.keel.search.TrainingLength;
 import dev.keel.search.ValidateAfter;
 import dev.keel.search.ValidatedConfig;
 import dev.keel.workflows.KeelSearchAttributes;
-import io.temporal.activity.ActivityOptions;
 import io.temporal.api.enums.v1.ParentClosePolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
-import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Async;
-import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.ChildWorkflowOptions;
+import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.Workflow;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -53,10 +53,6 @@ import java.util.TreeSet;
 
 /** See {@link ExperimentWorkflow}. Deterministic: searcher decisions replay from the same events. */
 public class ExperimentWorkflowImpl implements ExperimentWorkflow {
-  static final String INVALID_CONFIG = "InvalidExperimentConfig";
-  static final String INVALID_DATA = "InvalidExperimentData";
-  private static final int DEFAULT_CONTINUE_AS_NEW_EVENTS = 8000;
-  private static final int DEFAULT_CATALOG_BATCH_ROWS = 200;
 
   private final Deque<TrialReport> reports = new ArrayDeque<>();
   private final Deque<Operation> operations = new ArrayDeque<>();
@@ -82,13 +78,14 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   public ExperimentResult run(ExperimentRequest input) {
     request = input;
     config = input.getConfig();
-    options = input.getOptions();
+    options = ConfigDefaults.withDefaults(input.getOptions());
     String experimentId = Workflow.getInfo().getWorkflowId();
     state.setExperimentId(experimentId).setName(config.getName()).setSearcher(config.getSearcher().getName())
         .setMetric(config.getSearcher().getMetric()).setSmallerIsBetter(config.getSearcher().getSmallerIsBetter());
     catalog = new CatalogBuffer(experimentId, options.getWithoutCatalog() ? null : catalogActivities(),
-        options.getCatalogBatchRows() > 0 ? options.getCatalogBatchRows() : DEFAULT_CATALOG_BATCH_ROWS);
+        options.getCatalogBatchRows());
     if (input.hasCarry()) {
+      config = ConfigDefaults.withDefaults(config);
       restore(input.getCarry());
     } else {
       start();
@@ -101,7 +98,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       if (finished()) {
         break;
       }
-      if (!draining && Workflow.getInfo().getHistoryLength() > continueAsNewAfter() && !killRequested
+      if (!draining && Workflow.getInfo().getHistoryLength() > options.getContinueAsNewAfterEvents() && !killRequested
           && !TrialStates.PAUSED.equals(state.getState())) {
         // Continue as new only when no trial is mid-step: signals that arrive while the closing task
         // completes make the server reject it, so stop handing out work until every trial is idle.
@@ -131,7 +128,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       catalog.flushIfFull();
     }
     state.setState(killRequested ? TrialStates.KILLED : TrialStates.COMPLETED).setProgress(searcher.progress());
-    catalog.experiment(state.getState(), config, state.getData(), Workflow.currentTimeMillis());
+    catalog.experiment(state.getState(), request.getConfig(), state.getData(), Workflow.currentTimeMillis());
     collectGarbage();
     catalog.flush();
     upsertSearchAttributes();
@@ -146,9 +143,11 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       valid = ExperimentConfigs.validated(config);
     } catch (ConfigValidationException e) {
       state.setState(TrialStates.ERRORED).setError(e.getMessage());
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), INVALID_CONFIG);
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_EXPERIMENT_CONFIG);
     }
     searcher = Searchers.create(valid);
+    // validated as submitted, so a default never hides a problem; from here on every setting is explicit
+    config = ConfigDefaults.withDefaults(config);
     TableRef data;
     try {
       data = resolveData();
@@ -156,7 +155,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       // A missing table or version: end ERRORED with the activity's message, in the state query and the catalog.
       String message = TrialWorkflowImpl.rootMessage(e);
       state.setState(TrialStates.ERRORED).setError(message);
-      catalog.experiment(TrialStates.ERRORED, config, TableRef.newBuilder().setUri(config.getData().getTable()).build(),
+      catalog.experiment(TrialStates.ERRORED, request.getConfig(), TableRef.newBuilder().setUri(config.getData().getTable()).build(),
           Workflow.currentTimeMillis());
       try {
         catalog.flush();
@@ -164,10 +163,10 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
         // the catalog lives in the same storage; the failure below still says what is wrong
       }
       upsertSearchAttributes();
-      throw ApplicationFailure.newNonRetryableFailure(message, INVALID_DATA);
+      throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_EXPERIMENT_DATA);
     }
     state.setData(data);
-    catalog.experiment(TrialStates.ACTIVE, config, data, Workflow.currentTimeMillis());
+    catalog.experiment(TrialStates.ACTIVE, request.getConfig(), data, Workflow.currentTimeMillis());
     operations.addAll(searcher.initialOperations());
   }
 
@@ -224,12 +223,12 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       } else if (op instanceof ValidateAfter validate) {
         Create create = unstarted.remove(validate.trialId());
         if (create != null) {
-          startTrial(create, validate.length().units());
+          startTrial(create, validate.length());
           operations.addAll(searcher.trialCreated(create.trialId()));
         } else {
           TrialState.Builder t = trials.get(validate.trialId());
-          t.setTargetLength(validate.length().units());
-          command(t, TrialCommand.newBuilder().setTrainToLength(validate.length().units()).build());
+          t.setTargetLength(validate.length().toProto());
+          command(t, TrialCommand.newBuilder().setTrainToLength(validate.length().toProto()).build());
         }
       } else if (op instanceof Close close) {
         closing.add(close.trialId());
@@ -241,14 +240,15 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     state.setProgress(searcher.progress());
   }
 
-  private void startTrial(Create create, long targetLength) {
+  private void startTrial(Create create, TrainingLength target) {
     String experimentId = state.getExperimentId();
     TrialState.Builder t = TrialState.newBuilder()
         .setTrialId(create.trialId())
         .setWorkflowId(TrialWorkflow.workflowId(experimentId, create.trialId()))
         .setState(TrialStates.ACTIVE)
         .putAllHparams(create.hparams())
-        .setTargetLength(targetLength)
+        .setTargetLength(target.toProto())
+        .setCompletedLength(TrainingLength.zero(target.unit()).toProto())
         .setGroup(searcher.trialGroup(create.trialId()));
     TrialRequest.Builder r = TrialRequest.newBuilder()
         .setExperimentId(experimentId)
@@ -257,11 +257,11 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
         .setData(state.getData())
         .setTrainRows(trainRows)
         .putAllHparams(create.hparams())
-        .setTargetLength(targetLength)
+        .setTargetLength(target.toProto())
         .setHeartbeatTimeoutSeconds(options.getHeartbeatTimeoutSeconds());
     if (create.warmStart().isPresent()) {
       long parent = create.warmStart().get().parentTrialId();
-      checkpointAt(parent, create.warmStart().get().parentLength().units()).ifPresent(c -> {
+      checkpointAt(parent, create.warmStart().get().parentLength()).ifPresent(c -> {
         r.setStartFrom(c).setParentTrialId(parent);
         t.setSourceCheckpoint(c).setParentTrialId(parent);
       });
@@ -284,14 +284,15 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     catalog.trial(t.build(), Workflow.currentTimeMillis());
   }
 
-  private java.util.Optional<CheckpointRef> checkpointAt(long trialId, long length) {
+  /** The parent's last validated checkpoint at or before {@code length}. */
+  private java.util.Optional<CheckpointRef> checkpointAt(long trialId, TrainingLength length) {
     TrialState.Builder parent = trials.get(trialId);
     if (parent == null) {
       return java.util.Optional.empty();
     }
     CheckpointRef found = null;
     for (CheckpointRef c : parent.getCheckpointsList()) {
-      if (c.getMetricsOrDefault(CheckpointGcPolicy.LENGTH, -1) <= length) {
+      if (c.getMetricsOrDefault(CheckpointGcPolicy.LENGTH, -1) <= length.units()) {
         found = c;
       }
     }
@@ -323,7 +324,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
         TrialReport.Validation v = report.getValidation();
         CheckpointRef checkpoint = v.getCheckpoint().toBuilder()
             .putMetrics(CheckpointGcPolicy.METRIC, v.getMetric())
-            .putMetrics(CheckpointGcPolicy.LENGTH, v.getLength()).build();
+            .putMetrics(CheckpointGcPolicy.LENGTH, TrainingLength.of(v.getLength()).units()).build();
         t.setCompletedLength(v.getLength()).setLatestMetric(v.getMetric()).setLatestCheckpoint(checkpoint)
             .addCheckpoints(checkpoint).addAllPeriodicCheckpoints(v.getPeriodicCheckpointsList())
             .setRestarts(v.getRestarts());
@@ -363,7 +364,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       case VALIDATION -> {
         if (!report.getIntermediate()) {
           operations.addAll(searcher.validationCompleted(trialId, report.getValidation().getMetric(),
-              new TrainingLength(report.getValidation().getLength(), unit())));
+              TrainingLength.of(report.getValidation().getLength())));
         }
       }
       case EXIT -> {
@@ -379,7 +380,8 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   /** A trial that will still signal: training toward its target, or asked to close. */
   private boolean busy(TrialState.Builder t) {
     return !TrialStates.isTerminal(t.getState())
-        && (t.getCompletedLength() < t.getTargetLength() || closing.contains(t.getTrialId()));
+        && (TrainingLength.of(t.getCompletedLength()).isShorterThan(TrainingLength.of(t.getTargetLength()))
+            || closing.contains(t.getTrialId()));
   }
 
   private boolean better(double a, double b) {
@@ -405,10 +407,6 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       }
     }
     return java.util.Optional.ofNullable(best);
-  }
-
-  private LengthUnit unit() {
-    return LengthUnit.of(config.getSearcher().getMaxLength());
   }
 
   // ---- control ----
@@ -495,10 +493,8 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       return;
     }
     try {
-      Workflow.newActivityStub(CheckpointGcActivities.class, lightActivity("collect " + delete.size() + " checkpoints")
-              .toBuilder()
-              // it heartbeats per checkpoint: a dead control worker is noticed in seconds, a big collection may run long
-              .setStartToCloseTimeout(Duration.ofHours(1)).setHeartbeatTimeout(Duration.ofSeconds(30)).build())
+      Workflow.newActivityStub(CheckpointGcActivities.class,
+              CheckpointGcActivityOptions.forCollection("collect " + delete.size() + " checkpoints"))
           .collect(GcRequest.newBuilder().setExperimentId(state.getExperimentId()).addAllDelete(delete)
               .setCheckpointRoot(config.getCheckpointStorage().getStoragePath()).build());
     } catch (ActivityFailure e) {
@@ -511,25 +507,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   }
 
   private CatalogActivities catalogActivities() {
-    return Workflow.newActivityStub(CatalogActivities.class, lightActivity("catalog"));
-  }
-
-  /**
-   * Catalog commits and table lookups on the control queue. They take seconds, so a short
-   * start-to-close bounds how long a control worker that died mid-activity holds up the experiment.
-   */
-  private static ActivityOptions lightActivity(String summary) {
-    return ActivityOptions.newBuilder()
-        .setTaskQueue(TaskQueues.CONTROL)
-        .setSummary(summary)
-        .setStartToCloseTimeout(Duration.ofMinutes(1))
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumInterval(Duration.ofMinutes(1)).setMaximumAttempts(20)
-            .setDoNotRetry("InvalidTable", "IllegalArgumentException").build())
-        .build();
-  }
-
-  private int continueAsNewAfter() {
-    return options.getContinueAsNewAfterEvents() > 0 ? options.getContinueAsNewAfterEvents() : DEFAULT_CONTINUE_AS_NEW_EVENTS;
+    return Workflow.newActivityStub(CatalogActivities.class, CatalogActivityOptions.forCatalog("catalog"));
   }
 
   private void upsertSearchAttributes() {

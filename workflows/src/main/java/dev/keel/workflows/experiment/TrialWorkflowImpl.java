@@ -1,7 +1,9 @@
 package dev.keel.workflows.experiment;
 
-import dev.keel.activities.TaskQueues;
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.train.TrainingActivities;
+import dev.keel.activities.train.TrainingActivityOptions;
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.TrainProgress;
@@ -11,9 +13,8 @@ import dev.keel.api.v1.TrialCommand;
 import dev.keel.api.v1.TrialReport;
 import dev.keel.api.v1.TrialRequest;
 import dev.keel.api.v1.TrialState;
-import io.temporal.activity.ActivityCancellationType;
-import io.temporal.activity.ActivityOptions;
-import io.temporal.common.RetryOptions;
+import dev.keel.search.ExitReason;
+import dev.keel.workflows.training.TrainRequests;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
@@ -24,12 +25,10 @@ import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Optional;
 
 /** See {@link TrialWorkflow}. Deterministic: all I/O happens in the training activity. */
 public class TrialWorkflowImpl implements TrialWorkflow {
-  static final String INVALID_HYPERPARAMETER = "InvalidHyperparameter";
-  private static final int DEFAULT_HEARTBEAT_SECONDS = 60;
-  private static final int DEFAULT_MAX_RESTARTS = 5;
 
   private final Deque<TrialCommand> commands = new ArrayDeque<>();
   private final TrialState.Builder state = TrialState.newBuilder().setState(TrialStates.ACTIVE);
@@ -39,14 +38,18 @@ public class TrialWorkflowImpl implements TrialWorkflow {
   private CancellationScope running;
   /** How many of {@code state.periodic_checkpoints} a validation report has carried to the experiment. */
   private int reportedPeriodic;
+  /** {@code state.target_length} and {@code state.completed_length}, kept as values to compare and add. */
+  private TrainingLength target;
+  private TrainingLength completed;
 
   @Override
   public TrialState run(TrialRequest request) {
     ExperimentConfig config = request.getConfig();
     state.setTrialId(request.getTrialId())
         .setWorkflowId(Workflow.getInfo().getWorkflowId())
-        .putAllHparams(request.getHparamsMap())
-        .setTargetLength(request.getTargetLength());
+        .putAllHparams(request.getHparamsMap());
+    setTarget(TrainingLength.of(request.getTargetLength()));
+    setCompleted(TrainingLength.zero(target.unit()));
     if (request.getStartPaused()) {
       paused = true;
       state.setState(TrialStates.PAUSED);
@@ -55,25 +58,25 @@ public class TrialWorkflowImpl implements TrialWorkflow {
       state.setSourceCheckpoint(request.getStartFrom()).setLatestCheckpoint(request.getStartFrom());
     }
     ExperimentWorkflow experiment = Workflow.newExternalWorkflowStub(ExperimentWorkflow.class, request.getExperimentId());
-    long validationPeriod = TrialLengths.minValidationPeriod(config);
+    // none: validate only where the searcher asks; config validation ensured it is in the unit of max_length
+    Optional<TrainingLength> validationPeriod = config.hasMinValidationPeriod()
+        ? Optional.of(TrainingLength.of(config.getMinValidationPeriod())) : Optional.empty();
     while (true) {
-      Workflow.await(() -> !commands.isEmpty() || killed || (!paused && (closing || state.getTargetLength() > state.getCompletedLength())));
+      Workflow.await(() -> !commands.isEmpty() || killed || (!paused && (closing || completed.isShorterThan(target))));
       drainCommands();
       if (killed) {
-        return exit(experiment, "USER_STOPPED", "killed by the user", TrialStates.KILLED);
+        return exit(experiment, ExitReason.USER_STOPPED, "killed by the user", TrialStates.KILLED);
       }
-      if (closing && state.getTargetLength() <= state.getCompletedLength()) {
+      if (closing && !completed.isShorterThan(target)) {
         state.setState(TrialStates.COMPLETED);
         experiment.report(TrialReport.newBuilder().setTrialId(state.getTrialId())
             .setClosed(TrialReport.Closed.getDefaultInstance()).build());
         return state.build();
       }
-      if (paused || state.getTargetLength() <= state.getCompletedLength()) {
+      if (paused || !completed.isShorterThan(target)) {
         continue;
       }
-      long stepEnd = validationPeriod > 0
-          ? Math.min(state.getTargetLength(), state.getCompletedLength() + validationPeriod)
-          : state.getTargetLength();
+      TrainingLength stepEnd = validationPeriod.map(p -> target.min(completed.plus(p))).orElse(target);
       TrainResult result;
       try {
         result = train(request, stepEnd);
@@ -85,72 +88,43 @@ public class TrialWorkflowImpl implements TrialWorkflow {
           continue;
         }
         if (e.getRetryState() == io.temporal.api.enums.v1.RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED) {
-          state.setRestarts(config.hasMaxRestarts() ? config.getMaxRestarts() : DEFAULT_MAX_RESTARTS); // all used up
+          state.setRestarts(config.getMaxRestarts()); // all used up
         }
         ApplicationFailure app = applicationFailure(e);
-        if (app != null && INVALID_HYPERPARAMETER.equals(app.getType())) {
-          return exit(experiment, "INVALID_HP", app.getOriginalMessage(), TrialStates.INVALID_HP);
+        if (app != null && FailureTypes.INVALID_HYPERPARAMETER.equals(app.getType())) {
+          return exit(experiment, ExitReason.INVALID_HP, app.getOriginalMessage(), TrialStates.INVALID_HP);
         }
-        return exit(experiment, "ERRORED", rootMessage(e), TrialStates.ERRORED);
+        return exit(experiment, ExitReason.ERRORED, rootMessage(e), TrialStates.ERRORED);
       }
       String metricName = config.getSearcher().getMetric();
       Double metric = result.getValidationMetricsMap().get(metricName);
       if (metric == null) {
-        return exit(experiment, "ERRORED", "searcher.metric '" + metricName + "' is not reported by the trial (it reports "
+        return exit(experiment, ExitReason.ERRORED, "searcher.metric '" + metricName + "' is not reported by the trial (it reports "
             + new java.util.TreeSet<>(result.getValidationMetricsMap().keySet()) + ")", TrialStates.ERRORED);
       }
       record(result, stepEnd, metric, config.getSearcher().getSmallerIsBetter());
       experiment.report(TrialReport.newBuilder().setTrialId(state.getTrialId())
-          .setIntermediate(stepEnd < state.getTargetLength())
+          .setIntermediate(stepEnd.isShorterThan(target))
           .setValidation(TrialReport.Validation.newBuilder()
-              .setLength(stepEnd).setMetric(metric).putAllMetrics(result.getValidationMetricsMap())
+              .setLength(stepEnd.toProto()).setMetric(metric).putAllMetrics(result.getValidationMetricsMap())
               .setCheckpoint(result.getCheckpoint()).setBatches(result.getBatches()).setRestarts(state.getRestarts())
               .addAllPeriodicCheckpoints(result.getPeriodicCheckpointsList()))
           .build());
     }
   }
 
-  private TrainResult train(TrialRequest request, long length) {
+  private TrainResult train(TrialRequest request, TrainingLength length) {
     ExperimentConfig config = request.getConfig();
-    int maxRestarts = config.hasMaxRestarts() ? config.getMaxRestarts() : DEFAULT_MAX_RESTARTS;
-    int heartbeat = request.getHeartbeatTimeoutSeconds() > 0 ? request.getHeartbeatTimeoutSeconds() : DEFAULT_HEARTBEAT_SECONDS;
-    TrainingActivities trainer = Workflow.newActivityStub(TrainingActivities.class, ActivityOptions.newBuilder()
-        .setTaskQueue(TaskQueues.train(config.getResources().getResourcePool()))
-        .setSummary("train trial " + state.getTrialId() + " to " + TrialLengths.describe(config, length))
-        // A dead worker is detected by missing heartbeats; start-to-close only bounds a hung one.
-        .setStartToCloseTimeout(Duration.ofHours(48))
-        .setHeartbeatTimeout(Duration.ofSeconds(heartbeat))
-        // A killed trial ends only once its worker stopped training (or missed its heartbeats).
-        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
-        .setRetryOptions(RetryOptions.newBuilder()
-            .setInitialInterval(Duration.ofSeconds(1))
-            .setMaximumInterval(Duration.ofSeconds(30))
-            .setMaximumAttempts(Math.max(1, maxRestarts - state.getRestarts() + 1))
-            .setDoNotRetry(INVALID_HYPERPARAMETER, "InvalidTrainRequest", "CorruptCheckpoint")
-            .build())
-        .build());
-    TrainRequest.Builder train = TrainRequest.newBuilder()
-        .setExperimentId(request.getExperimentId())
-        .setTrialId("trial-" + request.getTrialId())
-        .setData(request.getData())
-        .setModel(config.getModel())
-        .putAllHparams(request.getHparamsMap())
-        .setSeed(config.getReproducibility().getSeed() + request.getTrialId())
-        .setTargetLength(TrialLengths.unitLength(config, length))
-        .setCheckpointEveryBatches(TrialLengths.checkpointEveryBatches(config))
-        .setCheckpointRoot(config.getCheckpointStorage().getStoragePath());
-    if (config.getData().hasValidationFraction()) {
-      train.setValidationFraction(config.getData().getValidationFraction());
-    }
-    if (state.hasLatestCheckpoint()) {
-      train.setStartFrom(state.getLatestCheckpoint());
-    }
-    if (request.hasStartFrom() && request.getParentTrialId() == 0) {
-      // Fine-tuning / continue: lengths count from the source checkpoint.
-      train.setBaseBatches(request.getStartFrom().getBatches());
-    }
+    TrainingActivities trainer = Workflow.newActivityStub(TrainingActivities.class, TrainingActivityOptions.forTrial(
+        config.getResources().getResourcePool(), config.getMaxRestarts(), state.getRestarts(),
+        Duration.ofSeconds(request.getHeartbeatTimeoutSeconds()), "train trial " + state.getTrialId() + " to " + length));
+    // Fine-tuning / continue: lengths count from the source checkpoint; a PBT fork inherits its parent's.
+    long baseBatches = request.hasStartFrom() && request.getParentTrialId() == 0 ? request.getStartFrom().getBatches() : 0;
+    TrainRequest train = TrainRequests.of(request.getExperimentId(), request.getTrialId(), config, request.getData(),
+        request.getHparamsMap(), config.getReproducibility().getSeed() + request.getTrialId(), length,
+        state.hasLatestCheckpoint() ? Optional.of(state.getLatestCheckpoint()) : Optional.empty(), baseBatches);
     Promise<TrainResult>[] promise = new Promise[1];
-    running = Workflow.newCancellationScope(() -> promise[0] = Async.function(trainer::train, train.build()));
+    running = Workflow.newCancellationScope(() -> promise[0] = Async.function(trainer::train, train));
     running.run();
     try {
       TrainResult result = promise[0].get();
@@ -161,23 +135,34 @@ public class TrialWorkflowImpl implements TrialWorkflow {
     }
   }
 
-  private void record(TrainResult result, long length, double metric, boolean smallerIsBetter) {
+  private void record(TrainResult result, TrainingLength length, double metric, boolean smallerIsBetter) {
     state.addAllPeriodicCheckpoints(result.getPeriodicCheckpointsList());
     reportedPeriodic = state.getPeriodicCheckpointsCount();
-    state.setCompletedLength(length).setLatestMetric(metric).setLatestCheckpoint(result.getCheckpoint())
+    setCompleted(length);
+    state.setLatestMetric(metric).setLatestCheckpoint(result.getCheckpoint())
         .addCheckpoints(result.getCheckpoint().toBuilder().putMetrics("searcher_metric", metric).build());
     if (!state.hasBestMetric() || (smallerIsBetter ? metric < state.getBestMetric() : metric > state.getBestMetric())) {
       state.setBestMetric(metric);
     }
   }
 
-  private TrialState exit(ExperimentWorkflow experiment, String reason, String message, String finalState) {
+  private void setTarget(TrainingLength length) {
+    target = length;
+    state.setTargetLength(length.toProto());
+  }
+
+  private void setCompleted(TrainingLength length) {
+    completed = length;
+    state.setCompletedLength(length.toProto());
+  }
+
+  private TrialState exit(ExperimentWorkflow experiment, ExitReason reason, String message, String finalState) {
     state.setState(finalState).setError(message == null ? "" : message);
     // checkpoints of failed steps, which no validation report carried to the experiment
     java.util.List<CheckpointRef> unreported = state.getPeriodicCheckpointsList().subList(reportedPeriodic,
         state.getPeriodicCheckpointsCount());
     experiment.report(TrialReport.newBuilder().setTrialId(state.getTrialId())
-        .setExit(TrialReport.Exit.newBuilder().setReason(reason).setMessage(state.getError()).setRestarts(state.getRestarts())
+        .setExit(TrialReport.Exit.newBuilder().setReason(reason.name()).setMessage(state.getError()).setRestarts(state.getRestarts())
             .addAllWrittenCheckpoints(unreported))
         .build());
     return state.build();
@@ -187,7 +172,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
     while (!commands.isEmpty()) {
       TrialCommand c = commands.poll();
       switch (c.getCommandCase()) {
-        case TRAIN_TO_LENGTH -> state.setTargetLength(Math.max(state.getTargetLength(), c.getTrainToLength()));
+        case TRAIN_TO_LENGTH -> setTarget(target.max(TrainingLength.of(c.getTrainToLength())));
         case CLOSE -> closing = true;
         case KILL -> killed = true;
         case PAUSE -> {

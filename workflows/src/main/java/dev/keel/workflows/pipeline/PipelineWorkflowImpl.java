@@ -1,12 +1,17 @@
 package dev.keel.workflows.pipeline;
 
 import com.google.protobuf.Value;
-import dev.keel.activities.TaskQueues;
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.etl.IngestActivities;
+import dev.keel.activities.etl.IngestActivityOptions;
 import dev.keel.activities.infer.InferenceActivities;
+import dev.keel.activities.infer.InferenceActivityOptions;
 import dev.keel.activities.train.TrainingActivities;
+import dev.keel.activities.train.TrainingActivityOptions;
+import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.InferenceRequest;
 import dev.keel.api.v1.InferenceResult;
@@ -16,24 +21,23 @@ import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.api.v1.TableRef;
-import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.search.ExperimentConfigs;
 import dev.keel.workflows.KeelSearchAttributes;
-import io.temporal.activity.ActivityOptions;
-import io.temporal.common.RetryOptions;
+import dev.keel.workflows.training.TrainRequests;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /** See {@link PipelineWorkflow}. Deterministic: all I/O happens in the activities. */
 public class PipelineWorkflowImpl implements PipelineWorkflow {
-  static final String INVALID_REQUEST = "InvalidPipelineRequest";
-
   private final PipelineProgress.Builder progress = PipelineProgress.newBuilder().setStage("validate").setStatus("running");
 
   @Override
@@ -42,7 +46,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.PIPELINE.valueSet(name),
         KeelSearchAttributes.STAGE.valueSet("validate"));
     validate(request);
-    ExperimentConfig experiment = request.getExperiment();
+    ExperimentConfig experiment = ConfigDefaults.withDefaults(request.getExperiment());
     try {
       stage("etl", "Keel pipeline " + name + ": ETL of " + request.getSource().getFormat() + " "
           + request.getSource().getUri() + " into Delta table " + request.getTargetTable());
@@ -58,22 +62,12 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
       Map<String, Value> hparams = PipelinePlan.constHparams(experiment);
       String pipelineId = Workflow.getInfo().getWorkflowId();
       String model = experiment.getModel().getName().isEmpty() ? experiment.getModel().getClass_() : experiment.getModel().getName();
-      String length = describe(experiment.getSearcher().getMaxLength());
+      TrainingLength length = TrainingLength.of(experiment.getSearcher().getMaxLength());
       stage("train", "Keel pipeline " + name + ": training " + model + " for " + length + " on "
           + data.getUri() + " @ version " + data.getVersion());
       TrainResult train = trainer(experiment, "Train " + model + " for " + length + " on "
-          + tableName(data.getUri()) + " v" + data.getVersion()).train(TrainRequest.newBuilder()
-          .setExperimentId(pipelineId)
-          .setTrialId("trial-1")
-          .setData(data)
-          .setValidationFraction(PipelinePlan.validationFraction(experiment))
-          .setModel(experiment.getModel())
-          .putAllHparams(hparams)
-          .setSeed(experiment.getReproducibility().getSeed())
-          .setTargetLength(experiment.getSearcher().getMaxLength())
-          .setCheckpointEveryBatches(checkpointEvery(experiment))
-          .setCheckpointRoot(experiment.getCheckpointStorage().getStoragePath())
-          .build());
+          + tableName(data.getUri()) + " v" + data.getVersion()).train(TrainRequests.of(pipelineId, 1, experiment, data,
+          hparams, experiment.getReproducibility().getSeed(), length, Optional.empty(), 0));
       progress.setTrain(train);
 
       String split = request.getInference().getSplit().isEmpty() ? "test" : request.getInference().getSplit();
@@ -116,7 +110,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
       progress.setStatus("failed").setError(message);
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet("failed"));
       Workflow.setCurrentDetails("Invalid pipeline request:\n" + message);
-      throw ApplicationFailure.newNonRetryableFailure(message, INVALID_REQUEST);
+      throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_PIPELINE_REQUEST);
     }
   }
 
@@ -133,11 +127,6 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     return u.substring(u.lastIndexOf('/') + 1);
   }
 
-  private static long checkpointEvery(ExperimentConfig experiment) {
-    return experiment.getMinCheckpointPeriod().hasBatches()
-        ? experiment.getMinCheckpointPeriod().getBatches() : PipelinePlan.DEFAULT_CHECKPOINT_EVERY;
-  }
-
   private static String rootMessage(Throwable t) {
     Throwable c = t;
     while (c.getCause() != null) {
@@ -147,45 +136,17 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   }
 
   private static IngestActivities etl(PipelineRequest request) {
-    return Workflow.newActivityStub(IngestActivities.class, ActivityOptions.newBuilder()
-        .setSummary("Ingest " + request.getSource().getFormat() + " into Delta table " + tableName(request.getTargetTable()))
-        .setTaskQueue(TaskQueues.ETL)
-        .setStartToCloseTimeout(Duration.ofMinutes(30))
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(5).build())
-        .build());
+    return Workflow.newActivityStub(IngestActivities.class, IngestActivityOptions.forIngest(
+        "Ingest " + request.getSource().getFormat() + " into Delta table " + tableName(request.getTargetTable())));
   }
 
   private static TrainingActivities trainer(ExperimentConfig experiment, String summary) {
-    int restarts = experiment.hasMaxRestarts() ? experiment.getMaxRestarts() : 5;
-    return Workflow.newActivityStub(TrainingActivities.class, ActivityOptions.newBuilder()
-        .setSummary(summary)
-        .setTaskQueue(TaskQueues.train(experiment.getResources().getResourcePool()))
-        // A dead worker is detected by its missing heartbeats, not by this generous bound.
-        .setStartToCloseTimeout(Duration.ofHours(24))
-        .setHeartbeatTimeout(Duration.ofSeconds(30))
-        .setRetryOptions(RetryOptions.newBuilder()
-            .setMaximumAttempts(restarts + 1)
-            .setDoNotRetry("InvalidHyperparameter")
-            .build())
-        .build());
+    return Workflow.newActivityStub(TrainingActivities.class, TrainingActivityOptions.forTrial(
+        experiment.getResources().getResourcePool(), experiment.getMaxRestarts(), 0, ConfigDefaults.HEARTBEAT_TIMEOUT,
+        summary));
   }
 
   private static InferenceActivities inferrer(String summary) {
-    return Workflow.newActivityStub(InferenceActivities.class, ActivityOptions.newBuilder()
-        .setSummary(summary)
-        .setTaskQueue(TaskQueues.INFER)
-        .setStartToCloseTimeout(Duration.ofHours(2))
-        .setHeartbeatTimeout(Duration.ofSeconds(60))
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).build())
-        .build());
-  }
-
-  private static String describe(dev.keel.api.v1.Length length) {
-    return switch (length.getUnitCase()) {
-      case BATCHES -> length.getBatches() + " batches";
-      case RECORDS -> length.getRecords() + " records";
-      case EPOCHS -> length.getEpochs() + " epochs";
-      case UNIT_NOT_SET -> "?";
-    };
+    return Workflow.newActivityStub(InferenceActivities.class, InferenceActivityOptions.forScoring(summary));
   }
 }

@@ -2,6 +2,7 @@ package dev.keel.workflows.experiment;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.CheckpointStorage;
 import dev.keel.api.v1.TrialState;
@@ -32,7 +33,7 @@ class CheckpointGcPolicyTest {
   }
 
   private static List<String> deleted(CheckpointStorage storage, TrialState... trials) {
-    return new CheckpointGcPolicy(storage, false).delete(List.of(trials)).stream().map(CheckpointRef::getUuid).toList();
+    return new CheckpointGcPolicy(ConfigDefaults.withDefaults(storage), false).delete(List.of(trials)).stream().map(CheckpointRef::getUuid).toList();
   }
 
   @Test
@@ -48,7 +49,7 @@ class CheckpointGcPolicyTest {
   @Test
   void latestCountsPeriodicCheckpointsByTrainingProgress() {
     CheckpointStorage latestTwo = CheckpointStorage.newBuilder().setSaveTrialBest(0).setSaveTrialLatest(2).build();
-    Set<String> keep = new CheckpointGcPolicy(latestTwo, false).keep(List.of(trial("a")));
+    Set<String> keep = new CheckpointGcPolicy(ConfigDefaults.withDefaults(latestTwo), false).keep(List.of(trial("a")));
     assertEquals(Set.of("a50", "a60"), keep);
     assertEquals(List.of("a10", "a20", "a30", "a40"), deleted(latestTwo, trial("a")));
   }

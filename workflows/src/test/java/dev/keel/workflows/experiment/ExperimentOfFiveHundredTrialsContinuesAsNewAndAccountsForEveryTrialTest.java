@@ -57,7 +57,7 @@ class ExperimentOfFiveHundredTrialsContinuesAsNewAndAccountsForEveryTrialTest {
     assertEquals(500, ids.size());
     assertTrue(result.getState().getTrialsList().stream().allMatch(t -> t.getState().equals("COMPLETED")),
         "every trial closed");
-    assertTrue(result.getState().getTrialsList().stream().allMatch(t -> t.getCompletedLength() <= 64));
+    assertTrue(result.getState().getTrialsList().stream().allMatch(t -> t.getCompletedLength().getBatches() <= 64));
     assertTrue(result.getState().getContinuedAsNew() >= 2, "continued as new " + result.getState().getContinuedAsNew());
     double best = result.getState().getTrialsList().stream().filter(TrialState::hasBestMetric)
         .mapToDouble(TrialState::getBestMetric).min().orElseThrow();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.train.TrainingActivities;
+import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentRequest;
@@ -106,7 +107,7 @@ class FailedStepsHandTheirCheckpointsToTheExperimentTest {
     }
     assertTrue(trials.get(1L).getError().contains("No space left on device"), trials.get(1L).getError());
     // What GC does with them: the latest of each trial is kept, the earlier ones go.
-    List<String> deleted = new CheckpointGcPolicy(dev.keel.api.v1.CheckpointStorage.getDefaultInstance(), false)
+    List<String> deleted = new CheckpointGcPolicy(ConfigDefaults.withDefaults(dev.keel.api.v1.CheckpointStorage.getDefaultInstance()), false)
         .delete(List.copyOf(trials.values())).stream().map(CheckpointRef::getUuid).toList();
     assertEquals(List.of("trial-1-5", "trial-2-5"), deleted);
   }

@@ -1,5 +1,6 @@
 package dev.keel.workflows.experiment;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.TrainRequest;
@@ -39,7 +40,7 @@ final class FormulaTrainingActivities implements TrainingActivities {
     }
     double lr = r.getHparamsOrThrow("lr").getNumberValue();
     if (lr > 1) {
-      throw ApplicationFailure.newNonRetryableFailure("loss is NaN at batch 1 (lr=" + lr + ")", "InvalidHyperparameter");
+      throw ApplicationFailure.newNonRetryableFailure("loss is NaN at batch 1 (lr=" + lr + ")", FailureTypes.INVALID_HYPERPARAMETER);
     }
     long batches = r.getBaseBatches() + r.getTargetLength().getBatches();
     String uuid = r.getExperimentId() + "-" + r.getTrialId() + "-" + batches;

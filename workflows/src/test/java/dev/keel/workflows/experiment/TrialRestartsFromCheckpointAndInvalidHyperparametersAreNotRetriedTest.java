@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
@@ -123,7 +124,7 @@ class TrialRestartsFromCheckpointAndInvalidHyperparametersAreNotRetriedTest {
     WorkflowFailedException e = assertThrows(WorkflowFailedException.class,
         () -> wf.run(ExperimentRequest.newBuilder().setConfig(bad).build()));
     ApplicationFailure failure = assertInstanceOf(ApplicationFailure.class, e.getCause());
-    assertEquals(ExperimentWorkflowImpl.INVALID_CONFIG, failure.getType());
+    assertEquals(FailureTypes.INVALID_EXPERIMENT_CONFIG, failure.getType());
     for (String expected : List.of("hyperparameters.lr.base: must be > 0 and != 1, got 0",
         "hyperparameters.lr.minval: must be <= maxval (-4), got -1", "searcher.divisor: must be >= 2, got 1")) {
       assertTrue(failure.getOriginalMessage().contains(expected), failure.getOriginalMessage());

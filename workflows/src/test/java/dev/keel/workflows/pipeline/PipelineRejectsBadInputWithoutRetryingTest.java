@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.PipelineRequest;
@@ -24,8 +25,8 @@ import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
-import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -64,7 +65,7 @@ class PipelineRejectsBadInputWithoutRetryingTest {
     WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> wf.run(PipelineRequest.newBuilder()
         .setTargetTable("t").build()));
     ApplicationFailure cause = assertInstanceOf(ApplicationFailure.class, e.getCause());
-    assertEquals(PipelineWorkflowImpl.INVALID_REQUEST, cause.getType());
+    assertEquals(FailureTypes.INVALID_PIPELINE_REQUEST, cause.getType());
     assertTrue(cause.getOriginalMessage().contains("source: missing data source"), cause.getOriginalMessage());
     assertTrue(cause.getOriginalMessage().contains("experiment: required"), cause.getOriginalMessage());
   }

@@ -1,0 +1,45 @@
+package dev.keel.activities;
+
+/**
+ * The type of every non-retryable failure Keel raises, in one place: activities throw them,
+ * activity options list them as not to be retried, and workflows and clients tell them apart by
+ * these names. They are part of the contract (they appear in histories and client errors), so a
+ * value never changes.
+ */
+public final class FailureTypes {
+  // ---- any activity that touches the storage root
+  /** The storage root refuses access or does not exist (credentials, bucket, permissions). */
+  public static final String STORAGE_UNUSABLE = "StorageUnusable";
+
+  // ---- training (TrainingActivities)
+  /** The loss became NaN or diverged: the trial's hyperparameters, not the worker, are at fault. */
+  public static final String INVALID_HYPERPARAMETER = "InvalidHyperparameter";
+  /** A train request field is unusable; the message starts with the field path. */
+  public static final String INVALID_TRAIN_REQUEST = "InvalidTrainRequest";
+  /** A checkpoint failed verification (training resume or inference). */
+  public static final String CORRUPT_CHECKPOINT = "CorruptCheckpoint";
+
+  // ---- inference (InferenceActivities)
+  public static final String INVALID_INFERENCE_REQUEST = "InvalidInferenceRequest";
+
+  // ---- ingest and catalog (IngestActivities, CatalogActivities)
+  /** A missing table or version, or a table that is not a usable Delta table. */
+  public static final String INVALID_TABLE = "InvalidTable";
+  /** A malformed request (empty table URI, bad catalog row, ...). */
+  public static final String INVALID_ARGUMENT = "InvalidArgument";
+  public static final String UNKNOWN_FORMAT = "UnknownFormat";
+  public static final String DATASET_MISSING = "DatasetMissing";
+  public static final String DATASET_CORRUPT = "DatasetCorrupt";
+
+  // ---- checkpoint GC (CheckpointGcActivities)
+  /** A request naming a checkpoint the worker must not delete (outside its root, another experiment's). */
+  public static final String CHECKPOINT_DELETION_REFUSED = "CheckpointDeletionRefused";
+
+  // ---- workflows: the failure a workflow ends with when its input cannot run
+  public static final String INVALID_EXPERIMENT_CONFIG = "InvalidExperimentConfig";
+  /** The experiment's data table or version does not exist. */
+  public static final String INVALID_EXPERIMENT_DATA = "InvalidExperimentData";
+  public static final String INVALID_PIPELINE_REQUEST = "InvalidPipelineRequest";
+
+  private FailureTypes() {}
+}

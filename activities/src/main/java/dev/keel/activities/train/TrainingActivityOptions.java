@@ -1,0 +1,53 @@
+package dev.keel.activities.train;
+
+import dev.keel.activities.FailureTypes;
+import dev.keel.activities.TaskQueues;
+import io.temporal.activity.ActivityCancellationType;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import java.time.Duration;
+
+/** How every caller of {@link TrainingActivities} runs it: a pipeline's training and a trial's step alike. */
+public final class TrainingActivityOptions {
+  /**
+   * A dead worker is detected by missing heartbeats; this bound only stops a worker that hangs while
+   * still heartbeating, so it is as long as the longest training anyone runs in one activity.
+   */
+  public static final Duration START_TO_CLOSE = Duration.ofHours(48);
+  public static final Duration INITIAL_RETRY_INTERVAL = Duration.ofSeconds(1);
+  public static final Duration MAX_RETRY_INTERVAL = Duration.ofSeconds(30);
+  /** Retrying cannot fix these: the hyperparameters, the request or the checkpoint is bad. */
+  static final String[] DO_NOT_RETRY = {
+      FailureTypes.INVALID_HYPERPARAMETER, FailureTypes.INVALID_TRAIN_REQUEST, FailureTypes.CORRUPT_CHECKPOINT};
+
+  private TrainingActivityOptions() {}
+
+  /**
+   * @param pool resource pool whose {@code keel-train-<pool>} queue trains
+   * @param maxRestarts restarts after worker failures the whole trial may use
+   * @param restartsUsed restarts earlier steps of the trial already used
+   * @param heartbeat how long a worker may stay silent before its attempt counts as dead
+   */
+  public static ActivityOptions forTrial(String pool, int maxRestarts, int restartsUsed, Duration heartbeat,
+      String summary) {
+    return ActivityOptions.newBuilder()
+        .setTaskQueue(TaskQueues.train(pool))
+        .setSummary(summary)
+        .setStartToCloseTimeout(START_TO_CLOSE)
+        .setHeartbeatTimeout(heartbeat)
+        // A killed trial ends only once its worker stopped training (or missed its heartbeats).
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(INITIAL_RETRY_INTERVAL)
+            .setMaximumInterval(MAX_RETRY_INTERVAL)
+            .setMaximumAttempts(attempts(maxRestarts, restartsUsed))
+            .setDoNotRetry(DO_NOT_RETRY)
+            .build())
+        .build();
+  }
+
+  /** The first attempt plus the restarts left; a trial that used them all still gets its one attempt. */
+  static int attempts(int maxRestarts, int restartsUsed) {
+    return Math.max(1, maxRestarts - restartsUsed + 1);
+  }
+}

@@ -1,0 +1,60 @@
+package dev.keel.api.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.keel.api.v1.CheckpointStorage;
+import dev.keel.api.v1.DataSpec;
+import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.ExperimentRunOptions;
+import dev.keel.api.v1.Length;
+import dev.keel.api.v1.Resources;
+import org.junit.jupiter.api.Test;
+
+class ConfigDefaultsTest {
+
+  @Test
+  void fillsEveryDefaultOfAnEmptyConfig() {
+    ExperimentConfig c = ConfigDefaults.withDefaults(ExperimentConfig.getDefaultInstance());
+    ExperimentConfig expected = ExperimentConfig.newBuilder()
+        .setData(DataSpec.newBuilder().setValidationFraction(5000.0 / 60000.0))
+        .setMaxRestarts(5)
+        .setMinCheckpointPeriod(Length.newBuilder().setBatches(200))
+        .setResources(Resources.newBuilder().setResourcePool("cpu").setSlotsPerTrial(1))
+        .setCheckpointStorage(CheckpointStorage.newBuilder().setSaveExperimentBest(0).setSaveTrialBest(1).setSaveTrialLatest(1))
+        .build();
+    assertEquals(expected, c);
+    // presence, not just values: downstream code may read them without has-checks
+    assertEquals(true, c.getData().hasValidationFraction() && c.hasMaxRestarts() && c.hasMinCheckpointPeriod()
+        && c.getResources().hasSlotsPerTrial() && c.getCheckpointStorage().hasSaveExperimentBest());
+  }
+
+  @Test
+  void keepsWhatTheConfigSetsEvenWhereItEqualsZero() {
+    ExperimentConfig set = ExperimentConfig.newBuilder()
+        .setName("n")
+        .setData(DataSpec.newBuilder().setTable("t").setValidationFraction(0.2))
+        .setMaxRestarts(0)
+        .setMinCheckpointPeriod(Length.newBuilder().setEpochs(1))
+        .setResources(Resources.newBuilder().setResourcePool("gpu").setSlotsPerTrial(2))
+        .setCheckpointStorage(CheckpointStorage.newBuilder().setStoragePath("s3://b/c").setSaveExperimentBest(3)
+            .setSaveTrialBest(0).setSaveTrialLatest(0))
+        .build();
+    assertEquals(set, ConfigDefaults.withDefaults(set));
+  }
+
+  @Test
+  void isIdempotent() {
+    ExperimentConfig once = ConfigDefaults.withDefaults(ExperimentConfig.newBuilder().setName("x").build());
+    assertEquals(once, ConfigDefaults.withDefaults(once));
+  }
+
+  @Test
+  void fillsRunOptionsLeftAtZero() {
+    ExperimentRunOptions o = ConfigDefaults.withDefaults(ExperimentRunOptions.newBuilder().setWithoutCatalog(true).build());
+    assertEquals(ExperimentRunOptions.newBuilder().setWithoutCatalog(true).setHeartbeatTimeoutSeconds(60)
+        .setContinueAsNewAfterEvents(8000).setCatalogBatchRows(200).build(), o);
+    ExperimentRunOptions set = ExperimentRunOptions.newBuilder().setHeartbeatTimeoutSeconds(2)
+        .setContinueAsNewAfterEvents(300).setCatalogBatchRows(1).build();
+    assertEquals(set, ConfigDefaults.withDefaults(set));
+  }
+}

@@ -1,0 +1,53 @@
+package dev.keel.gpu.train;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.keel.api.v1.Length;
+import dev.keel.api.v1.TrainRequest;
+import dev.keel.gpu.model.InvalidFieldException;
+import org.junit.jupiter.api.Test;
+
+class TargetLengthTest {
+  /** 60,000 rows with 1/12 held out leave 55,000 to train on: 430 batches of 128 per epoch. */
+  private static final int ROWS = 60_000;
+  private static final double VALIDATION = 1.0 / 12;
+
+  @Test
+  void targetInEpochsBecomesBatchesOnTopOfTheBase() {
+    TrainRequest r = resolve(TrainRequest.newBuilder().setTargetLength(Length.newBuilder().setEpochs(2)).setBaseBatches(100));
+    assertEquals(100 + 2 * 430, r.getTargetBatches());
+    assertFalse(r.hasTargetLength());
+  }
+
+  @Test
+  void checkpointPeriodInRecordsBecomesWholeBatches() {
+    TrainRequest r = resolve(TrainRequest.newBuilder().setTargetLength(Length.newBuilder().setBatches(50))
+        .setCheckpointPeriod(Length.newBuilder().setRecords(1000)));
+    assertEquals(50, r.getTargetBatches());
+    assertEquals(8, r.getCheckpointEveryBatches());
+    assertFalse(r.hasCheckpointPeriod());
+  }
+
+  @Test
+  void aRequestInBatchesAlreadyIsLeftAlone() {
+    TrainRequest r = TrainRequest.newBuilder().setTargetBatches(30).setCheckpointEveryBatches(10).build();
+    assertFalse(TargetLength.present(r));
+    assertEquals(r, TargetLength.resolve(r, 128, ROWS, VALIDATION));
+  }
+
+  @Test
+  void aLengthWithoutUnitOrCountIsAnInvalidField() {
+    InvalidFieldException noUnit = assertThrows(InvalidFieldException.class,
+        () -> resolve(TrainRequest.newBuilder().setTargetLength(Length.getDefaultInstance())));
+    assertEquals("target_length", noUnit.field());
+    InvalidFieldException zero = assertThrows(InvalidFieldException.class,
+        () -> resolve(TrainRequest.newBuilder().setTargetBatches(5).setCheckpointPeriod(Length.newBuilder().setEpochs(0))));
+    assertEquals("checkpoint_period.epochs", zero.field());
+  }
+
+  private static TrainRequest resolve(TrainRequest.Builder r) {
+    return TargetLength.resolve(r.build(), 128, ROWS, VALIDATION);
+  }
+}

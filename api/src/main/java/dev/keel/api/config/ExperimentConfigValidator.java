@@ -56,6 +56,10 @@ public final class ExperimentConfigValidator {
     searcher(c, path, searcher, wellFormed, problems);
     if (c.getResources().hasSlotsPerTrial() && c.getResources().getSlotsPerTrial() < 1) {
       problems.add(Problems.at(path, "resources.slots_per_trial"), "must be >= 1, got " + c.getResources().getSlotsPerTrial());
+    } else if (c.getResources().getSlotsPerTrial() > 1) {
+      // Refused rather than ignored: a user asking for N ranks must not silently get one.
+      problems.add(Problems.at(path, "resources.slots_per_trial"), "distributed training is not available yet: a trial "
+          + "trains on 1 slot, got " + c.getResources().getSlotsPerTrial() + " (leave it unset or set 1)");
     }
     String pool = c.getResources().getResourcePool();
     if (!pool.isEmpty() && !pool.matches("[a-z0-9][a-z0-9-]*")) {

@@ -59,6 +59,14 @@ class ExperimentConfigLoaderTest {
   }
 
   @Test
+  void moreThanOneSlotPerTrialIsRefusedUntilDistributedTrainingExists() {
+    ConfigValidationException e = assertThrows(ConfigValidationException.class,
+        () -> LOADER.fromYaml(VALID.replace("slots_per_trial: 1", "slots_per_trial: 4")));
+    assertEquals(List.of("resources.slots_per_trial: distributed training is not available yet: a trial trains on 1 slot,"
+        + " got 4 (leave it unset or set 1)"), e.problems().stream().map(ConfigProblem::toString).toList());
+  }
+
+  @Test
   void jsonAndYamlGiveTheSameMessage() throws Exception {
     ExperimentConfig fromYaml = LOADER.fromYaml(VALID);
     String json = com.google.protobuf.util.JsonFormat.printer().print(fromYaml);

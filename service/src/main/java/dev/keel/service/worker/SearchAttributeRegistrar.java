@@ -12,6 +12,7 @@ import io.temporal.serviceclient.OperatorServiceStubsOptions;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,10 +29,11 @@ final class SearchAttributeRegistrar {
   static void ensureRegistered(String address, String namespace, Duration timeout) {
     OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(
         OperatorServiceStubsOptions.newBuilder().setTarget(address).validateAndBuildWithDefaults());
+    long deadline = System.nanoTime() + timeout.toNanos();
     try {
       Map<String, IndexedValueType> missing;
       try {
-        missing = missing(operator, namespace);
+        missing = untilDeadline(deadline, () -> missing(operator, namespace));
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() != Status.Code.UNIMPLEMENTED) {
           throw e;
@@ -45,8 +47,8 @@ final class SearchAttributeRegistrar {
       }
       log.info("Registering search attributes {} on namespace {}", missing.keySet(), namespace);
       try {
-        operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
-            .setNamespace(namespace).putAllSearchAttributes(missing).build());
+        untilDeadline(deadline, () -> operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
+            .setNamespace(namespace).putAllSearchAttributes(missing).build()));
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() == Status.Code.PERMISSION_DENIED) {
           throw new IllegalStateException("Keel's search attributes are not registered on namespace " + namespace
@@ -58,8 +60,7 @@ final class SearchAttributeRegistrar {
           throw e;
         }
       }
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (!missing(operator, namespace).isEmpty()) {
+      while (!untilDeadline(deadline, () -> missing(operator, namespace)).isEmpty()) {
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException("search attributes " + missing(operator, namespace).keySet()
               + " still missing on namespace " + namespace + " after " + timeout.toSeconds() + " s");
@@ -71,6 +72,30 @@ final class SearchAttributeRegistrar {
       throw new IllegalStateException("interrupted while registering search attributes", e);
     } finally {
       operator.shutdown();
+    }
+  }
+
+  /**
+   * Calls {@code rpc}, again while the server answers that it is busy: a dev server that has just
+   * started can refuse the first calls ("database is locked" from its SQLite store) on a loaded
+   * machine. Any other status, an unreachable server, or a busy one past the deadline is the
+   * caller's to handle.
+   */
+  private static <T> T untilDeadline(long deadline, Supplier<T> rpc) throws InterruptedException {
+    while (true) {
+      try {
+        return rpc.get();
+      } catch (StatusRuntimeException e) {
+        Status.Code code = e.getStatus().getCode();
+        // a server that cannot be reached at all (wrong address: an I/O cause) is reported at once
+        boolean busy = (code == Status.Code.UNAVAILABLE || code == Status.Code.RESOURCE_EXHAUSTED)
+            && !(e.getCause() instanceof java.io.IOException);
+        if (!busy || System.nanoTime() > deadline) {
+          throw e;
+        }
+        log.debug("Temporal not ready for search attributes yet ({}); retrying", e.getStatus());
+        Thread.sleep(250);
+      }
     }
   }
 

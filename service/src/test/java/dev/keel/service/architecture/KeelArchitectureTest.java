@@ -86,8 +86,8 @@ class KeelArchitectureTest {
 
   /** Classes whose use in workflow code breaks replay (I/O, clocks, randomness, threads, heavy libraries). */
   static final DescribedPredicate<JavaClass> NONDETERMINISTIC_OR_IO = DescribedPredicate.describe(
-      "I/O (java.io streams and files, java.nio.file, java.net), randomness, threads or thread pools, "
-          + "the AWS SDK, Delta, Hadoop, Parquet or DJL",
+      "do I/O (java.io streams and files, java.nio.file, java.net), randomness or threads (thread pools, "
+          + "java.util.concurrent), or belong to the AWS SDK, Delta, Hadoop, Parquet or DJL",
       c -> {
         String name = c.getName();
         String pkg = c.getPackageName();
@@ -110,7 +110,7 @@ class KeelArchitectureTest {
 
   /** Calls that read the clock, the environment or a random source. */
   static final DescribedPredicate<JavaAccess<?>> NONDETERMINISTIC_CALL = DescribedPredicate.describe(
-      "reads the clock, the environment or a random source (System.currentTimeMillis/nanoTime/getenv/"
+      "it reads the clock, the environment or a random source (System.currentTimeMillis/nanoTime/getenv/"
           + "getProperty, Math.random, UUID.randomUUID, java.time's now())",
       access -> {
         String owner = access.getTargetOwner().getName();
@@ -153,8 +153,8 @@ class KeelArchitectureTest {
         "are Keel classes reached from workflow code (outside dev.keel.workflows)",
         c -> reachedVia.containsKey(c) && !inPackage(c, "dev.keel.workflows"));
     classes().that(reached)
-        .should(new ArchCondition<>("not use " + NONDETERMINISTIC_OR_IO.getDescription()
-            + " nor call what " + NONDETERMINISTIC_CALL.getDescription()) {
+        .should(new ArchCondition<>("not depend on classes that " + NONDETERMINISTIC_OR_IO.getDescription()
+            + ", nor make a call where " + NONDETERMINISTIC_CALL.getDescription()) {
           @Override
           public void check(JavaClass c, ConditionEvents events) {
             String path = pathTo(c, reachedVia);

@@ -7,6 +7,7 @@ import dev.keel.activities.catalog.CatalogActivityOptions;
 import dev.keel.activities.checkpoint.CheckpointGcActivities;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.activities.checkpoint.CheckpointGcActivityOptions;
+import dev.keel.api.checkpoint.CheckpointMetrics;
 import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
@@ -292,7 +293,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     }
     CheckpointRef found = null;
     for (CheckpointRef c : parent.getCheckpointsList()) {
-      if (c.getMetricsOrDefault(CheckpointGcPolicy.LENGTH, -1) <= length.units()) {
+      if (c.getMetricsOrDefault(CheckpointMetrics.LENGTH, -1) <= length.units()) {
         found = c;
       }
     }
@@ -323,8 +324,8 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       case VALIDATION -> {
         TrialReport.Validation v = report.getValidation();
         CheckpointRef checkpoint = v.getCheckpoint().toBuilder()
-            .putMetrics(CheckpointGcPolicy.METRIC, v.getMetric())
-            .putMetrics(CheckpointGcPolicy.LENGTH, TrainingLength.of(v.getLength()).units()).build();
+            .putMetrics(CheckpointMetrics.SEARCHER_METRIC, v.getMetric())
+            .putMetrics(CheckpointMetrics.LENGTH, TrainingLength.of(v.getLength()).units()).build();
         t.setCompletedLength(v.getLength()).setLatestMetric(v.getMetric()).setLatestCheckpoint(checkpoint)
             .addCheckpoints(checkpoint).addAllPeriodicCheckpoints(v.getPeriodicCheckpointsList())
             .setRestarts(v.getRestarts());
@@ -400,8 +401,8 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     CheckpointRef best = null;
     for (TrialState.Builder t : trials.values()) {
       for (CheckpointRef c : t.getCheckpointsList()) {
-        double m = c.getMetricsOrDefault(CheckpointGcPolicy.METRIC, Double.NaN);
-        if (best == null || better(m, best.getMetricsOrDefault(CheckpointGcPolicy.METRIC, Double.NaN))) {
+        double m = c.getMetricsOrDefault(CheckpointMetrics.SEARCHER_METRIC, Double.NaN);
+        if (best == null || better(m, best.getMetricsOrDefault(CheckpointMetrics.SEARCHER_METRIC, Double.NaN))) {
           best = c;
         }
       }

@@ -3,6 +3,7 @@ package dev.keel.workflows.experiment;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.activities.train.TrainingActivityOptions;
+import dev.keel.api.checkpoint.CheckpointMetrics;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
@@ -140,7 +141,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
     reportedPeriodic = state.getPeriodicCheckpointsCount();
     setCompleted(length);
     state.setLatestMetric(metric).setLatestCheckpoint(result.getCheckpoint())
-        .addCheckpoints(result.getCheckpoint().toBuilder().putMetrics("searcher_metric", metric).build());
+        .addCheckpoints(result.getCheckpoint().toBuilder().putMetrics(CheckpointMetrics.SEARCHER_METRIC, metric).build());
     if (!state.hasBestMetric() || (smallerIsBetter ? metric < state.getBestMetric() : metric > state.getBestMetric())) {
       state.setBestMetric(metric);
     }

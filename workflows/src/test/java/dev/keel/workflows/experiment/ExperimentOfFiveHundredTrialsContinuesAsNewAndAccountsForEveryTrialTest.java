@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.TaskQueues;
+import dev.keel.api.checkpoint.CheckpointMetrics;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
@@ -62,7 +63,7 @@ class ExperimentOfFiveHundredTrialsContinuesAsNewAndAccountsForEveryTrialTest {
     double best = result.getState().getTrialsList().stream().filter(TrialState::hasBestMetric)
         .mapToDouble(TrialState::getBestMetric).min().orElseThrow();
     assertEquals(best, result.getState().getBestMetric());
-    assertEquals(best, result.getBestCheckpoint().getMetricsOrThrow("searcher_metric"));
+    assertEquals(best, result.getBestCheckpoint().getMetricsOrThrow(CheckpointMetrics.SEARCHER_METRIC));
     assertEquals(500, trainer.calls.size(), "each trial trained");
   }
 }

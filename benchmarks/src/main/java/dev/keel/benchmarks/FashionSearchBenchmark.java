@@ -251,7 +251,7 @@ public final class FashionSearchBenchmark {
     }
     ExperimentResult result = done.get(1, TimeUnit.MINUTES);
     double wall = (System.nanoTime() - t0) / 1e9;
-    if (!"COMPLETED".equals(result.getState().getState())) {
+    if (result.getState().getState() != ExperimentState.State.COMPLETED) {
       throw new IllegalStateException(id + " ended " + result.getState().getState() + ": " + result.getState().getError());
     }
     ExperimentState s = result.getState();

@@ -8,6 +8,7 @@ import dev.keel.api.v1.CatalogAppend;
 import dev.keel.api.v1.CatalogRow;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.Length;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrialReport;
@@ -48,13 +49,13 @@ final class CatalogBuffer {
     return List.copyOf(pending);
   }
 
-  void experiment(String state, ExperimentConfig config, TableRef data, long now) {
-    add(row("experiments").setState(state).setName(config.getName()).setUri(data.getUri()).setLength(data.getVersion())
+  void experiment(ExperimentState.State state, ExperimentConfig config, TableRef data, long now) {
+    add(row("experiments").setState(state.name()).setName(config.getName()).setUri(data.getUri()).setLength(data.getVersion())
         .setJson(json(config)).setTimeMillis(now));
   }
 
   void trial(TrialState trial, long now) {
-    add(row("trials").setTrialId(trial.getTrialId()).setState(trial.getState()).setName(trial.getError())
+    add(row("trials").setTrialId(trial.getTrialId()).setState(trial.getState().name()).setName(trial.getError())
         .setLength(units(trial.getCompletedLength())).setCheckpointUuid(trial.getSourceCheckpoint().getUuid())
         .setJson(hparamsJson(trial)).setTimeMillis(now));
   }

@@ -64,7 +64,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   /** Reports recorded but not yet told to the searcher (while draining for continue-as-new). */
   private final List<TrialReport> deferred = new ArrayList<>();
   private boolean draining;
-  private final ExperimentState.Builder state = ExperimentState.newBuilder().setState(TrialStates.ACTIVE);
+  private final ExperimentState.Builder state = ExperimentState.newBuilder().setState(ExperimentState.State.ACTIVE);
   private boolean pauseRequested;
   private boolean activateRequested;
   private boolean killRequested;
@@ -100,7 +100,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
         break;
       }
       if (!draining && Workflow.getInfo().getHistoryLength() > options.getContinueAsNewAfterEvents() && !killRequested
-          && !TrialStates.PAUSED.equals(state.getState())) {
+          && state.getState() != ExperimentState.State.PAUSED) {
         // Continue as new only when no trial is mid-step: signals that arrive while the closing task
         // completes make the server reject it, so stop handing out work until every trial is idle.
         draining = true;
@@ -128,7 +128,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       }
       catalog.flushIfFull();
     }
-    state.setState(killRequested ? TrialStates.KILLED : TrialStates.COMPLETED).setProgress(searcher.progress());
+    state.setState(killRequested ? ExperimentState.State.KILLED : ExperimentState.State.COMPLETED).setProgress(searcher.progress());
     catalog.experiment(state.getState(), request.getConfig(), state.getData(), Workflow.currentTimeMillis());
     collectGarbage();
     catalog.flush();
@@ -143,7 +143,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     try {
       valid = ExperimentConfigs.validated(config);
     } catch (ConfigValidationException e) {
-      state.setState(TrialStates.ERRORED).setError(e.getMessage());
+      state.setState(ExperimentState.State.ERRORED).setError(e.getMessage());
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_EXPERIMENT_CONFIG);
     }
     searcher = Searchers.create(valid);
@@ -155,8 +155,8 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     } catch (ActivityFailure e) {
       // A missing table or version: end ERRORED with the activity's message, in the state query and the catalog.
       String message = TrialWorkflowImpl.rootMessage(e);
-      state.setState(TrialStates.ERRORED).setError(message);
-      catalog.experiment(TrialStates.ERRORED, request.getConfig(), TableRef.newBuilder().setUri(config.getData().getTable()).build(),
+      state.setState(ExperimentState.State.ERRORED).setError(message);
+      catalog.experiment(ExperimentState.State.ERRORED, request.getConfig(), TableRef.newBuilder().setUri(config.getData().getTable()).build(),
           Workflow.currentTimeMillis());
       try {
         catalog.flush();
@@ -167,7 +167,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_EXPERIMENT_DATA);
     }
     state.setData(data);
-    catalog.experiment(TrialStates.ACTIVE, request.getConfig(), data, Workflow.currentTimeMillis());
+    catalog.experiment(ExperimentState.State.ACTIVE, request.getConfig(), data, Workflow.currentTimeMillis());
     operations.addAll(searcher.initialOperations());
   }
 
@@ -194,7 +194,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     state.setState(carry.getState()).setData(carry.getData()).setContinuedAsNew(carry.getRuns());
     trainRows = carry.getTrainRows();
     catalog.restore(carry.getCatalogBatches(), carry.getPendingCatalogList());
-    killRequested = TrialStates.KILLED.equals(carry.getState());
+    killRequested = carry.getState() == ExperimentState.State.KILLED;
   }
 
   private ExperimentCarry carry() {
@@ -246,7 +246,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     TrialState.Builder t = TrialState.newBuilder()
         .setTrialId(create.trialId())
         .setWorkflowId(TrialWorkflow.workflowId(experimentId, create.trialId()))
-        .setState(TrialStates.ACTIVE)
+        .setState(TrialState.State.ACTIVE)
         .putAllHparams(create.hparams())
         .setTargetLength(target.toProto())
         .setCompletedLength(TrainingLength.zero(target.unit()).toProto())
@@ -279,7 +279,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
         .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
         .setStaticSummary("trial " + create.trialId() + " of " + experimentId + " " + create.hparams())
         .build());
-    r.setStartPaused(TrialStates.PAUSED.equals(state.getState()));
+    r.setStartPaused(state.getState() == ExperimentState.State.PAUSED);
     Async.function(child::run, r.build());
     Workflow.getWorkflowExecution(child).get();
     catalog.trial(t.build(), Workflow.currentTimeMillis());
@@ -336,17 +336,13 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       }
       case EXIT -> {
         TrialReport.Exit exit = report.getExit();
-        t.setState(switch (ExitReason.valueOf(exit.getReason())) {
-          case INVALID_HP -> TrialStates.INVALID_HP;
-          case USER_STOPPED -> TrialStates.KILLED;
-          case ERRORED -> TrialStates.ERRORED;
-        }).setError(exit.getMessage()).setRestarts(exit.getRestarts())
+        t.setState(TrialStates.afterExit(exit.getReason())).setError(exit.getMessage()).setRestarts(exit.getRestarts())
             .addAllPeriodicCheckpoints(exit.getWrittenCheckpointsList());
         catalog.periodicCheckpoints(t.getTrialId(), exit.getWrittenCheckpointsList(), now);
         catalog.trial(t.build(), now);
       }
       case CLOSED -> {
-        t.setState(TrialStates.COMPLETED);
+        t.setState(TrialState.State.COMPLETED);
         closing.remove(t.getTrialId());
         catalog.trial(t.build(), now);
       }
@@ -370,7 +366,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       }
       case EXIT -> {
         if (!searcher.isShutdown()) {
-          operations.addAll(searcher.trialExitedEarly(trialId, ExitReason.valueOf(report.getExit().getReason())));
+          operations.addAll(searcher.trialExitedEarly(trialId, ExitReason.of(report.getExit().getReason())));
         }
       }
       case CLOSED -> operations.addAll(searcher.trialClosed(trialId));
@@ -413,13 +409,13 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   // ---- control ----
 
   private boolean controlPending() {
-    return pauseRequested || activateRequested || (killRequested && !TrialStates.KILLED.equals(state.getState()))
+    return pauseRequested || activateRequested || (killRequested && state.getState() != ExperimentState.State.KILLED)
         || !trialsToKill.isEmpty();
   }
 
   private void applyControl() {
-    if (killRequested && !TrialStates.KILLED.equals(state.getState())) {
-      state.setState(TrialStates.KILLED);
+    if (killRequested && state.getState() != ExperimentState.State.KILLED) {
+      state.setState(ExperimentState.State.KILLED);
       unstarted.clear();
       trials.values().forEach(t -> command(t, TrialCommand.newBuilder().setKill(true).build()));
       upsertSearchAttributes();
@@ -429,16 +425,16 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     }
     if (pauseRequested) {
       pauseRequested = false;
-      if (TrialStates.ACTIVE.equals(state.getState())) {
-        state.setState(TrialStates.PAUSED);
+      if (state.getState() == ExperimentState.State.ACTIVE) {
+        state.setState(ExperimentState.State.PAUSED);
         trials.values().forEach(t -> command(t, TrialCommand.newBuilder().setPause(true).build()));
         upsertSearchAttributes();
       }
     }
     if (activateRequested) {
       activateRequested = false;
-      if (TrialStates.PAUSED.equals(state.getState())) {
-        state.setState(TrialStates.ACTIVE);
+      if (state.getState() == ExperimentState.State.PAUSED) {
+        state.setState(ExperimentState.State.ACTIVE);
         trials.values().forEach(t -> command(t, TrialCommand.newBuilder().setActivate(true).build()));
         upsertSearchAttributes();
       }
@@ -514,7 +510,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   private void upsertSearchAttributes() {
     List<io.temporal.common.SearchAttributeUpdate<?>> updates = new ArrayList<>();
     updates.add(KeelSearchAttributes.EXPERIMENT.valueSet(config.getName().isEmpty() ? state.getExperimentId() : config.getName()));
-    updates.add(KeelSearchAttributes.STATE.valueSet(state.getState()));
+    updates.add(KeelSearchAttributes.STATE.valueSet(state.getState().name()));
     updates.add(KeelSearchAttributes.DATA_VERSION.valueSet(state.getData().getVersion()));
     if (state.hasBestMetric()) {
       updates.add(KeelSearchAttributes.BEST_METRIC.valueSet(state.getBestMetric()));

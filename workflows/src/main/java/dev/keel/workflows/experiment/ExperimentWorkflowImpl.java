@@ -84,7 +84,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     state.setExperimentId(experimentId).setName(config.getName()).setSearcher(config.getSearcher().getName())
         .setMetric(config.getSearcher().getMetric()).setSmallerIsBetter(config.getSearcher().getSmallerIsBetter());
     catalog = new CatalogBuffer(experimentId, options.getWithoutCatalog() ? null : catalogActivities(),
-        options.getCatalogBatchRows());
+        options.getCatalogBatchRows(), Workflow::currentTimeMillis);
     if (input.hasCarry()) {
       config = ConfigDefaults.withDefaults(config);
       restore(input.getCarry());
@@ -129,7 +129,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       catalog.flushIfFull();
     }
     state.setState(killRequested ? ExperimentState.State.KILLED : ExperimentState.State.COMPLETED).setProgress(searcher.progress());
-    catalog.experiment(state.getState(), request.getConfig(), state.getData(), Workflow.currentTimeMillis());
+    catalog.experiment(state.getState(), request.getConfig(), state.getData());
     collectGarbage();
     catalog.flush();
     upsertSearchAttributes();
@@ -156,8 +156,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       // A missing table or version: end ERRORED with the activity's message, in the state query and the catalog.
       String message = TrialWorkflowImpl.rootMessage(e);
       state.setState(ExperimentState.State.ERRORED).setError(message);
-      catalog.experiment(ExperimentState.State.ERRORED, request.getConfig(), TableRef.newBuilder().setUri(config.getData().getTable()).build(),
-          Workflow.currentTimeMillis());
+      catalog.experiment(ExperimentState.State.ERRORED, request.getConfig(), TableRef.newBuilder().setUri(config.getData().getTable()).build());
       try {
         catalog.flush();
       } catch (ActivityFailure unwritable) {
@@ -167,7 +166,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_EXPERIMENT_DATA);
     }
     state.setData(data);
-    catalog.experiment(ExperimentState.State.ACTIVE, request.getConfig(), data, Workflow.currentTimeMillis());
+    catalog.experiment(ExperimentState.State.ACTIVE, request.getConfig(), data);
     operations.addAll(searcher.initialOperations());
   }
 
@@ -282,7 +281,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     r.setStartPaused(state.getState() == ExperimentState.State.PAUSED);
     Async.function(child::run, r.build());
     Workflow.getWorkflowExecution(child).get();
-    catalog.trial(t.build(), Workflow.currentTimeMillis());
+    catalog.trial(t.build());
   }
 
   /** The parent's last validated checkpoint at or before {@code length}. */
@@ -319,7 +318,6 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     if (t == null) {
       return;
     }
-    long now = Workflow.currentTimeMillis();
     switch (report.getEventCase()) {
       case VALIDATION -> {
         TrialReport.Validation v = report.getValidation();
@@ -332,19 +330,19 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
         if (!t.hasBestMetric() || better(v.getMetric(), t.getBestMetric())) {
           t.setBestMetric(v.getMetric());
         }
-        catalog.validation(t.getTrialId(), v, now);
+        catalog.validation(t.getTrialId(), v);
       }
       case EXIT -> {
         TrialReport.Exit exit = report.getExit();
         t.setState(TrialStates.afterExit(exit.getReason())).setError(exit.getMessage()).setRestarts(exit.getRestarts())
             .addAllPeriodicCheckpoints(exit.getWrittenCheckpointsList());
-        catalog.periodicCheckpoints(t.getTrialId(), exit.getWrittenCheckpointsList(), now);
-        catalog.trial(t.build(), now);
+        catalog.periodicCheckpoints(t.getTrialId(), exit.getWrittenCheckpointsList());
+        catalog.trial(t.build());
       }
       case CLOSED -> {
         t.setState(TrialState.State.COMPLETED);
         closing.remove(t.getTrialId());
-        catalog.trial(t.build(), now);
+        catalog.trial(t.build());
       }
       case EVENT_NOT_SET -> { }
     }
@@ -500,7 +498,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
           TrialWorkflowImpl.rootMessage(e));
       return;
     }
-    catalog.deleted(delete, Workflow.currentTimeMillis());
+    catalog.deleted(delete);
   }
 
   private CatalogActivities catalogActivities() {

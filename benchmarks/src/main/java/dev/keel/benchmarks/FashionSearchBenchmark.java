@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.MessageOrBuilder;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.storage.StorageRoot;
+import dev.keel.api.checkpoint.CheckpointMetrics;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
@@ -250,7 +251,7 @@ public final class FashionSearchBenchmark {
     }
     ExperimentResult result = done.get(1, TimeUnit.MINUTES);
     double wall = (System.nanoTime() - t0) / 1e9;
-    if (!"COMPLETED".equals(result.getState().getState())) {
+    if (result.getState().getState() != ExperimentState.State.COMPLETED) {
       throw new IllegalStateException(id + " ended " + result.getState().getState() + ": " + result.getState().getError());
     }
     ExperimentState s = result.getState();
@@ -288,8 +289,8 @@ public final class FashionSearchBenchmark {
     for (TrialState t : run.state().getTrialsList()) {
       List<double[]> points = new ArrayList<>();
       for (CheckpointRef c : t.getCheckpointsList()) {
-        if (c.containsMetrics("length") && c.containsMetrics("searcher_metric")) {
-          points.add(new double[] {c.getMetricsOrThrow("length"), c.getMetricsOrThrow("searcher_metric")});
+        if (c.containsMetrics(CheckpointMetrics.LENGTH) && c.containsMetrics(CheckpointMetrics.SEARCHER_METRIC)) {
+          points.add(new double[] {c.getMetricsOrThrow(CheckpointMetrics.LENGTH), c.getMetricsOrThrow(CheckpointMetrics.SEARCHER_METRIC)});
         }
       }
       if (points.isEmpty()) {

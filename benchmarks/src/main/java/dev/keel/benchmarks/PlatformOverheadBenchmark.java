@@ -12,6 +12,7 @@ import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
+import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
@@ -271,7 +272,7 @@ public final class PlatformOverheadBenchmark {
   }
 
   private static String metricsOf(ExperimentResult r) {
-    if (!"COMPLETED".equals(r.getState().getState())) {
+    if (r.getState().getState() != ExperimentState.State.COMPLETED) {
       throw new IllegalStateException("experiment ended " + r.getState().getState() + ": " + r.getState());
     }
     Map<String, Double> m = r.getBestCheckpoint().getMetricsMap();

@@ -25,7 +25,7 @@ public final class KeelSearchAttributes {
 
   /** An experiment's name. */
   public static final SearchAttributeKey<String> EXPERIMENT = SearchAttributeKey.forKeyword("KeelExperiment");
-  /** An experiment's state: ACTIVE, PAUSED, COMPLETED, KILLED or ERRORED. */
+  /** An experiment's state: the name of its {@code ExperimentState.State} (ACTIVE, PAUSED, COMPLETED, KILLED or ERRORED). */
   public static final SearchAttributeKey<String> STATE = SearchAttributeKey.forKeyword("KeelState");
   /** The best searcher metric an experiment has seen so far. */
   public static final SearchAttributeKey<Double> BEST_METRIC = SearchAttributeKey.forDouble("KeelBestMetric");

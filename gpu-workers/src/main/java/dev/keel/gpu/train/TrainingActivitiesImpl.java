@@ -2,7 +2,6 @@ package dev.keel.gpu.train;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.train.TrainingActivities;
-import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainProgress;
@@ -113,12 +112,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     LabeledImages data = read(request.getData());
     TrainingPlan plan;
     try {
-      if (TargetLength.present(request)) {
-        int batchSize = TrainingPlan.from(request.toBuilder().setTargetBatches(1).build(), registry).batchSize();
-        double vf = request.getValidationFraction() == 0 ? ConfigDefaults.VALIDATION_FRACTION : request.getValidationFraction();
-        request = TargetLength.resolve(request, batchSize, data.size(), vf);
-      }
-      plan = TrainingPlan.from(request, registry);
+      plan = TrainingPlan.from(request, registry, data.size());
     } catch (InvalidFieldException e) {
       throw invalidRequest(e);
     }

@@ -1,7 +1,9 @@
 package dev.keel.gpu.train;
 
 import dev.keel.api.config.ConfigDefaults;
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.Length;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
@@ -40,12 +42,32 @@ public record TrainingPlan(
   public static final int DEFAULT_THREADS = 1;
 
   /**
+   * A request whose {@code target_length} and {@code checkpoint_period} (batches, records or
+   * epochs) become batches here. Only the worker can convert them: it alone knows the model's batch
+   * size default and how many training rows the pinned table version holds after the validation
+   * hold-out.
+   *
+   * @param allTrainRows rows of the train split, before the validation hold-out
+   * @throws InvalidFieldException naming the first unusable field of the request
+   */
+  public static TrainingPlan from(TrainRequest r, ModelRegistry registry, int allTrainRows) {
+    if (!r.hasTargetLength() && !r.hasCheckpointPeriod()) {
+      return from(r, registry);
+    }
+    // every other field is checked, and the batch size resolved, before the lengths
+    int batchSize = from(r.toBuilder().setTargetBatches(1).build(), registry).batchSize();
+    return from(resolveLengths(r, batchSize, allTrainRows, validationFraction(r)), registry);
+  }
+
+  /**
+   * A request in batches already ({@code target_batches}, {@code checkpoint_every_batches}).
+   *
    * @throws InvalidFieldException naming the first unusable field of the request
    */
   public static TrainingPlan from(TrainRequest r, ModelRegistry registry) {
     require(r.getExperimentId(), "experiment_id");
     require(r.getTrialId(), "trial_id");
-    double vf = r.getValidationFraction() == 0 ? ConfigDefaults.VALIDATION_FRACTION : r.getValidationFraction();
+    double vf = validationFraction(r);
     if (!(vf > 0 && vf < 1)) {
       throw new InvalidFieldException("validation_fraction", "must be in (0, 1), got " + vf);
     }
@@ -89,6 +111,37 @@ public record TrainingPlan(
         r.getExperimentId(), r.getTrialId(), r.getData(), vf, spec, model, hp, r.getSeed(),
         r.getTargetBatches(), r.getCheckpointEveryBatches(), storage, start,
         r.getThreads() == 0 ? DEFAULT_THREADS : r.getThreads());
+  }
+
+  /** The request with its lengths in batches: the target counts from {@code base_batches}. */
+  static TrainRequest resolveLengths(TrainRequest r, int batchSize, int allTrainRows, double validationFraction) {
+    long trainingRows = allTrainRows - Math.round(allTrainRows * validationFraction);
+    TrainRequest.Builder b = r.toBuilder();
+    if (r.hasTargetLength()) {
+      long batches = batches("target_length", r.getTargetLength(), trainingRows, batchSize);
+      b.clearTargetLength().setTargetBatches(r.getBaseBatches() + batches);
+    }
+    if (r.hasCheckpointPeriod()) {
+      b.clearCheckpointPeriod().setCheckpointEveryBatches(
+          batches("checkpoint_period", r.getCheckpointPeriod(), trainingRows, batchSize));
+    }
+    return b.build();
+  }
+
+  private static long batches(String field, Length length, long trainingRows, int batchSize) {
+    TrainingLength.problem(length, field).ifPresent(p -> {
+      throw new InvalidFieldException(p.path(), p.message());
+    });
+    long batches = TrainingLength.of(length).toBatches(trainingRows, batchSize);
+    if (batches <= 0) {
+      throw new InvalidFieldException(field, "must be > 0 batches, got " + TrainingLength.of(length)
+          + " of " + trainingRows + " training rows");
+    }
+    return batches;
+  }
+
+  private static double validationFraction(TrainRequest r) {
+    return r.getValidationFraction() == 0 ? ConfigDefaults.VALIDATION_FRACTION : r.getValidationFraction();
   }
 
   private static void require(String value, String field) {

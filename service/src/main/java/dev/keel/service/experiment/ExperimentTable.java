@@ -15,7 +15,7 @@ public final class ExperimentTable {
 
   public static String render(ExperimentState s) {
     StringBuilder out = new StringBuilder();
-    out.append(String.format(Locale.ROOT, "%s  %s  %s  progress %.0f%%  best %s%s%n", s.getExperimentId(), s.getState(),
+    out.append(String.format(Locale.ROOT, "%s  %s  %s  progress %.0f%%  best %s%s%n", s.getExperimentId(), s.getState().name(),
         s.getSearcher(), 100 * s.getProgress(), s.hasBestMetric() ? metric(s.getBestMetric()) + " (trial " + s.getBestTrialId() + ")" : "-",
         s.getData().getUri().isEmpty() ? "" : "  data " + s.getData().getUri() + "@" + s.getData().getVersion()));
     if (!s.getError().isEmpty()) {
@@ -24,7 +24,7 @@ public final class ExperimentTable {
     out.append(String.format(Locale.ROOT, "%6s  %-10s  %8s  %8s  %10s  %10s  %-8s  %s%n",
         "trial", "state", "length", "target", "latest", "best", "restarts", "hyperparameters"));
     for (TrialState t : s.getTrialsList()) {
-      out.append(String.format(Locale.ROOT, "%6d  %-10s  %8d  %8d  %10s  %10s  %-8d  %s%n", t.getTrialId(), t.getState(),
+      out.append(String.format(Locale.ROOT, "%6d  %-10s  %8d  %8d  %10s  %10s  %-8d  %s%n", t.getTrialId(), t.getState().name(),
           units(t.getCompletedLength()), units(t.getTargetLength()), t.hasLatestMetric() ? metric(t.getLatestMetric()) : "-",
           t.hasBestMetric() ? metric(t.getBestMetric()) : "-", t.getRestarts(), hparams(t.getHparamsMap())));
       if (!t.getError().isEmpty()) {

@@ -70,7 +70,7 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
     String id = start("unknown-hp", c -> c.replace("width: 8", "widht: 8"), ExperimentRunOptions.getDefaultInstance());
     ExperimentState s = finished(id);
     TrialState t = s.getTrials(0);
-    assertEquals("ERRORED", t.getState());
+    assertEquals(TrialState.State.ERRORED, t.getState());
     assertEquals(0, t.getRestarts(), "a bad request is not retried");
     assertErrorShown(id, 1, "hyperparameters.widht");
   }
@@ -81,7 +81,7 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
         ExperimentRunOptions.getDefaultInstance());
     assertThrows(WorkflowFailedException.class, () -> stack.result(id, Duration.ofMinutes(1)));
     ExperimentState s = ExperimentLauncher.state(stack.client, id);
-    assertEquals("ERRORED", s.getState());
+    assertEquals(ExperimentState.State.ERRORED, s.getState());
     assertEquals(0, s.getTrialsCount());
     assertTrue(s.getError().contains("has no version 42"), s.getError());
     assertTrue(describe(id).contains("has no version 42"), describe(id));
@@ -96,7 +96,7 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
       String id = start("read-only", c -> c + "checkpoint_storage: {storage_path: '" + readOnly.toUri() + "'}\n",
           ExperimentRunOptions.getDefaultInstance());
       ExperimentState s = finished(id);
-      assertEquals("ERRORED", s.getTrials(0).getState());
+      assertEquals(TrialState.State.ERRORED, s.getTrials(0).getState());
       assertEquals(1, s.getTrials(0).getRestarts(), "an I/O error is retried max_restarts times");
       assertErrorShown(id, 1, "Read-only file system");
     } finally {
@@ -114,7 +114,7 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
     ExperimentLauncher.stub(stack.client, id).activate();
 
     ExperimentState s = finished(id);
-    assertEquals("ERRORED", s.getTrials(0).getState());
+    assertEquals(TrialState.State.ERRORED, s.getTrials(0).getState());
     assertErrorShown(id, 1, "no checkpoint directory at");
     List<Map<String, Object>> saved = catalog("checkpoints", id).stream().filter(r -> "SAVED".equals(r.get("state"))).toList();
     assertEquals(paused.getCheckpointsCount(), saved.size(), "every checkpoint reported before the deletion: " + saved);
@@ -133,7 +133,7 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
       ExperimentLauncher.stub(stack.client, id).activate();
 
       ExperimentState s = finished(id);
-      assertEquals("ERRORED", s.getTrials(0).getState());
+      assertEquals(TrialState.State.ERRORED, s.getTrials(0).getState());
       assertErrorShown(id, 1, "No space left on device");
       // The checkpoints written before the disk filled are complete and still there, unless checkpoint GC
       // dropped them by policy at the end (then the catalog says so); the latest is kept; no partial one is left.
@@ -173,7 +173,7 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
     String trialWorkflow = id + "/trial-1";
     TrialWorkflow trial = stack.client.newWorkflowStub(TrialWorkflow.class, trialWorkflow);
     FaultStack.await("the trial to pause", Duration.ofMinutes(1),
-        () -> "PAUSED".equals(trial.state().getState()) && stack.describe(trialWorkflow).getPendingActivitiesCount() == 0);
+        () -> trial.state().getState() == TrialState.State.PAUSED && stack.describe(trialWorkflow).getPendingActivitiesCount() == 0);
     Length completed = trial.state().getCompletedLength();
     FaultStack.await("the experiment to hear of the last step", Duration.ofSeconds(30),
         () -> ExperimentLauncher.state(stack.client, id).getTrials(0).getCompletedLength().equals(completed));

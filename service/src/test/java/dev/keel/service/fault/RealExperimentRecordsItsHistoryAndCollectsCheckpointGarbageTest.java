@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
+import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.TrialState;
 import java.net.URI;
 import java.nio.file.Files;
@@ -61,7 +62,7 @@ class RealExperimentRecordsItsHistoryAndCollectsCheckpointGarbageTest {
         model: {name: fashion_cnn}
         """.formatted(checkpointRoot.toUri())), ExperimentRunOptions.getDefaultInstance());
     ExperimentResult result = stack.result(id, Duration.ofMinutes(3));
-    assertEquals("COMPLETED", result.getState().getState());
+    assertEquals(ExperimentState.State.COMPLETED, result.getState().getState());
     assertEquals(3, result.getState().getTrialsCount());
 
     // What the policy keeps: per trial its best (by validation_accuracy) and its latest checkpoint;
@@ -70,7 +71,7 @@ class RealExperimentRecordsItsHistoryAndCollectsCheckpointGarbageTest {
     Set<String> periodic = new HashSet<>();
     Set<String> kept = new HashSet<>();
     for (TrialState t : result.getState().getTrialsList()) {
-      assertEquals("COMPLETED", t.getState());
+      assertEquals(TrialState.State.COMPLETED, t.getState());
       assertEquals(List.of(30L, 60L, 90L), t.getCheckpointsList().stream().map(CheckpointRef::getBatches).toList());
       assertEquals(List.of(10L, 20L, 40L, 50L, 70L, 80L),
           t.getPeriodicCheckpointsList().stream().map(CheckpointRef::getBatches).toList());

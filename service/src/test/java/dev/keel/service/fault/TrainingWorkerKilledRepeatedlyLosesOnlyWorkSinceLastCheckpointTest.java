@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
+import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.TrainProgress;
 import dev.keel.api.v1.TrialState;
 import dev.keel.service.fault.FaultStack.ChildWorker;
@@ -127,9 +128,9 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
       ExperimentResult result = stack.result(id, Duration.ofMinutes(4));
       sampler.interrupt();
 
-      assertEquals("COMPLETED", result.getState().getState(), result.getState().toString());
+      assertEquals(ExperimentState.State.COMPLETED, result.getState().getState(), result.getState().toString());
       for (TrialState t : result.getState().getTrialsList()) {
-        assertEquals("COMPLETED", t.getState(), t.toString());
+        assertEquals(TrialState.State.COMPLETED, t.getState(), t.toString());
         assertEquals(LENGTH, t.getCompletedLength().getBatches());
       }
       int restarts = result.getState().getTrialsList().stream().mapToInt(TrialState::getRestarts).sum();
@@ -187,7 +188,7 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
           SEED + best.getTrialId() - 1).replace("{type: categorical, vals: [0.001, 0.003]}", Double.toString(lr)));
       String id = stack.startExperiment(config, ExperimentRunOptions.newBuilder().setHeartbeatTimeoutSeconds(30).build());
       ExperimentResult result = stack.result(id, Duration.ofMinutes(3));
-      assertEquals("COMPLETED", result.getState().getState(), result.getState().toString());
+      assertEquals(ExperimentState.State.COMPLETED, result.getState().getState(), result.getState().toString());
       assertEquals(0, result.getState().getTrials(0).getRestarts());
       return result.getState().getTrials(0).getLatestCheckpoint().getUri();
     } finally {

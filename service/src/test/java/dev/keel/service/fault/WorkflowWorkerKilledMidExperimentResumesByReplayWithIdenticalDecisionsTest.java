@@ -108,7 +108,7 @@ class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest
 
     String reference = stack.startExperiment(FaultStack.config(CONFIG.formatted("reference", 1)), ExperimentRunOptions.getDefaultInstance());
     ExperimentResult uninterrupted = stack.result(reference, Duration.ofMinutes(2));
-    assertEquals("COMPLETED", uninterrupted.getState().getState());
+    assertEquals(ExperimentState.State.COMPLETED, uninterrupted.getState().getState());
 
     String id = stack.startExperiment(FaultStack.config(CONFIG.formatted("killed", 1)), ExperimentRunOptions.getDefaultInstance());
     // Mid-search: some trials done, more to come.
@@ -119,7 +119,7 @@ class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest
     controls.add(stack.child("control-1", "--roles", "CONTROL", "--dev-server"));
     ExperimentResult resumed = stack.result(id, Duration.ofMinutes(2));
 
-    assertEquals("COMPLETED", resumed.getState().getState());
+    assertEquals(ExperimentState.State.COMPLETED, resumed.getState().getState());
     assertTrue(before.getTrialsCount() < resumed.getState().getTrialsCount(),
         "killed with " + before.getTrialsCount() + " trials started, ended with " + resumed.getState().getTrialsCount());
     assertEquals(decisions(uninterrupted.getState()), decisions(resumed.getState()));
@@ -140,15 +140,15 @@ class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest
     FaultStack.await("a third of the trials", Duration.ofMinutes(1),
         () -> ExperimentLauncher.state(stack.client, id).getTrialsList().stream().filter(t -> t.getCompletedLength().getBatches() > 0).count() >= 5);
     ExperimentState before = ExperimentLauncher.state(stack.client, id);
-    long unfinished = before.getTrialsList().stream().filter(t -> "ACTIVE".equals(t.getState())).count();
+    long unfinished = before.getTrialsList().stream().filter(t -> t.getState() == TrialState.State.ACTIVE).count();
     first.kill();
     ChildWorker second = stack.child("control-concurrent-1", "--roles", "CONTROL", "--dev-server");
     try {
       ExperimentResult resumed = stack.result(id, Duration.ofMinutes(2));
-      assertEquals("COMPLETED", resumed.getState().getState());
+      assertEquals(ExperimentState.State.COMPLETED, resumed.getState().getState());
       assertTrue(before.getTrialsCount() < resumed.getState().getTrialsCount(),
           "killed with " + before.getTrialsCount() + " trials started, ended with " + resumed.getState().getTrialsCount());
-      assertTrue(resumed.getState().getTrialsList().stream().allMatch(t -> "COMPLETED".equals(t.getState())),
+      assertTrue(resumed.getState().getTrialsList().stream().allMatch(t -> t.getState() == TrialState.State.COMPLETED),
           resumed.getState().getTrialsList().toString());
 
       List<String> replayed = new ArrayList<>();

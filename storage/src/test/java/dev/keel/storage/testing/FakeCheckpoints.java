@@ -5,6 +5,7 @@ import dev.keel.storage.checkpoint.CheckpointWriter;
 import dev.keel.storage.checkpoint.CheckpointMetadata;
 import dev.keel.storage.checkpoint.CheckpointStorage;
 
+import dev.keel.api.checkpoint.CheckpointMetrics;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.TableRef;
@@ -18,7 +19,7 @@ public final class FakeCheckpoints {
 
   public static CheckpointRef write(CheckpointStorage storage, String experiment, String trial, String uuid, int bytes)
       throws IOException {
-    return new CheckpointWriter(storage).write(metadata(experiment, trial, uuid, Map.of("searcher_metric", 0.5)),
+    return new CheckpointWriter(storage).write(metadata(experiment, trial, uuid, Map.of(CheckpointMetrics.SEARCHER_METRIC, 0.5)),
         snapshot(uuid, bytes));
   }
 

@@ -8,6 +8,7 @@ import dev.keel.api.v1.CatalogAppend;
 import dev.keel.api.v1.CatalogRow;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.Length;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrialReport;
@@ -15,24 +16,31 @@ import dev.keel.api.v1.TrialState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 
 /**
  * Catalog rows collected in workflow code and appended in batches, not one commit per metric. Each
  * batch has a sequence number carried across continue-as-new, which the catalog activity uses as a
- * Delta transaction version: a retried append writes nothing twice.
+ * Delta transaction version: a retried append writes nothing twice. Rows carry the workflow's time
+ * when they are added.
  */
 final class CatalogBuffer {
   private final String experimentId;
   private final CatalogActivities activities;
   private final int batchRows;
+  private final LongSupplier clock;
   private final List<CatalogRow> pending = new ArrayList<>();
   private long sequence;
 
-  /** @param activities null keeps no catalog (orchestration tests) */
-  CatalogBuffer(String experimentId, CatalogActivities activities, int batchRows) {
+  /**
+   * @param activities null keeps no catalog (orchestration tests)
+   * @param clock {@code Workflow::currentTimeMillis} in workflow code
+   */
+  CatalogBuffer(String experimentId, CatalogActivities activities, int batchRows, LongSupplier clock) {
     this.experimentId = experimentId;
     this.activities = activities;
     this.batchRows = batchRows;
+    this.clock = clock;
   }
 
   void restore(long sequence, List<CatalogRow> rows) {
@@ -48,39 +56,38 @@ final class CatalogBuffer {
     return List.copyOf(pending);
   }
 
-  void experiment(String state, ExperimentConfig config, TableRef data, long now) {
-    add(row("experiments").setState(state).setName(config.getName()).setUri(data.getUri()).setLength(data.getVersion())
-        .setJson(json(config)).setTimeMillis(now));
+  void experiment(ExperimentState.State state, ExperimentConfig config, TableRef data) {
+    add(row("experiments").setState(state.name()).setName(config.getName()).setUri(data.getUri()).setLength(data.getVersion())
+        .setJson(json(config)));
   }
 
-  void trial(TrialState trial, long now) {
-    add(row("trials").setTrialId(trial.getTrialId()).setState(trial.getState()).setName(trial.getError())
+  void trial(TrialState trial) {
+    add(row("trials").setTrialId(trial.getTrialId()).setState(trial.getState().name()).setName(trial.getError())
         .setLength(units(trial.getCompletedLength())).setCheckpointUuid(trial.getSourceCheckpoint().getUuid())
-        .setJson(hparamsJson(trial)).setTimeMillis(now));
+        .setJson(hparamsJson(trial)));
   }
 
-  void validation(long trialId, TrialReport.Validation v, long now) {
-    periodicCheckpoints(trialId, v.getPeriodicCheckpointsList(), now);
+  void validation(long trialId, TrialReport.Validation v) {
+    periodicCheckpoints(trialId, v.getPeriodicCheckpointsList());
     new TreeMap<>(v.getMetricsMap()).forEach((name, value) -> add(row("metrics").setTrialId(trialId).setName(name)
-        .setValue(value).setLength(units(v.getLength())).setBatches(v.getBatches()).setCheckpointUuid(v.getCheckpoint().getUuid())
-        .setTimeMillis(now)));
+        .setValue(value).setLength(units(v.getLength())).setBatches(v.getBatches()).setCheckpointUuid(v.getCheckpoint().getUuid())));
     add(row("checkpoints").setTrialId(trialId).setState("SAVED").setCheckpointUuid(v.getCheckpoint().getUuid())
         .setUri(v.getCheckpoint().getUri()).setSizeBytes(v.getCheckpoint().getSizeBytes()).setBatches(v.getBatches())
-        .setLength(units(v.getLength())).setValue(v.getMetric()).setTimeMillis(now));
+        .setLength(units(v.getLength())).setValue(v.getMetric()));
   }
 
   /** Checkpoints taken between validations: SAVED rows without a length or searcher metric. */
-  void periodicCheckpoints(long trialId, List<CheckpointRef> checkpoints, long now) {
+  void periodicCheckpoints(long trialId, List<CheckpointRef> checkpoints) {
     for (CheckpointRef c : checkpoints) {
       add(row("checkpoints").setTrialId(trialId).setState("SAVED").setName("periodic").setCheckpointUuid(c.getUuid())
-          .setUri(c.getUri()).setSizeBytes(c.getSizeBytes()).setBatches(c.getBatches()).setTimeMillis(now));
+          .setUri(c.getUri()).setSizeBytes(c.getSizeBytes()).setBatches(c.getBatches()));
     }
   }
 
-  void deleted(List<CheckpointRef> checkpoints, long now) {
+  void deleted(List<CheckpointRef> checkpoints) {
     for (CheckpointRef c : checkpoints) {
       add(row("checkpoints").setTrialId(trialNumber(c.getTrialId())).setState("DELETED").setCheckpointUuid(c.getUuid())
-          .setUri(c.getUri()).setSizeBytes(c.getSizeBytes()).setBatches(c.getBatches()).setTimeMillis(now));
+          .setUri(c.getUri()).setSizeBytes(c.getSizeBytes()).setBatches(c.getBatches()));
     }
   }
 
@@ -103,7 +110,7 @@ final class CatalogBuffer {
   }
 
   private void add(CatalogRow.Builder row) {
-    pending.add(row.build());
+    pending.add(row.setTimeMillis(clock.getAsLong()).build());
   }
 
   private CatalogRow.Builder row(String kind) {

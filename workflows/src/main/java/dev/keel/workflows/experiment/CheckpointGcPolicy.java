@@ -1,5 +1,7 @@
 package dev.keel.workflows.experiment;
 
+import static dev.keel.api.checkpoint.CheckpointMetrics.SEARCHER_METRIC;
+
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.CheckpointStorage;
 import dev.keel.api.v1.TrialState;
@@ -17,9 +19,6 @@ import java.util.Set;
  * periodic ones included, by training progress. Pure and deterministic.
  */
 final class CheckpointGcPolicy {
-  static final String METRIC = "searcher_metric";
-  static final String LENGTH = "length";
-
   private final int experimentBest;
   private final int trialBest;
   private final int trialLatest;
@@ -77,11 +76,11 @@ final class CheckpointGcPolicy {
   }
 
   private List<CheckpointRef> best(List<CheckpointRef> checkpoints) {
-    Comparator<CheckpointRef> byMetric = Comparator.comparingDouble(c -> c.getMetricsOrDefault(METRIC, Double.NaN));
+    Comparator<CheckpointRef> byMetric = Comparator.comparingDouble(c -> c.getMetricsOrDefault(SEARCHER_METRIC, Double.NaN));
     if (!smallerIsBetter) {
       byMetric = byMetric.reversed();
     }
-    return checkpoints.stream().filter(c -> c.containsMetrics(METRIC))
+    return checkpoints.stream().filter(c -> c.containsMetrics(SEARCHER_METRIC))
         .sorted(byMetric.thenComparing(CheckpointRef::getUuid)).toList();
   }
 }

@@ -3,6 +3,7 @@ package dev.keel.workflows.experiment;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.activities.train.TrainingActivityOptions;
+import dev.keel.api.checkpoint.CheckpointMetrics;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
@@ -13,7 +14,6 @@ import dev.keel.api.v1.TrialCommand;
 import dev.keel.api.v1.TrialReport;
 import dev.keel.api.v1.TrialRequest;
 import dev.keel.api.v1.TrialState;
-import dev.keel.search.ExitReason;
 import dev.keel.workflows.training.TrainRequests;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -31,7 +31,7 @@ import java.util.Optional;
 public class TrialWorkflowImpl implements TrialWorkflow {
 
   private final Deque<TrialCommand> commands = new ArrayDeque<>();
-  private final TrialState.Builder state = TrialState.newBuilder().setState(TrialStates.ACTIVE);
+  private final TrialState.Builder state = TrialState.newBuilder().setState(TrialState.State.ACTIVE);
   private boolean paused;
   private boolean closing;
   private boolean killed;
@@ -52,7 +52,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
     setCompleted(TrainingLength.zero(target.unit()));
     if (request.getStartPaused()) {
       paused = true;
-      state.setState(TrialStates.PAUSED);
+      state.setState(TrialState.State.PAUSED);
     }
     if (request.hasStartFrom()) {
       state.setSourceCheckpoint(request.getStartFrom()).setLatestCheckpoint(request.getStartFrom());
@@ -65,10 +65,10 @@ public class TrialWorkflowImpl implements TrialWorkflow {
       Workflow.await(() -> !commands.isEmpty() || killed || (!paused && (closing || completed.isShorterThan(target))));
       drainCommands();
       if (killed) {
-        return exit(experiment, ExitReason.USER_STOPPED, "killed by the user", TrialStates.KILLED);
+        return exit(experiment, TrialReport.Exit.Reason.USER_STOPPED, "killed by the user");
       }
       if (closing && !completed.isShorterThan(target)) {
-        state.setState(TrialStates.COMPLETED);
+        state.setState(TrialState.State.COMPLETED);
         experiment.report(TrialReport.newBuilder().setTrialId(state.getTrialId())
             .setClosed(TrialReport.Closed.getDefaultInstance()).build());
         return state.build();
@@ -92,15 +92,15 @@ public class TrialWorkflowImpl implements TrialWorkflow {
         }
         ApplicationFailure app = applicationFailure(e);
         if (app != null && FailureTypes.INVALID_HYPERPARAMETER.equals(app.getType())) {
-          return exit(experiment, ExitReason.INVALID_HP, app.getOriginalMessage(), TrialStates.INVALID_HP);
+          return exit(experiment, TrialReport.Exit.Reason.INVALID_HP, app.getOriginalMessage());
         }
-        return exit(experiment, ExitReason.ERRORED, rootMessage(e), TrialStates.ERRORED);
+        return exit(experiment, TrialReport.Exit.Reason.ERRORED, rootMessage(e));
       }
       String metricName = config.getSearcher().getMetric();
       Double metric = result.getValidationMetricsMap().get(metricName);
       if (metric == null) {
-        return exit(experiment, ExitReason.ERRORED, "searcher.metric '" + metricName + "' is not reported by the trial (it reports "
-            + new java.util.TreeSet<>(result.getValidationMetricsMap().keySet()) + ")", TrialStates.ERRORED);
+        return exit(experiment, TrialReport.Exit.Reason.ERRORED, "searcher.metric '" + metricName + "' is not reported by the trial (it reports "
+            + new java.util.TreeSet<>(result.getValidationMetricsMap().keySet()) + ")");
       }
       record(result, stepEnd, metric, config.getSearcher().getSmallerIsBetter());
       experiment.report(TrialReport.newBuilder().setTrialId(state.getTrialId())
@@ -140,7 +140,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
     reportedPeriodic = state.getPeriodicCheckpointsCount();
     setCompleted(length);
     state.setLatestMetric(metric).setLatestCheckpoint(result.getCheckpoint())
-        .addCheckpoints(result.getCheckpoint().toBuilder().putMetrics("searcher_metric", metric).build());
+        .addCheckpoints(result.getCheckpoint().toBuilder().putMetrics(CheckpointMetrics.SEARCHER_METRIC, metric).build());
     if (!state.hasBestMetric() || (smallerIsBetter ? metric < state.getBestMetric() : metric > state.getBestMetric())) {
       state.setBestMetric(metric);
     }
@@ -156,13 +156,13 @@ public class TrialWorkflowImpl implements TrialWorkflow {
     state.setCompletedLength(length.toProto());
   }
 
-  private TrialState exit(ExperimentWorkflow experiment, ExitReason reason, String message, String finalState) {
-    state.setState(finalState).setError(message == null ? "" : message);
+  private TrialState exit(ExperimentWorkflow experiment, TrialReport.Exit.Reason reason, String message) {
+    state.setState(TrialStates.afterExit(reason)).setError(message == null ? "" : message);
     // checkpoints of failed steps, which no validation report carried to the experiment
     java.util.List<CheckpointRef> unreported = state.getPeriodicCheckpointsList().subList(reportedPeriodic,
         state.getPeriodicCheckpointsCount());
     experiment.report(TrialReport.newBuilder().setTrialId(state.getTrialId())
-        .setExit(TrialReport.Exit.newBuilder().setReason(reason.name()).setMessage(state.getError()).setRestarts(state.getRestarts())
+        .setExit(TrialReport.Exit.newBuilder().setReason(reason).setMessage(state.getError()).setRestarts(state.getRestarts())
             .addAllWrittenCheckpoints(unreported))
         .build());
     return state.build();
@@ -177,11 +177,11 @@ public class TrialWorkflowImpl implements TrialWorkflow {
         case KILL -> killed = true;
         case PAUSE -> {
           paused = true;
-          state.setState(TrialStates.PAUSED);
+          state.setState(TrialState.State.PAUSED);
         }
         case ACTIVATE -> {
           paused = false;
-          state.setState(TrialStates.ACTIVE);
+          state.setState(TrialState.State.ACTIVE);
         }
         case COMMAND_NOT_SET -> { }
       }

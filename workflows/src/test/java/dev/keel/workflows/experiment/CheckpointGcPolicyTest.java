@@ -2,6 +2,7 @@ package dev.keel.workflows.experiment;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.keel.api.checkpoint.CheckpointMetrics;
 import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.CheckpointStorage;
@@ -16,7 +17,7 @@ class CheckpointGcPolicyTest {
 
   private static CheckpointRef validated(String uuid, long batches, double metric) {
     return CheckpointRef.newBuilder().setUuid(uuid).setBatches(batches)
-        .putMetrics(CheckpointGcPolicy.METRIC, metric).putMetrics(CheckpointGcPolicy.LENGTH, batches).build();
+        .putMetrics(CheckpointMetrics.SEARCHER_METRIC, metric).putMetrics(CheckpointMetrics.LENGTH, batches).build();
   }
 
   private static CheckpointRef periodic(String uuid, long batches) {

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.TaskQueues;
+import dev.keel.api.checkpoint.CheckpointMetrics;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
+import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.TrialState;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -51,18 +53,18 @@ class ExperimentOfFiveHundredTrialsContinuesAsNewAndAccountsForEveryTrialTest {
         WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId("exp-500").build());
     ExperimentResult result = wf.run(request);
 
-    assertEquals("COMPLETED", result.getState().getState());
+    assertEquals(ExperimentState.State.COMPLETED, result.getState().getState());
     assertEquals(500, result.getState().getTrialsCount());
     Set<Long> ids = result.getState().getTrialsList().stream().map(TrialState::getTrialId).collect(Collectors.toSet());
     assertEquals(500, ids.size());
-    assertTrue(result.getState().getTrialsList().stream().allMatch(t -> t.getState().equals("COMPLETED")),
+    assertTrue(result.getState().getTrialsList().stream().allMatch(t -> t.getState() == TrialState.State.COMPLETED),
         "every trial closed");
     assertTrue(result.getState().getTrialsList().stream().allMatch(t -> t.getCompletedLength().getBatches() <= 64));
     assertTrue(result.getState().getContinuedAsNew() >= 2, "continued as new " + result.getState().getContinuedAsNew());
     double best = result.getState().getTrialsList().stream().filter(TrialState::hasBestMetric)
         .mapToDouble(TrialState::getBestMetric).min().orElseThrow();
     assertEquals(best, result.getState().getBestMetric());
-    assertEquals(best, result.getBestCheckpoint().getMetricsOrThrow("searcher_metric"));
+    assertEquals(best, result.getBestCheckpoint().getMetricsOrThrow(CheckpointMetrics.SEARCHER_METRIC));
     assertEquals(500, trainer.calls.size(), "each trial trained");
   }
 }

@@ -87,19 +87,19 @@ class ExperimentPausesActivatesAndKillsTest {
     ExperimentWorkflow wf = startGrid("exp-pause", 1);
     await("trial 1 training", () -> trainer.training.contains("trial-1"));
     wf.pause();
-    await("PAUSED", () -> wf.state().getState().equals("PAUSED"));
+    await("PAUSED", () -> wf.state().getState() == ExperimentState.State.PAUSED);
     trainer.open();
     // Trial 1 finishes its step and closes; trial 2 is created paused and must not train.
     await("trial 2 created", () -> byId(wf.state()).containsKey(2L));
     TrialState second = client.newWorkflowStub(TrialWorkflow.class, TrialWorkflow.workflowId("exp-pause", 2)).state();
-    assertEquals("PAUSED", second.getState());
+    assertEquals(TrialState.State.PAUSED, second.getState());
     assertTrue(!trainer.steps.containsKey("trial-2"), "a paused experiment trained trial 2");
 
     wf.activate();
     ExperimentResult result = client.newUntypedWorkflowStub("exp-pause").getResult(ExperimentResult.class);
-    assertEquals("COMPLETED", result.getState().getState());
+    assertEquals(ExperimentState.State.COMPLETED, result.getState().getState());
     assertEquals(3, result.getState().getTrialsCount());
-    assertTrue(result.getState().getTrialsList().stream().allMatch(t -> t.getState().equals("COMPLETED")));
+    assertTrue(result.getState().getTrialsList().stream().allMatch(t -> t.getState() == TrialState.State.COMPLETED));
     RecordedHistories.save(client, "exp-pause", "exp-pause");
   }
 
@@ -109,9 +109,9 @@ class ExperimentPausesActivatesAndKillsTest {
     await("three trials training", () -> trainer.training.size() == 3);
     wf.kill();
     ExperimentResult result = client.newUntypedWorkflowStub("exp-kill").getResult(ExperimentResult.class);
-    assertEquals("KILLED", result.getState().getState());
+    assertEquals(ExperimentState.State.KILLED, result.getState().getState());
     assertEquals(3, result.getState().getTrialsCount());
-    assertTrue(result.getState().getTrialsList().stream().allMatch(t -> t.getState().equals("KILLED")),
+    assertTrue(result.getState().getTrialsList().stream().allMatch(t -> t.getState() == TrialState.State.KILLED),
         result.getState().getTrialsList().toString());
     await("activities canceled", () -> trainer.canceled.size() == 3);
   }
@@ -121,14 +121,14 @@ class ExperimentPausesActivatesAndKillsTest {
     ExperimentWorkflow wf = startGrid("exp-kill-one", 3);
     await("three trials training", () -> trainer.training.size() == 3);
     wf.killTrial(2);
-    await("trial 2 killed", () -> "KILLED".equals(byId(wf.state()).get(2L).getState()));
+    await("trial 2 killed", () -> byId(wf.state()).get(2L).getState() == TrialState.State.KILLED);
     trainer.open();
     ExperimentResult result = client.newUntypedWorkflowStub("exp-kill-one").getResult(ExperimentResult.class);
     Map<Long, TrialState> trials = byId(result.getState());
-    assertEquals("COMPLETED", result.getState().getState());
-    assertEquals("KILLED", trials.get(2L).getState());
-    assertEquals("COMPLETED", trials.get(1L).getState());
-    assertEquals("COMPLETED", trials.get(3L).getState());
+    assertEquals(ExperimentState.State.COMPLETED, result.getState().getState());
+    assertEquals(TrialState.State.KILLED, trials.get(2L).getState());
+    assertEquals(TrialState.State.COMPLETED, trials.get(1L).getState());
+    assertEquals(TrialState.State.COMPLETED, trials.get(3L).getState());
     RecordedHistories.save(client, "exp-kill-one", "exp-kill-one");
     RecordedHistories.save(client, TrialWorkflow.workflowId("exp-kill-one", 2), "exp-kill-one-trial-2");
   }

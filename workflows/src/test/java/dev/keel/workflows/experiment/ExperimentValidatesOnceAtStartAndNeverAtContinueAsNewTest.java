@@ -7,6 +7,7 @@ import dev.keel.activities.TaskQueues;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
+import dev.keel.api.v1.ExperimentState;
 import dev.keel.search.ValidationProbe;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -47,7 +48,7 @@ class ExperimentValidatesOnceAtStartAndNeverAtContinueAsNewTest {
       result = wf.run(request);
       assertEquals(1, validations.count(), "validated at start only");
     }
-    assertEquals("COMPLETED", result.getState().getState());
+    assertEquals(ExperimentState.State.COMPLETED, result.getState().getState());
     assertEquals(12, result.getState().getTrialsCount());
     assertTrue(result.getState().getContinuedAsNew() >= 1, "continued as new " + result.getState().getContinuedAsNew());
   }

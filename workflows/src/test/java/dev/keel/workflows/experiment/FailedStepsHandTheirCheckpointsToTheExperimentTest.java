@@ -100,7 +100,7 @@ class FailedStepsHandTheirCheckpointsToTheExperimentTest {
     result.getState().getTrialsList().forEach(t -> trials.put(t.getTrialId(), t));
     assertEquals(2, trials.size());
     for (TrialState t : trials.values()) {
-      assertEquals("ERRORED", t.getState(), t.toString());
+      assertEquals(TrialState.State.ERRORED, t.getState(), t.toString());
       assertEquals(List.of(5L, 10L), t.getPeriodicCheckpointsList().stream().map(CheckpointRef::getBatches).toList(),
           t.toString());
       assertEquals(0, t.getCheckpointsCount(), "never validated");

@@ -11,6 +11,7 @@ import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
+import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.TrialState;
 import dev.keel.workflows.KeelSearchAttributes;
 import io.temporal.api.common.v1.WorkflowExecution;
@@ -54,18 +55,18 @@ class TrialRestartsFromCheckpointAndInvalidHyperparametersAreNotRetriedTest {
         """);
     Map<Long, TrialState> trials = new java.util.TreeMap<>();
     result.getState().getTrialsList().forEach(t -> trials.put(t.getTrialId(), t));
-    assertEquals("COMPLETED", result.getState().getState());
+    assertEquals(ExperimentState.State.COMPLETED, result.getState().getState());
 
     // Trial 1 crashed twice and resumed: 2 restarts, 3 calls, completed.
-    assertEquals("COMPLETED", trials.get(1L).getState());
+    assertEquals(TrialState.State.COMPLETED, trials.get(1L).getState());
     assertEquals(2, trials.get(1L).getRestarts());
     assertEquals(3, trainer.calls.get("trial-1").get());
     // Trial 2 kept crashing: 1 attempt + 3 restarts, then ERRORED with the worker's message.
-    assertEquals("ERRORED", trials.get(2L).getState());
+    assertEquals(TrialState.State.ERRORED, trials.get(2L).getState());
     assertEquals(4, trainer.calls.get("trial-2").get());
     assertTrue(trials.get(2L).getError().contains("crashed"), trials.get(2L).getError());
     // Trial 3 has lr=10: invalid hyperparameters are reported once, never retried.
-    assertEquals("INVALID_HP", trials.get(3L).getState());
+    assertEquals(TrialState.State.INVALID_HP, trials.get(3L).getState());
     assertEquals(1, trainer.calls.get("trial-3").get());
     assertTrue(trials.get(3L).getError().contains("loss is NaN"), trials.get(3L).getError());
     assertEquals(1L, result.getState().getBestTrialId());
@@ -83,7 +84,7 @@ class TrialRestartsFromCheckpointAndInvalidHyperparametersAreNotRetriedTest {
         max_restarts: 3
         reproducibility: {seed: 11}
         """);
-    assertEquals("COMPLETED", result.getState().getState());
+    assertEquals(ExperimentState.State.COMPLETED, result.getState().getState());
     assertEquals(12, result.getState().getTrialsCount());
     TrialState first = result.getState().getTrialsList().stream().filter(t -> t.getTrialId() == 1).findFirst().orElseThrow();
     assertEquals(2, first.getRestarts());

@@ -9,6 +9,7 @@ import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
+import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrialState;
 import io.temporal.client.WorkflowOptions;
@@ -46,7 +47,7 @@ class TrialsWarmStartFromParentsAndSourceCheckpointsTest {
                    population_size: 4, truncate_fraction: 0.25, max_length: {batches: 30}}
         reproducibility: {seed: 3}
         """)));
-    assertEquals("COMPLETED", result.getState().getState());
+    assertEquals(ExperimentState.State.COMPLETED, result.getState().getState());
     Map<Long, TrialState> trials = new TreeMap<>();
     result.getState().getTrialsList().forEach(t -> trials.put(t.getTrialId(), t));
     List<TrialState> forks = trials.values().stream().filter(t -> t.getParentTrialId() != 0).toList();

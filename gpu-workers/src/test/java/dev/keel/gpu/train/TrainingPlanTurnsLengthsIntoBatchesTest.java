@@ -9,7 +9,8 @@ import dev.keel.api.v1.TrainRequest;
 import dev.keel.gpu.model.InvalidFieldException;
 import org.junit.jupiter.api.Test;
 
-class TargetLengthTest {
+/** Lengths in any unit become batches of the worker's batch size and training rows. */
+class TrainingPlanTurnsLengthsIntoBatchesTest {
   /** 60,000 rows with 1/12 held out leave 55,000 to train on: 430 batches of 128 per epoch. */
   private static final int ROWS = 60_000;
   private static final double VALIDATION = 1.0 / 12;
@@ -33,8 +34,7 @@ class TargetLengthTest {
   @Test
   void aRequestInBatchesAlreadyIsLeftAlone() {
     TrainRequest r = TrainRequest.newBuilder().setTargetBatches(30).setCheckpointEveryBatches(10).build();
-    assertFalse(TargetLength.present(r));
-    assertEquals(r, TargetLength.resolve(r, 128, ROWS, VALIDATION));
+    assertEquals(r, TrainingPlan.resolveLengths(r, 128, ROWS, VALIDATION));
   }
 
   @Test
@@ -48,6 +48,6 @@ class TargetLengthTest {
   }
 
   private static TrainRequest resolve(TrainRequest.Builder r) {
-    return TargetLength.resolve(r.build(), 128, ROWS, VALIDATION);
+    return TrainingPlan.resolveLengths(r.build(), 128, ROWS, VALIDATION);
   }
 }

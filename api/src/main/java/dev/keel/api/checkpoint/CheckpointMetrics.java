@@ -1,0 +1,15 @@
+package dev.keel.api.checkpoint;
+
+/**
+ * Keys of {@code CheckpointRef.metrics} that Keel itself writes, next to the model's own metrics.
+ * Checkpoint GC ranks by them and warm starts look checkpoints up by them, so their writers and
+ * readers must agree on one spelling.
+ */
+public final class CheckpointMetrics {
+  /** The value of the experiment's {@code searcher.metric} at the validation that took the checkpoint. */
+  public static final String SEARCHER_METRIC = "searcher_metric";
+  /** The trial's length at that validation, in the unit of the experiment's {@code searcher.max_length}. */
+  public static final String LENGTH = "length";
+
+  private CheckpointMetrics() {}
+}

@@ -1,5 +1,7 @@
 package dev.keel.benchmarks;
 
+import dev.keel.search.ExperimentConfigLoaders;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -21,7 +23,6 @@ import dev.keel.tables.dataset.LabeledImages;
 import dev.keel.tables.DeltaDatasetReader;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.predict.CheckpointPredictor;
-import dev.keel.search.ExperimentConfigs;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.experiment.ExperimentTable;
@@ -213,7 +214,7 @@ public final class FashionSearchBenchmark {
     }
     y.append("reproducibility: {seed: ").append(seed).append("}\n");
     y.append("model: {name: fashion_cnn}\n");
-    return ExperimentConfigs.experimentLoader().fromYaml(y.toString());
+    return ExperimentConfigLoaders.experimentLoader().fromYaml(y.toString());
   }
 
   static Run run(WorkflowClient client, ExperimentConfig config, LabeledImages test, String label) throws Exception {
@@ -281,7 +282,7 @@ public final class FashionSearchBenchmark {
     root.put("unit", "batches");
     root.put("noise", 0.0);
     ObjectNode hps = root.putObject("hyperparameters");
-    ExperimentConfig space = ExperimentConfigs.experimentLoader().fromYaml("data: {table: t}\nsearcher: {name: random, metric: m, max_trials: 1,"
+    ExperimentConfig space = ExperimentConfigLoaders.experimentLoader().fromYaml("data: {table: t}\nsearcher: {name: random, metric: m, max_trials: 1,"
         + " max_length: {batches: 1}}\n" + SPACE);
     space.getHyperparametersMap().entrySet().stream().sorted(Map.Entry.comparingByKey())
         .forEach(e -> hps.set(e.getKey(), proto(e.getValue())));

@@ -1,5 +1,7 @@
 package dev.keel.benchmarks;
 
+import dev.keel.search.ExperimentConfigLoaders;
+
 
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
@@ -30,7 +32,6 @@ import dev.keel.gpu.train.TrainValidationSplit;
 import dev.keel.gpu.train.TrainableModel;
 import dev.keel.gpu.train.TrainingActivitiesImpl;
 import dev.keel.gpu.train.TrainingPlan;
-import dev.keel.search.ExperimentConfigs;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.worker.KeelWorkerHost;
@@ -125,7 +126,7 @@ public final class PlatformOverheadBenchmark {
     StorageRoot root = StorageRoot.of(storage.toAbsolutePath().toString());
     IngestResult table = FashionData.ingest(root, data);
     LabeledImages train = new DeltaDatasetReader().read(table.getTable(), TrainingActivitiesImpl.TRAIN_SPLIT);
-    ExperimentConfig base = ExperimentConfigs.experimentLoader().fromYaml(EXPERIMENT);
+    ExperimentConfig base = ExperimentConfigLoaders.experimentLoader().fromYaml(EXPERIMENT);
     if (batches > 0) {
       base = base.toBuilder().setSearcher(base.getSearcher().toBuilder()
           .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(batches))).build();

@@ -21,8 +21,8 @@ import java.util.function.Function;
  * at all (its config was valid when it started, and newer rules must not strand a running experiment).
  */
 public final class ExperimentConfigs {
-  private static final String EXPERIMENT = "experiment config";
-  private static final String PIPELINE = "pipeline request";
+  static final String EXPERIMENT = "experiment config";
+  static final String PIPELINE = "pipeline request";
 
   /** Told of every validation (a pipeline's by its experiment), so tests can pin how often one happens. */
   static volatile Consumer<ExperimentConfig> onValidate = c -> { };
@@ -70,44 +70,6 @@ public final class ExperimentConfigs {
 
   static ValidatedConfig validatedSearch(ExperimentConfig config) {
     return token(config, validateSearch(config));
-  }
-
-  /** Loads YAML or JSON (protobuf's JSON mapping) and validates it, with every problem's field path. */
-  public static ProtoConfigLoader<ExperimentConfig> experimentLoader() {
-    return new ProtoConfigLoader<>(EXPERIMENT, ExperimentConfig::newBuilder, ExperimentConfigs::validate);
-  }
-
-  public static ProtoConfigLoader<PipelineRequest> pipelineLoader() {
-    return new ProtoConfigLoader<>(PIPELINE, PipelineRequest::newBuilder, ExperimentConfigs::validatePipeline);
-  }
-
-  /**
-   * Reads an experiment config through the validating loader it is handed, e.g.
-   * {@code load(loader -> loader.fromFile(path))} (the reading is the caller's: this module does no I/O), and
-   * returns it as validated, so nothing downstream checks it again.
-   *
-   * @throws ConfigValidationException listing every problem with its field path (and the file, for a file)
-   * @throws IllegalArgumentException if {@code read} returns a config the loader did not validate
-   */
-  public static ValidatedConfig load(Function<ProtoConfigLoader<ExperimentConfig>, ExperimentConfig> read) {
-    List<ExperimentConfig> passed = new ArrayList<>();
-    ProtoConfigLoader<ExperimentConfig> loader = new ProtoConfigLoader<>(EXPERIMENT, ExperimentConfig::newBuilder, c -> {
-      List<ConfigProblem> problems = validate(c);
-      if (problems.isEmpty()) {
-        passed.add(c);
-      }
-      return problems;
-    });
-    ExperimentConfig config = read.apply(loader);
-    if (passed.stream().noneMatch(c -> c == config)) {
-      throw new IllegalArgumentException("load() takes the config its loader read, not another one");
-    }
-    return new ValidatedConfig(config);
-  }
-
-  /** An experiment config as sent to the REST API: JSON if it starts with '{', else YAML. */
-  public static ValidatedConfig load(String yamlOrJson) {
-    return load(loader -> yamlOrJson.stripLeading().startsWith("{") ? loader.fromJson(yamlOrJson) : loader.fromYaml(yamlOrJson));
   }
 
   private static ValidatedConfig token(ExperimentConfig config, List<ConfigProblem> problems) {

@@ -105,7 +105,7 @@ class BadConfigIsRejectedWithFieldPathsTest {
           x: {type: double, minval: 2, maxval: 1}
         searcher: {name: adaptive_asha, metric: loss, max_trials: 10, max_length: {batches: 100}, divisor: 1, max_rungs: 0}
         """;
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigs.experimentLoader().fromYaml(yaml));
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigLoaders.experimentLoader().fromYaml(yaml));
     for (String path : List.of("hyperparameters.lr.base", "hyperparameters.opt.vals", "hyperparameters.x.minval", "searcher.divisor", "searcher.max_rungs")) {
       assertTrue(e.problems().stream().anyMatch(p -> p.path().equals(path)), path + " in " + e.problems());
     }

@@ -50,7 +50,7 @@ class ExperimentConfigsTest {
         .replace("max_rungs: 5", "max_rungs: 0")
         .replace("vals: [adam, sgd]", "vals: []")
         .replace("minval: 8, maxval: 64", "minval: 80, maxval: 64");
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigs.experimentLoader().fromYaml(bad));
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigLoaders.experimentLoader().fromYaml(bad));
     List<String> lines = e.problems().stream().map(ConfigProblem::toString).toList();
     assertTrue(lines.contains("searcher.max_trials: must be > 0, got -3"), lines::toString);
     assertTrue(lines.contains("hyperparameters.lr.type: unknown type 'logg' (expected const|int|double|log|categorical)"), lines::toString);
@@ -65,7 +65,7 @@ class ExperimentConfigsTest {
   @Test
   void missingRequiredFieldsAreNamed() {
     ConfigValidationException e = assertThrows(ConfigValidationException.class,
-        () -> ExperimentConfigs.experimentLoader().fromYaml("name: x\nsearcher: {name: random}\n"));
+        () -> ExperimentConfigLoaders.experimentLoader().fromYaml("name: x\nsearcher: {name: random}\n"));
     List<String> lines = e.problems().stream().map(ConfigProblem::toString).toList();
     assertTrue(lines.contains("data.table: required (the Delta table to train on)"), lines::toString);
     assertTrue(lines.contains("searcher.metric: required (e.g. validation_loss or accuracy)"), lines::toString);
@@ -77,7 +77,7 @@ class ExperimentConfigsTest {
   void searcherKnobsAndValidationPeriodUnitAreChecked() {
     String bad = VALID.replace("mode: standard", "mode: standard\n  sampler: bayes\n  perturb_factor: 1.5")
         .replace("min_validation_period: {batches: 200}", "min_validation_period: {epochs: 1}");
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigs.experimentLoader().fromYaml(bad));
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigLoaders.experimentLoader().fromYaml(bad));
     List<String> lines = e.problems().stream().map(ConfigProblem::toString).toList();
     assertTrue(lines.contains("searcher.sampler: unknown sampler 'bayes' (expected random|tpe)"), lines::toString);
     assertTrue(lines.contains("searcher.perturb_factor: must be in (0, 1), got 1.5"), lines::toString);
@@ -86,7 +86,7 @@ class ExperimentConfigsTest {
 
   @Test
   void singleSearcherNeedsConstantsAndSaysWhereInTheRequest() {
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigs.pipelineLoader().fromJson("""
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigLoaders.pipelineLoader().fromJson("""
         {"source": {"format": "fashion_mnist"}, "target_table": "t",
          "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": 1}},
                         "hyperparameters": {"lr": {"type": "double", "minval": 0.1, "maxval": 0.2}}}}
@@ -98,14 +98,14 @@ class ExperimentConfigsTest {
   @Test
   void aMisspelledSearcherIsOneProblemWithNoneAboutItsFields() {
     ConfigValidationException e = assertThrows(ConfigValidationException.class,
-        () -> ExperimentConfigs.experimentLoader().fromYaml(VALID.replace("name: adaptive_asha", "name: adaptive_ashaa")));
+        () -> ExperimentConfigLoaders.experimentLoader().fromYaml(VALID.replace("name: adaptive_asha", "name: adaptive_ashaa")));
     assertEquals(List.of("searcher.name: unknown searcher 'adaptive_ashaa' (expected single|grid|random|adaptive_asha|hyperband|pbt|tpe)"),
         e.problems().stream().map(ConfigProblem::toString).toList());
   }
 
   @Test
   void aMisspelledSearcherInAPipelineIsOneProblem() {
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigs.pipelineLoader().fromYaml("""
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigLoaders.pipelineLoader().fromYaml("""
         source: {format: fashion_mnist}
         target_table: t
         experiment:
@@ -118,7 +118,7 @@ class ExperimentConfigsTest {
 
   @Test
   void aPipelineRejectsASearchBeforeAnyWorkflowStarts() {
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigs.pipelineLoader().fromYaml("""
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigLoaders.pipelineLoader().fromYaml("""
         source: {format: fashion_mnist}
         target_table: t
         experiment:
@@ -136,9 +136,9 @@ class ExperimentConfigsTest {
         hyperparameters: {width: {type: int, minval: 1, maxval: 8}}
         searcher: {name: grid, metric: m, max_length: {batches: 10}}
         """;
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigs.experimentLoader().fromYaml(grid));
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigLoaders.experimentLoader().fromYaml(grid));
     assertEquals("hyperparameters.width.count", e.problems().get(0).path());
-    ConfigValidationException pbt = assertThrows(ConfigValidationException.class, () -> ExperimentConfigs.experimentLoader().fromYaml(
+    ConfigValidationException pbt = assertThrows(ConfigValidationException.class, () -> ExperimentConfigLoaders.experimentLoader().fromYaml(
         grid.replace("name: grid", "name: pbt, max_trials: 4, population_size: 8")));
     assertEquals(List.of("searcher.population_size: must be <= max_trials (4), got 8"),
         pbt.problems().stream().map(ConfigProblem::toString).toList());
@@ -154,10 +154,10 @@ class ExperimentConfigsTest {
 
   @Test
   void loadTrustsOnlyTheConfigItsOwnLoaderValidated() {
-    assertEquals("fashion-asha", ExperimentConfigs.load(VALID).config().getName());
+    assertEquals("fashion-asha", ExperimentConfigLoaders.load(VALID).config().getName());
     String json = "{\"data\": {\"table\": \"t\"}, \"searcher\": {\"name\": \"single\", \"metric\": \"m\", \"max_length\": {\"batches\": 1}}}";
-    assertEquals("single", ExperimentConfigs.load(json).config().getSearcher().getName());
+    assertEquals("single", ExperimentConfigLoaders.load(json).config().getSearcher().getName());
     ExperimentConfig unchecked = ExperimentConfig.getDefaultInstance();
-    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> ExperimentConfigs.load(loader -> unchecked));
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> ExperimentConfigLoaders.load(loader -> unchecked));
   }
 }

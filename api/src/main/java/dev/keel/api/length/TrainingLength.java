@@ -1,6 +1,5 @@
 package dev.keel.api.length;
 
-import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.v1.Length;
 import java.util.Objects;
 import java.util.Optional;
@@ -44,17 +43,23 @@ public record TrainingLength(long units, LengthUnit unit) implements Comparable<
   }
 
   /**
+   * What is wrong with a configured length, at which field path. Its own type rather than the config
+   * package's, so lengths need nothing from the config code that uses them.
+   */
+  public record Problem(String path, String message) {}
+
+  /**
    * What is wrong with a configured length at {@code path}, if anything: no unit, or a count that
    * is not positive (reported at {@code path.<unit>}).
    */
-  public static Optional<ConfigProblem> problem(Length length, String path) {
+  public static Optional<Problem> problem(Length length, String path) {
     Optional<LengthUnit> unit = unitOf(length);
     if (unit.isEmpty()) {
-      return Optional.of(new ConfigProblem(path, "set one of batches|records|epochs"));
+      return Optional.of(new Problem(path, "set one of batches|records|epochs"));
     }
     long units = count(length, unit.get());
     String at = path.isEmpty() ? unit.get().label() : path + "." + unit.get().label();
-    return units > 0 ? Optional.empty() : Optional.of(new ConfigProblem(at, "must be > 0, got " + units));
+    return units > 0 ? Optional.empty() : Optional.of(new Problem(at, "must be > 0, got " + units));
   }
 
   public Length toProto() {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.v1.Length;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -69,11 +68,11 @@ class TrainingLengthTest {
 
   @Test
   void reportsAMissingUnitOrANonPositiveCountAtItsPath() {
-    assertEquals(Optional.of(new ConfigProblem("searcher.max_length", "set one of batches|records|epochs")),
+    assertEquals(Optional.of(new TrainingLength.Problem("searcher.max_length", "set one of batches|records|epochs")),
         TrainingLength.problem(Length.getDefaultInstance(), "searcher.max_length"));
-    assertEquals(Optional.of(new ConfigProblem("searcher.max_length.epochs", "must be > 0, got -2")),
+    assertEquals(Optional.of(new TrainingLength.Problem("searcher.max_length.epochs", "must be > 0, got -2")),
         TrainingLength.problem(Length.newBuilder().setEpochs(-2).build(), "searcher.max_length"));
-    assertEquals(Optional.of(new ConfigProblem("min_checkpoint_period.batches", "must be > 0, got 0")),
+    assertEquals(Optional.of(new TrainingLength.Problem("min_checkpoint_period.batches", "must be > 0, got 0")),
         TrainingLength.problem(Length.newBuilder().setBatches(0).build(), "min_checkpoint_period"));
     assertEquals(Optional.empty(), TrainingLength.problem(Length.newBuilder().setRecords(1).build(), "x"));
   }

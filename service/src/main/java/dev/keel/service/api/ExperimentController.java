@@ -1,11 +1,12 @@
 package dev.keel.service.api;
 
+import dev.keel.search.ExperimentConfigLoaders;
+
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
-import dev.keel.search.ExperimentConfigs;
 import dev.keel.search.Searchers;
 import dev.keel.service.experiment.ExperimentLauncher;
 import io.micronaut.http.HttpResponse;
@@ -37,7 +38,7 @@ public class ExperimentController {
       produces = MediaType.APPLICATION_JSON)
   public HttpResponse<Map<String, Object>> create(@Body String body) {
     try {
-      ExperimentConfig config = ExperimentConfigs.load(body).config();
+      ExperimentConfig config = ExperimentConfigLoaders.load(body).config();
       String id = ExperimentLauncher.start(client, ExperimentRequest.newBuilder().setConfig(config).build());
       return HttpResponse.accepted().body(Map.of("experiment_id", id, "links", List.of("/api/v1/experiments/" + id)));
     } catch (ConfigValidationException e) {
@@ -50,7 +51,7 @@ public class ExperimentController {
       MediaType.TEXT_PLAIN}, produces = MediaType.TEXT_PLAIN)
   public HttpResponse<String> preview(@Body String body) {
     try {
-      return HttpResponse.ok(Searchers.preview(ExperimentConfigs.load(body)).toTable());
+      return HttpResponse.ok(Searchers.preview(ExperimentConfigLoaders.load(body)).toTable());
     } catch (ConfigValidationException e) {
       return HttpResponse.badRequest(e.getMessage());
     }

@@ -1,12 +1,13 @@
 package dev.keel.service.api;
 
+import dev.keel.search.ExperimentConfigLoaders;
+
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.service.pipeline.PipelineLauncher;
-import dev.keel.search.ExperimentConfigs;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Body;
@@ -41,7 +42,7 @@ public class PipelineController {
   public HttpResponse<Map<String, Object>> start(@Body String body) {
     PipelineRequest request;
     try {
-      var loader = ExperimentConfigs.pipelineLoader();
+      var loader = ExperimentConfigLoaders.pipelineLoader();
       request = body.stripLeading().startsWith("{") ? loader.fromJson(body) : loader.fromYaml(body);
     } catch (ConfigValidationException e) {
       return HttpResponse.badRequest(ValidationErrors.body(e));

@@ -1,11 +1,12 @@
 package dev.keel.service.cli;
 
+import dev.keel.search.ExperimentConfigLoaders;
+
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentState;
-import dev.keel.search.ExperimentConfigs;
 import dev.keel.search.Searchers;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.experiment.ExperimentTable;
@@ -60,7 +61,7 @@ final class ExperimentCommand implements Runnable {
 
     @Override
     int run(WorkflowClient client) throws Exception {
-      ExperimentConfig config = ExperimentConfigs.experimentLoader().fromFile(file);
+      ExperimentConfig config = ExperimentConfigLoaders.experimentLoader().fromFile(file);
       String id = ExperimentLauncher.start(client, ExperimentRequest.newBuilder().setConfig(config).build());
       System.out.println(id);
       if (!follow) {
@@ -98,7 +99,7 @@ final class ExperimentCommand implements Runnable {
 
     @Override
     public Integer call() {
-      System.out.print(Searchers.preview(ExperimentConfigs.load(loader -> loader.fromFile(file))).toTable());
+      System.out.print(Searchers.preview(ExperimentConfigLoaders.load(loader -> loader.fromFile(file))).toTable());
       return 0;
     }
   }

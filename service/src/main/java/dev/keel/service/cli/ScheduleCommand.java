@@ -1,8 +1,9 @@
 package dev.keel.service.cli;
 
+import dev.keel.search.ExperimentConfigLoaders;
+
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.service.pipeline.DemoRequest;
-import dev.keel.search.ExperimentConfigs;
 import dev.keel.service.schedule.PipelineSchedules;
 import dev.keel.service.worker.KeelWorkerHost;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -71,12 +72,12 @@ final class ScheduleCommand implements Runnable {
 
     @Override
     int run(PipelineSchedules schedules) {
-      PipelineRequest request = file != null ? ExperimentConfigs.pipelineLoader().fromFile(file)
+      PipelineRequest request = file != null ? ExperimentConfigLoaders.pipelineLoader().fromFile(file)
           : DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA));
       if (batches != null) {
         PipelineRequest.Builder b = request.toBuilder();
         b.getExperimentBuilder().getSearcherBuilder().setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(batches));
-        request = ExperimentConfigs.pipelineLoader().validate(b.build(), "pipeline request");
+        request = ExperimentConfigLoaders.pipelineLoader().validate(b.build(), "pipeline request");
       }
       schedules.create(scheduleId, request, cron, PipelineSchedules.overlap(overlap), paused, note);
       System.out.println("Created schedule " + scheduleId + (paused ? " (paused)" : "") + ": pipeline "

@@ -1,10 +1,11 @@
 package dev.keel.service.cli;
 
+import dev.keel.search.ExperimentConfigLoaders;
+
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.pipeline.PipelineWatcher;
-import dev.keel.search.ExperimentConfigs;
 import dev.keel.service.worker.KeelWorkerHost;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -30,7 +31,7 @@ final class SubmitCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    PipelineRequest request = ExperimentConfigs.pipelineLoader().fromFile(file);
+    PipelineRequest request = ExperimentConfigLoaders.pipelineLoader().fromFile(file);
     String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
     WorkflowServiceStubs stubs = KeelWorkerHost.connect(address);
     try {

@@ -1,6 +1,7 @@
 package dev.keel.service.cli;
 
-import dev.keel.search.ExperimentConfigs;
+import dev.keel.search.ExperimentConfigLoaders;
+
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -19,9 +20,9 @@ final class ValidateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     if (pipeline) {
-      ExperimentConfigs.pipelineLoader().fromFile(file);
+      ExperimentConfigLoaders.pipelineLoader().fromFile(file);
     } else {
-      ExperimentConfigs.experimentLoader().fromFile(file);
+      ExperimentConfigLoaders.experimentLoader().fromFile(file);
     }
     System.out.println(file + ": ok");
     return 0;

@@ -1,8 +1,9 @@
 package dev.keel.service.pipeline;
 
+import dev.keel.search.ExperimentConfigLoaders;
+
 import dev.keel.api.v1.Length;
 import dev.keel.api.v1.PipelineRequest;
-import dev.keel.search.ExperimentConfigs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -22,7 +23,7 @@ public final class DemoRequest {
 
   /** The shipped request, reading the dataset from {@code dataDir}. */
   public static PipelineRequest load(Path dataDir) {
-    PipelineRequest request = ExperimentConfigs.pipelineLoader().fromYaml(text());
+    PipelineRequest request = ExperimentConfigLoaders.pipelineLoader().fromYaml(text());
     PipelineRequest.Builder b = request.toBuilder();
     b.getSourceBuilder().setUri(dataDir.toAbsolutePath().toString());
     return b.build();
@@ -32,7 +33,7 @@ public final class DemoRequest {
   public static PipelineRequest load(Path dataDir, long batches) {
     PipelineRequest.Builder b = load(dataDir).toBuilder();
     b.getExperimentBuilder().getSearcherBuilder().setMaxLength(Length.newBuilder().setBatches(batches));
-    return ExperimentConfigs.pipelineLoader().validate(b.build(), "demo request");
+    return ExperimentConfigLoaders.pipelineLoader().validate(b.build(), "demo request");
   }
 
   public static String text() {

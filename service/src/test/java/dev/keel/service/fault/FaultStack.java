@@ -1,5 +1,7 @@
 package dev.keel.service.fault;
 
+import dev.keel.search.ExperimentConfigLoaders;
+
 import dev.keel.storage.StorageRoot;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.DataSource;
@@ -11,7 +13,6 @@ import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TrainProgress;
 import dev.keel.etl.IngestActivitiesImpl;
-import dev.keel.search.ExperimentConfigs;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.worker.KeelWorkerHost;
@@ -121,7 +122,7 @@ final class FaultStack implements AutoCloseable {
   }
 
   static ExperimentConfig config(String yaml) {
-    return ExperimentConfigs.experimentLoader().fromYaml(yaml);
+    return ExperimentConfigLoaders.experimentLoader().fromYaml(yaml);
   }
 
   String startExperiment(ExperimentConfig config, ExperimentRunOptions options) {

@@ -1,9 +1,10 @@
 package dev.keel.workflows.experiment;
 
+import dev.keel.search.ExperimentConfigLoaders;
+
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.ExperimentConfig;
-import dev.keel.search.ExperimentConfigs;
 import dev.keel.workflows.KeelSearchAttributes;
 import dev.keel.workflows.KeelWorkflows;
 import io.temporal.client.WorkflowClientOptions;
@@ -28,6 +29,6 @@ final class ExperimentTestSupport {
   }
 
   static ExperimentConfig config(String yaml) {
-    return ExperimentConfigs.experimentLoader().fromYaml(yaml);
+    return ExperimentConfigLoaders.experimentLoader().fromYaml(yaml);
   }
 }

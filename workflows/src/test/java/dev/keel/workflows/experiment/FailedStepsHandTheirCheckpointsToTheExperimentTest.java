@@ -1,5 +1,7 @@
 package dev.keel.workflows.experiment;
 
+import dev.keel.search.ExperimentConfigLoaders;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,7 +17,6 @@ import dev.keel.api.v1.TrainProgress;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.api.v1.TrialState;
-import dev.keel.search.ExperimentConfigs;
 import dev.keel.workflows.KeelSearchAttributes;
 import dev.keel.workflows.KeelWorkflows;
 import io.temporal.activity.Activity;
@@ -85,7 +86,7 @@ class FailedStepsHandTheirCheckpointsToTheExperimentTest {
     ExperimentWorkflow wf = env.getWorkflowClient().newWorkflowStub(ExperimentWorkflow.class,
         WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId("exp-failed-steps").build());
     ExperimentResult result = wf.run(ExperimentRequest.newBuilder()
-        .setConfig(ExperimentConfigs.experimentLoader().fromYaml("""
+        .setConfig(ExperimentConfigLoaders.experimentLoader().fromYaml("""
             name: failed-steps
             data: {table: formula}
             hyperparameters:

@@ -1,12 +1,13 @@
 package dev.keel.workflows.training;
 
+import dev.keel.search.ExperimentConfigLoaders;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.etl.IngestActivities;
 import dev.keel.activities.infer.InferenceActivities;
 import dev.keel.activities.train.TrainingActivities;
-import dev.keel.search.ExperimentConfigs;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.DataSource;
@@ -79,7 +80,7 @@ class PipelineAndTrialTrainAlikeTest {
 
   @Test
   void bothTrainWithTheSameOptionsAndTheSameRequest() {
-    ExperimentConfig config = ExperimentConfigs.experimentLoader().fromYaml(CONFIG);
+    ExperimentConfig config = ExperimentConfigLoaders.experimentLoader().fromYaml(CONFIG);
     client.newWorkflowStub(PipelineWorkflow.class, options("pipe")).run(PipelineRequest.newBuilder()
         .setSource(DataSource.newBuilder().setFormat("fashion_mnist").setUri("/data"))
         .setTargetTable("fashion").setExperiment(config).build());

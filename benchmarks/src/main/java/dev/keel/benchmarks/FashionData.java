@@ -1,10 +1,10 @@
 package dev.keel.benchmarks;
 
-import dev.keel.storage.StorageRoot;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.etl.IngestActivitiesImpl;
+import dev.keel.storage.StorageRoot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 

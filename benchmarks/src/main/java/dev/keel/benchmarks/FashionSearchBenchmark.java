@@ -1,7 +1,5 @@
 package dev.keel.benchmarks;
 
-import dev.keel.search.ExperimentConfigLoaders;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -9,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.MessageOrBuilder;
 import com.google.protobuf.util.JsonFormat;
-import dev.keel.storage.StorageRoot;
 import dev.keel.api.checkpoint.CheckpointMetrics;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
@@ -19,16 +16,19 @@ import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TrialState;
-import dev.keel.tables.dataset.LabeledImages;
-import dev.keel.tables.DeltaDatasetReader;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.predict.CheckpointPredictor;
+import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.experiment.ExperimentTable;
+import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.worker.KeelWorkerHost;
-import dev.keel.service.worker.WorkerHostOptions.Role;
 import dev.keel.service.worker.WorkerHostOptions;
+import dev.keel.service.worker.WorkerHostOptions.Role;
+import dev.keel.storage.StorageRoot;
+import dev.keel.tables.DeltaDatasetReader;
+import dev.keel.tables.dataset.LabeledImages;
 import io.temporal.client.WorkflowClient;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -112,7 +112,7 @@ public final class FashionSearchBenchmark {
     long validationPeriod = 128;
     long seed = 42;
     List<String> searchers = List.of("adaptive_asha", "random");
-    Path data = Path.of("/usr/share/datasets/fashion-mnist");
+    Path data = Path.of(DemoRequest.DEFAULT_DATA);
     Path storage = null;
     Path curvesOut = null;
     for (int i = 0; i < args.length; i++) {

@@ -1,14 +1,10 @@
 package dev.keel.benchmarks;
 
-import dev.keel.search.ExperimentConfigLoaders;
-
-
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
 import com.google.protobuf.Value;
 import dev.keel.activities.TaskQueues;
-import dev.keel.storage.StorageRoot;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.ExperimentConfig;
@@ -18,8 +14,6 @@ import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
-import dev.keel.tables.dataset.LabeledImages;
-import dev.keel.tables.DeltaDatasetReader;
 import dev.keel.gpu.model.FashionCnn;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.ModelRegistry;
@@ -32,11 +26,16 @@ import dev.keel.gpu.train.TrainValidationSplit;
 import dev.keel.gpu.train.TrainableModel;
 import dev.keel.gpu.train.TrainingActivitiesImpl;
 import dev.keel.gpu.train.TrainingPlan;
+import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;
+import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.worker.KeelWorkerHost;
-import dev.keel.service.worker.WorkerHostOptions.Role;
 import dev.keel.service.worker.WorkerHostOptions;
+import dev.keel.service.worker.WorkerHostOptions.Role;
+import dev.keel.storage.StorageRoot;
+import dev.keel.tables.DeltaDatasetReader;
+import dev.keel.tables.dataset.LabeledImages;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
@@ -101,7 +100,7 @@ public final class PlatformOverheadBenchmark {
     long batches = 0;
     boolean cold = true;
     boolean profile = false;
-    Path data = Path.of("/usr/share/datasets/fashion-mnist");
+    Path data = Path.of(DemoRequest.DEFAULT_DATA);
     Path storage = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {

@@ -6,6 +6,11 @@ import dev.keel.api.v1.SearcherConfig;
 import dev.keel.search.Searcher;
 import dev.keel.search.SearcherOptions;
 import dev.keel.search.Searchers;
+import dev.keel.search.sim.LearningCurveOracle;
+import dev.keel.search.sim.RecordedCurvesOracle;
+import dev.keel.search.sim.SearcherComparison;
+import dev.keel.search.sim.SearcherComparison.Row;
+import dev.keel.search.sim.SyntheticOracle;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -14,11 +19,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.UnaryOperator;
-import dev.keel.search.sim.LearningCurveOracle;
-import dev.keel.search.sim.RecordedCurvesOracle;
-import dev.keel.search.sim.SearcherComparison;
-import dev.keel.search.sim.SearcherComparison.Row;
-import dev.keel.search.sim.SyntheticOracle;
 
 /**
  * Compares every searcher on a simulated learning-curve oracle ({@link SearcherComparison}) and prints the

@@ -1,23 +1,22 @@
 package dev.keel.benchmarks;
 
+import com.google.protobuf.Value;
+import dev.keel.api.v1.ModelSpec;
+import dev.keel.api.v1.TrainRequest;
+import dev.keel.etl.fashionmnist.IdxFiles;
+import dev.keel.gpu.model.FashionCnn;
+import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.predict.CheckpointPredictor;
+import dev.keel.gpu.predict.Predictions;
+import dev.keel.gpu.train.DemoConfig;
 import dev.keel.gpu.train.Metrics;
 import dev.keel.gpu.train.ProgressListener;
 import dev.keel.gpu.train.Trainer;
 import dev.keel.gpu.train.TrainingOutcome;
 import dev.keel.gpu.train.TrainingPlan;
 import dev.keel.gpu.train.TrainingProgress;
-
-import dev.keel.etl.fashionmnist.IdxFiles;
-import dev.keel.gpu.train.DemoConfig;
-
-import com.google.protobuf.Value;
-import dev.keel.api.v1.ModelSpec;
-import dev.keel.api.v1.TrainRequest;
+import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.tables.dataset.LabeledImages;
-import dev.keel.gpu.model.FashionCnn;
-import dev.keel.gpu.model.ModelRegistry;
-import dev.keel.gpu.predict.CheckpointPredictor;
-import dev.keel.gpu.predict.Predictions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,7 +38,7 @@ public final class TrainBench {
   private TrainBench() {}
 
   public static void main(String[] args) throws IOException {
-    Path data = Path.of("/usr/share/datasets/fashion-mnist");
+    Path data = Path.of(DemoRequest.DEFAULT_DATA);
     long batches = DemoConfig.BATCHES;
     int threads = DemoConfig.THREADS;
     long seed = 42;

@@ -5,13 +5,13 @@ import dev.keel.activities.etl.IngestActivities;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TableRef;
+import dev.keel.etl.fashionmnist.IdxReader;
 import dev.keel.storage.StorageFailures;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.Columns;
 import dev.keel.tables.DeltaTableWriter;
 import dev.keel.tables.DeltaTables;
 import dev.keel.tables.TableSchemas;
-import dev.keel.etl.fashionmnist.IdxReader;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.ConcurrentTransactionException;
@@ -52,7 +52,8 @@ public final class IngestActivitiesImpl implements IngestActivities {
   public static final String TXN_APP_ID_PREFIX = "keel-ingest:";
   static final long TXN_VERSION = 1;
 
-  private static final List<String> FILES =
+  /** The four IDX files of a Fashion-MNIST directory. */
+  public static final List<String> FASHION_MNIST_FILES =
       List.of(
           "train-images-idx3-ubyte.gz",
           "train-labels-idx1-ubyte.gz",
@@ -107,7 +108,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
   }
 
   private IngestResult ingestFashionMnist(Path dir, String tableUri) {
-    for (String f : FILES) {
+    for (String f : FASHION_MNIST_FILES) {
       if (!Files.isRegularFile(dir.resolve(f))) {
         throw ApplicationFailure.newNonRetryableFailure(
             "Fashion-MNIST not found at " + dir
@@ -125,10 +126,10 @@ public final class IngestActivitiesImpl implements IngestActivities {
       return done.get();
     }
     try {
-      IdxReader.Images trainImages = IdxReader.readImages(dir.resolve(FILES.get(0)));
-      byte[] trainLabels = IdxReader.readLabels(dir.resolve(FILES.get(1)));
-      IdxReader.Images testImages = IdxReader.readImages(dir.resolve(FILES.get(2)));
-      byte[] testLabels = IdxReader.readLabels(dir.resolve(FILES.get(3)));
+      IdxReader.Images trainImages = IdxReader.readImages(dir.resolve(FASHION_MNIST_FILES.get(0)));
+      byte[] trainLabels = IdxReader.readLabels(dir.resolve(FASHION_MNIST_FILES.get(1)));
+      IdxReader.Images testImages = IdxReader.readImages(dir.resolve(FASHION_MNIST_FILES.get(2)));
+      byte[] testLabels = IdxReader.readLabels(dir.resolve(FASHION_MNIST_FILES.get(3)));
       check(trainImages, trainLabels, "train");
       check(testImages, testLabels, "t10k");
       if (trainImages.rows() != testImages.rows() || trainImages.cols() != testImages.cols()) {
@@ -192,8 +193,8 @@ public final class IngestActivitiesImpl implements IngestActivities {
     }
     long version = snapshot.get().getVersion();
     try {
-      long train = IdxReader.readLabels(dir.resolve(FILES.get(1))).length;
-      long test = IdxReader.readLabels(dir.resolve(FILES.get(3))).length;
+      long train = IdxReader.readLabels(dir.resolve(FASHION_MNIST_FILES.get(1))).length;
+      long test = IdxReader.readLabels(dir.resolve(FASHION_MNIST_FILES.get(3))).length;
       log.info("{} already holds source {}; nothing to write (v{})", tableUri, checksum, version);
       return Optional.of(
           IngestResult.newBuilder()
@@ -255,7 +256,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
     try {
       MessageDigest md = MessageDigest.getInstance("SHA-256");
       byte[] buf = new byte[1 << 16];
-      for (String f : FILES) {
+      for (String f : FASHION_MNIST_FILES) {
         try (InputStream in = Files.newInputStream(dir.resolve(f))) {
           for (int r; (r = in.read(buf)) > 0; ) {
             md.update(buf, 0, r);

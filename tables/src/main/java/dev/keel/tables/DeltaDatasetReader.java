@@ -1,7 +1,7 @@
 package dev.keel.tables;
 
-import dev.keel.storage.StorageFailures;
 import dev.keel.api.v1.TableRef;
+import dev.keel.storage.StorageFailures;
 import dev.keel.tables.dataset.DatasetReader;
 import dev.keel.tables.dataset.LabeledImages;
 import io.delta.kernel.Scan;

@@ -1,12 +1,12 @@
 package dev.keel.tables;
 
+import dev.keel.storage.S3Settings;
+import dev.keel.storage.StorageFailures;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.TableManager;
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.TableNotFoundException;
-import dev.keel.storage.S3Settings;
-import dev.keel.storage.StorageFailures;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;

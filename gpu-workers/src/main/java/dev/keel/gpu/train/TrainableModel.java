@@ -1,7 +1,5 @@
 package dev.keel.gpu.train;
 
-import dev.keel.gpu.checkpoint.ModelCheckpoints;
-
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
@@ -14,11 +12,12 @@ import ai.djl.nn.Parameter;
 import ai.djl.training.GradientCollector;
 import ai.djl.training.ParameterStore;
 import ai.djl.util.Pair;
-import dev.keel.storage.checkpoint.VerifiedCheckpoint;
+import dev.keel.gpu.checkpoint.ModelCheckpoints;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.optim.Optimizers;
 import dev.keel.gpu.optim.ResumableOptimizer;
+import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,19 +1,18 @@
 package dev.keel.gpu.train;
 
-import dev.keel.gpu.checkpoint.ModelCheckpoints;
-
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
 import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.CheckpointRef;
-import dev.keel.tables.dataset.LabeledImages;
-import dev.keel.storage.checkpoint.CheckpointMetadata;
-import dev.keel.storage.checkpoint.BackgroundCheckpointWriter;
-import dev.keel.storage.checkpoint.VerifiedCheckpoint;
-import dev.keel.storage.checkpoint.CheckpointSnapshot;
+import dev.keel.gpu.checkpoint.ModelCheckpoints;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.TrainingHyperparameters;
+import dev.keel.storage.checkpoint.BackgroundCheckpointWriter;
+import dev.keel.storage.checkpoint.CheckpointMetadata;
+import dev.keel.storage.checkpoint.CheckpointSnapshot;
+import dev.keel.storage.checkpoint.VerifiedCheckpoint;
+import dev.keel.tables.dataset.LabeledImages;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.time.Instant;

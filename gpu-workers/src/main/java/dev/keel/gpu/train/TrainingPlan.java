@@ -7,7 +7,6 @@ import dev.keel.api.v1.Length;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
-import dev.keel.storage.checkpoint.CheckpointStorage;
 import dev.keel.gpu.model.FashionCnn;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.InvalidFieldException;
@@ -15,6 +14,7 @@ import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.model.TrainingHyperparameters;
 import dev.keel.gpu.optim.Optimizers;
+import dev.keel.storage.checkpoint.CheckpointStorage;
 import java.util.Optional;
 
 /**

@@ -1,13 +1,5 @@
 package dev.keel.gpu.checkpoint;
 
-import dev.keel.storage.checkpoint.CheckpointWriter;
-import dev.keel.storage.checkpoint.VerifiedCheckpoint;
-
-import dev.keel.storage.checkpoint.CheckpointFiles;
-import dev.keel.storage.checkpoint.CheckpointMetadata;
-import dev.keel.storage.checkpoint.CheckpointStorage;
-import dev.keel.storage.checkpoint.CorruptCheckpointException;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -21,9 +13,15 @@ import dev.keel.gpu.model.FashionCnn;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
-import dev.keel.storage.testing.TestDirs;
 import dev.keel.gpu.train.ImageBatches;
 import dev.keel.gpu.train.TrainableModel;
+import dev.keel.storage.checkpoint.CheckpointFiles;
+import dev.keel.storage.checkpoint.CheckpointMetadata;
+import dev.keel.storage.checkpoint.CheckpointStorage;
+import dev.keel.storage.checkpoint.CheckpointWriter;
+import dev.keel.storage.checkpoint.CorruptCheckpointException;
+import dev.keel.storage.checkpoint.VerifiedCheckpoint;
+import dev.keel.storage.testing.TestDirs;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;

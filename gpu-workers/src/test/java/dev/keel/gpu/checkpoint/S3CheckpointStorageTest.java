@@ -1,14 +1,5 @@
 package dev.keel.gpu.checkpoint;
 
-import dev.keel.storage.checkpoint.CheckpointWriter;
-import dev.keel.storage.checkpoint.VerifiedCheckpoint;
-
-import dev.keel.storage.checkpoint.CheckpointFiles;
-import dev.keel.storage.checkpoint.CheckpointMetadata;
-import dev.keel.storage.checkpoint.CheckpointStorage;
-import dev.keel.storage.checkpoint.CorruptCheckpointException;
-import dev.keel.storage.checkpoint.S3CheckpointStorage;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,18 +7,25 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDManager;
-import dev.keel.storage.S3Clients;
-import dev.keel.storage.StorageFailures;
-import dev.keel.storage.testing.S3ProxyExtension;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.gpu.model.FashionCnn;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
-import dev.keel.storage.testing.TestDirs;
 import dev.keel.gpu.train.ImageBatches;
 import dev.keel.gpu.train.TrainableModel;
+import dev.keel.storage.S3Clients;
+import dev.keel.storage.StorageFailures;
+import dev.keel.storage.checkpoint.CheckpointFiles;
+import dev.keel.storage.checkpoint.CheckpointMetadata;
+import dev.keel.storage.checkpoint.CheckpointStorage;
+import dev.keel.storage.checkpoint.CheckpointWriter;
+import dev.keel.storage.checkpoint.CorruptCheckpointException;
+import dev.keel.storage.checkpoint.S3CheckpointStorage;
+import dev.keel.storage.checkpoint.VerifiedCheckpoint;
+import dev.keel.storage.testing.S3ProxyExtension;
+import dev.keel.storage.testing.TestDirs;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;

@@ -1,9 +1,9 @@
 package dev.keel.gpu.testing;
 
 import dev.keel.api.v1.TableRef;
+import dev.keel.etl.fashionmnist.IdxFiles;
 import dev.keel.tables.dataset.DatasetReader;
 import dev.keel.tables.dataset.LabeledImages;
-import dev.keel.etl.fashionmnist.IdxFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

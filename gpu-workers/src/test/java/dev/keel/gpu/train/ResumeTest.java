@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.TrainRequest;
-import dev.keel.storage.checkpoint.CheckpointFiles;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
+import dev.keel.storage.checkpoint.CheckpointFiles;
 import dev.keel.storage.testing.TestDirs;
 import java.io.File;
 import java.io.IOException;

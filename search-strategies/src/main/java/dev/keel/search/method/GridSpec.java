@@ -2,11 +2,11 @@ package dev.keel.search.method;
 
 import com.google.protobuf.Value;
 import dev.keel.api.v1.Hyperparameter;
+import dev.keel.search.space.HyperparameterSpace;
 import dev.keel.search.spec.BuiltMethod;
 import dev.keel.search.spec.SearchMethodSpec;
 import dev.keel.search.spec.SearchSetup;
 import dev.keel.search.spec.SearcherCheck;
-import dev.keel.search.space.HyperparameterSpace;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;

@@ -1,10 +1,10 @@
 package dev.keel.search.method;
 
+import dev.keel.search.space.RandomSampler;
 import dev.keel.search.spec.BuiltMethod;
 import dev.keel.search.spec.SearchMethodSpec;
 import dev.keel.search.spec.SearchSetup;
 import dev.keel.search.spec.SearcherCheck;
-import dev.keel.search.space.RandomSampler;
 
 /** {@code random}: {@code max_trials} samples from the prior, each trained to {@code max_length}. */
 public final class RandomSpec implements SearchMethodSpec {

@@ -1,11 +1,11 @@
 package dev.keel.search.method;
 
 import dev.keel.api.config.ExperimentConfigValidator;
+import dev.keel.search.space.RandomSampler;
 import dev.keel.search.spec.BuiltMethod;
 import dev.keel.search.spec.SearchMethodSpec;
 import dev.keel.search.spec.SearchSetup;
 import dev.keel.search.spec.SearcherCheck;
-import dev.keel.search.space.RandomSampler;
 
 /** {@code single}: one trial of the const hyperparameters, trained to {@code max_length}. */
 public final class SingleSpec implements SearchMethodSpec {

@@ -1,9 +1,9 @@
 package dev.keel.search.spec;
 
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.SearcherConfig;
 import dev.keel.search.SearcherOptions;
-import dev.keel.api.length.TrainingLength;
 import dev.keel.search.core.SearchMethod;
 import dev.keel.search.space.HyperparameterSpace;
 

@@ -3,13 +3,13 @@ package dev.keel.search.tpe;
 import dev.keel.api.v1.SearcherConfig;
 import dev.keel.search.SearcherOptions;
 import dev.keel.search.method.IndependentTrialsSearch;
+import dev.keel.search.space.HyperparameterSampler;
+import dev.keel.search.space.HyperparameterSpace;
+import dev.keel.search.space.RandomSampler;
 import dev.keel.search.spec.BuiltMethod;
 import dev.keel.search.spec.SearchMethodSpec;
 import dev.keel.search.spec.SearchSetup;
 import dev.keel.search.spec.SearcherCheck;
-import dev.keel.search.space.HyperparameterSampler;
-import dev.keel.search.space.HyperparameterSpace;
-import dev.keel.search.space.RandomSampler;
 import java.util.Set;
 
 /**

@@ -1,12 +1,11 @@
 package dev.keel.service.api;
 
-import dev.keel.search.ExperimentConfigLoaders;
-
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
+import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.search.Searchers;
 import dev.keel.service.experiment.ExperimentLauncher;
 import io.micronaut.http.HttpResponse;

@@ -1,12 +1,11 @@
 package dev.keel.service.api;
 
-import dev.keel.search.ExperimentConfigLoaders;
-
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.PipelineRequest;
+import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.pipeline.PipelineLauncher;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;

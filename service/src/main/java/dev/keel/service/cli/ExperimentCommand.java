@@ -1,12 +1,11 @@
 package dev.keel.service.cli;
 
-import dev.keel.search.ExperimentConfigLoaders;
-
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentState;
+import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.search.Searchers;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.experiment.ExperimentTable;

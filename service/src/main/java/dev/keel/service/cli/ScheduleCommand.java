@@ -1,8 +1,7 @@
 package dev.keel.service.cli;
 
-import dev.keel.search.ExperimentConfigLoaders;
-
 import dev.keel.api.v1.PipelineRequest;
+import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.schedule.PipelineSchedules;
 import dev.keel.service.worker.KeelWorkerHost;

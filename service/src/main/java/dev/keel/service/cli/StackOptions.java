@@ -1,9 +1,9 @@
 package dev.keel.service.cli;
 
-import dev.keel.storage.StorageProbe;
-import dev.keel.storage.StorageRoot;
 import dev.keel.service.dev.DevStack;
 import dev.keel.service.dev.TemporalCliServer;
+import dev.keel.storage.StorageProbe;
+import dev.keel.storage.StorageRoot;
 import picocli.CommandLine.Option;
 
 /** Where Temporal and the storage root are; shared by the commands. */

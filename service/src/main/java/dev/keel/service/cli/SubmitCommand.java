@@ -1,9 +1,8 @@
 package dev.keel.service.cli;
 
-import dev.keel.search.ExperimentConfigLoaders;
-
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
+import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.pipeline.PipelineWatcher;
 import dev.keel.service.worker.KeelWorkerHost;

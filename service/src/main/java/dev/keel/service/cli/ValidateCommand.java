@@ -1,7 +1,6 @@
 package dev.keel.service.cli;
 
 import dev.keel.search.ExperimentConfigLoaders;
-
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

@@ -1,9 +1,9 @@
 package dev.keel.service.dev;
 
-import dev.keel.storage.StorageRoot;
 import dev.keel.service.api.ApiServer;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.WorkerHostOptions;
+import dev.keel.storage.StorageRoot;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;

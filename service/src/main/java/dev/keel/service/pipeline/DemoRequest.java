@@ -1,23 +1,20 @@
 package dev.keel.service.pipeline;
 
-import dev.keel.search.ExperimentConfigLoaders;
-
 import dev.keel.api.v1.Length;
 import dev.keel.api.v1.PipelineRequest;
+import dev.keel.etl.IngestActivitiesImpl;
+import dev.keel.search.ExperimentConfigLoaders;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
 /** The demo pipeline request, shipped as {@code keel/demo-pipeline.yaml}. */
 public final class DemoRequest {
-  public static final String DEFAULT_DATA = "/usr/share/datasets/fashion-mnist";
+  public static final String DEFAULT_DATA = IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR;
   public static final String RESOURCE = "keel/demo-pipeline.yaml";
-  private static final List<String> FILES = List.of("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
-      "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz");
 
   private DemoRequest() {}
 
@@ -49,7 +46,7 @@ public final class DemoRequest {
 
   /** One line saying how to get the data when it is not there. */
   public static void requireDataset(Path dir) {
-    for (String f : FILES) {
+    for (String f : IngestActivitiesImpl.FASHION_MNIST_FILES) {
       if (!Files.isRegularFile(dir.resolve(f))) {
         throw new IllegalArgumentException("Fashion-MNIST not found at " + dir + " (missing " + f
             + "): install it with 'apt-get install -y dataset-fashion-mnist' or pass --data DIR");

@@ -1,13 +1,13 @@
 package dev.keel.service.worker;
 
 import dev.keel.etl.IngestActivitiesImpl;
-import dev.keel.tables.catalog.CatalogActivitiesImpl;
-import dev.keel.tables.DeltaDatasetReader;
-import dev.keel.storage.checkpoint.CheckpointGcActivitiesImpl;
-import dev.keel.storage.checkpoint.CheckpointStorage;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.train.TrainingActivitiesImpl;
 import dev.keel.inference.InferenceActivitiesImpl;
+import dev.keel.storage.checkpoint.CheckpointGcActivitiesImpl;
+import dev.keel.storage.checkpoint.CheckpointStorage;
+import dev.keel.tables.DeltaDatasetReader;
+import dev.keel.tables.catalog.CatalogActivitiesImpl;
 import java.time.Duration;
 
 /**

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.keel.storage.StorageRoot;
 import dev.keel.service.dev.DevStack.Backend;
 import dev.keel.service.schedule.PipelineSchedules;
+import dev.keel.storage.StorageRoot;
 import io.temporal.api.enums.v1.ScheduleOverlapPolicy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

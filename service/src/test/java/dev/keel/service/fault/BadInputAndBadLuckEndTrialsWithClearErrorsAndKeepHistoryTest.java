@@ -1,6 +1,5 @@
 package dev.keel.service.fault;
 
-import dev.keel.tables.testing.KernelRows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +11,7 @@ import dev.keel.api.v1.Length;
 import dev.keel.api.v1.TrialState;
 import dev.keel.service.cli.KeelCli;
 import dev.keel.service.experiment.ExperimentLauncher;
+import dev.keel.tables.testing.KernelRows;
 import dev.keel.workflows.experiment.TrialWorkflow;
 import io.temporal.client.WorkflowFailedException;
 import java.io.ByteArrayOutputStream;

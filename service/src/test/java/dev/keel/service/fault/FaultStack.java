@@ -1,8 +1,5 @@
 package dev.keel.service.fault;
 
-import dev.keel.search.ExperimentConfigLoaders;
-
-import dev.keel.storage.StorageRoot;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.ExperimentConfig;
@@ -13,11 +10,13 @@ import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TrainProgress;
 import dev.keel.etl.IngestActivitiesImpl;
+import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.WorkerHostOptions;
 import dev.keel.service.worker.WorkerHostOptions.Role;
+import dev.keel.storage.StorageRoot;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.workflow.v1.PendingActivityInfo;

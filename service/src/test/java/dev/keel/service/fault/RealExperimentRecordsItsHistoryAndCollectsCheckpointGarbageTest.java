@@ -1,6 +1,5 @@
 package dev.keel.service.fault;
 
-import dev.keel.tables.testing.KernelRows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +8,7 @@ import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.TrialState;
+import dev.keel.tables.testing.KernelRows;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,14 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.TaskQueues;
-import dev.keel.storage.StorageRoot;
-import dev.keel.storage.testing.S3ProxyExtension;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
-import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.dev.LoopbackTemporalServer;
+import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.WorkerHostOptions;
+import dev.keel.storage.StorageRoot;
+import dev.keel.storage.testing.S3ProxyExtension;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.Snapshot;

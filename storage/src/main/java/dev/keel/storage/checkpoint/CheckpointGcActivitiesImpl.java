@@ -2,10 +2,10 @@ package dev.keel.storage.checkpoint;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.checkpoint.CheckpointGcActivities;
-import dev.keel.storage.StorageFailures;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.GcRequest;
 import dev.keel.api.v1.GcResult;
+import dev.keel.storage.StorageFailures;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.failure.ApplicationFailure;

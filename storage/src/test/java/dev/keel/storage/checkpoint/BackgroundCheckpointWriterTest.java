@@ -1,7 +1,5 @@
 package dev.keel.storage.checkpoint;
 
-import dev.keel.storage.testing.FakeCheckpoints;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.api.v1.CheckpointRef;
+import dev.keel.storage.testing.FakeCheckpoints;
 import dev.keel.storage.testing.TestDirs;
 import java.io.IOException;
 import java.net.URI;

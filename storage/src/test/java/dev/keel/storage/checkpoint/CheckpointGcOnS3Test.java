@@ -1,17 +1,15 @@
 package dev.keel.storage.checkpoint;
 
-import dev.keel.activities.FailureTypes;
-
-import dev.keel.storage.testing.FakeCheckpoints;
-
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.keel.storage.testing.S3ProxyExtension;
+import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.GcResult;
+import dev.keel.storage.testing.FakeCheckpoints;
+import dev.keel.storage.testing.S3ProxyExtension;
 import dev.keel.storage.testing.TestDirs;
 import io.temporal.failure.ApplicationFailure;
 import java.io.UncheckedIOException;

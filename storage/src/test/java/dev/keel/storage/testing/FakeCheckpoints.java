@@ -1,14 +1,13 @@
 package dev.keel.storage.testing;
 
-import dev.keel.storage.checkpoint.CheckpointSnapshot;
-import dev.keel.storage.checkpoint.CheckpointWriter;
-import dev.keel.storage.checkpoint.CheckpointMetadata;
-import dev.keel.storage.checkpoint.CheckpointStorage;
-
 import dev.keel.api.checkpoint.CheckpointMetrics;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.TableRef;
+import dev.keel.storage.checkpoint.CheckpointMetadata;
+import dev.keel.storage.checkpoint.CheckpointSnapshot;
+import dev.keel.storage.checkpoint.CheckpointStorage;
+import dev.keel.storage.checkpoint.CheckpointWriter;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Map;

@@ -5,14 +5,14 @@ import static dev.keel.activities.FailureTypes.INVALID_TABLE;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.catalog.CatalogActivities;
-import dev.keel.storage.StorageFailures;
-import dev.keel.storage.StorageRoot;
 import dev.keel.api.v1.CatalogAppend;
 import dev.keel.api.v1.CatalogAppendResult;
 import dev.keel.api.v1.CatalogRow;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.DescribeTableResult;
 import dev.keel.api.v1.TableRef;
+import dev.keel.storage.StorageFailures;
+import dev.keel.storage.StorageRoot;
 import dev.keel.tables.DeltaTableWriter;
 import dev.keel.tables.DeltaTables;
 import dev.keel.tables.SplitCounter;

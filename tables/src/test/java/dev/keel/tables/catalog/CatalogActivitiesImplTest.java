@@ -6,15 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.keel.storage.StorageRoot;
 import dev.keel.api.v1.CatalogAppend;
 import dev.keel.api.v1.CatalogAppendResult;
 import dev.keel.api.v1.CatalogRow;
+import dev.keel.storage.StorageRoot;
+import dev.keel.tables.testing.KernelRows;
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.Snapshot;
 import io.delta.standalone.data.CloseableIterator;
 import io.delta.standalone.data.RowRecord;
-import dev.keel.tables.testing.KernelRows;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.keel.storage.StorageRoot;
-import dev.keel.storage.testing.S3ProxyExtension;
 import dev.keel.api.v1.CatalogAppendResult;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.DescribeTableResult;
+import dev.keel.storage.StorageRoot;
+import dev.keel.storage.testing.S3ProxyExtension;
 import dev.keel.tables.DeltaTableWriter;
 import dev.keel.tables.TableSchemas;
 import dev.keel.tables.testing.KernelRows;

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.keel.storage.StorageRoot;
 import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.DescribeTableResult;
+import dev.keel.storage.StorageRoot;
 import dev.keel.tables.Columns;
 import dev.keel.tables.DeltaTableWriter;
 import dev.keel.tables.TableSchemas;

@@ -29,7 +29,6 @@ import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,10 +1,9 @@
 package dev.keel.workflows.experiment;
 
-import dev.keel.search.ExperimentConfigLoaders;
-
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.workflows.KeelSearchAttributes;
 import dev.keel.workflows.KeelWorkflows;
 import io.temporal.client.WorkflowClientOptions;

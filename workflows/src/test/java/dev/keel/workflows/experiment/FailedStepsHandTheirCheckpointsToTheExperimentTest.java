@@ -1,7 +1,5 @@
 package dev.keel.workflows.experiment;
 
-import dev.keel.search.ExperimentConfigLoaders;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,6 +15,7 @@ import dev.keel.api.v1.TrainProgress;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.api.v1.TrialState;
+import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.workflows.KeelSearchAttributes;
 import dev.keel.workflows.KeelWorkflows;
 import io.temporal.activity.Activity;

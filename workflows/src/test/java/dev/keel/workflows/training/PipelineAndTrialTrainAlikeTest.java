@@ -1,7 +1,5 @@
 package dev.keel.workflows.training;
 
-import dev.keel.search.ExperimentConfigLoaders;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.keel.activities.TaskQueues;
@@ -22,6 +20,7 @@ import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
+import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.workflows.KeelSearchAttributes;
 import dev.keel.workflows.KeelWorkflows;
 import dev.keel.workflows.experiment.ExperimentWorkflow;

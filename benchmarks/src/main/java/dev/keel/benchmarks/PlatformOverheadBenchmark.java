@@ -25,7 +25,6 @@ import dev.keel.gpu.train.Seeds;
 import dev.keel.gpu.train.TrainValidationSplit;
 import dev.keel.gpu.train.TrainableModel;
 import dev.keel.gpu.train.TrainingActivitiesImpl;
-import dev.keel.gpu.train.TrainingPlan;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;

@@ -1,11 +1,5 @@
 package dev.keel.benchmarks;
 
-import dev.keel.api.v1.ExperimentConfig;
-import dev.keel.api.v1.Length;
-import dev.keel.api.v1.SearcherConfig;
-import dev.keel.search.Searcher;
-import dev.keel.search.SearcherOptions;
-import dev.keel.search.Searchers;
 import dev.keel.search.sim.LearningCurveOracle;
 import dev.keel.search.sim.RecordedCurvesOracle;
 import dev.keel.search.sim.SearcherComparison;
@@ -15,10 +9,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.function.UnaryOperator;
 
 /**
  * Compares every searcher on a simulated learning-curve oracle ({@link SearcherComparison}) and prints the

@@ -4,25 +4,24 @@ import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.config.ExperimentConfigValidator;
 import dev.keel.api.config.PipelineRequestValidator;
-import dev.keel.api.config.ProtoConfigLoader;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.search.method.SingleSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
-import java.util.function.Function;
 
 /**
  * The one place Keel validates its configs: the experiment's and pipeline's own rules (api) together with the
- * searcher's ({@link SearchMethods}). The CLI, the REST API and the workflows' input checks all come here, and so
- * do the loaders handed out below. Validating again is never needed: {@link #validated} returns a
+ * searcher's ({@link SearchMethods}). The CLI, the REST API and the workflows' input checks all come here (the
+ * CLI and REST through the file-reading loaders of {@link ExperimentConfigLoaders}). Validating again is never needed: {@link #validated} returns a
  * {@link ValidatedConfig} that builds its searcher as is, and a searcher restored from a snapshot is not checked
  * at all (its config was valid when it started, and newer rules must not strand a running experiment).
  */
 public final class ExperimentConfigs {
   static final String EXPERIMENT = "experiment config";
-  static final String PIPELINE = "pipeline request";
+  /** How problems of a pipeline request are introduced, by the loaders and by the workflow alike. */
+  public static final String PIPELINE = "pipeline request";
 
   /** Told of every validation (a pipeline's by its experiment), so tests can pin how often one happens. */
   static volatile Consumer<ExperimentConfig> onValidate = c -> { };

@@ -2,7 +2,6 @@ package dev.keel.search;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.keel.api.config.ConfigValidationException;
-import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.search.core.SearchEngine;
 import dev.keel.search.core.StateCodec;

@@ -4,7 +4,7 @@ import dev.keel.api.v1.ExperimentConfig;
 
 /**
  * An experiment config that passed {@link ExperimentConfigs}' rules, so a searcher is built from it without
- * checking again. Only {@link ExperimentConfigs} makes one, and only after validating.
+ * checking again. Only {@link ExperimentConfigs} and {@link ExperimentConfigLoaders} make one, and only after validating.
  */
 public final class ValidatedConfig {
   private final ExperimentConfig config;

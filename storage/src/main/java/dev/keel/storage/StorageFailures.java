@@ -14,7 +14,6 @@ import software.amazon.awssdk.core.exception.SdkClientException;
  */
 public final class StorageFailures {
   /** Failure type of an unusable storage root. */
-  public static final String STORAGE_UNUSABLE = FailureTypes.STORAGE_UNUSABLE;
   private static final String NO_CREDENTIALS =
       "no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE";
 
@@ -65,7 +64,7 @@ public final class StorageFailures {
   /** The non-retryable failure for {@code error} at {@code uri}, or empty when it may be transient. */
   public static Optional<ApplicationFailure> nonRetryable(String uri, Throwable error) {
     return problem(error).map(p -> ApplicationFailure.newNonRetryableFailure(
-        "storage " + uri + ": " + p, STORAGE_UNUSABLE));
+        "storage " + uri + ": " + p, FailureTypes.STORAGE_UNUSABLE));
   }
 
   /** Rethrows {@code error} as the non-retryable failure if the storage is unusable; else returns it. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.storage.testing.S3ProxyExtension;
 import io.temporal.failure.ApplicationFailure;
 import java.net.URI;
@@ -85,7 +86,7 @@ class S3StorageBasicsTest {
         () -> bad.putObject(b -> b.bucket(bucket).key("x"), RequestBody.fromString("x")));
     ApplicationFailure f = StorageFailures.nonRetryable("s3://" + bucket + "/x", e).orElseThrow();
     assertTrue(f.isNonRetryable());
-    assertEquals(StorageFailures.STORAGE_UNUSABLE, f.getType());
+    assertEquals(FailureTypes.STORAGE_UNUSABLE, f.getType());
     assertTrue(f.getOriginalMessage().startsWith("storage s3://" + bucket + "/x: access denied (403"),
         f.getOriginalMessage());
     assertFalse(f.getOriginalMessage().contains("\n"));

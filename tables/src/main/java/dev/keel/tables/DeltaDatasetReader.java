@@ -1,5 +1,6 @@
 package dev.keel.tables;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.TableRef;
 import dev.keel.storage.StorageFailures;
 import dev.keel.tables.dataset.DatasetReader;
@@ -58,7 +59,7 @@ public final class DeltaDatasetReader implements DatasetReader {
    * @throws IllegalArgumentException "table &lt;uri&gt; has no version N (latest is M)", or when
    *     the table is not a labeled-images table
    * @throws io.temporal.failure.ApplicationFailure non-retryable ({@value
-   *     StorageFailures#STORAGE_UNUSABLE}) when the storage refuses access or does not exist
+   *     FailureTypes#STORAGE_UNUSABLE}) when the storage refuses access or does not exist
    */
   @Override
   public LabeledImages read(TableRef table, String split) {

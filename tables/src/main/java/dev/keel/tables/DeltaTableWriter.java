@@ -1,5 +1,6 @@
 package dev.keel.tables;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.storage.StorageFailures;
 import io.delta.kernel.DataWriteContext;
 import io.delta.kernel.Operation;
@@ -160,7 +161,7 @@ public final class DeltaTableWriter {
      * @return the committed table version
      * @throws ConcurrentTransactionException when the transaction id was already committed
      * @throws io.temporal.failure.ApplicationFailure non-retryable ({@value
-     *     StorageFailures#STORAGE_UNUSABLE}) when the storage refuses access or does not exist
+     *     FailureTypes#STORAGE_UNUSABLE}) when the storage refuses access or does not exist
      */
     public long commit() {
       try {

@@ -70,7 +70,7 @@ public record TrainingLength(long units, LengthUnit unit) implements Comparable<
     };
   }
 
-  public TrainingLength withUnits(long newUnits) {
+  private TrainingLength withUnits(long newUnits) {
     return new TrainingLength(newUnits, unit);
   }
 

@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TableRef;
 import dev.keel.etl.IngestActivitiesImpl;
 import dev.keel.etl.fashionmnist.IdxReader;
-import dev.keel.storage.StorageFailures;
 import dev.keel.storage.StorageRoot;
 import dev.keel.storage.testing.S3ProxyExtension;
 import dev.keel.tables.Columns;
@@ -148,7 +148,7 @@ class S3DeltaTablesTest {
     ApplicationFailure f = assertThrows(ApplicationFailure.class,
         () -> new IngestActivitiesImpl(bad).ingest(request(table)));
     assertTrue(f.isNonRetryable());
-    assertEquals(StorageFailures.STORAGE_UNUSABLE, f.getType());
+    assertEquals(FailureTypes.STORAGE_UNUSABLE, f.getType());
     assertTrue(f.getOriginalMessage().startsWith("storage " + table + ": access denied"), f.getOriginalMessage());
     assertFalse(f.getOriginalMessage().contains("\n"), f.getOriginalMessage());
   }

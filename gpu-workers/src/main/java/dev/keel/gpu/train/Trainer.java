@@ -10,7 +10,6 @@ import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.TrainingHyperparameters;
 import dev.keel.storage.checkpoint.BackgroundCheckpointWriter;
 import dev.keel.storage.checkpoint.CheckpointMetadata;
-import dev.keel.storage.checkpoint.CheckpointSnapshot;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.tables.dataset.LabeledImages;
 import io.temporal.failure.ApplicationFailure;
@@ -39,8 +38,6 @@ import org.slf4j.LoggerFactory;
  * {@link TrainerThread}.
  */
 public final class Trainer {
-  /** Failure type of a non-finite loss. */
-
   private static final Logger log = LoggerFactory.getLogger(Trainer.class);
   private static final int LOSS_WINDOW = 50;
   /**

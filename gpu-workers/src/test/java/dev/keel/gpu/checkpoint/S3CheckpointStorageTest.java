@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDManager;
+import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.gpu.model.FashionCnn;
@@ -16,7 +17,6 @@ import dev.keel.gpu.testing.Requests;
 import dev.keel.gpu.train.ImageBatches;
 import dev.keel.gpu.train.TrainableModel;
 import dev.keel.storage.S3Clients;
-import dev.keel.storage.StorageFailures;
 import dev.keel.storage.checkpoint.CheckpointFiles;
 import dev.keel.storage.checkpoint.CheckpointMetadata;
 import dev.keel.storage.checkpoint.CheckpointStorage;
@@ -30,7 +30,6 @@ import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -158,7 +157,7 @@ class S3CheckpointStorageTest {
     try (TrainableModel model = trained(hp)) {
       ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> write(denied, model));
       assertTrue(f.isNonRetryable());
-      assertEquals(StorageFailures.STORAGE_UNUSABLE, f.getType());
+      assertEquals(FailureTypes.STORAGE_UNUSABLE, f.getType());
       assertTrue(f.getOriginalMessage().startsWith("storage s3://" + bucket + "/keel/checkpoints/exp/t1/"), f.getOriginalMessage());
       assertFalse(f.getOriginalMessage().contains("\n"));
     }

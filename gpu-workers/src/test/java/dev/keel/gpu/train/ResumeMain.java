@@ -3,7 +3,6 @@ package dev.keel.gpu.train;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.testing.FashionMnist;
-import dev.keel.gpu.testing.Requests;
 import java.nio.file.Path;
 
 /** Child-process half of the resume test: {@code ResumeMain <root> <checkpointUri> <target>}. */

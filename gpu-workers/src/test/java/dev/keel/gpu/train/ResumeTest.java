@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.testing.FashionMnist;

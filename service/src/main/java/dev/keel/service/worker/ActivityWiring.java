@@ -17,6 +17,9 @@ import java.time.Duration;
  */
 final class ActivityWiring {
   private final WorkerHostOptions options;
+  /** Shared by training and inference, created by the first of them: a control worker never touches them. */
+  private DeltaDatasetReader reader;
+  private ModelRegistry models;
 
   ActivityWiring(WorkerHostOptions options) {
     this.options = options;
@@ -37,12 +40,25 @@ final class ActivityWiring {
   }
 
   TrainingActivitiesImpl training() {
-    return new TrainingActivitiesImpl(new DeltaDatasetReader(), ModelRegistry.withBuiltIns(), Duration.ofSeconds(1),
+    return new TrainingActivitiesImpl(reader(), models(), Duration.ofSeconds(1),
         new TrainingActivitiesImpl.WorkerDefaults(options.storageRoot().checkpoints(), options.trainThreads()));
   }
 
   InferenceActivitiesImpl inference() {
-    return new InferenceActivitiesImpl(new DeltaDatasetReader(), options.storageRoot(), ModelRegistry.withBuiltIns(),
-        options.trainThreads());
+    return new InferenceActivitiesImpl(reader(), options.storageRoot(), models(), options.trainThreads());
+  }
+
+  private DeltaDatasetReader reader() {
+    if (reader == null) {
+      reader = new DeltaDatasetReader();
+    }
+    return reader;
+  }
+
+  private ModelRegistry models() {
+    if (models == null) {
+      models = ModelRegistry.withBuiltIns();
+    }
+    return models;
   }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.v1.CheckpointRef;
-import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.ExperimentState;

@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.WorkerHostOptions;
-import dev.keel.storage.StorageFailures;
 import dev.keel.storage.StorageRoot;
 import dev.keel.storage.testing.S3ProxyExtension;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
@@ -65,7 +65,7 @@ class PipelineOnUnusableS3StorageFailsFastTest {
 
     ActivityFailure activity = (ActivityFailure) e.getCause();
     ApplicationFailure cause = (ApplicationFailure) activity.getCause();
-    assertEquals(StorageFailures.STORAGE_UNUSABLE, cause.getType());
+    assertEquals(FailureTypes.STORAGE_UNUSABLE, cause.getType());
     assertTrue(cause.isNonRetryable());
     assertEquals("storage " + ROOT + "/tables/fashion_mnist: the bucket does not exist", cause.getOriginalMessage());
     assertFalse(cause.getOriginalMessage().contains("\n"));

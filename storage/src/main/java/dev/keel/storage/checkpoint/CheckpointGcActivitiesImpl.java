@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * <p>Every reference is checked before anything is deleted: one outside the storage's checkpoint
  * root, or belonging to another experiment, fails the whole request without retries ({@value
  * FailureTypes#CHECKPOINT_DELETION_REFUSED}). I/O errors are retried; an unusable storage fails at once ({@value
- * StorageFailures#STORAGE_UNUSABLE}).
+ * FailureTypes#STORAGE_UNUSABLE}).
  */
 public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities {
   private static final Logger log = LoggerFactory.getLogger(CheckpointGcActivitiesImpl.class);

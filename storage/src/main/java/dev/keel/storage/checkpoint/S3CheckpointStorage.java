@@ -1,6 +1,6 @@
 package dev.keel.storage.checkpoint;
 
-
+import dev.keel.activities.FailureTypes;
 import dev.keel.storage.S3Clients;
 import dev.keel.storage.S3Uri;
 import dev.keel.storage.StorageFailures;
@@ -41,7 +41,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * whose ETag changed) and {@link VerifiedCheckpoint} checks every SHA-256 there.
  *
  * <p>Storage that refuses access (wrong credentials, no bucket) fails with a non-retryable
- * one-line {@code ApplicationFailure} ({@value StorageFailures#STORAGE_UNUSABLE}); other S3 errors
+ * one-line {@code ApplicationFailure} ({@value FailureTypes#STORAGE_UNUSABLE}); other S3 errors
  * are {@link IOException}s.
  */
 public final class S3CheckpointStorage implements CheckpointStorage {

@@ -80,7 +80,7 @@ final class ExperimentHousekeeping {
     } catch (ActivityFailure e) {
       // Housekeeping: a refused or failed deletion keeps the checkpoints (and no DELETED rows), not fail the search.
       Workflow.getLogger(ExperimentHousekeeping.class).warn("checkpoint GC of {} failed: {}", experimentId,
-          TrialWorkflowImpl.rootMessage(e));
+          ActivityFailures.rootMessage(e));
       return;
     }
     catalog.deleted(delete);

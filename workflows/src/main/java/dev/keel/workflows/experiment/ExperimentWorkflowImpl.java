@@ -58,7 +58,6 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     book = new TrialBook(config.getSearcher().getSmallerIsBetter());
     housekeeping = new ExperimentHousekeeping(experimentId, options);
     if (input.hasCarry()) {
-      config = ConfigDefaults.withDefaults(config);
       restore(input.getCarry());
     } else {
       start();
@@ -122,7 +121,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       data = resolveData();
     } catch (ActivityFailure e) {
       // A missing table or version: end ERRORED with the activity's message, in the state query and the catalog.
-      String message = TrialWorkflowImpl.rootMessage(e);
+      String message = ActivityFailures.rootMessage(e);
       control.failed();
       about.setError(message);
       housekeeping.catalog().experiment(control.state(), request.getConfig(),
@@ -151,6 +150,8 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   }
 
   private void restore(ExperimentCarry carry) {
+    // validated when the experiment began; the carried request holds the config as submitted
+    config = ConfigDefaults.withDefaults(config);
     about.setData(carry.getData()).setContinuedAsNew(carry.getRuns());
     trainRows = carry.getTrainRows();
     book.restore(carry.getTrialsList());

@@ -94,7 +94,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
         if (app != null && FailureTypes.INVALID_HYPERPARAMETER.equals(app.getType())) {
           return exit(experiment, TrialReport.Exit.Reason.INVALID_HP, app.getOriginalMessage());
         }
-        return exit(experiment, TrialReport.Exit.Reason.ERRORED, rootMessage(e));
+        return exit(experiment, TrialReport.Exit.Reason.ERRORED, ActivityFailures.rootMessage(e));
       }
       String metricName = config.getSearcher().getMetric();
       Double metric = result.getValidationMetricsMap().get(metricName);
@@ -234,13 +234,5 @@ public class TrialWorkflowImpl implements TrialWorkflow {
       }
     }
     return null;
-  }
-
-  static String rootMessage(Throwable t) {
-    Throwable c = t;
-    while (c.getCause() != null) {
-      c = c.getCause();
-    }
-    return c instanceof ApplicationFailure a ? a.getOriginalMessage() : c.getMessage();
   }
 }

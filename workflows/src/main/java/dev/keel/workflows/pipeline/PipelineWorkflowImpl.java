@@ -28,8 +28,6 @@ import dev.keel.workflows.training.TrainRequests;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -105,7 +103,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   private void validate(PipelineRequest request) {
     List<ConfigProblem> problems = ExperimentConfigs.validatePipeline(request);
     if (!problems.isEmpty()) {
-      String message = new ConfigValidationException("pipeline request", problems).getMessage();
+      String message = new ConfigValidationException(ExperimentConfigs.PIPELINE, problems).getMessage();
       progress.setStatus("failed").setError(message);
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet("failed"));
       Workflow.setCurrentDetails("Invalid pipeline request:\n" + message);

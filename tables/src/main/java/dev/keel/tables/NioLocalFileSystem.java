@@ -1,14 +1,20 @@
 package dev.keel.tables;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.EnumSet;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.DelegateToFileSystem;
+import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
@@ -47,10 +53,41 @@ public class NioLocalFileSystem extends LocalFileSystem {
     }
   }
 
-  /** The same for Hadoop's {@code FileContext} API, which Delta's log store renames through. */
+  /**
+   * The same for Hadoop's {@code FileContext} API, which Delta's log store commits through: it
+   * renames {@code .N.json.tmp} to {@code N.json} without overwrite and relies on that failing when
+   * another writer committed version N first. Hadoop checks that the target is absent and then calls
+   * {@code rename(2)}, which replaces a file created in between: two racing writers both "commit"
+   * version N and one commit is lost. A hard link fails atomically when the target exists, so a
+   * rename without overwrite is link-then-unlink here.
+   */
   public static final class Fs extends DelegateToFileSystem {
     public Fs(URI uri, Configuration conf) throws IOException, URISyntaxException {
       super(uri, new Raw(), conf, "file", false);
+    }
+
+    @Override
+    public void renameInternal(Path src, Path dst, boolean overwrite) throws IOException {
+      java.nio.file.Path from = local(src);
+      if (overwrite || !Files.isRegularFile(from, LinkOption.NOFOLLOW_LINKS)) {
+        super.renameInternal(src, dst, overwrite);
+        return;
+      }
+      try {
+        Files.createLink(local(dst), from);
+      } catch (java.nio.file.FileAlreadyExistsException e) {
+        throw new FileAlreadyExistsException("rename destination " + dst + " already exists");
+      } catch (NoSuchFileException e) {
+        throw new FileNotFoundException("rename source or destination directory missing: " + e.getFile());
+      } catch (UnsupportedOperationException | FileSystemException e) {
+        throw new IOException("cannot commit " + dst + " atomically: this file system refuses hard links ("
+            + e.getMessage() + "); put the storage root on a local disk or on S3", e);
+      }
+      Files.delete(from);
+    }
+
+    private static java.nio.file.Path local(Path p) {
+      return Paths.get(p.toUri().getPath());
     }
   }
 

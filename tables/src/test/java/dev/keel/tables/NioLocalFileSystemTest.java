@@ -33,10 +33,7 @@ class NioLocalFileSystemTest {
 
   @Test
   void createsRenamesWithoutOverwriteAndSetsPermissionsWithoutChecksumFiles() throws Exception {
-    Configuration conf = new Configuration();
-    conf.set("fs.file.impl", NioLocalFileSystem.class.getName());
-    conf.set("fs.file.impl.disable.cache", "true");
-    conf.set("fs.AbstractFileSystem.file.impl", NioLocalFileSystem.Fs.class.getName());
+    Configuration conf = conf();
     Path tmp = new Path(dir.toUri().toString(), "log/.00001.json.tmp");
     Path committed = new Path(dir.toUri().toString(), "log/00001.json");
 
@@ -61,5 +58,56 @@ class NioLocalFileSystemTest {
       assertEquals(List.of(".00001.json.tmp", "00001.json"), files.map(p -> p.getFileName().toString()).sorted().toList(),
           "no .crc side files");
     }
+  }
+
+  @Test
+  void racingRenamesWithoutOverwriteHaveExactlyOneWinnerWhoseBytesStay() throws Exception {
+    Configuration conf = conf();
+    Path committed = new Path(dir.toUri().toString(), "log/00000.json");
+    FileContext fc = FileContext.getFileContext(committed.toUri(), conf);
+    int writers = 4;
+    var pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+    try {
+      for (int round = 0; round < 150; round++) {
+        Files.deleteIfExists(dir.resolve("log/00000.json"));
+        var ready = new java.util.concurrent.CyclicBarrier(writers);
+        List<java.util.concurrent.Future<Boolean>> won = new java.util.ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+          Path tmp = new Path(dir.toUri().toString(), "log/.00000.json." + w + ".tmp");
+          Files.createDirectories(dir.resolve("log"));
+          Files.writeString(dir.resolve("log/.00000.json." + w + ".tmp"), "writer " + w);
+          won.add(pool.submit(() -> {
+            ready.await();
+            try {
+              fc.rename(tmp, committed, Options.Rename.NONE);
+              return true;
+            } catch (org.apache.hadoop.fs.FileAlreadyExistsException lost) {
+              Files.delete(java.nio.file.Paths.get(tmp.toUri().getPath()));
+              return false;
+            }
+          }));
+        }
+        int winner = -1;
+        int winners = 0;
+        for (int w = 0; w < writers; w++) {
+          if (won.get(w).get()) {
+            winner = w;
+            winners++;
+          }
+        }
+        assertEquals(1, winners, "round " + round + ": every writer but one must be refused");
+        assertEquals("writer " + winner, Files.readString(dir.resolve("log/00000.json")), "round " + round);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static Configuration conf() {
+    Configuration conf = new Configuration();
+    conf.set("fs.file.impl", NioLocalFileSystem.class.getName());
+    conf.set("fs.file.impl.disable.cache", "true");
+    conf.set("fs.AbstractFileSystem.file.impl", NioLocalFileSystem.Fs.class.getName());
+    return conf;
   }
 }

@@ -18,6 +18,13 @@ public final class FailureTypes {
   public static final String INVALID_TRAIN_REQUEST = "InvalidTrainRequest";
   /** A checkpoint failed verification (training resume or inference). */
   public static final String CORRUPT_CHECKPOINT = "CorruptCheckpoint";
+  /** The ranks of a gang disagree on model, hyperparameters, data or parameters; the message names the difference. */
+  public static final String GANG_MISMATCH = "GangMismatch";
+  /**
+   * This worker cannot train as a rank of a gang (no collective library, e.g. no C++ toolchain at
+   * build time): another worker may, so it is retryable, but the message says what is missing.
+   */
+  public static final String COLLECTIVES_UNAVAILABLE = "CollectivesUnavailable";
 
   // ---- inference (InferenceActivities)
   public static final String INVALID_INFERENCE_REQUEST = "InvalidInferenceRequest";

@@ -18,7 +18,8 @@ public final class TrainingActivityOptions {
   public static final Duration MAX_RETRY_INTERVAL = Duration.ofSeconds(30);
   /** Retrying cannot fix these: the hyperparameters, the request or the checkpoint is bad. */
   static final String[] DO_NOT_RETRY = {
-      FailureTypes.INVALID_HYPERPARAMETER, FailureTypes.INVALID_TRAIN_REQUEST, FailureTypes.CORRUPT_CHECKPOINT};
+      FailureTypes.INVALID_HYPERPARAMETER, FailureTypes.INVALID_TRAIN_REQUEST, FailureTypes.CORRUPT_CHECKPOINT,
+      FailureTypes.GANG_MISMATCH};
 
   private TrainingActivityOptions() {}
 
@@ -44,6 +45,28 @@ public final class TrainingActivityOptions {
             .setDoNotRetry(DO_NOT_RETRY)
             .build())
         .build();
+  }
+
+  /**
+   * One rank of a gang: a single attempt, because a lost rank stalls every other rank, so the
+   * workflow restarts the whole gang from its last checkpoint instead (counted as one restart).
+   * Cancelling does not wait for a rank whose worker died: the others fail within the collective
+   * timeout anyway.
+   */
+  public static ActivityOptions forGangRank(String pool, Duration heartbeat, String summary) {
+    return ActivityOptions.newBuilder()
+        .setTaskQueue(TaskQueues.train(pool))
+        .setSummary(summary)
+        .setStartToCloseTimeout(START_TO_CLOSE)
+        .setHeartbeatTimeout(heartbeat)
+        .setCancellationType(ActivityCancellationType.TRY_CANCEL)
+        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+        .build();
+  }
+
+  /** Whether a training failure of this type is the input's fault, so neither a retry nor a gang restart can help. */
+  public static boolean isPermanent(String failureType) {
+    return java.util.Arrays.asList(DO_NOT_RETRY).contains(failureType);
   }
 
   /** The first attempt plus the restarts left; a trial that used them all still gets its one attempt. */

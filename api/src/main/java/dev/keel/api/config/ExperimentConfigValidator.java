@@ -40,6 +40,9 @@ public final class ExperimentConfigValidator {
     return problems.list();
   }
 
+  /** A sanity bound: more ranks than this is a typo, not a cluster. */
+  static final int MAX_SLOTS_PER_TRIAL = 512;
+
   static void validate(ExperimentConfig c, String path, boolean requireTable, SearcherRules searcher, Problems problems) {
     if (requireTable && c.getData().getTable().isBlank()) {
       problems.add(Problems.at(path, "data.table"), "required (the Delta table to train on)");
@@ -56,10 +59,11 @@ public final class ExperimentConfigValidator {
     searcher(c, path, searcher, wellFormed, problems);
     if (c.getResources().hasSlotsPerTrial() && c.getResources().getSlotsPerTrial() < 1) {
       problems.add(Problems.at(path, "resources.slots_per_trial"), "must be >= 1, got " + c.getResources().getSlotsPerTrial());
+    } else if (c.getResources().getSlotsPerTrial() > MAX_SLOTS_PER_TRIAL) {
+      problems.add(Problems.at(path, "resources.slots_per_trial"), "must be <= " + MAX_SLOTS_PER_TRIAL
+          + ", got " + c.getResources().getSlotsPerTrial());
     } else if (c.getResources().getSlotsPerTrial() > 1) {
-      // Refused rather than ignored: a user asking for N ranks must not silently get one.
-      problems.add(Problems.at(path, "resources.slots_per_trial"), "distributed training is not available yet: a trial "
-          + "trains on 1 slot, got " + c.getResources().getSlotsPerTrial() + " (leave it unset or set 1)");
+      slotsDivideBatchSizes(c, path, problems);
     }
     String pool = c.getResources().getResourcePool();
     if (!pool.isEmpty() && !pool.matches("[a-z0-9][a-z0-9-]*")) {
@@ -87,6 +91,24 @@ public final class ExperimentConfigValidator {
   }
 
   /** Checks every hyperparameter's shape; true if none had a problem. */
+  /** Every rank trains on an equal share of each batch, so a batch size the ranks cannot share is refused now, not on the workers. */
+  private static void slotsDivideBatchSizes(ExperimentConfig c, String path, Problems problems) {
+    int slots = c.getResources().getSlotsPerTrial();
+    Hyperparameter hp = c.getHyperparametersMap().get("batch_size");
+    if (hp == null) {
+      return;
+    }
+    List<com.google.protobuf.Value> sizes = "const".equals(hp.getType()) ? List.of(hp.getVal())
+        : "categorical".equals(hp.getType()) ? hp.getValsList() : List.of();
+    for (com.google.protobuf.Value v : sizes) {
+      if (v.hasNumberValue() && v.getNumberValue() % slots != 0) {
+        problems.add(Problems.at(path, "hyperparameters.batch_size"), String.format(java.util.Locale.ROOT,
+            "%.0f cannot be split evenly over resources.slots_per_trial = %d ranks (the batch size is the global one)",
+            v.getNumberValue(), slots));
+      }
+    }
+  }
+
   private static boolean hyperparameters(ExperimentConfig c, String path, Problems problems) {
     int before = problems.list().size();
     c.getHyperparametersMap().forEach((name, hp) -> hyperparameter(hp, Problems.at(path, "hyperparameters." + name), problems));

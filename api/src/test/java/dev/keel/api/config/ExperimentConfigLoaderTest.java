@@ -59,11 +59,17 @@ class ExperimentConfigLoaderTest {
   }
 
   @Test
-  void moreThanOneSlotPerTrialIsRefusedUntilDistributedTrainingExists() {
+  void slotsPerTrialMustShareEveryBatchSizeEvenly() {
+    assertEquals(4, LOADER.fromYaml(VALID.replace("slots_per_trial: 1", "slots_per_trial: 4")).getResources()
+        .getSlotsPerTrial(), "64 splits over 4 ranks");
     ConfigValidationException e = assertThrows(ConfigValidationException.class,
-        () -> LOADER.fromYaml(VALID.replace("slots_per_trial: 1", "slots_per_trial: 4")));
-    assertEquals(List.of("resources.slots_per_trial: distributed training is not available yet: a trial trains on 1 slot,"
-        + " got 4 (leave it unset or set 1)"), e.problems().stream().map(ConfigProblem::toString).toList());
+        () -> LOADER.fromYaml(VALID.replace("slots_per_trial: 1", "slots_per_trial: 3")));
+    assertEquals(List.of("hyperparameters.batch_size: 64 cannot be split evenly over resources.slots_per_trial = 3 ranks"
+        + " (the batch size is the global one)"), e.problems().stream().map(ConfigProblem::toString).toList());
+    ConfigValidationException tooMany = assertThrows(ConfigValidationException.class,
+        () -> LOADER.fromYaml(VALID.replace("slots_per_trial: 1", "slots_per_trial: 100000")));
+    assertEquals(List.of("resources.slots_per_trial: must be <= 512, got 100000"),
+        tooMany.problems().stream().map(ConfigProblem::toString).toList());
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.keel.gpu.train;
 
+import dev.keel.gpu.gang.GradientExchange;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
@@ -110,28 +111,70 @@ public final class TrainableModel implements AutoCloseable {
    * finite the parameters are left untouched.
    */
   public float trainStep(NDArray images, NDArray labels) {
+    return trainStep(images, labels, GradientExchange.SINGLE);
+  }
+
+  /**
+   * The same on one rank's share of a global batch: the gradients, and the loss with them, are
+   * averaged over the ranks before the update, so every rank applies the same update, the one a
+   * single rank would compute from the whole batch (the mean of equal-sized shares' means). All
+   * ranks see the same averaged loss, so they also agree when it is not finite.
+   */
+  public float trainStep(NDArray images, NDArray labels, GradientExchange exchange) {
     NDArray loss;
     try (GradientCollector collector = Engine.getInstance().newGradientCollector()) {
       NDArray logits = block.forward(store, new NDList(images), true).singletonOrThrow();
       loss = crossEntropy(logits, labels).mean();
       collector.backward(loss);
     }
-    float value = loss.getFloat();
-    if (!Float.isFinite(value)) {
-      zeroGradients();
+    List<NDArray> grads = new ArrayList<>();
+    try {
+      for (Pair<String, Parameter> p : parameters) {
+        if (p.getValue().requiresGradient()) {
+          grads.add(p.getValue().getArray().getGradient());
+        }
+      }
+      float value;
+      if (exchange.size() > 1) {
+        NDArray sharedLoss = loss.reshape(1).duplicate();
+        grads.add(sharedLoss);
+        exchange.average(grads);
+        value = sharedLoss.getFloat();
+      } else {
+        value = loss.getFloat();
+      }
+      if (!Float.isFinite(value)) {
+        zeroGradients();
+        return value;
+      }
+      int g = 0;
+      for (Pair<String, Parameter> p : parameters) {
+        if (p.getValue().requiresGradient()) {
+          optimizer.update(p.getKey(), p.getValue().getArray(), grads.get(g++)); // also zeroes the gradient
+        }
+      }
       return value;
+    } finally {
+      grads.forEach(NDArray::close);
     }
+  }
+
+  /** Number of scalars in all parameters and running statistics. */
+  public long parameterCount() {
+    long n = 0;
     for (Pair<String, Parameter> p : parameters) {
-      Parameter param = p.getValue();
-      if (!param.requiresGradient()) {
-        continue;
-      }
-      NDArray weight = param.getArray();
-      try (NDArray grad = weight.getGradient()) {
-        optimizer.update(p.getKey(), weight, grad); // also zeroes the gradient
-      }
+      n += p.getValue().getArray().size();
     }
-    return value;
+    return n;
+  }
+
+  /** Every parameter and running statistic, in block order: what rank 0 hands the other ranks at the start. */
+  public List<NDArray> parameterArrays() {
+    List<NDArray> arrays = new ArrayList<>();
+    for (Pair<String, Parameter> p : parameters) {
+      arrays.add(p.getValue().getArray());
+    }
+    return arrays;
   }
 
   private void zeroGradients() {

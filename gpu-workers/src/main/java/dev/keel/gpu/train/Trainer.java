@@ -1,5 +1,7 @@
 package dev.keel.gpu.train;
 
+import dev.keel.gpu.gang.GangJoin;
+import dev.keel.gpu.gang.GradientExchange;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
@@ -49,15 +51,26 @@ public final class Trainer {
   private final TrainingPlan plan;
   private final LabeledImages trainSplit;
   private final ProgressListener listener;
+  private final GangJoin gang;
   private volatile boolean abandoned;
 
   /**
    * @param trainSplit the whole "train" split; its last {@code validationFraction} is held out
    */
   public Trainer(TrainingPlan plan, LabeledImages trainSplit, ProgressListener listener) {
+    this(plan, trainSplit, listener, GangJoin.SINGLE);
+  }
+
+  /**
+   * One rank of a gang, joined once the model is built: each global batch of {@code batch_size} rows is
+   * cut into equal consecutive shares, rank r training on share r, so over an epoch the ranks read
+   * disjoint rows that together cover the split. Only rank 0 writes checkpoints and validates.
+   */
+  public Trainer(TrainingPlan plan, LabeledImages trainSplit, ProgressListener listener, GangJoin gang) {
     this.plan = plan;
     this.trainSplit = trainSplit;
     this.listener = listener;
+    this.gang = gang;
   }
 
   /**
@@ -82,8 +95,14 @@ public final class Trainer {
     }
     BatchOrder order = new BatchOrder(plan.seed(), split.train().size(), plan.batchSize());
     try (TrainableModel model = TrainableModel.initialize(plan.model(), plan.hyperparameters(), plan.seed());
+        GradientExchange exchange = gang.join(model.parameterCount());
         BackgroundCheckpointWriter writer =
             new BackgroundCheckpointWriter(plan.checkpointStorage(), "checkpoint-writer-" + plan.trialId())) {
+      if (plan.batchSize() % exchange.size() != 0) {
+        throw new InvalidFieldException("hyperparameters.batch_size", plan.batchSize()
+            + " cannot be split evenly over resources.slots_per_trial = " + exchange.size() + " ranks");
+      }
+      boolean writes = exchange.rank() == 0;
       long batch = 0;
       Optional<CheckpointRef> last = Optional.empty();
       if (plan.startFrom().isPresent()) {
@@ -94,24 +113,26 @@ public final class Trainer {
         warnIfOrderDiffers(start.metadata(), split.train().size());
         log.info("trial {}: resuming from {} at batch {}", plan.trialId(), start.uri(), batch);
       }
+      // Identical anyway (same seed or checkpoint); the copy makes sure no rank drifts from rank 0.
+      exchange.broadcastFromRankZero(model.parameterArrays());
       long firstBatch = batch;
       int trainExamples = split.train().size();
       LossWindow losses = new LossWindow(LOSS_WINDOW);
       while (batch < plan.targetBatches()) {
         stopIfAbandoned(batch);
-        int[] rows = order.indices(batch);
-        Engine.getInstance().setRandomSeed(Seeds.batch(plan.seed(), batch));
+        int[] rows = share(order.indices(batch), exchange);
+        Engine.getInstance().setRandomSeed(Seeds.batch(plan.seed(), batch, exchange.rank()));
         float loss;
         try (NDManager step = model.manager().newSubManager()) {
-          loss = model.trainStep(
-              ImageBatches.images(step, split.train(), rows), ImageBatches.labels(step, split.train(), rows));
+          loss = model.trainStep(ImageBatches.images(step, split.train(), rows),
+              ImageBatches.labels(step, split.train(), rows), exchange);
         }
         batch++;
         if (!Float.isFinite(loss) || loss > DIVERGED_LOSS) {
           throw invalidLoss(loss, batch);
         }
         losses.add(loss);
-        boolean due = plan.checkpointEveryBatches() > 0
+        boolean due = writes && plan.checkpointEveryBatches() > 0
             && batch % plan.checkpointEveryBatches() == 0
             && batch < plan.targetBatches();
         // The snapshot is taken here, at this batch; files, checksums and fsync/upload happen in the
@@ -126,6 +147,12 @@ public final class Trainer {
         listener.onProgress(new TrainingProgress(
             batch, plan.targetBatches(), losses.mean(), order.epochOf(batch - 1), last,
             (batch - firstBatch) / seconds(started), committed.isPresent()));
+      }
+      if (!writes) {
+        log.info("trial {}: rank {} of {} trained to batch {} in {} s", plan.trialId(), exchange.rank(),
+            exchange.size(), batch, seconds(started));
+        return new TrainingOutcome(last.orElse(null), Map.of(), batch,
+            losses.count() > 0 ? losses.mean() : Double.NaN, seconds(started));
       }
       // Nothing trained (resumed at the target): the start checkpoint is the result.
       boolean saveFinal = batch > firstBatch || last.isEmpty();
@@ -155,6 +182,15 @@ public final class Trainer {
       return new TrainingOutcome(
           result, validation.metrics(), batch, losses.count() > 0 ? losses.mean() : Double.NaN, seconds(started));
     }
+  }
+
+  /** This rank's consecutive share of a global batch. */
+  private static int[] share(int[] global, GradientExchange exchange) {
+    if (exchange.size() == 1) {
+      return global;
+    }
+    int n = global.length / exchange.size();
+    return java.util.Arrays.copyOfRange(global, exchange.rank() * n, (exchange.rank() + 1) * n);
   }
 
   private TrainingProgress progress(long batch, LossWindow losses, BatchOrder order, Optional<CheckpointRef> committed,

@@ -3,10 +3,18 @@ package dev.keel.gpu.train;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.GangSpec;
+import dev.keel.api.v1.RankInfo;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainProgress;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
+import dev.keel.gpu.collective.CollectiveException;
+import dev.keel.gpu.collective.NativeCollectives;
+import dev.keel.gpu.gang.Fingerprint;
+import dev.keel.gpu.gang.GangJoin;
+import dev.keel.gpu.gang.GangMember;
+import dev.keel.gpu.gang.RankIdentity;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.storage.checkpoint.CorruptCheckpointException;
@@ -34,6 +42,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class TrainingActivitiesImpl implements TrainingActivities {
   public static final String TRAIN_SPLIT = "train";
+  /** What this worker trains on; GPU workers name their device. */
+  static final String DEVICE = "cpu";
 
   private static final Logger log = LoggerFactory.getLogger(TrainingActivitiesImpl.class);
 
@@ -122,21 +132,64 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
       log.info("trial {}: attempt {} resumes from its heartbeat checkpoint {} (batch {})", plan.trialId(),
           ctx.getInfo().getAttempt(), fromHeartbeat.get().getUri(), fromHeartbeat.get().getBatches());
     }
+    RankInfo me = RankInfo.newBuilder().setRank(request.getGang().getRank()).setWorkerIdentity(RankIdentity.workerIdentity())
+        .setHost(RankIdentity.host()).setDevice(DEVICE).build();
     try {
-      TrainResult result = new Trainer(plan, data, heartbeats).run().toProto();
+      TrainResult result = new Trainer(plan, data, heartbeats, gangJoin(request, plan, me, ctx)).run().toProto();
       String last = result.getCheckpoint().getUuid();
       return result.toBuilder()
           .addAllPeriodicCheckpoints(heartbeats.written().stream().filter(c -> !c.getUuid().equals(last)).toList())
-          .setAttempt(ctx.getInfo().getAttempt()).build();
+          .setAttempt(ctx.getInfo().getAttempt()).addRanks(me).build();
     } catch (InvalidFieldException e) {
       throw invalidRequest(e);
     } catch (CorruptCheckpointException e) {
       throw ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT, e);
+    } catch (CollectiveException e) {
+      // a peer died or hung: the workflow restarts the gang, from the checkpoints that ride along
+      throw ApplicationFailure.newFailureWithCause(
+          "rank " + request.getGang().getRank() + " of gang " + request.getGang().getGangId() + ": " + e.getMessage(),
+          CollectiveException.class.getSimpleName(), e);
     } catch (IOException e) {
       // as Activity.wrap would, but an ApplicationFailure, so the written checkpoints can ride along
       throw ApplicationFailure.newFailureWithCause(
           e.getMessage() != null ? e.getMessage() : e.toString(), e.getClass().getName(), e);
     }
+  }
+
+  /** A single rank trains alone; a rank of a gang joins it once its model is built. */
+  private static GangJoin gangJoin(TrainRequest request, TrainingPlan plan, RankInfo me, ActivityExecutionContext ctx) {
+    GangSpec gang = request.getGang();
+    if (!request.hasGang() || gang.getWorldSize() <= 1) {
+      return GangJoin.SINGLE;
+    }
+    if (gang.getRank() < 0 || gang.getRank() >= gang.getWorldSize()) {
+      throw invalidRequest(new InvalidFieldException("gang.rank", "must be in [0, " + gang.getWorldSize() + "), got "
+          + gang.getRank()));
+    }
+    if (plan.batchSize() % gang.getWorldSize() != 0) {
+      throw invalidRequest(new InvalidFieldException("hyperparameters.batch_size", plan.batchSize()
+          + " cannot be split evenly over resources.slots_per_trial = " + gang.getWorldSize() + " ranks"));
+    }
+    return parameters -> {
+      Fingerprint fingerprint = Fingerprint.builder()
+          .set("model", plan.modelSpec().getName().isEmpty() ? plan.modelSpec().getClass_() : plan.modelSpec().getName())
+          .set("hyperparameters", new java.util.TreeMap<>(plan.hyperparameters().asMap()))
+          .set("data", plan.data().getUri() + "@" + plan.data().getVersion())
+          .set("validation_fraction", plan.validationFraction())
+          .set("seed", plan.seed())
+          .set("target_batches", plan.targetBatches())
+          .set("start_from", plan.startFrom().map(CheckpointRef::getUuid).orElse("scratch"))
+          .set("threads", plan.threads())
+          .set("parameters", parameters)
+          .build();
+      try {
+        NativeCollectives.load();
+      } catch (CollectiveException e) {
+        throw ApplicationFailure.newFailureWithCause(e.getMessage(), FailureTypes.COLLECTIVES_UNAVAILABLE, e);
+      }
+      return GangMember.join(ctx.getWorkflowClient(), ctx.getInfo().getWorkflowId(), gang, me, me.getHost(),
+          fingerprint, () -> Thread.currentThread().isInterrupted());
+    };
   }
 
   private static Optional<TrainProgress> previousProgress(ActivityExecutionContext ctx) {

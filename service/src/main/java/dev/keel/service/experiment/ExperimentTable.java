@@ -27,11 +27,25 @@ public final class ExperimentTable {
       out.append(String.format(Locale.ROOT, "%6d  %-10s  %8d  %8d  %10s  %10s  %-8d  %s%n", t.getTrialId(), t.getState().name(),
           units(t.getCompletedLength()), units(t.getTargetLength()), t.hasLatestMetric() ? metric(t.getLatestMetric()) : "-",
           t.hasBestMetric() ? metric(t.getBestMetric()) : "-", t.getRestarts(), hparams(t.getHparamsMap())));
+      if (t.getSlots() > 1 || t.getRanksCount() > 1) {
+        out.append("        ").append(ranks(t)).append(System.lineSeparator());
+      }
+      if (!t.getWaiting().isEmpty()) {
+        out.append("        ").append(t.getWaiting()).append(System.lineSeparator());
+      }
       if (!t.getError().isEmpty()) {
         out.append("        ").append(t.getError()).append(System.lineSeparator());
       }
     }
     return out.toString();
+  }
+
+  /** {@code slots 2: rank 0 123@host-a (cpu), rank 1 456@host-b (cpu)}. */
+  static String ranks(TrialState t) {
+    String ranks = t.getRanksList().stream()
+        .map(r -> "rank " + r.getRank() + " " + r.getWorkerIdentity() + " (" + r.getDevice() + ")")
+        .collect(Collectors.joining(", "));
+    return "slots " + Math.max(t.getSlots(), t.getRanksCount()) + ": " + (ranks.isEmpty() ? "no rank has trained yet" : ranks);
   }
 
   /** In the unit of the experiment's searcher.max_length, like every length of its trials. */

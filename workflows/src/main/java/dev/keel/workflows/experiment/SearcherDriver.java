@@ -186,7 +186,7 @@ final class SearcherDriver {
       r.setStartFrom(setup.warmStart().get());
       t.setSourceCheckpoint(setup.warmStart().get());
     }
-    book.add(t);
+    book.add(t.setSlots(setup.config().getResources().getSlotsPerTrial()));
     workflows.start(t.getWorkflowId(), r.build(), "trial " + create.trialId() + " of " + experimentId + " " + create.hparams());
     catalog.trial(t.build());
   }

@@ -74,7 +74,7 @@ final class TrialBook {
             .putMetrics(CheckpointMetrics.LENGTH, TrainingLength.of(v.getLength()).units()).build();
         t.setCompletedLength(v.getLength()).setLatestMetric(v.getMetric()).setLatestCheckpoint(checkpoint)
             .addCheckpoints(checkpoint).addAllPeriodicCheckpoints(v.getPeriodicCheckpointsList())
-            .setRestarts(v.getRestarts());
+            .setRestarts(v.getRestarts()).clearRanks().addAllRanks(v.getRanksList());
         if (!t.hasBestMetric() || better(v.getMetric(), t.getBestMetric())) {
           t.setBestMetric(v.getMetric());
         }

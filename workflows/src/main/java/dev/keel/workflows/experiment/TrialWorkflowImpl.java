@@ -7,14 +7,16 @@ import dev.keel.api.checkpoint.CheckpointMetrics;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
-import dev.keel.api.v1.TrainProgress;
+import dev.keel.api.v1.RankInfo;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.api.v1.TrialCommand;
 import dev.keel.api.v1.TrialReport;
 import dev.keel.api.v1.TrialRequest;
 import dev.keel.api.v1.TrialState;
+import dev.keel.workflows.training.GangTraining;
 import dev.keel.workflows.training.TrainRequests;
+import dev.keel.workflows.training.TrainingFailures;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
@@ -25,6 +27,7 @@ import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.Optional;
 
 /** See {@link TrialWorkflow}. Deterministic: all I/O happens in the training activity. */
@@ -41,13 +44,21 @@ public class TrialWorkflowImpl implements TrialWorkflow {
   /** {@code state.target_length} and {@code state.completed_length}, kept as values to compare and add. */
   private TrainingLength target;
   private TrainingLength completed;
+  private GangTraining gang;
 
   @Override
   public TrialState run(TrialRequest request) {
     ExperimentConfig config = request.getConfig();
     state.setTrialId(request.getTrialId())
         .setWorkflowId(Workflow.getInfo().getWorkflowId())
+        .setSlots(config.getResources().getSlotsPerTrial())
         .putAllHparams(request.getHparamsMap());
+    gang = GangTraining.register(waiting -> {
+      state.setWaiting(waiting);
+      if (!waiting.isEmpty()) {
+        Workflow.setCurrentDetails("trial " + state.getTrialId() + ": " + waiting);
+      }
+    });
     setTarget(TrainingLength.of(request.getTargetLength()));
     setCompleted(TrainingLength.zero(target.unit()));
     if (request.getStartPaused()) {
@@ -83,14 +94,14 @@ public class TrialWorkflowImpl implements TrialWorkflow {
       } catch (CanceledFailure e) {
         continue; // killed while training: handled at the top of the loop
       } catch (ActivityFailure e) {
-        state.addAllPeriodicCheckpoints(writtenBeforeFailure(e));
+        state.addAllPeriodicCheckpoints(TrainingFailures.writtenBeforeFailure(e));
         if (killed) {
           continue;
         }
         if (e.getRetryState() == io.temporal.api.enums.v1.RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED) {
           state.setRestarts(config.getMaxRestarts()); // all used up
         }
-        ApplicationFailure app = applicationFailure(e);
+        ApplicationFailure app = TrainingFailures.applicationFailure(e);
         if (app != null && FailureTypes.INVALID_HYPERPARAMETER.equals(app.getType())) {
           return exit(experiment, TrialReport.Exit.Reason.INVALID_HP, app.getOriginalMessage());
         }
@@ -108,6 +119,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
           .setValidation(TrialReport.Validation.newBuilder()
               .setLength(stepEnd.toProto()).setMetric(metric).putAllMetrics(result.getValidationMetricsMap())
               .setCheckpoint(result.getCheckpoint()).setBatches(result.getBatches()).setRestarts(state.getRestarts())
+              .addAllRanks(result.getRanksList())
               .addAllPeriodicCheckpoints(result.getPeriodicCheckpointsList()))
           .build());
     }
@@ -124,11 +136,17 @@ public class TrialWorkflowImpl implements TrialWorkflow {
         request.getHparamsMap(), config.getReproducibility().getSeed() + request.getTrialId(), length,
         state.hasLatestCheckpoint() ? Optional.of(state.getLatestCheckpoint()) : Optional.empty(), baseBatches);
     Promise<TrainResult>[] promise = new Promise[1];
-    running = Workflow.newCancellationScope(() -> promise[0] = Async.function(trainer::train, train));
+    int slots = config.getResources().getSlotsPerTrial();
+    String summary = "train trial " + state.getTrialId() + " to " + length;
+    running = Workflow.newCancellationScope(() -> promise[0] = slots > 1
+        ? Async.function(() -> gang.train(train, slots, config.getResources().getResourcePool(),
+            Duration.ofSeconds(request.getHeartbeatTimeoutSeconds()), config.getMaxRestarts() - state.getRestarts(), summary))
+        : Async.function(trainer::train, train));
     running.run();
     try {
       TrainResult result = promise[0].get();
-      state.setRestarts(state.getRestarts() + Math.max(0, result.getAttempt() - 1));
+      state.setRestarts(state.getRestarts() + Math.max(0, result.getAttempt() - 1))
+          .clearRanks().addAllRanks(result.getRanksList());
       return result;
     } finally {
       running = null;
@@ -201,38 +219,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
 
   @Override
   public TrialState state() {
-    return state.build();
-  }
-
-  /**
-   * Checkpoints a failed step committed: the training activity attaches them to its failure, and a
-   * worker that died leaves them in its last heartbeat. Unreadable details count as none.
-   */
-  private static java.util.List<CheckpointRef> writtenBeforeFailure(ActivityFailure e) {
-    try {
-      for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
-        io.temporal.common.converter.Values details = null;
-        if (c instanceof ApplicationFailure a) {
-          details = a.getDetails();
-        } else if (c instanceof io.temporal.failure.TimeoutFailure t) {
-          details = t.getLastHeartbeatDetails();
-        }
-        if (details != null && details.getSize() > 0) {
-          return details.get(0, TrainProgress.class).getWrittenCheckpointsList();
-        }
-      }
-    } catch (RuntimeException unreadable) {
-      // e.g. details written by another activity implementation
-    }
-    return java.util.List.of();
-  }
-
-  private static ApplicationFailure applicationFailure(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof ApplicationFailure a) {
-        return a;
-      }
-    }
-    return null;
+    List<RankInfo> live = gang == null ? List.of() : gang.currentRanks();
+    return live.isEmpty() ? state.build() : state.build().toBuilder().clearRanks().addAllRanks(live).build();
   }
 }

@@ -21,9 +21,11 @@ import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.api.v1.TableRef;
+import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.search.ExperimentConfigs;
 import dev.keel.workflows.KeelSearchAttributes;
+import dev.keel.workflows.training.GangTraining;
 import dev.keel.workflows.training.TrainRequests;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -36,10 +38,16 @@ import java.util.Optional;
 /** See {@link PipelineWorkflow}. Deterministic: all I/O happens in the activities. */
 public class PipelineWorkflowImpl implements PipelineWorkflow {
   private final PipelineProgress.Builder progress = PipelineProgress.newBuilder().setStage("validate").setStatus("running");
+  private GangTraining gang;
 
   @Override
   public PipelineResult run(PipelineRequest request) {
     String name = request.getName().isBlank() ? "unnamed" : request.getName();
+    gang = GangTraining.register(waiting -> {
+      if (!waiting.isEmpty()) {
+        Workflow.setCurrentDetails("Keel pipeline " + name + ": training is " + waiting);
+      }
+    });
     Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.PIPELINE.valueSet(name),
         KeelSearchAttributes.STAGE.valueSet("validate"));
     validate(request);
@@ -62,9 +70,14 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
       TrainingLength length = TrainingLength.of(experiment.getSearcher().getMaxLength());
       stage("train", "Keel pipeline " + name + ": training " + model + " for " + length + " on "
           + data.getUri() + " @ version " + data.getVersion());
-      TrainResult train = trainer(experiment, "Train " + model + " for " + length + " on "
-          + tableName(data.getUri()) + " v" + data.getVersion()).train(TrainRequests.of(pipelineId, 1, experiment, data,
-          hparams, experiment.getReproducibility().getSeed(), length, Optional.empty(), 0));
+      String summary = "Train " + model + " for " + length + " on " + tableName(data.getUri()) + " v" + data.getVersion();
+      TrainRequest trainRequest = TrainRequests.of(pipelineId, 1, experiment, data,
+          hparams, experiment.getReproducibility().getSeed(), length, Optional.empty(), 0);
+      int slots = experiment.getResources().getSlotsPerTrial();
+      TrainResult train = slots > 1
+          ? gang.train(trainRequest, slots, experiment.getResources().getResourcePool(), ConfigDefaults.HEARTBEAT_TIMEOUT,
+              experiment.getMaxRestarts(), summary)
+          : trainer(experiment, summary).train(trainRequest);
       progress.setTrain(train);
 
       String split = request.getInference().getSplit().isEmpty() ? "test" : request.getInference().getSplit();

@@ -1,0 +1,376 @@
+// JNI bridge from dev.keel.gpu.collective to PyTorch's c10d: a TCPStore and a process group
+// (Gloo, or NCCL when built with -DUSE_C10D_NCCL) that work in place on DJL's at::Tensor handles.
+//
+// Every entry point catches every C++ exception and rethrows it as a Java CollectiveException:
+// an exception unwinding through a JNI frame would abort the JVM.
+
+#include <jni.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#if defined(USE_C10D_NCCL)
+#include <c10/cuda/CUDAFunctions.h>
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#define KEEL_JNI(name) Java_dev_keel_gpu_collective_C10dNccl_##name
+#elif defined(USE_C10D_GLOO)
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#define KEEL_JNI(name) Java_dev_keel_gpu_collective_C10d_##name
+#else
+#error "build with -DUSE_C10D_GLOO or -DUSE_C10D_NCCL"
+#endif
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using WorkPtr = c10::intrusive_ptr<c10d::Work>;
+
+struct Group {
+  c10::intrusive_ptr<c10d::Backend> backend;
+};
+
+void throwJava(JNIEnv* env, const std::string& message) {
+  if (env->ExceptionCheck()) {
+    return;
+  }
+  jclass cls = env->FindClass("dev/keel/gpu/collective/CollectiveException");
+  if (cls == nullptr) {
+    env->ExceptionClear();
+    cls = env->FindClass("java/lang/RuntimeException");
+  }
+  env->ThrowNew(cls, message.c_str());
+}
+
+// c10::Error::what() appends a multi-line C++ stack; the Java stack is what callers need.
+std::string messageOf(const c10::Error& e) {
+  std::string m = e.what_without_backtrace();
+  auto end = m.find_last_not_of(" \n");
+  return end == std::string::npos ? m : m.substr(0, end + 1);
+}
+
+template <typename R, typename F>
+R guarded(JNIEnv* env, const std::string& what, R onError, F&& body) {
+  try {
+    return body();
+  } catch (const c10::Error& e) {
+    throwJava(env, what + ": " + messageOf(e));
+  } catch (const std::exception& e) {
+    throwJava(env, what + ": " + e.what());
+  } catch (...) {
+    throwJava(env, what + ": unknown C++ exception");
+  }
+  return onError;
+}
+
+std::string str(JNIEnv* env, jstring s) {
+  const char* chars = env->GetStringUTFChars(s, nullptr);
+  std::string out(chars);
+  env->ReleaseStringUTFChars(s, chars);
+  return out;
+}
+
+Group* group(jlong handle) {
+  return reinterpret_cast<Group*>(handle);
+}
+
+// DJL's PtNDArray handle is a pointer to an at::Tensor; copying the at::Tensor shares its storage.
+std::vector<at::Tensor> tensors(JNIEnv* env, jlongArray handles) {
+  jsize n = env->GetArrayLength(handles);
+  std::vector<jlong> raw(n);
+  env->GetLongArrayRegion(handles, 0, n, raw.data());
+  std::vector<at::Tensor> out;
+  out.reserve(n);
+  for (jsize i = 0; i < n; i++) {
+    const at::Tensor& t = *reinterpret_cast<at::Tensor*>(raw[i]);
+    TORCH_CHECK(t.is_contiguous(), "tensor ", i, " is not contiguous (shape ", t.sizes(), ")");
+    out.push_back(t);
+  }
+  return out;
+}
+
+// Waits for every launched op even after one failed, so no Gloo thread still writes into a tensor
+// the caller frees once the exception reaches Java; the first failure is rethrown.
+void waitAll(std::vector<WorkPtr>& works) {
+  std::exception_ptr first;
+  for (auto& w : works) {
+    try {
+      w->wait();
+    } catch (...) {
+      if (!first) {
+        first = std::current_exception();
+      }
+    }
+  }
+#if defined(USE_C10D_NCCL)
+  c10::cuda::device_synchronize();
+#endif
+  if (first) {
+    std::rethrow_exception(first);
+  }
+}
+
+WorkPtr allreduceOne(c10d::Backend& pg, at::Tensor t) {
+  std::vector<at::Tensor> one{std::move(t)};
+  return pg.allreduce(one, c10d::AllreduceOptions{});
+}
+
+// Small tensors of one dtype are packed into a flat buffer of at most bucketBytes (one collective
+// per bucket instead of one per tensor: latency dominates below a few hundred KiB); a tensor of
+// bucketBytes or more goes alone and in place, since copying it would only add memory traffic.
+void allreduceBucketed(c10d::Backend& pg, const std::vector<at::Tensor>& ts, int64_t bucketBytes) {
+  struct Bucket {
+    at::Tensor flat;
+    std::vector<at::Tensor> members;
+  };
+  std::vector<WorkPtr> works;
+  std::vector<Bucket> buckets;
+  std::vector<at::Tensor> pending;
+  int64_t pendingBytes = 0;
+  auto flush = [&]() {
+    if (pending.size() == 1) {
+      works.push_back(allreduceOne(pg, pending[0]));
+    } else if (pending.size() > 1) {
+      std::vector<at::Tensor> flatViews;
+      flatViews.reserve(pending.size());
+      for (auto& t : pending) {
+        flatViews.push_back(t.view(-1));
+      }
+      Bucket b{at::cat(flatViews), std::move(pending)};
+      works.push_back(allreduceOne(pg, b.flat));
+      buckets.push_back(std::move(b));
+    }
+    pending.clear();
+    pendingBytes = 0;
+  };
+  for (const auto& t : ts) {
+    int64_t bytes = t.numel() * static_cast<int64_t>(t.element_size());
+    if (bytes >= bucketBytes) {
+      works.push_back(allreduceOne(pg, t));
+      continue;
+    }
+    if (!pending.empty() && (pending[0].scalar_type() != t.scalar_type() ||
+                             pending[0].device() != t.device() || pendingBytes + bytes > bucketBytes)) {
+      flush();
+    }
+    pending.push_back(t);
+    pendingBytes += bytes;
+  }
+  flush();
+  waitAll(works);
+  for (auto& b : buckets) {
+    int64_t offset = 0;
+    for (auto& m : b.members) {
+      m.view(-1).copy_(b.flat.narrow(0, offset, m.numel()));
+      offset += m.numel();
+    }
+  }
+}
+
+jlongArray toJava(JNIEnv* env, const std::vector<jlong>& values) {
+  jlongArray out = env->NewLongArray(static_cast<jsize>(values.size()));
+  if (out != nullptr) {
+    env->SetLongArrayRegion(out, 0, static_cast<jsize>(values.size()), values.data());
+  }
+  return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+#if defined(USE_C10D_GLOO)
+
+JNIEXPORT jlong JNICALL KEEL_JNI(storeCreate)(JNIEnv* env, jclass, jstring host, jint port, jint worldSize,
+                                             jboolean server, jlong timeoutMs) {
+  std::string h = str(env, host);
+  std::string what = std::string("TCPStore ") + (server ? "server on " : "client of ") + h + ":" +
+                     std::to_string(port);
+  return guarded<jlong>(env, what, 0, [&]() {
+    c10d::TCPStoreOptions o;
+    o.port = static_cast<std::uint16_t>(port);
+    o.isServer = server;
+    o.numWorkers = static_cast<std::size_t>(worldSize);
+    // The server must return at once: with port 0 the caller still has to tell the others its port.
+    o.waitWorkers = false;
+    o.timeout = std::chrono::milliseconds(timeoutMs);
+    auto* s = new c10::intrusive_ptr<c10d::TCPStore>(c10::make_intrusive<c10d::TCPStore>(h, o));
+    return reinterpret_cast<jlong>(s);
+  });
+}
+
+JNIEXPORT jint JNICALL KEEL_JNI(storePort)(JNIEnv*, jclass, jlong store) {
+  return (*reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store))->getPort();
+}
+
+JNIEXPORT void JNICALL KEEL_JNI(storeSet)(JNIEnv* env, jclass, jlong store, jstring key, jbyteArray value) {
+  std::string k = str(env, key);
+  jsize n = env->GetArrayLength(value);
+  std::vector<uint8_t> bytes(n);
+  env->GetByteArrayRegion(value, 0, n, reinterpret_cast<jbyte*>(bytes.data()));
+  guarded<int>(env, "store set('" + k + "')", 0, [&]() {
+    (*reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store))->set(k, bytes);
+    return 0;
+  });
+}
+
+JNIEXPORT jbyteArray JNICALL KEEL_JNI(storeGet)(JNIEnv* env, jclass, jlong store, jstring key) {
+  std::string k = str(env, key);
+  std::vector<uint8_t> bytes;
+  bool ok = guarded<bool>(env, "store get('" + k + "')", false, [&]() {
+    bytes = (*reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store))->get(k);
+    return true;
+  });
+  if (!ok) {
+    return nullptr;
+  }
+  jbyteArray out = env->NewByteArray(static_cast<jsize>(bytes.size()));
+  if (out != nullptr) {
+    env->SetByteArrayRegion(out, 0, static_cast<jsize>(bytes.size()), reinterpret_cast<const jbyte*>(bytes.data()));
+  }
+  return out;
+}
+
+JNIEXPORT jlong JNICALL KEEL_JNI(storeAdd)(JNIEnv* env, jclass, jlong store, jstring key, jlong delta) {
+  std::string k = str(env, key);
+  return guarded<jlong>(env, "store add('" + k + "')", 0, [&]() {
+    return static_cast<jlong>((*reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store))->add(k, delta));
+  });
+}
+
+JNIEXPORT void JNICALL KEEL_JNI(storeFree)(JNIEnv* env, jclass, jlong store) {
+  guarded<int>(env, "closing the TCPStore", 0, [&]() {
+    delete reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store);
+    return 0;
+  });
+}
+
+JNIEXPORT jlong JNICALL KEEL_JNI(createGroup)(JNIEnv* env, jclass, jlong store, jint rank, jint size, jstring host,
+                                             jlong timeoutMs) {
+  std::string h = str(env, host);
+  std::string what = "joining the Gloo process group as rank " + std::to_string(rank) + " of " +
+                     std::to_string(size) + " on " + h + " (timeout " + std::to_string(timeoutMs) + " ms)";
+  return guarded<jlong>(env, what, 0, [&]() {
+    auto opts = c10d::ProcessGroupGloo::Options::create(std::chrono::milliseconds(timeoutMs));
+    opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(h));
+    const auto& s = *reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store);
+    auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(s, rank, size, opts);
+    return reinterpret_cast<jlong>(new Group{pg});
+  });
+}
+
+// The bound for collectives on this machine: one process copying the same bytes.
+JNIEXPORT jlongArray JNICALL KEEL_JNI(benchMemcpy)(JNIEnv* env, jclass, jlong bytes, jint iterations) {
+  std::vector<jlong> nanos;
+  bool ok = guarded<bool>(env, "memcpy benchmark", false, [&]() {
+    std::vector<char> src(bytes, 1);
+    std::vector<char> dst(bytes, 0);
+    std::memcpy(dst.data(), src.data(), bytes);
+    for (jint i = 0; i < iterations; i++) {
+      auto t0 = Clock::now();
+      std::memcpy(dst.data(), src.data(), bytes);
+      nanos.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+      src[i % bytes] = dst[(i * 7919) % bytes];  // keeps the copies observable
+    }
+    return true;
+  });
+  return ok ? toJava(env, nanos) : nullptr;
+}
+
+#else  // USE_C10D_NCCL
+
+JNIEXPORT jlong JNICALL KEEL_JNI(createGroup)(JNIEnv* env, jclass, jlong store, jint rank, jint size, jstring,
+                                             jlong timeoutMs) {
+  std::string what = "creating the NCCL process group as rank " + std::to_string(rank) + " of " +
+                     std::to_string(size) + " (timeout " + std::to_string(timeoutMs) + " ms)";
+  return guarded<jlong>(env, what, 0, [&]() {
+    auto opts = c10d::ProcessGroupNCCL::Options::create();
+    opts->timeout = std::chrono::milliseconds(timeoutMs);
+    const auto& s = *reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store);
+    auto pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(s, rank, size, opts);
+    return reinterpret_cast<jlong>(new Group{pg});
+  });
+}
+
+#endif
+
+JNIEXPORT void JNICALL KEEL_JNI(freeGroup)(JNIEnv* env, jclass, jlong handle) {
+  guarded<int>(env, "closing the process group", 0, [&]() {
+    delete group(handle);
+    return 0;
+  });
+}
+
+JNIEXPORT void JNICALL KEEL_JNI(allreduce)(JNIEnv* env, jclass, jlong handle, jlongArray handles, jlong bucketBytes) {
+  guarded<int>(env, "allreduce", 0, [&]() {
+    auto ts = tensors(env, handles);
+    auto& pg = *group(handle)->backend;
+    if (bucketBytes > 0) {
+      allreduceBucketed(pg, ts, bucketBytes);
+      return 0;
+    }
+    std::vector<WorkPtr> works;
+    works.reserve(ts.size());
+    for (auto& t : ts) {
+      works.push_back(allreduceOne(pg, t));
+    }
+    waitAll(works);
+    return 0;
+  });
+}
+
+JNIEXPORT void JNICALL KEEL_JNI(broadcast)(JNIEnv* env, jclass, jlong handle, jlongArray handles, jint root) {
+  guarded<int>(env, "broadcast from rank " + std::to_string(root), 0, [&]() {
+    auto ts = tensors(env, handles);
+    auto& pg = *group(handle)->backend;
+    c10d::BroadcastOptions opts;
+    opts.rootRank = root;
+    std::vector<WorkPtr> works;
+    for (auto& t : ts) {
+      std::vector<at::Tensor> one{t};
+      works.push_back(pg.broadcast(one, opts));
+    }
+    waitAll(works);
+    return 0;
+  });
+}
+
+JNIEXPORT void JNICALL KEEL_JNI(barrier)(JNIEnv* env, jclass, jlong handle) {
+  guarded<int>(env, "barrier", 0, [&]() {
+    std::vector<WorkPtr> works{group(handle)->backend->barrier(c10d::BarrierOptions{})};
+    waitAll(works);
+    return 0;
+  });
+}
+
+// Plain c10d without DJL: the tensor is allocated here, and each iteration is timed natively.
+JNIEXPORT jlongArray JNICALL KEEL_JNI(benchAllreduce)(JNIEnv* env, jclass, jlong handle, jlong bytes,
+                                                      jint iterations) {
+  std::vector<jlong> nanos;
+  bool ok = guarded<bool>(env, "allreduce benchmark", false, [&]() {
+    auto options = at::TensorOptions().dtype(at::kFloat);
+#if defined(USE_C10D_NCCL)
+    options = options.device(at::kCUDA, c10::cuda::current_device());
+#endif
+    at::Tensor t = at::zeros({bytes / 4}, options);
+    auto& pg = *group(handle)->backend;
+    for (jint i = 0; i < iterations; i++) {
+      auto t0 = Clock::now();
+      std::vector<WorkPtr> works{allreduceOne(pg, t)};
+      waitAll(works);
+      nanos.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+    }
+    return true;
+  });
+  return ok ? toJava(env, nanos) : nullptr;
+}
+
+}  // extern "C"

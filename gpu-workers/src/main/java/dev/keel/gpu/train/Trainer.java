@@ -177,8 +177,8 @@ public final class Trainer {
       } else {
         result = last.get().toBuilder().putAllMetrics(metrics).build();
       }
-      log.info("trial {}: {} batches, validation accuracy {}, loss {} in {} s",
-          plan.trialId(), batch, validation.accuracy(), validation.loss(), seconds(started));
+      log.info("trial {}: {} batches on {}, validation accuracy {}, loss {} in {} s",
+          plan.trialId(), batch, model.manager().getDevice(), validation.accuracy(), validation.loss(), seconds(started));
       return new TrainingOutcome(
           result, validation.metrics(), batch, losses.count() > 0 ? losses.mean() : Double.NaN, seconds(started));
     }

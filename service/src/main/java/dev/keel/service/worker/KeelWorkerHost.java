@@ -31,8 +31,11 @@ public final class KeelWorkerHost implements AutoCloseable {
 
   /** A client with Keel's data converter, for starting and watching workflows. */
   public static WorkflowClient client(WorkflowServiceStubs stubs, String namespace) {
-    return WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder()
-        .setNamespace(namespace).setDataConverter(KeelDataConverter.get()).build());
+    return WorkflowClient.newInstance(stubs, clientOptions(namespace).build());
+  }
+
+  private static WorkflowClientOptions.Builder clientOptions(String namespace) {
+    return WorkflowClientOptions.newBuilder().setNamespace(namespace).setDataConverter(KeelDataConverter.get());
   }
 
   public static WorkflowServiceStubs connect(String address) {
@@ -44,7 +47,9 @@ public final class KeelWorkerHost implements AutoCloseable {
       SearchAttributeRegistrar.ensureRegistered(options.temporalAddress(), options.namespace(), Duration.ofSeconds(60));
     }
     WorkflowServiceStubs stubs = connect(options.temporalAddress());
-    WorkflowClient client = client(stubs, options.namespace());
+    WorkflowClientOptions.Builder clientOptions = clientOptions(options.namespace());
+    options.identity().ifPresent(clientOptions::setIdentity);
+    WorkflowClient client = WorkflowClient.newInstance(stubs, clientOptions.build());
     WorkerFactory factory = WorkerFactory.newInstance(client);
     ActivityWiring wiring = new ActivityWiring(options);
     if (options.roles().contains(Role.CONTROL)) {
@@ -57,15 +62,18 @@ public final class KeelWorkerHost implements AutoCloseable {
       factory.newWorker(TaskQueues.ETL, workerOptions(options, 1)).registerActivitiesImplementations(wiring.ingest());
     }
     if (options.roles().contains(Role.TRAIN)) {
-      // One slot = one concurrent trial rank on this machine (1 GPU, or a CPU share).
-      factory.newWorker(TaskQueues.train(options.trainPool()), workerOptions(options, options.trainSlots()))
+      // One Train activity at a time: the trainer serializes runs per JVM anyway (DJL allows one active
+      // gradient collector per process), so a second one would only wait while its heartbeats ran. More
+      // slots on one machine are more processes (WorkerCommand starts them).
+      factory.newWorker(TaskQueues.train(options.trainPool()), workerOptions(options, 1))
           .registerActivitiesImplementations(wiring.training());
     }
     if (options.roles().contains(Role.INFER)) {
       factory.newWorker(TaskQueues.INFER, workerOptions(options, 1)).registerActivitiesImplementations(wiring.inference());
     }
     factory.start();
-    log.info("Keel workers {} polling {} (storage {})", options.roles(), options.temporalAddress(), options.storageRoot());
+    log.info("Keel workers {} polling {} as {} (storage {})", options.roles(), options.temporalAddress(),
+        client.getOptions().getIdentity(), options.storageRoot());
     return new KeelWorkerHost(stubs, client, factory);
   }
 

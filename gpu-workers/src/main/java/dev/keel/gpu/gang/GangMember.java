@@ -7,7 +7,9 @@ import dev.keel.api.v1.GangSpec;
 import dev.keel.api.v1.RankInfo;
 import dev.keel.api.v1.RankStarted;
 import dev.keel.api.v1.Rendezvous;
+import ai.djl.engine.Engine;
 import dev.keel.gpu.collective.GlooProcessGroup;
+import dev.keel.gpu.collective.NcclProcessGroup;
 import dev.keel.gpu.collective.ProcessGroup;
 import dev.keel.gpu.collective.Store;
 import io.temporal.client.WorkflowClient;
@@ -90,7 +92,9 @@ public final class GangMember implements GradientExchange {
               Fingerprint.parse(new String(store.get("fingerprint/" + r), StandardCharsets.UTF_8)), "rank " + r);
         }
       }
-      group = GlooProcessGroup.create(store, spec.getRank(), spec.getWorldSize(), host, timeout);
+      group = onGpu()
+          ? NcclProcessGroup.create(store, spec.getRank(), spec.getWorldSize(), timeout)
+          : GlooProcessGroup.create(store, spec.getRank(), spec.getWorldSize(), host, timeout);
       log.info("gang {}: rank {} of {} joined (store {}:{})", spec.getGangId(), spec.getRank(), spec.getWorldSize(),
           rv.getHost(), rv.getPort());
       return new GangMember(store, group, spec.getRank(), spec.getWorldSize(), true);
@@ -126,6 +130,11 @@ public final class GangMember implements GradientExchange {
         throw ApplicationFailure.newFailure("interrupted while waiting for the gang", "GangAbandoned");
       }
     }
+  }
+
+  /** DJL trains on the GPU when it sees one, so the gradients live there and NCCL exchanges them; else Gloo on the CPU. */
+  private static boolean onGpu() {
+    return Engine.getInstance().defaultDevice().isGpu();
   }
 
   /** A mismatch is the input's fault: restarting the gang would meet it again. */

@@ -42,8 +42,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class TrainingActivitiesImpl implements TrainingActivities {
   public static final String TRAIN_SPLIT = "train";
-  /** What this worker trains on; GPU workers name their device. */
-  static final String DEVICE = "cpu";
 
   private static final Logger log = LoggerFactory.getLogger(TrainingActivitiesImpl.class);
 
@@ -133,7 +131,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
           ctx.getInfo().getAttempt(), fromHeartbeat.get().getUri(), fromHeartbeat.get().getBatches());
     }
     RankInfo me = RankInfo.newBuilder().setRank(request.getGang().getRank()).setWorkerIdentity(RankIdentity.workerIdentity())
-        .setHost(RankIdentity.host()).setDevice(DEVICE).build();
+        .setHost(RankIdentity.host()).setDevice(ai.djl.engine.Engine.getInstance().defaultDevice().toString()).build();
     try {
       TrainResult result = new Trainer(plan, data, heartbeats, gangJoin(request, plan, me, ctx)).run().toProto();
       String last = result.getCheckpoint().getUuid();

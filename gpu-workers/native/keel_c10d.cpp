@@ -7,10 +7,12 @@
 #include <jni.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -36,6 +38,11 @@ using WorkPtr = c10::intrusive_ptr<c10d::Work>;
 
 struct Group {
   c10::intrusive_ptr<c10d::Backend> backend;
+  // "rank 0 of 2, timeout 5000 ms": c10d's messages (e.g. "Application timeout caused pair
+  // closure") rarely say which group or which timeout.
+  std::string context;
+  // Set when a call returned while some of its ops were still queued or running.
+  std::atomic<bool> abandoned{false};
 };
 
 void throwJava(JNIEnv* env, const std::string& message) {
@@ -82,6 +89,19 @@ Group* group(jlong handle) {
   return reinterpret_cast<Group*>(handle);
 }
 
+jlong newGroup(c10::intrusive_ptr<c10d::Backend> backend, int rank, int size, jlong timeoutMs) {
+  auto* g = new Group();
+  g->backend = std::move(backend);
+  g->context = "rank " + std::to_string(rank) + " of " + std::to_string(size) + ", timeout " +
+               std::to_string(timeoutMs) + " ms";
+  return reinterpret_cast<jlong>(g);
+}
+
+std::string describeCall(const std::string& op, JNIEnv* env, jlongArray handles, jlong handle) {
+  return std::string(op) + " of " + std::to_string(env->GetArrayLength(handles)) + " tensors (" +
+         group(handle)->context + ")";
+}
+
 // DJL's PtNDArray handle is a pointer to an at::Tensor; copying the at::Tensor shares its storage.
 std::vector<at::Tensor> tensors(JNIEnv* env, jlongArray handles) {
   jsize n = env->GetArrayLength(handles);
@@ -97,25 +117,25 @@ std::vector<at::Tensor> tensors(JNIEnv* env, jlongArray handles) {
   return out;
 }
 
-// Waits for every launched op even after one failed, so no Gloo thread still writes into a tensor
-// the caller frees once the exception reaches Java; the first failure is rethrown.
-void waitAll(std::vector<WorkPtr>& works) {
-  std::exception_ptr first;
-  for (auto& w : works) {
+// Rethrows the first failure at once. The ops after it share the failed peer, and each would wait
+// out its own timeout (n ops behind a hung peer: n times the timeout); they still hold references to
+// their tensors, so leaving them to fail on Gloo's threads cannot touch freed memory.
+void waitAll(Group& g, std::vector<WorkPtr>& works) {
+  for (size_t i = 0; i < works.size(); i++) {
     try {
-      w->wait();
+      works[i]->wait();
     } catch (...) {
-      if (!first) {
-        first = std::current_exception();
+      for (size_t j = i + 1; j < works.size(); j++) {
+        if (!works[j]->isCompleted()) {
+          g.abandoned = true;
+        }
       }
+      throw;
     }
   }
 #if defined(USE_C10D_NCCL)
   c10::cuda::device_synchronize();
 #endif
-  if (first) {
-    std::rethrow_exception(first);
-  }
 }
 
 WorkPtr allreduceOne(c10d::Backend& pg, at::Tensor t) {
@@ -126,7 +146,8 @@ WorkPtr allreduceOne(c10d::Backend& pg, at::Tensor t) {
 // Small tensors of one dtype are packed into a flat buffer of at most bucketBytes (one collective
 // per bucket instead of one per tensor: latency dominates below a few hundred KiB); a tensor of
 // bucketBytes or more goes alone and in place, since copying it would only add memory traffic.
-void allreduceBucketed(c10d::Backend& pg, const std::vector<at::Tensor>& ts, int64_t bucketBytes) {
+void allreduceBucketed(Group& g, const std::vector<at::Tensor>& ts, int64_t bucketBytes) {
+  c10d::Backend& pg = *g.backend;
   struct Bucket {
     at::Tensor flat;
     std::vector<at::Tensor> members;
@@ -165,7 +186,7 @@ void allreduceBucketed(c10d::Backend& pg, const std::vector<at::Tensor>& ts, int
     pendingBytes += bytes;
   }
   flush();
-  waitAll(works);
+  waitAll(g, works);
   for (auto& b : buckets) {
     int64_t offset = 0;
     for (auto& m : b.members) {
@@ -263,7 +284,7 @@ JNIEXPORT jlong JNICALL KEEL_JNI(createGroup)(JNIEnv* env, jclass, jlong store, 
     opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(h));
     const auto& s = *reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store);
     auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(s, rank, size, opts);
-    return reinterpret_cast<jlong>(new Group{pg});
+    return newGroup(pg, rank, size, timeoutMs);
   });
 }
 
@@ -296,7 +317,7 @@ JNIEXPORT jlong JNICALL KEEL_JNI(createGroup)(JNIEnv* env, jclass, jlong store, 
     opts->timeout = std::chrono::milliseconds(timeoutMs);
     const auto& s = *reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store);
     auto pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(s, rank, size, opts);
-    return reinterpret_cast<jlong>(new Group{pg});
+    return newGroup(pg, rank, size, timeoutMs);
   });
 }
 
@@ -304,49 +325,56 @@ JNIEXPORT jlong JNICALL KEEL_JNI(createGroup)(JNIEnv* env, jclass, jlong store, 
 
 JNIEXPORT void JNICALL KEEL_JNI(freeGroup)(JNIEnv* env, jclass, jlong handle) {
   guarded<int>(env, "closing the process group", 0, [&]() {
-    delete group(handle);
+    Group* g = group(handle);
+    if (g->abandoned) {
+      // The destructor drains the queue, one timeout per abandoned op: not on the caller's thread.
+      std::thread([g]() { delete g; }).detach();
+    } else {
+      delete g;
+    }
     return 0;
   });
 }
 
 JNIEXPORT void JNICALL KEEL_JNI(allreduce)(JNIEnv* env, jclass, jlong handle, jlongArray handles, jlong bucketBytes) {
-  guarded<int>(env, "allreduce", 0, [&]() {
+  guarded<int>(env, describeCall("allreduce", env, handles, handle), 0, [&]() {
     auto ts = tensors(env, handles);
-    auto& pg = *group(handle)->backend;
+    Group& g = *group(handle);
     if (bucketBytes > 0) {
-      allreduceBucketed(pg, ts, bucketBytes);
+      allreduceBucketed(g, ts, bucketBytes);
       return 0;
     }
     std::vector<WorkPtr> works;
     works.reserve(ts.size());
     for (auto& t : ts) {
-      works.push_back(allreduceOne(pg, t));
+      works.push_back(allreduceOne(*g.backend, t));
     }
-    waitAll(works);
+    waitAll(g, works);
     return 0;
   });
 }
 
 JNIEXPORT void JNICALL KEEL_JNI(broadcast)(JNIEnv* env, jclass, jlong handle, jlongArray handles, jint root) {
-  guarded<int>(env, "broadcast from rank " + std::to_string(root), 0, [&]() {
+  guarded<int>(env, describeCall("broadcast from rank " + std::to_string(root), env, handles, handle), 0, [&]() {
     auto ts = tensors(env, handles);
-    auto& pg = *group(handle)->backend;
+    Group& g = *group(handle);
     c10d::BroadcastOptions opts;
     opts.rootRank = root;
     std::vector<WorkPtr> works;
     for (auto& t : ts) {
       std::vector<at::Tensor> one{t};
-      works.push_back(pg.broadcast(one, opts));
+      works.push_back(g.backend->broadcast(one, opts));
     }
-    waitAll(works);
+    waitAll(g, works);
     return 0;
   });
 }
 
 JNIEXPORT void JNICALL KEEL_JNI(barrier)(JNIEnv* env, jclass, jlong handle) {
-  guarded<int>(env, "barrier", 0, [&]() {
-    std::vector<WorkPtr> works{group(handle)->backend->barrier(c10d::BarrierOptions{})};
-    waitAll(works);
+  guarded<int>(env, "barrier (" + group(handle)->context + ")", 0, [&]() {
+    Group& g = *group(handle);
+    std::vector<WorkPtr> works{g.backend->barrier(c10d::BarrierOptions{})};
+    waitAll(g, works);
     return 0;
   });
 }
@@ -355,17 +383,17 @@ JNIEXPORT void JNICALL KEEL_JNI(barrier)(JNIEnv* env, jclass, jlong handle) {
 JNIEXPORT jlongArray JNICALL KEEL_JNI(benchAllreduce)(JNIEnv* env, jclass, jlong handle, jlong bytes,
                                                       jint iterations) {
   std::vector<jlong> nanos;
-  bool ok = guarded<bool>(env, "allreduce benchmark", false, [&]() {
+  bool ok = guarded<bool>(env, "allreduce benchmark (" + group(handle)->context + ")", false, [&]() {
     auto options = at::TensorOptions().dtype(at::kFloat);
 #if defined(USE_C10D_NCCL)
     options = options.device(at::kCUDA, c10::cuda::current_device());
 #endif
     at::Tensor t = at::zeros({bytes / 4}, options);
-    auto& pg = *group(handle)->backend;
+    Group& g = *group(handle);
     for (jint i = 0; i < iterations; i++) {
       auto t0 = Clock::now();
-      std::vector<WorkPtr> works{allreduceOne(pg, t)};
-      waitAll(works);
+      std::vector<WorkPtr> works{allreduceOne(*g.backend, t)};
+      waitAll(g, works);
       nanos.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
     }
     return true;

@@ -76,8 +76,8 @@ abstract class NativeProcessGroup implements ProcessGroup {
     allreduceSumBucketed(tensors, DEFAULT_BUCKET_BYTES);
   }
 
-  /** {@link #allreduceSumBucketed(List)} with buckets of at most {@code bucketBytes}. */
-  void allreduceSumBucketed(List<NDArray> tensors, long bucketBytes) {
+  @Override
+  public void allreduceSumBucketed(List<NDArray> tensors, long bucketBytes) {
     if (bucketBytes <= 0) {
       throw new IllegalArgumentException("bucket bytes " + bucketBytes);
     }

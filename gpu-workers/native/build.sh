@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds Keel's c10d JNI libraries for linux-x86_64 (run by Maven in gpu-workers' generate-resources):
+# Builds Keel's c10d JNI libraries for linux-x86_64 (run by Maven in gpu-workers' process-test-classes):
 #   libkeel_c10d.so       TCPStore + ProcessGroupGloo, linked to DJL's libc10.so / libtorch_cpu.so
 #   libkeel_c10d_nccl.so  ProcessGroupNCCL, compile-and-link only unless a CUDA libtorch is present
 #

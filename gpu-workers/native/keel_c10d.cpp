@@ -6,10 +6,10 @@
 
 #include <jni.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -41,6 +41,8 @@ struct Group {
   // "rank 0 of 2, timeout 5000 ms": c10d's messages (e.g. "Application timeout caused pair
   // closure") rarely say which group or which timeout.
   std::string context;
+  // The benchmark's own tensor, kept between calls so that it is as warm in cache as a DJL array.
+  at::Tensor benchTensor;
   // Set when a call returned while some of its ops were still queued or running.
   std::atomic<bool> abandoned{false};
 };
@@ -64,16 +66,17 @@ std::string messageOf(const c10::Error& e) {
   return end == std::string::npos ? m : m.substr(0, end + 1);
 }
 
-template <typename R, typename F>
-R guarded(JNIEnv* env, const std::string& what, R onError, F&& body) {
+// what() names the operation for the message; it runs only on failure, off the hot path.
+template <typename R, typename W, typename F>
+R guarded(JNIEnv* env, W&& what, R onError, F&& body) {
   try {
     return body();
   } catch (const c10::Error& e) {
-    throwJava(env, what + ": " + messageOf(e));
+    throwJava(env, what() + ": " + messageOf(e));
   } catch (const std::exception& e) {
-    throwJava(env, what + ": " + e.what());
+    throwJava(env, what() + ": " + e.what());
   } catch (...) {
-    throwJava(env, what + ": unknown C++ exception");
+    throwJava(env, what() + ": unknown C++ exception");
   }
   return onError;
 }
@@ -98,7 +101,7 @@ jlong newGroup(c10::intrusive_ptr<c10d::Backend> backend, int rank, int size, jl
 }
 
 std::string describeCall(const std::string& op, JNIEnv* env, jlongArray handles, jlong handle) {
-  return std::string(op) + " of " + std::to_string(env->GetArrayLength(handles)) + " tensors (" +
+  return op + " of " + std::to_string(env->GetArrayLength(handles)) + " tensors (" +
          group(handle)->context + ")";
 }
 
@@ -120,10 +123,14 @@ std::vector<at::Tensor> tensors(JNIEnv* env, jlongArray handles) {
 // Rethrows the first failure at once. The ops after it share the failed peer, and each would wait
 // out its own timeout (n ops behind a hung peer: n times the timeout); they still hold references to
 // their tensors, so leaving them to fail on Gloo's threads cannot touch freed memory.
-void waitAll(Group& g, std::vector<WorkPtr>& works) {
+// done(i) runs as soon as op i has finished, while later ops may still be running.
+void waitAll(Group& g, std::vector<WorkPtr>& works, const std::function<void(size_t)>& done = nullptr) {
   for (size_t i = 0; i < works.size(); i++) {
     try {
       works[i]->wait();
+      if (done) {
+        done(i);
+      }
     } catch (...) {
       for (size_t j = i + 1; j < works.size(); j++) {
         if (!works[j]->isCompleted()) {
@@ -151,6 +158,7 @@ void allreduceBucketed(Group& g, const std::vector<at::Tensor>& ts, int64_t buck
   struct Bucket {
     at::Tensor flat;
     std::vector<at::Tensor> members;
+    size_t work;
   };
   std::vector<WorkPtr> works;
   std::vector<Bucket> buckets;
@@ -165,7 +173,7 @@ void allreduceBucketed(Group& g, const std::vector<at::Tensor>& ts, int64_t buck
       for (auto& t : pending) {
         flatViews.push_back(t.view(-1));
       }
-      Bucket b{at::cat(flatViews), std::move(pending)};
+      Bucket b{at::cat(flatViews), std::move(pending), works.size()};
       works.push_back(allreduceOne(pg, b.flat));
       buckets.push_back(std::move(b));
     }
@@ -186,14 +194,19 @@ void allreduceBucketed(Group& g, const std::vector<at::Tensor>& ts, int64_t buck
     pendingBytes += bytes;
   }
   flush();
-  waitAll(g, works);
-  for (auto& b : buckets) {
-    int64_t offset = 0;
-    for (auto& m : b.members) {
-      m.view(-1).copy_(b.flat.narrow(0, offset, m.numel()));
-      offset += m.numel();
+  // Buckets are in launch order, like works: each is copied back while later ones still reduce.
+  size_t next = 0;
+  waitAll(g, works, [&](size_t i) {
+    if (next < buckets.size() && buckets[next].work == i) {
+      Bucket& b = buckets[next++];
+      int64_t offset = 0;
+      for (auto& m : b.members) {
+        m.view(-1).copy_(b.flat.narrow(0, offset, m.numel()));
+        offset += m.numel();
+      }
+      b.flat = at::Tensor();
     }
-  }
+  });
 }
 
 jlongArray toJava(JNIEnv* env, const std::vector<jlong>& values) {
@@ -215,7 +228,7 @@ JNIEXPORT jlong JNICALL KEEL_JNI(storeCreate)(JNIEnv* env, jclass, jstring host,
   std::string h = str(env, host);
   std::string what = std::string("TCPStore ") + (server ? "server on " : "client of ") + h + ":" +
                      std::to_string(port);
-  return guarded<jlong>(env, what, 0, [&]() {
+  return guarded<jlong>(env, [&]() { return what; }, 0, [&]() {
     c10d::TCPStoreOptions o;
     o.port = static_cast<std::uint16_t>(port);
     o.isServer = server;
@@ -237,7 +250,7 @@ JNIEXPORT void JNICALL KEEL_JNI(storeSet)(JNIEnv* env, jclass, jlong store, jstr
   jsize n = env->GetArrayLength(value);
   std::vector<uint8_t> bytes(n);
   env->GetByteArrayRegion(value, 0, n, reinterpret_cast<jbyte*>(bytes.data()));
-  guarded<int>(env, "store set('" + k + "')", 0, [&]() {
+  guarded<int>(env, [&]() { return "store set('" + k + "')"; }, 0, [&]() {
     (*reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store))->set(k, bytes);
     return 0;
   });
@@ -246,7 +259,7 @@ JNIEXPORT void JNICALL KEEL_JNI(storeSet)(JNIEnv* env, jclass, jlong store, jstr
 JNIEXPORT jbyteArray JNICALL KEEL_JNI(storeGet)(JNIEnv* env, jclass, jlong store, jstring key) {
   std::string k = str(env, key);
   std::vector<uint8_t> bytes;
-  bool ok = guarded<bool>(env, "store get('" + k + "')", false, [&]() {
+  bool ok = guarded<bool>(env, [&]() { return "store get('" + k + "')"; }, false, [&]() {
     bytes = (*reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store))->get(k);
     return true;
   });
@@ -262,13 +275,13 @@ JNIEXPORT jbyteArray JNICALL KEEL_JNI(storeGet)(JNIEnv* env, jclass, jlong store
 
 JNIEXPORT jlong JNICALL KEEL_JNI(storeAdd)(JNIEnv* env, jclass, jlong store, jstring key, jlong delta) {
   std::string k = str(env, key);
-  return guarded<jlong>(env, "store add('" + k + "')", 0, [&]() {
+  return guarded<jlong>(env, [&]() { return "store add('" + k + "')"; }, 0, [&]() {
     return static_cast<jlong>((*reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store))->add(k, delta));
   });
 }
 
 JNIEXPORT void JNICALL KEEL_JNI(storeFree)(JNIEnv* env, jclass, jlong store) {
-  guarded<int>(env, "closing the TCPStore", 0, [&]() {
+  guarded<int>(env, [&]() { return std::string("closing the TCPStore"); }, 0, [&]() {
     delete reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store);
     return 0;
   });
@@ -279,7 +292,7 @@ JNIEXPORT jlong JNICALL KEEL_JNI(createGroup)(JNIEnv* env, jclass, jlong store, 
   std::string h = str(env, host);
   std::string what = "joining the Gloo process group as rank " + std::to_string(rank) + " of " +
                      std::to_string(size) + " on " + h + " (timeout " + std::to_string(timeoutMs) + " ms)";
-  return guarded<jlong>(env, what, 0, [&]() {
+  return guarded<jlong>(env, [&]() { return what; }, 0, [&]() {
     auto opts = c10d::ProcessGroupGloo::Options::create(std::chrono::milliseconds(timeoutMs));
     opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(h));
     const auto& s = *reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store);
@@ -291,7 +304,7 @@ JNIEXPORT jlong JNICALL KEEL_JNI(createGroup)(JNIEnv* env, jclass, jlong store, 
 // The bound for collectives on this machine: one process copying the same bytes.
 JNIEXPORT jlongArray JNICALL KEEL_JNI(benchMemcpy)(JNIEnv* env, jclass, jlong bytes, jint iterations) {
   std::vector<jlong> nanos;
-  bool ok = guarded<bool>(env, "memcpy benchmark", false, [&]() {
+  bool ok = guarded<bool>(env, [&]() { return std::string("memcpy benchmark"); }, false, [&]() {
     std::vector<char> src(bytes, 1);
     std::vector<char> dst(bytes, 0);
     std::memcpy(dst.data(), src.data(), bytes);
@@ -312,7 +325,7 @@ JNIEXPORT jlong JNICALL KEEL_JNI(createGroup)(JNIEnv* env, jclass, jlong store, 
                                              jlong timeoutMs) {
   std::string what = "creating the NCCL process group as rank " + std::to_string(rank) + " of " +
                      std::to_string(size) + " (timeout " + std::to_string(timeoutMs) + " ms)";
-  return guarded<jlong>(env, what, 0, [&]() {
+  return guarded<jlong>(env, [&]() { return what; }, 0, [&]() {
     auto opts = c10d::ProcessGroupNCCL::Options::create();
     opts->timeout = std::chrono::milliseconds(timeoutMs);
     const auto& s = *reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store);
@@ -324,7 +337,7 @@ JNIEXPORT jlong JNICALL KEEL_JNI(createGroup)(JNIEnv* env, jclass, jlong store, 
 #endif
 
 JNIEXPORT void JNICALL KEEL_JNI(freeGroup)(JNIEnv* env, jclass, jlong handle) {
-  guarded<int>(env, "closing the process group", 0, [&]() {
+  guarded<int>(env, [&]() { return std::string("closing the process group"); }, 0, [&]() {
     Group* g = group(handle);
     if (g->abandoned) {
       // The destructor drains the queue, one timeout per abandoned op: not on the caller's thread.
@@ -337,7 +350,8 @@ JNIEXPORT void JNICALL KEEL_JNI(freeGroup)(JNIEnv* env, jclass, jlong handle) {
 }
 
 JNIEXPORT void JNICALL KEEL_JNI(allreduce)(JNIEnv* env, jclass, jlong handle, jlongArray handles, jlong bucketBytes) {
-  guarded<int>(env, describeCall("allreduce", env, handles, handle), 0, [&]() {
+  auto what = [&]() { return describeCall("allreduce", env, handles, handle); };
+  guarded<int>(env, what, 0, [&]() {
     auto ts = tensors(env, handles);
     Group& g = *group(handle);
     if (bucketBytes > 0) {
@@ -355,7 +369,8 @@ JNIEXPORT void JNICALL KEEL_JNI(allreduce)(JNIEnv* env, jclass, jlong handle, jl
 }
 
 JNIEXPORT void JNICALL KEEL_JNI(broadcast)(JNIEnv* env, jclass, jlong handle, jlongArray handles, jint root) {
-  guarded<int>(env, describeCall("broadcast from rank " + std::to_string(root), env, handles, handle), 0, [&]() {
+  auto what = [&]() { return describeCall("broadcast from rank " + std::to_string(root), env, handles, handle); };
+  guarded<int>(env, what, 0, [&]() {
     auto ts = tensors(env, handles);
     Group& g = *group(handle);
     c10d::BroadcastOptions opts;
@@ -371,7 +386,7 @@ JNIEXPORT void JNICALL KEEL_JNI(broadcast)(JNIEnv* env, jclass, jlong handle, jl
 }
 
 JNIEXPORT void JNICALL KEEL_JNI(barrier)(JNIEnv* env, jclass, jlong handle) {
-  guarded<int>(env, "barrier (" + group(handle)->context + ")", 0, [&]() {
+  guarded<int>(env, [&]() { return "barrier (" + group(handle)->context + ")"; }, 0, [&]() {
     Group& g = *group(handle);
     std::vector<WorkPtr> works{g.backend->barrier(c10d::BarrierOptions{})};
     waitAll(g, works);
@@ -383,13 +398,18 @@ JNIEXPORT void JNICALL KEEL_JNI(barrier)(JNIEnv* env, jclass, jlong handle) {
 JNIEXPORT jlongArray JNICALL KEEL_JNI(benchAllreduce)(JNIEnv* env, jclass, jlong handle, jlong bytes,
                                                       jint iterations) {
   std::vector<jlong> nanos;
-  bool ok = guarded<bool>(env, "allreduce benchmark (" + group(handle)->context + ")", false, [&]() {
+  auto what = [&]() { return "allreduce benchmark (" + group(handle)->context + ")"; };
+  bool ok = guarded<bool>(env, what, false, [&]() {
     auto options = at::TensorOptions().dtype(at::kFloat);
 #if defined(USE_C10D_NCCL)
     options = options.device(at::kCUDA, c10::cuda::current_device());
 #endif
-    at::Tensor t = at::zeros({bytes / 4}, options);
     Group& g = *group(handle);
+    if (!g.benchTensor.defined() || g.benchTensor.numel() != bytes / 4) {
+      g.benchTensor = at::Tensor();
+      g.benchTensor = at::zeros({bytes / 4}, options);
+    }
+    at::Tensor& t = g.benchTensor;
     for (jint i = 0; i < iterations; i++) {
       auto t0 = Clock::now();
       std::vector<WorkPtr> works{allreduceOne(*g.backend, t)};

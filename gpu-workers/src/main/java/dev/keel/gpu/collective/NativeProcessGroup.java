@@ -108,8 +108,9 @@ abstract class NativeProcessGroup implements ProcessGroup {
   }
 
   /**
-   * Benchmark only: {@code iterations} allreduces of a {@code bytes}-byte float tensor that c10d
-   * allocates itself (no DJL), each timed natively, in nanoseconds.
+   * Benchmark only: {@code iterations} allreduces of a {@code bytes}-byte float tensor that the
+   * library allocates itself (no DJL; kept for the next call of the same size), each timed
+   * natively, in nanoseconds.
    */
   public long[] benchmarkPlainAllreduce(long bytes, int iterations) {
     if (bytes < 4 || iterations < 1) {

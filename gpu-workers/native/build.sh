@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds Keel's c10d JNI libraries for linux-x86_64 (run by Maven in gpu-workers' generate-resources):
+# Builds Keel's c10d JNI libraries for linux-x86_64 (run by Maven in gpu-workers' process-test-classes):
 #   libkeel_c10d.so       TCPStore + ProcessGroupGloo, linked to DJL's libc10.so / libtorch_cpu.so
 #   libkeel_c10d_nccl.so  ProcessGroupNCCL, compile-and-link only unless a CUDA libtorch is present
 #
@@ -41,6 +41,14 @@ started=$(date +%s%N)
 elapsed() { local ms=$((($(date +%s%N) - started) / 1000000)); printf '%d.%d s' $((ms / 1000)) $((ms % 1000 / 100)); }
 log="$tools/keel-native.log"
 export LC_ALL=C
+
+# Downloads are announced only in the log and the final line: a failed build prints exactly one line.
+fetched=""
+fetching() {
+  echo "[keel-native] downloading $1" >>"$log"
+  fetched="${fetched:+$fetched, }$1"
+}
+fetched_note() { [ -z "$fetched" ] || echo "; fetched into $tools: $fetched"; }
 
 # One line, then stop: what is missing, what to do, and what still works.
 give_up() {
@@ -101,7 +109,7 @@ fetch_torch() {
   fi
   command -v nm >/dev/null || give_up "nm not found (apt-get install binutils)"
   python3 -m pip --version >/dev/null 2>&1 || give_up "pip not found (apt-get install python3-pip)"
-  echo "[keel-native] downloading torch==$TORCH_VERSION from PyPI for its headers (821 MB, kept: 52 MB)..."
+  fetching "torch==$TORCH_VERSION headers (821 MB wheel from PyPI, 52 MB kept)"
   local tmp="$scratch/torch"
   pip_download -d "$tmp/wheel" "torch==$TORCH_VERSION" ||
     give_up "pip download torch==$TORCH_VERSION failed (no network to PyPI?); see $log"
@@ -133,7 +141,7 @@ fetch_gloo() {
   if [ ! -f "$dest/.complete" ]; then
     command -v apt-get >/dev/null ||
       give_up "gloo headers not found (install Debian/Ubuntu's libgloo-dev, or put them in $dest/include/gloo)"
-    echo "[keel-native] downloading Debian's libgloo-dev for the gloo headers (49 kB)..."
+    fetching "gloo headers (Debian's libgloo-dev, 49 kB)"
     local tmp="$scratch/gloo"
     mkdir -p "$tmp"
     (cd "$tmp" && apt-get download libgloo-dev) >>"$log" 2>&1 ||
@@ -152,7 +160,7 @@ fetch_gloo() {
 fetch_cuda() {
   local dest="$tools/cuda-12.6"
   [ -f "$dest/.complete" ] && return 0
-  echo "[keel-native] downloading CUDA 12.6 / NCCL 2.26.2 wheels from PyPI for their headers (1 GB, kept: 5 MB)..."
+  fetching "CUDA 12.6 and NCCL 2.26.2 headers (1 GB of wheels from PyPI, 6 MB kept)"
   local tmp="$scratch/cuda"
   pip_download -d "$tmp/wheels" "${CUDA_WHEELS[@]}" || return 1
   mkdir -p "$tmp/out/include"
@@ -229,7 +237,8 @@ build_gloo() {
     -o "$cache.tmp" -L"$libtorch_dir" -Wl,-z,defs -Wl,--as-needed -lc10 -ltorch_cpu
   mv "$cache.tmp" "$cache"
   install_cached "$name" "$cache"
-  echo "[keel-native] built $name ($(elapsed))"
+  echo "[keel-native] built $name ($(elapsed)$(fetched_note))"
+  fetched=""
 }
 
 # A shared library with SONAME $1 that defines, as empty stubs, those of $3's symbols (gzipped
@@ -251,6 +260,7 @@ stub_library() {
 
 build_nccl() {
   local name=libkeel_c10d_nccl.so key cache
+  started=$(date +%s%N)
   if ! fetch_cuda; then
     echo "[keel-native] $name (GPU) NOT built: pip download of ${CUDA_WHEELS[*]} failed (no network to PyPI?);" \
       "see $log -- the CPU library is complete"
@@ -275,7 +285,7 @@ build_nccl() {
     -ltorch_cuda -lc10_cuda -lc10 -ltorch_cpu
   mv "$cache.tmp" "$cache"
   install_cached "$name" "$cache"
-  echo "[keel-native] built $name ($(elapsed))"
+  echo "[keel-native] built $name ($(elapsed)$(fetched_note))"
 }
 
 build_gloo

@@ -6,11 +6,13 @@
 
 #include <jni.h>
 
-#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -36,6 +38,13 @@ using WorkPtr = c10::intrusive_ptr<c10d::Work>;
 
 struct Group {
   c10::intrusive_ptr<c10d::Backend> backend;
+  // "rank 0 of 2, timeout 5000 ms": c10d's messages (e.g. "Application timeout caused pair
+  // closure") rarely say which group or which timeout.
+  std::string context;
+  // The benchmark's own tensor, kept between calls so that it is as warm in cache as a DJL array.
+  at::Tensor benchTensor;
+  // Set when a call returned while some of its ops were still queued or running.
+  std::atomic<bool> abandoned{false};
 };
 
 void throwJava(JNIEnv* env, const std::string& message) {
@@ -57,16 +66,17 @@ std::string messageOf(const c10::Error& e) {
   return end == std::string::npos ? m : m.substr(0, end + 1);
 }
 
-template <typename R, typename F>
-R guarded(JNIEnv* env, const std::string& what, R onError, F&& body) {
+// what() names the operation for the message; it runs only on failure, off the hot path.
+template <typename R, typename W, typename F>
+R guarded(JNIEnv* env, W&& what, R onError, F&& body) {
   try {
     return body();
   } catch (const c10::Error& e) {
-    throwJava(env, what + ": " + messageOf(e));
+    throwJava(env, what() + ": " + messageOf(e));
   } catch (const std::exception& e) {
-    throwJava(env, what + ": " + e.what());
+    throwJava(env, what() + ": " + e.what());
   } catch (...) {
-    throwJava(env, what + ": unknown C++ exception");
+    throwJava(env, what() + ": unknown C++ exception");
   }
   return onError;
 }
@@ -80,6 +90,19 @@ std::string str(JNIEnv* env, jstring s) {
 
 Group* group(jlong handle) {
   return reinterpret_cast<Group*>(handle);
+}
+
+jlong newGroup(c10::intrusive_ptr<c10d::Backend> backend, int rank, int size, jlong timeoutMs) {
+  auto* g = new Group();
+  g->backend = std::move(backend);
+  g->context = "rank " + std::to_string(rank) + " of " + std::to_string(size) + ", timeout " +
+               std::to_string(timeoutMs) + " ms";
+  return reinterpret_cast<jlong>(g);
+}
+
+std::string describeCall(const std::string& op, JNIEnv* env, jlongArray handles, jlong handle) {
+  return op + " of " + std::to_string(env->GetArrayLength(handles)) + " tensors (" +
+         group(handle)->context + ")";
 }
 
 // DJL's PtNDArray handle is a pointer to an at::Tensor; copying the at::Tensor shares its storage.
@@ -97,25 +120,29 @@ std::vector<at::Tensor> tensors(JNIEnv* env, jlongArray handles) {
   return out;
 }
 
-// Waits for every launched op even after one failed, so no Gloo thread still writes into a tensor
-// the caller frees once the exception reaches Java; the first failure is rethrown.
-void waitAll(std::vector<WorkPtr>& works) {
-  std::exception_ptr first;
-  for (auto& w : works) {
+// Rethrows the first failure at once. The ops after it share the failed peer, and each would wait
+// out its own timeout (n ops behind a hung peer: n times the timeout); they still hold references to
+// their tensors, so leaving them to fail on Gloo's threads cannot touch freed memory.
+// done(i) runs as soon as op i has finished, while later ops may still be running.
+void waitAll(Group& g, std::vector<WorkPtr>& works, const std::function<void(size_t)>& done = nullptr) {
+  for (size_t i = 0; i < works.size(); i++) {
     try {
-      w->wait();
-    } catch (...) {
-      if (!first) {
-        first = std::current_exception();
+      works[i]->wait();
+      if (done) {
+        done(i);
       }
+    } catch (...) {
+      for (size_t j = i + 1; j < works.size(); j++) {
+        if (!works[j]->isCompleted()) {
+          g.abandoned = true;
+        }
+      }
+      throw;
     }
   }
 #if defined(USE_C10D_NCCL)
   c10::cuda::device_synchronize();
 #endif
-  if (first) {
-    std::rethrow_exception(first);
-  }
 }
 
 WorkPtr allreduceOne(c10d::Backend& pg, at::Tensor t) {
@@ -126,10 +153,12 @@ WorkPtr allreduceOne(c10d::Backend& pg, at::Tensor t) {
 // Small tensors of one dtype are packed into a flat buffer of at most bucketBytes (one collective
 // per bucket instead of one per tensor: latency dominates below a few hundred KiB); a tensor of
 // bucketBytes or more goes alone and in place, since copying it would only add memory traffic.
-void allreduceBucketed(c10d::Backend& pg, const std::vector<at::Tensor>& ts, int64_t bucketBytes) {
+void allreduceBucketed(Group& g, const std::vector<at::Tensor>& ts, int64_t bucketBytes) {
+  c10d::Backend& pg = *g.backend;
   struct Bucket {
     at::Tensor flat;
     std::vector<at::Tensor> members;
+    size_t work;
   };
   std::vector<WorkPtr> works;
   std::vector<Bucket> buckets;
@@ -144,7 +173,7 @@ void allreduceBucketed(c10d::Backend& pg, const std::vector<at::Tensor>& ts, int
       for (auto& t : pending) {
         flatViews.push_back(t.view(-1));
       }
-      Bucket b{at::cat(flatViews), std::move(pending)};
+      Bucket b{at::cat(flatViews), std::move(pending), works.size()};
       works.push_back(allreduceOne(pg, b.flat));
       buckets.push_back(std::move(b));
     }
@@ -165,14 +194,19 @@ void allreduceBucketed(c10d::Backend& pg, const std::vector<at::Tensor>& ts, int
     pendingBytes += bytes;
   }
   flush();
-  waitAll(works);
-  for (auto& b : buckets) {
-    int64_t offset = 0;
-    for (auto& m : b.members) {
-      m.view(-1).copy_(b.flat.narrow(0, offset, m.numel()));
-      offset += m.numel();
+  // Buckets are in launch order, like works: each is copied back while later ones still reduce.
+  size_t next = 0;
+  waitAll(g, works, [&](size_t i) {
+    if (next < buckets.size() && buckets[next].work == i) {
+      Bucket& b = buckets[next++];
+      int64_t offset = 0;
+      for (auto& m : b.members) {
+        m.view(-1).copy_(b.flat.narrow(0, offset, m.numel()));
+        offset += m.numel();
+      }
+      b.flat = at::Tensor();
     }
-  }
+  });
 }
 
 jlongArray toJava(JNIEnv* env, const std::vector<jlong>& values) {
@@ -194,7 +228,7 @@ JNIEXPORT jlong JNICALL KEEL_JNI(storeCreate)(JNIEnv* env, jclass, jstring host,
   std::string h = str(env, host);
   std::string what = std::string("TCPStore ") + (server ? "server on " : "client of ") + h + ":" +
                      std::to_string(port);
-  return guarded<jlong>(env, what, 0, [&]() {
+  return guarded<jlong>(env, [&]() { return what; }, 0, [&]() {
     c10d::TCPStoreOptions o;
     o.port = static_cast<std::uint16_t>(port);
     o.isServer = server;
@@ -216,7 +250,7 @@ JNIEXPORT void JNICALL KEEL_JNI(storeSet)(JNIEnv* env, jclass, jlong store, jstr
   jsize n = env->GetArrayLength(value);
   std::vector<uint8_t> bytes(n);
   env->GetByteArrayRegion(value, 0, n, reinterpret_cast<jbyte*>(bytes.data()));
-  guarded<int>(env, "store set('" + k + "')", 0, [&]() {
+  guarded<int>(env, [&]() { return "store set('" + k + "')"; }, 0, [&]() {
     (*reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store))->set(k, bytes);
     return 0;
   });
@@ -225,7 +259,7 @@ JNIEXPORT void JNICALL KEEL_JNI(storeSet)(JNIEnv* env, jclass, jlong store, jstr
 JNIEXPORT jbyteArray JNICALL KEEL_JNI(storeGet)(JNIEnv* env, jclass, jlong store, jstring key) {
   std::string k = str(env, key);
   std::vector<uint8_t> bytes;
-  bool ok = guarded<bool>(env, "store get('" + k + "')", false, [&]() {
+  bool ok = guarded<bool>(env, [&]() { return "store get('" + k + "')"; }, false, [&]() {
     bytes = (*reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store))->get(k);
     return true;
   });
@@ -241,13 +275,13 @@ JNIEXPORT jbyteArray JNICALL KEEL_JNI(storeGet)(JNIEnv* env, jclass, jlong store
 
 JNIEXPORT jlong JNICALL KEEL_JNI(storeAdd)(JNIEnv* env, jclass, jlong store, jstring key, jlong delta) {
   std::string k = str(env, key);
-  return guarded<jlong>(env, "store add('" + k + "')", 0, [&]() {
+  return guarded<jlong>(env, [&]() { return "store add('" + k + "')"; }, 0, [&]() {
     return static_cast<jlong>((*reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store))->add(k, delta));
   });
 }
 
 JNIEXPORT void JNICALL KEEL_JNI(storeFree)(JNIEnv* env, jclass, jlong store) {
-  guarded<int>(env, "closing the TCPStore", 0, [&]() {
+  guarded<int>(env, [&]() { return std::string("closing the TCPStore"); }, 0, [&]() {
     delete reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store);
     return 0;
   });
@@ -258,19 +292,19 @@ JNIEXPORT jlong JNICALL KEEL_JNI(createGroup)(JNIEnv* env, jclass, jlong store, 
   std::string h = str(env, host);
   std::string what = "joining the Gloo process group as rank " + std::to_string(rank) + " of " +
                      std::to_string(size) + " on " + h + " (timeout " + std::to_string(timeoutMs) + " ms)";
-  return guarded<jlong>(env, what, 0, [&]() {
+  return guarded<jlong>(env, [&]() { return what; }, 0, [&]() {
     auto opts = c10d::ProcessGroupGloo::Options::create(std::chrono::milliseconds(timeoutMs));
     opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(h));
     const auto& s = *reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store);
     auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(s, rank, size, opts);
-    return reinterpret_cast<jlong>(new Group{pg});
+    return newGroup(pg, rank, size, timeoutMs);
   });
 }
 
 // The bound for collectives on this machine: one process copying the same bytes.
 JNIEXPORT jlongArray JNICALL KEEL_JNI(benchMemcpy)(JNIEnv* env, jclass, jlong bytes, jint iterations) {
   std::vector<jlong> nanos;
-  bool ok = guarded<bool>(env, "memcpy benchmark", false, [&]() {
+  bool ok = guarded<bool>(env, [&]() { return std::string("memcpy benchmark"); }, false, [&]() {
     std::vector<char> src(bytes, 1);
     std::vector<char> dst(bytes, 0);
     std::memcpy(dst.data(), src.data(), bytes);
@@ -291,62 +325,71 @@ JNIEXPORT jlong JNICALL KEEL_JNI(createGroup)(JNIEnv* env, jclass, jlong store, 
                                              jlong timeoutMs) {
   std::string what = "creating the NCCL process group as rank " + std::to_string(rank) + " of " +
                      std::to_string(size) + " (timeout " + std::to_string(timeoutMs) + " ms)";
-  return guarded<jlong>(env, what, 0, [&]() {
+  return guarded<jlong>(env, [&]() { return what; }, 0, [&]() {
     auto opts = c10d::ProcessGroupNCCL::Options::create();
     opts->timeout = std::chrono::milliseconds(timeoutMs);
     const auto& s = *reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store);
     auto pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(s, rank, size, opts);
-    return reinterpret_cast<jlong>(new Group{pg});
+    return newGroup(pg, rank, size, timeoutMs);
   });
 }
 
 #endif
 
 JNIEXPORT void JNICALL KEEL_JNI(freeGroup)(JNIEnv* env, jclass, jlong handle) {
-  guarded<int>(env, "closing the process group", 0, [&]() {
-    delete group(handle);
+  guarded<int>(env, [&]() { return std::string("closing the process group"); }, 0, [&]() {
+    Group* g = group(handle);
+    if (g->abandoned) {
+      // The destructor drains the queue, one timeout per abandoned op: not on the caller's thread.
+      std::thread([g]() { delete g; }).detach();
+    } else {
+      delete g;
+    }
     return 0;
   });
 }
 
 JNIEXPORT void JNICALL KEEL_JNI(allreduce)(JNIEnv* env, jclass, jlong handle, jlongArray handles, jlong bucketBytes) {
-  guarded<int>(env, "allreduce", 0, [&]() {
+  auto what = [&]() { return describeCall("allreduce", env, handles, handle); };
+  guarded<int>(env, what, 0, [&]() {
     auto ts = tensors(env, handles);
-    auto& pg = *group(handle)->backend;
+    Group& g = *group(handle);
     if (bucketBytes > 0) {
-      allreduceBucketed(pg, ts, bucketBytes);
+      allreduceBucketed(g, ts, bucketBytes);
       return 0;
     }
     std::vector<WorkPtr> works;
     works.reserve(ts.size());
     for (auto& t : ts) {
-      works.push_back(allreduceOne(pg, t));
+      works.push_back(allreduceOne(*g.backend, t));
     }
-    waitAll(works);
+    waitAll(g, works);
     return 0;
   });
 }
 
 JNIEXPORT void JNICALL KEEL_JNI(broadcast)(JNIEnv* env, jclass, jlong handle, jlongArray handles, jint root) {
-  guarded<int>(env, "broadcast from rank " + std::to_string(root), 0, [&]() {
+  auto what = [&]() { return describeCall("broadcast from rank " + std::to_string(root), env, handles, handle); };
+  guarded<int>(env, what, 0, [&]() {
     auto ts = tensors(env, handles);
-    auto& pg = *group(handle)->backend;
+    Group& g = *group(handle);
     c10d::BroadcastOptions opts;
     opts.rootRank = root;
     std::vector<WorkPtr> works;
     for (auto& t : ts) {
       std::vector<at::Tensor> one{t};
-      works.push_back(pg.broadcast(one, opts));
+      works.push_back(g.backend->broadcast(one, opts));
     }
-    waitAll(works);
+    waitAll(g, works);
     return 0;
   });
 }
 
 JNIEXPORT void JNICALL KEEL_JNI(barrier)(JNIEnv* env, jclass, jlong handle) {
-  guarded<int>(env, "barrier", 0, [&]() {
-    std::vector<WorkPtr> works{group(handle)->backend->barrier(c10d::BarrierOptions{})};
-    waitAll(works);
+  guarded<int>(env, [&]() { return "barrier (" + group(handle)->context + ")"; }, 0, [&]() {
+    Group& g = *group(handle);
+    std::vector<WorkPtr> works{g.backend->barrier(c10d::BarrierOptions{})};
+    waitAll(g, works);
     return 0;
   });
 }
@@ -355,17 +398,22 @@ JNIEXPORT void JNICALL KEEL_JNI(barrier)(JNIEnv* env, jclass, jlong handle) {
 JNIEXPORT jlongArray JNICALL KEEL_JNI(benchAllreduce)(JNIEnv* env, jclass, jlong handle, jlong bytes,
                                                       jint iterations) {
   std::vector<jlong> nanos;
-  bool ok = guarded<bool>(env, "allreduce benchmark", false, [&]() {
+  auto what = [&]() { return "allreduce benchmark (" + group(handle)->context + ")"; };
+  bool ok = guarded<bool>(env, what, false, [&]() {
     auto options = at::TensorOptions().dtype(at::kFloat);
 #if defined(USE_C10D_NCCL)
     options = options.device(at::kCUDA, c10::cuda::current_device());
 #endif
-    at::Tensor t = at::zeros({bytes / 4}, options);
-    auto& pg = *group(handle)->backend;
+    Group& g = *group(handle);
+    if (!g.benchTensor.defined() || g.benchTensor.numel() != bytes / 4) {
+      g.benchTensor = at::Tensor();
+      g.benchTensor = at::zeros({bytes / 4}, options);
+    }
+    at::Tensor& t = g.benchTensor;
     for (jint i = 0; i < iterations; i++) {
       auto t0 = Clock::now();
-      std::vector<WorkPtr> works{allreduceOne(pg, t)};
-      waitAll(works);
+      std::vector<WorkPtr> works{allreduceOne(*g.backend, t)};
+      waitAll(g, works);
       nanos.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
     }
     return true;

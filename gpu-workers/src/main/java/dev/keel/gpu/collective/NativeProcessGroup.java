@@ -76,8 +76,8 @@ abstract class NativeProcessGroup implements ProcessGroup {
     allreduceSumBucketed(tensors, DEFAULT_BUCKET_BYTES);
   }
 
-  /** {@link #allreduceSumBucketed(List)} with buckets of at most {@code bucketBytes}. */
-  void allreduceSumBucketed(List<NDArray> tensors, long bucketBytes) {
+  @Override
+  public void allreduceSumBucketed(List<NDArray> tensors, long bucketBytes) {
     if (bucketBytes <= 0) {
       throw new IllegalArgumentException("bucket bytes " + bucketBytes);
     }
@@ -108,8 +108,9 @@ abstract class NativeProcessGroup implements ProcessGroup {
   }
 
   /**
-   * Benchmark only: {@code iterations} allreduces of a {@code bytes}-byte float tensor that c10d
-   * allocates itself (no DJL), each timed natively, in nanoseconds.
+   * Benchmark only: {@code iterations} allreduces of a {@code bytes}-byte float tensor that the
+   * library allocates itself (no DJL; kept for the next call of the same size), each timed
+   * natively, in nanoseconds.
    */
   public long[] benchmarkPlainAllreduce(long bytes, int iterations) {
     if (bytes < 4 || iterations < 1) {

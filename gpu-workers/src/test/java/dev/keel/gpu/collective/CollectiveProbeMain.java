@@ -126,11 +126,15 @@ public final class CollectiveProbeMain {
     System.out.println("AFTER " + digest(arrays));
   }
 
+  /** 16 tensors per call: behind a dead or hung peer, all but the first must not each wait a timeout. */
   private static void loop(GlooProcessGroup pg, NDManager manager) {
-    NDArray a = manager.zeros(new Shape(256 * 1024));
+    List<NDArray> arrays = new ArrayList<>();
+    for (int t = 0; t < 16; t++) {
+      arrays.add(manager.zeros(new Shape(16 * 1024)));
+    }
     for (long i = 1; ; i++) {
       callStarted = System.nanoTime();
-      pg.allreduceSum(List.of(a));
+      pg.allreduceSum(arrays);
       if (i % 100 == 0) {
         System.out.println("ITER " + i);
         System.out.flush();

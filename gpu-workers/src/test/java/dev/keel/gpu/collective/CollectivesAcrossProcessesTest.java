@@ -120,6 +120,9 @@ class CollectivesAcrossProcessesTest {
       long ms = (System.nanoTime() - stoppedAt) / 1_000_000;
       System.out.printf(Locale.ROOT, "rank 1 stopped: rank 0 failed %d ms later: %s%n", ms, failure);
       assertTrue(failure.contains("allreduce"), failure);
+      // 16 ops were in flight; one timeout each would be 80 s
+      long after = Long.parseLong(failure.replaceAll(".*after=(\\d+).*", "$1"));
+      assertTrue(after < 6 * TIMEOUT_MS, "the failing allreduce took " + after + " ms");
     }
   }
 

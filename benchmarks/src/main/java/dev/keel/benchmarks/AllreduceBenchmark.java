@@ -74,9 +74,12 @@ public final class AllreduceBenchmark {
     coordinate(ranks, sizesMib, rounds, host, buckets);
   }
 
-  /** Iterations per round: enough for a stable median at small sizes, a few seconds at large ones. */
+  /**
+   * Samples per round: small sizes are cheap but noisy (an op of a millisecond on a shared machine
+   * jitters by tenths of one), large ones are steady but take a second.
+   */
   private static int iterations(long bytes) {
-    return (int) Math.max(3, Math.min(40, (64 * MIB) / bytes * 2));
+    return (int) Math.max(3, Math.min(200, (256 * MIB) / bytes));
   }
 
   private static void coordinate(int[] ranks, long[] sizesMib, int rounds, String host, boolean buckets)

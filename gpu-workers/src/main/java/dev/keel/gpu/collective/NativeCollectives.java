@@ -52,7 +52,7 @@ public final class NativeCollectives {
         throw glooFailure;
       }
       try {
-        loadLibrary(GLOO_LIBRARY);
+        loadLibrary(GLOO_LIBRARY, "it must be built against DJL's libtorch 2.7.1: " + HOW_TO_BUILD);
         glooLoaded = true;
       } catch (CollectiveException e) {
         glooFailure = e;
@@ -80,7 +80,8 @@ public final class NativeCollectives {
           throw new CollectiveException("NCCL needs a CUDA GPU, and DJL's PyTorch engine sees none"
               + " (no GPU or driver, or a CPU build of libtorch): use GlooProcessGroup on this machine");
         }
-        loadLibrary(NCCL_LIBRARY);
+        loadLibrary(NCCL_LIBRARY, "it needs a CUDA build of libtorch 2.7.1 under DJL, with libtorch_cuda.so and"
+            + " libc10_cuda.so loadable by name (e.g. the torch 2.7.1 wheel's torch/lib on LD_LIBRARY_PATH)");
         ncclLoaded = true;
       } catch (CollectiveException e) {
         ncclFailure = e;
@@ -98,7 +99,8 @@ public final class NativeCollectives {
     return C10d.benchMemcpy(bytes, iterations);
   }
 
-  private static void loadLibrary(String name) {
+  /** @param loadHint what to check when the file is there but the dynamic loader refuses it */
+  private static void loadLibrary(String name, String loadHint) {
     String os = System.getProperty("os.name", "?");
     String arch = System.getProperty("os.arch", "?");
     if (!os.toLowerCase(Locale.ROOT).startsWith("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
@@ -133,8 +135,7 @@ public final class NativeCollectives {
     try {
       System.load(path.toString());
     } catch (UnsatisfiedLinkError e) {
-      throw new CollectiveException(file + " failed to load (" + oneLine(e) + "); it must be built against DJL's"
-          + " libtorch 2.7.1: " + HOW_TO_BUILD, e);
+      throw new CollectiveException(file + " failed to load (" + oneLine(e) + "); " + loadHint, e);
     }
   }
 

@@ -19,13 +19,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+import org.junit.jupiter.api.Tag;
 
 /**
  * CUDA discovery on the machine the tests run on, through the real JCuda: without a CUDA driver (the
  * build machines) it answers "CPU" with one line saying why and prints nothing; JCuda is loaded only
- * when a discovery is asked for. On a GPU host, {@code KEEL_EXPECT_GPU=1} turns on the test that
- * every device is found (see the README's "Running on a GPU host").
+ * when a discovery is asked for. On a GPU host, {@code -Dkeel.test.groups=gpu} runs the test that
+ * every device is found (tagged {@code gpu}, left out of every other build) (see the README's "Running on a GPU host").
  */
 class DeviceDiscoveryWithoutAGpuFallsBackToTheCpuInOneLineTest {
 
@@ -108,9 +108,9 @@ class DeviceDiscoveryWithoutAGpuFallsBackToTheCpuInOneLineTest {
         + " (Error while loading native library \"JCudaDriver-12.6.0-linux-x86_64\")", other);
   }
 
-  /** The test a GPU host runs with {@code KEEL_EXPECT_GPU=1}: every device the driver has, with sane values. */
+  /** The test a GPU host runs with {@code -Dkeel.test.groups=gpu}: every device the driver has, with sane values. */
   @Test
-  @EnabledIfEnvironmentVariable(named = "KEEL_EXPECT_GPU", matches = "1")
+  @Tag("gpu")
   void onAGpuHostEveryDeviceIsFound() throws Exception {
     DeviceDiscovery d = new CudaDeviceInventory(System.getenv("CUDA_VISIBLE_DEVICES")).discover();
     assertTrue(d.onGpu(), "no GPU found: " + d.cpuReason());

@@ -28,8 +28,16 @@ public final class TemporalCliServer implements AutoCloseable {
   /** Where {@code keel} looks for the binary, after {@code $KEEL_TEMPORAL_CLI}. */
   static final String TOOLS_BINARY = ".tools/temporal";
 
+  /**
+   * A server that got TERM can hang in its shutdown with its port closed and its database still
+   * open; the watchdog kills it after 10 s, so a restart does not meet a locked database.
+   */
   private static final String WATCHDOG =
-      "exec 3<&0; \"$@\" </dev/null 3<&- & pid=$!; ( cat <&3 >/dev/null; kill -TERM $pid 2>/dev/null ) & wait $pid";
+      "exec 3<&0; \"$@\" </dev/null 3<&- & pid=$!; ( cat <&3 >/dev/null; kill -TERM $pid 2>/dev/null;"
+          + " for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 $pid 2>/dev/null || exit 0; sleep 1; done;"
+          + " kill -KILL $pid 2>/dev/null ) & wait $pid";
+  /** How long a start waits for a previous server on the same database to finish dying. */
+  private static final Duration PREVIOUS_SERVER_GRACE = Duration.ofSeconds(15);
 
   private final Process process;
   private final String address;
@@ -85,6 +93,7 @@ public final class TemporalCliServer implements AutoCloseable {
         throw new IllegalStateException("cannot start the Temporal dev server: 127.0.0.1:" + port
             + " is in use (is another `keel dev` running? then `keel demo`/`keel submit` use it as is)");
       }
+      awaitNoServerOn(dbFile.toAbsolutePath());
       List<String> cmd = new ArrayList<>(List.of("sh", "-c", WATCHDOG, "keel-temporal-watchdog",
           binary.toString(), "server", "start-dev",
           "--ip", "127.0.0.1", "--port", Integer.toString(port), "--ui-port", Integer.toString(uiPort),
@@ -102,6 +111,30 @@ public final class TemporalCliServer implements AutoCloseable {
       return server;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + binary + " server start-dev", e);
+    }
+  }
+
+  /**
+   * A previous server on this database (a {@code keel dev} that was killed) may still be shutting
+   * down with the database open; a second server opening it meanwhile gets SQLITE_BUSY and the
+   * CLI's SQLite driver stays stuck. Wait for it, or say which process holds the database.
+   */
+  private static void awaitNoServerOn(Path dbFile) {
+    String marker = "--db-filename " + dbFile + " ";
+    long deadline = System.nanoTime() + PREVIOUS_SERVER_GRACE.toNanos();
+    while (true) {
+      Optional<ProcessHandle> previous = ProcessHandle.allProcesses()
+          .filter(h -> h.info().commandLine().map(c -> c.contains("start-dev") && c.contains(marker)).orElse(false))
+          .filter(h -> h.pid() != ProcessHandle.current().pid())
+          .findFirst();
+      if (previous.isEmpty()) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("cannot start the Temporal dev server: process " + previous.get().pid()
+            + " still runs a server on " + dbFile + " (a `keel dev` that was killed?); stop it and start again");
+      }
+      sleep(200);
     }
   }
 

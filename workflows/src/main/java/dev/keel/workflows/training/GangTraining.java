@@ -13,6 +13,7 @@ import dev.keel.api.v1.TrainResult;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
@@ -41,6 +42,7 @@ public final class GangTraining implements GangRendezvous {
   private final Map<String, TreeMap<Integer, RankInfo>> started = new HashMap<>();
   private final Map<String, Integer> worldSizes = new HashMap<>();
   private final java.util.Set<String> abandoned = new java.util.HashSet<>();
+  private static final Duration MIN_FORMATION = Duration.ofSeconds(5);
   private final Consumer<String> waiting;
   private int gangs;
   private String current;
@@ -72,7 +74,23 @@ public final class GangTraining implements GangRendezvous {
       started.put(gangId, new TreeMap<>());
       worldSizes.put(gangId, slots);
       report(gangId);
-      List<Promise<TrainResult>> ranks = start(next, gangId, slots, pool, heartbeat, summary);
+      List<Promise<TrainResult>> ranks = new ArrayList<>();
+      TrainRequest attempt = next;
+      CancellationScope scope = Workflow.newCancellationScope(
+          () -> ranks.addAll(start(attempt, gangId, slots, pool, heartbeat, summary)));
+      scope.run();
+      Duration formation = formationTimeout(heartbeat);
+      if (!Workflow.await(formation, () -> formed(gangId) || ranks.get(0).isCompleted())) {
+        // Gangs that each hold some of the pool's workers would wait for each other forever: give the
+        // slots back and try again after a random pause, so one of them forms first. Not a restart.
+        abandoned.add(gangId);
+        scope.cancel("gang " + gangId + " did not form within " + formation.toSeconds() + " s");
+        Workflow.await(() -> ranks.stream().allMatch(Promise::isCompleted));
+        waiting.accept("waiting for " + slots + " slots (gang " + gangs + " did not form within "
+            + formation.toSeconds() + " s; trying again)");
+        Workflow.sleep(Duration.ofMillis(Workflow.newRandom().nextInt((int) (formation.toMillis() / 2) + 1)));
+        continue;
+      }
       Workflow.await(() -> ranks.get(0).isCompleted() || ranks.stream().allMatch(Promise::isCompleted));
       waiting.accept("");
       ActivityFailure failure = failureOf(ranks.get(0));
@@ -101,6 +119,16 @@ public final class GangTraining implements GangRendezvous {
           app != null ? app.getOriginalMessage() : cause.getMessage(),
           restarts, restartsLeft, next.hasStartFrom() ? next.getStartFrom().getUri() : "scratch");
     }
+  }
+
+  /** Long enough for workers to load their data and libtorch; a gang that takes longer is waiting for slots. */
+  static Duration formationTimeout(Duration heartbeat) {
+    Duration twice = heartbeat.multipliedBy(2);
+    return twice.compareTo(MIN_FORMATION) < 0 ? MIN_FORMATION : twice;
+  }
+
+  private boolean formed(String gangId) {
+    return rendezvous.containsKey(gangId) && started.get(gangId).size() == worldSizes.get(gangId);
   }
 
   private List<Promise<TrainResult>> start(TrainRequest request, String gangId, int slots, String pool,

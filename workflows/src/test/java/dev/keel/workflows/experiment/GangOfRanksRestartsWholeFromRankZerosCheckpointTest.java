@@ -97,6 +97,7 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
         if (rv.getPort() > 0) {
           return body.apply(r, rv);
         }
+        ctx.heartbeat(null);
         sleep(20);
       }
       throw new IllegalStateException("no rendezvous for " + r.getGang().getGangId());
@@ -126,12 +127,18 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
   }
 
   private void start(TrainingActivities ranks) {
+    start(ranks, 200);
+  }
+
+  /** @param slots how many ranks the training pool runs at once (its workers' slots) */
+  private void start(TrainingActivities ranks, int slots) {
     env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
         .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
         .build());
     KeelSearchAttributes.ALL.forEach(a -> env.registerSearchAttribute(a.name(), a.type()));
     KeelWorkflows.register(env.newWorker(TaskQueues.CONTROL));
-    Worker train = env.newWorker(TaskQueues.train("cpu"));
+    Worker train = env.newWorker(TaskQueues.train("cpu"),
+        io.temporal.worker.WorkerOptions.newBuilder().setMaxConcurrentActivityExecutionSize(slots).build());
     train.registerActivitiesImplementations(ranks);
     env.start();
   }
@@ -185,6 +192,25 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
         .map(q -> q.getGang().getRank()).sorted().toList());
     assertTrue(trial.getPeriodicCheckpointsList().stream().anyMatch(c -> c.getBatches() == 4),
         "the failed gang's checkpoint reaches the experiment (catalog, GC)");
+  }
+
+  @Test
+  void twoGangsHoldingHalfThePoolEachGiveItBackAndBothFinish() {
+    start(new Rank((r, rv) -> finished(r)), 2);
+    ExperimentWorkflow wf = client().newWorkflowStub(ExperimentWorkflow.class,
+        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId("exp-gang-deadlock").build());
+    ExperimentResult result = wf.run(ExperimentRequest.newBuilder().setConfig(ExperimentTestSupport.config(CONFIG
+            .replace("lr: {type: const, val: 0.01}", "lr: {type: categorical, vals: [0.01, 0.02]}")
+            .replace("name: single,", "name: grid, max_concurrent_trials: 2,")))
+        .setOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true).setHeartbeatTimeoutSeconds(2)).build());
+
+    assertEquals(2, result.getState().getTrialsCount());
+    for (TrialState t : result.getState().getTrialsList()) {
+      assertEquals(TrialState.State.COMPLETED, t.getState(), t.toString());
+      assertEquals(0, t.getRestarts(), "a gang that never formed is not a restart: " + t);
+    }
+    long gangs = requests.stream().map(q -> q.getGang().getGangId()).distinct().count();
+    System.out.println("2 trials of 2 ranks on 2 slots: " + gangs + " gangs started for 2 that trained");
   }
 
   @Test

@@ -36,8 +36,8 @@ class TwoSlotTrialKilledInOneRankRestartsItsGangAndEndsBitIdenticalTest {
       name: %s
       data: {table: fashion_mnist}
       hyperparameters: {lr: 0.002, batch_size: 64, width: 8, dropout: 0.1, optimizer: adam}
-      searcher: {name: single, metric: validation_accuracy, smaller_is_better: false, max_length: {batches: 150}}
-      min_checkpoint_period: {batches: 50}
+      searcher: {name: single, metric: validation_accuracy, smaller_is_better: false, max_length: {batches: 600}}
+      min_checkpoint_period: {batches: 100}
       resources: {slots_per_trial: 2}
       max_restarts: 3
       reproducibility: {seed: 11}
@@ -83,7 +83,8 @@ class TwoSlotTrialKilledInOneRankRestartsItsGangAndEndsBitIdenticalTest {
     ExperimentConfig config = FaultStack.config(CONFIG.formatted("gang-killed"));
     String id = stack.startExperiment(config, OPTIONS);
     String trialWorkflow = id + "/trial-1";
-    FaultStack.await("rank 0's first checkpoint", Duration.ofMinutes(3), () -> checkpointed(trialWorkflow) >= 50);
+    FaultStack.await("rank 0's first checkpoint", Duration.ofMinutes(3), () -> checkpointed(trialWorkflow) >= 100);
+    assertTrue(checkpointed(trialWorkflow) < 500 && stack.running(id), "the trial got too far before the kill; lengthen it");
     b.kill();
     ChildWorker c = trainer("rank-c");
     ExperimentResult result = stack.result(id, Duration.ofMinutes(4));
@@ -92,7 +93,7 @@ class TwoSlotTrialKilledInOneRankRestartsItsGangAndEndsBitIdenticalTest {
     assertEquals(ExperimentState.State.COMPLETED, result.getState().getState(), result.getState().toString());
     assertEquals(TrialState.State.COMPLETED, trial.getState(), trial.toString());
     assertEquals(1, trial.getRestarts(), "one gang restart for one killed rank");
-    assertEquals(150, trial.getCompletedLength().getBatches());
+    assertEquals(600, trial.getCompletedLength().getBatches());
     assertTrue(trial.getRanksList().stream().anyMatch(r -> c.isIdentity(r.getWorkerIdentity())),
         "the restarted gang runs on the fresh worker: " + trial.getRanksList());
     String logs = a.logText() + c.logText();

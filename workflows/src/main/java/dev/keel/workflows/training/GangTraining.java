@@ -82,13 +82,13 @@ public final class GangTraining implements GangRendezvous {
       Duration formation = formationTimeout(heartbeat);
       if (!Workflow.await(formation, () -> formed(gangId) || ranks.get(0).isCompleted())) {
         // Gangs that each hold some of the pool's workers would wait for each other forever: give the
-        // slots back and try again after a random pause, so one of them forms first. Not a restart.
+        // slots back and try again after a pause that differs per gang, so one of them forms first. Not a restart.
         abandoned.add(gangId);
         scope.cancel("gang " + gangId + " did not form within " + formation.toSeconds() + " s");
         Workflow.await(() -> ranks.stream().allMatch(Promise::isCompleted));
         waiting.accept("waiting for " + slots + " slots (gang " + gangs + " did not form within "
             + formation.toSeconds() + " s; trying again)");
-        Workflow.sleep(Duration.ofMillis(Workflow.newRandom().nextInt((int) (formation.toMillis() / 2) + 1)));
+        Workflow.sleep(pause(gangId, formation));
         continue;
       }
       Workflow.await(() -> ranks.get(0).isCompleted() || ranks.stream().allMatch(Promise::isCompleted));
@@ -125,6 +125,15 @@ public final class GangTraining implements GangRendezvous {
   static Duration formationTimeout(Duration heartbeat) {
     Duration twice = heartbeat.multipliedBy(2);
     return twice.compareTo(MIN_FORMATION) < 0 ? MIN_FORMATION : twice;
+  }
+
+  /**
+   * Up to half the formation timeout, different for every gang of every workflow (so colliding
+   * gangs part) and the same on replay: a function of the gang id, no random generator.
+   */
+  static Duration pause(String gangId, Duration formation) {
+    long spread = formation.toMillis() / 2 + 1;
+    return Duration.ofMillis(Math.floorMod(gangId.hashCode() * 0x9E3779B97F4A7C15L, spread));
   }
 
   private boolean formed(String gangId) {

@@ -214,6 +214,25 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
   }
 
   @Test
+  void aGangThatCannotFormGivesItsSlotBackAndTriesAgainWithoutCountingARestart() throws Exception {
+    start(new Rank((r, rv) -> finished(r)), 1); // one slot: rank 1 can never start next to rank 0
+    ExperimentWorkflow wf = client().newWorkflowStub(ExperimentWorkflow.class,
+        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId("exp-gang-unformed").build());
+    WorkflowClient.start(wf::run, ExperimentRequest.newBuilder().setConfig(ExperimentTestSupport.config(CONFIG))
+        .setOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true).setHeartbeatTimeoutSeconds(2)).build());
+    TrialWorkflow trial = client().newWorkflowStub(TrialWorkflow.class, TrialWorkflow.workflowId("exp-gang-unformed", 1));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (requests.stream().map(q -> q.getGang().getGangId()).distinct().count() < 3) {
+      assertTrue(System.nanoTime() < deadline, "no new gang after the formation timeout: " + requests);
+      sleep(100);
+    }
+    TrialState state = trial.state();
+    assertEquals(0, state.getRestarts(), "a gang that never formed is not a restart");
+    assertTrue(state.getWaiting().startsWith("waiting for 2 slots"), state.getWaiting());
+    WorkflowStub.fromTyped(wf).terminate("test over");
+  }
+
+  @Test
   void ranksThatDisagreeEndTheTrialWithoutARestart() {
     start(new Rank((r, rv) -> {
       if (r.getGang().getRank() == 1) {

@@ -24,6 +24,15 @@ public final class RankIdentity {
    * loopback, else 127.0.0.1 (a single machine).
    */
   public static String host() {
+    return Host.VALUE;
+  }
+
+  /** Resolved once per process: listing network interfaces for every training step would be waste. */
+  private static final class Host {
+    static final String VALUE = resolve();
+  }
+
+  private static String resolve() {
     String configured = System.getenv(HOST_ENV);
     if (configured != null && !configured.isBlank()) {
       return configured.trim();

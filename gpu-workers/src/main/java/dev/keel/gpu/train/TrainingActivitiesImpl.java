@@ -164,10 +164,6 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
       throw invalidRequest(new InvalidFieldException("gang.rank", "must be in [0, " + gang.getWorldSize() + "), got "
           + gang.getRank()));
     }
-    if (plan.batchSize() % gang.getWorldSize() != 0) {
-      throw invalidRequest(new InvalidFieldException("hyperparameters.batch_size", plan.batchSize()
-          + " cannot be split evenly over resources.slots_per_trial = " + gang.getWorldSize() + " ranks"));
-    }
     return parameters -> {
       Fingerprint fingerprint = Fingerprint.builder()
           .set("model", plan.modelSpec().getName().isEmpty() ? plan.modelSpec().getClass_() : plan.modelSpec().getName())

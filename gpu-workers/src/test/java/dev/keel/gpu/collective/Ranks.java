@@ -1,21 +1,18 @@
 package dev.keel.gpu.collective;
 
+import dev.keel.gpu.testing.ChildJvm;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
 /**
- * {@link CollectiveProbeMain} ranks as child JVMs with this JVM's classpath, each writing to its own
- * log. Rank 0 is started first and picks the store's port; the others are given it.
+ * {@link CollectiveProbeMain} ranks as child JVMs ({@link ChildJvm}), each with its own log. Rank 0 is started first and picks the store's port; the others are given it.
  */
 final class Ranks implements AutoCloseable {
   private final Path dir;
-  private final List<Process> processes = new ArrayList<>();
-  private final List<Path> logs = new ArrayList<>();
+  private final List<ChildJvm> processes = new ArrayList<>();
   private int port;
 
   Ranks(Path dir) {
@@ -34,61 +31,33 @@ final class Ranks implements AutoCloseable {
 
   private void start(String scenario, int rank, int size, int port, long timeoutMillis, String... extra)
       throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(java(), "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-        CollectiveProbeMain.class.getName(), scenario, Integer.toString(rank), Integer.toString(size),
+    List<String> args = new ArrayList<>(List.of(scenario, Integer.toString(rank), Integer.toString(size),
         Integer.toString(port), Long.toString(timeoutMillis)));
-    cmd.addAll(List.of(extra));
-    Path log = dir.resolve(scenario + "-rank" + rank + ".log");
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    processes.add(p);
-    logs.add(log);
-  }
-
-  private static String java() {
-    return ProcessHandle.current().info().command()
-        .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    args.addAll(List.of(extra));
+    processes.add(ChildJvm.start(dir.resolve(scenario + "-rank" + rank + ".log"), "256m", Map.of(),
+        CollectiveProbeMain.class, args));
   }
 
   Process process(int rank) {
-    return processes.get(rank);
+    return processes.get(rank).process();
   }
 
-  String output(int rank) throws IOException {
-    Path log = logs.get(rank);
-    return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+  String output(int rank) {
+    return processes.get(rank).output();
   }
 
   /** The first line of rank's output starting with {@code prefix}, waiting for it. */
   String awaitLine(int rank, String prefix, long timeoutMillis) throws Exception {
-    long deadline = System.currentTimeMillis() + timeoutMillis;
-    while (true) {
-      String line = output(rank).lines().filter(l -> l.startsWith(prefix)).findFirst().orElse(null);
-      if (line != null) {
-        return line;
-      }
-      if (!processes.get(rank).isAlive()) {
-        throw new AssertionError("rank " + rank + " exited (" + processes.get(rank).exitValue() + ") before printing "
-            + prefix + ":\n" + output(rank));
-      }
-      if (System.currentTimeMillis() > deadline) {
-        throw new AssertionError("rank " + rank + " printed no " + prefix + " within " + timeoutMillis + " ms:\n"
-            + output(rank));
-      }
-      Thread.sleep(50);
-    }
+    return processes.get(rank).awaitLine(prefix, timeoutMillis);
   }
 
   /** Waits for rank to exit and returns its exit code; fails if it does not exit in time. */
   int awaitExit(int rank, long timeoutMillis) throws Exception {
-    Process p = processes.get(rank);
-    if (!p.waitFor(timeoutMillis, TimeUnit.MILLISECONDS)) {
-      throw new AssertionError("rank " + rank + " still runs after " + timeoutMillis + " ms (hung?):\n" + output(rank));
-    }
-    return p.exitValue();
+    return processes.get(rank).awaitExit(timeoutMillis);
   }
 
   @Override
   public void close() {
-    processes.forEach(Process::destroyForcibly);
+    processes.forEach(p -> p.process().destroyForcibly());
   }
 }

@@ -1,6 +1,6 @@
 package dev.keel.gpu.gang;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
@@ -8,34 +8,41 @@ import ai.djl.nn.Parameter;
 import ai.djl.util.Pair;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.testing.ChildJvm;
 import dev.keel.gpu.train.TrainableModel;
 import dev.keel.gpu.train.TrainingPlan;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Starts {@link GangRankMain} ranks as separate JVMs and reads what they wrote. */
 final class RankProcesses {
   private RankProcesses() {}
 
-  /** A rank's process and its output file. */
-  record Rank(Process process, Path log) {
-    String output() throws IOException {
-      return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+  /** A {@link GangRankMain} rank in its own JVM. */
+  record Rank(ChildJvm jvm) {
+    Process process() {
+      return jvm.process();
+    }
+
+    String output() {
+      return jvm.output();
+    }
+
+    void awaitOutput(java.util.function.Predicate<String> condition, long seconds) throws InterruptedException {
+      jvm.awaitOutput(condition, TimeUnit.SECONDS.toMillis(seconds));
     }
 
     /** Waits for the end and returns rank 0's final checkpoint URI (or "" for other ranks). */
     String finish() throws Exception {
-      assertTrue(process.waitFor(300, TimeUnit.SECONDS), "rank timed out:\n" + output());
-      String out = output();
-      assertTrue(process.exitValue() == 0, "rank failed:\n" + out);
-      return out.lines().filter(l -> l.startsWith("CHECKPOINT ")).map(l -> l.substring(11)).reduce((x, y) -> y).orElse("");
+      assertEquals(0, jvm.awaitExit(TimeUnit.SECONDS.toMillis(300)), "rank failed:\n" + output());
+      return output().lines().filter(l -> l.startsWith("CHECKPOINT ")).map(l -> l.substring(11))
+          .reduce((x, y) -> y).orElse("");
     }
   }
 
@@ -50,19 +57,10 @@ final class RankProcesses {
   }
 
   static Rank start(Path dir, String name, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add("-Xmx512m");
-    cmd.add(GangRankMain.class.getName());
-    cmd.add("root=" + dir);
-    cmd.addAll(List.of(args));
-    Path log = dir.resolve(name + ".log");
-    Files.createDirectories(dir);
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-    pb.environment().put("OMP_NUM_THREADS", "1");
-    return new Rank(pb.start(), log);
+    List<String> all = new ArrayList<>(List.of("root=" + dir));
+    all.addAll(List.of(args));
+    return new Rank(ChildJvm.start(dir.resolve(name + ".log"), "512m", Map.of("OMP_NUM_THREADS", "1"),
+        GangRankMain.class, all));
   }
 
   /** Every parameter of a TinyMlp checkpoint, flattened in block order. */

@@ -122,19 +122,22 @@ public final class TemporalCliServer implements AutoCloseable {
   private static void awaitNoServerOn(Path dbFile) {
     String marker = "--db-filename " + dbFile + " ";
     long deadline = System.nanoTime() + PREVIOUS_SERVER_GRACE.toNanos();
-    while (true) {
-      Optional<ProcessHandle> previous = ProcessHandle.allProcesses()
-          .filter(h -> h.info().commandLine().map(c -> c.contains("start-dev") && c.contains(marker)).orElse(false))
-          .filter(h -> h.pid() != ProcessHandle.current().pid())
-          .findFirst();
-      if (previous.isEmpty()) {
+    List<ProcessHandle> previous = ProcessHandle.allProcesses()
+        .filter(h -> h.pid() != ProcessHandle.current().pid())
+        .filter(h -> h.info().commandLine().map(c -> c.contains("start-dev") && c.contains(marker)).orElse(false))
+        .toList();
+    for (ProcessHandle h : previous) {
+      try {
+        h.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new IllegalStateException("cannot start the Temporal dev server: process " + h.pid()
+            + " still runs a server on " + dbFile + " (a `keel dev` that was killed?); stop it and start again");
+      } catch (java.util.concurrent.ExecutionException e) {
+        // onExit never fails; a handle that cannot be watched is gone
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
         return;
       }
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("cannot start the Temporal dev server: process " + previous.get().pid()
-            + " still runs a server on " + dbFile + " (a `keel dev` that was killed?); stop it and start again");
-      }
-      sleep(200);
     }
   }
 

@@ -140,6 +140,11 @@ public final class TrainSlotProcesses implements AutoCloseable {
     }
   }
 
+  /** Whether any slot is still watched (and would be restarted); false once {@link #close()} returned. */
+  boolean supervising() {
+    return runners.stream().anyMatch(r -> r.thread.isAlive());
+  }
+
   /** Starts one slot's process, waits for it, and starts it again after it dies, until closed. */
   private final class Runner implements Runnable {
     final Slot slot;

@@ -67,6 +67,17 @@ final class FaultStack implements AutoCloseable {
     return new FaultStack(name);
   }
 
+  /**
+   * A stack with the data ingested and every role but TRAIN in this JVM: the tests start training
+   * workers as child processes ({@link #child}) to kill them.
+   */
+  static FaultStack withControlInProcess(String name) throws IOException {
+    FaultStack stack = start(name);
+    stack.ingest();
+    stack.inProcess(Set.of(Role.CONTROL, Role.ETL, Role.INFER), 1);
+    return stack;
+  }
+
   /** A stack with the data ingested and every worker role in this JVM (one training thread). */
   static FaultStack allInProcess(String name) throws IOException {
     FaultStack stack = start(name);

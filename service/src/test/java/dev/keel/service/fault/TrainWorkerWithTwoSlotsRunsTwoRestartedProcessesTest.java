@@ -13,7 +13,6 @@ import dev.keel.gpu.device.DeviceDiscovery;
 import dev.keel.gpu.device.DeviceInventory;
 import dev.keel.gpu.device.SlotAssignment;
 import dev.keel.service.fault.FaultStack.ChildWorker;
-import dev.keel.service.worker.WorkerHostOptions.Role;
 import io.temporal.api.enums.v1.PendingActivityState;
 import io.temporal.api.workflow.v1.PendingActivityInfo;
 import java.io.IOException;
@@ -63,9 +62,7 @@ class TrainWorkerWithTwoSlotsRunsTwoRestartedProcessesTest {
 
   @BeforeAll
   static void startStack() throws Exception {
-    stack = FaultStack.start("train-slots");
-    stack.ingest();
-    stack.inProcess(Set.of(Role.CONTROL, Role.ETL, Role.INFER), 1);
+    stack = FaultStack.withControlInProcess("train-slots");
   }
 
   @AfterAll

@@ -59,9 +59,7 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
 
   @BeforeAll
   static void startStack() throws Exception {
-    stack = FaultStack.start("killed-trainer");
-    stack.ingest();
-    stack.inProcess(Set.of(Role.CONTROL, Role.ETL, Role.INFER), 1);
+    stack = FaultStack.withControlInProcess("killed-trainer");
   }
 
   @AfterAll

@@ -12,14 +12,12 @@ import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.RankInfo;
 import dev.keel.api.v1.TrialState;
 import dev.keel.service.fault.FaultStack.ChildWorker;
-import dev.keel.service.worker.WorkerHostOptions.Role;
 import io.temporal.api.workflow.v1.PendingActivityInfo;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,9 +47,7 @@ class TwoSlotTrialKilledInOneRankRestartsItsGangAndEndsBitIdenticalTest {
 
   @BeforeAll
   static void startStack() throws Exception {
-    stack = FaultStack.start("gang");
-    stack.ingest();
-    stack.inProcess(Set.of(Role.CONTROL, Role.ETL, Role.INFER), 1);
+    stack = FaultStack.withControlInProcess("gang");
   }
 
   @AfterAll

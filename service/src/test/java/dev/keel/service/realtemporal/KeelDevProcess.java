@@ -96,25 +96,8 @@ final class KeelDevProcess {
       throw new IllegalStateException("keel dev survived SIGKILL");
     }
     awaitPortFree(Duration.ofSeconds(60));
-    awaitServerGone(Duration.ofSeconds(60));
   }
 
-  /**
-   * The old server closes its port before it has closed its SQLite database; a new server that
-   * opens the database meanwhile meets SQLITE_BUSY and, in the Temporal CLI's SQLite driver, stays
-   * stuck ("cannot start a transaction within a transaction"). A restart waits for the old server
-   * (and its watchdog) to be gone.
-   */
-  private void awaitServerGone(Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (ProcessHandle.allProcesses().anyMatch(p -> p.info().commandLine()
-        .map(c -> c.contains("start-dev") && c.contains("--port " + port + " ")).orElse(false))) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the Temporal dev server of " + address() + " still runs after keel dev died");
-      }
-      sleep(200);
-    }
-  }
 
   /** SIGTERM: keel dev's shutdown hook stops the workers and the Temporal server. */
   void stop() {
@@ -127,7 +110,6 @@ final class KeelDevProcess {
         process.destroyForcibly();
       }
       awaitPortFree(Duration.ofSeconds(30));
-      awaitServerGone(Duration.ofSeconds(30));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -57,7 +57,7 @@ class TrainSlotProcessesRestartAndStopTest {
       assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "slot process " + pid + " still runs");
     }
     assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(15), "close took too long");
-    Thread.sleep(1500);
+    assertFalse(slots.supervising(), "close() returned while a slot was still watched");
     assertEquals("", out(), "a process stopped by close() is not restarted");
   }
 

@@ -61,6 +61,9 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
       """;
 
   private final List<TrainRequest> requests = Collections.synchronizedList(new ArrayList<>());
+  /** Counts down once per gang id the ranks see: zero at the third gang. */
+  private final CountDownLatch thirdGang = new CountDownLatch(3);
+  private final java.util.Set<String> gangsSeen = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private TestWorkflowEnvironment env;
 
   @AfterEach
@@ -78,6 +81,9 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
 
     @Override
     public TrainResult train(TrainRequest r) {
+      if (gangsSeen.add(r.getGang().getGangId())) {
+        thirdGang.countDown();
+      }
       requests.add(r);
       ActivityExecutionContext ctx = Activity.getExecutionContext();
       WorkflowStub wf = ctx.getWorkflowClient().newUntypedWorkflowStub(ctx.getInfo().getWorkflowId());
@@ -98,9 +104,17 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
           return body.apply(r, rv);
         }
         ctx.heartbeat(null);
-        sleep(20);
+        sleep(20); // the rendezvous is a query: ranks poll it, as GangMember does
       }
       throw new IllegalStateException("no rendezvous for " + r.getGang().getGangId());
+    }
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      assertTrue(latch.await(30, TimeUnit.SECONDS), "timed out");
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
     }
   }
 
@@ -221,11 +235,7 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
     WorkflowClient.start(wf::run, ExperimentRequest.newBuilder().setConfig(ExperimentTestSupport.config(CONFIG))
         .setOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true).setHeartbeatTimeoutSeconds(2)).build());
     TrialWorkflow trial = client().newWorkflowStub(TrialWorkflow.class, TrialWorkflow.workflowId("exp-gang-unformed", 1));
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (requests.stream().map(q -> q.getGang().getGangId()).distinct().count() < 3) {
-      assertTrue(System.nanoTime() < deadline, "no new gang after the formation timeout: " + requests);
-      sleep(100);
-    }
+    assertTrue(thirdGang.await(60, TimeUnit.SECONDS), "no new gang after the formation timeout: " + requests);
     TrialState state = trial.state();
     assertEquals(0, state.getRestarts(), "a gang that never formed is not a restart");
     assertTrue(state.getWaiting().startsWith("waiting for 2 slots"), state.getWaiting());
@@ -234,13 +244,15 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
 
   @Test
   void ranksThatDisagreeEndTheTrialWithoutARestart() {
+    CountDownLatch peerLeft = new CountDownLatch(1);
     start(new Rank((r, rv) -> {
       if (r.getGang().getRank() == 1) {
+        peerLeft.countDown();
         throw ApplicationFailure.newNonRetryableFailure(
             "this rank and rank 0 would train different things: parameters '100' here, '101' there",
             FailureTypes.GANG_MISMATCH);
       }
-      sleep(200); // rank 0 fails when its peer leaves
+      await(peerLeft); // rank 0 fails once its peer has left
       throw ApplicationFailure.newFailure("peer closed the connection", "CollectiveException");
     }));
     ExperimentResult result = run("exp-gang-mismatch");
@@ -285,7 +297,7 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
       } catch (RuntimeException notStartedYet) {
         // the trial workflow does not exist yet
       }
-      sleep(50);
+      sleep(50); // the trial's state is only readable by query: poll it
     }
     assertEquals("waiting for 2 slots (1 of 2 ranks started)", waiting);
     slotFreed.countDown();

@@ -1,10 +1,12 @@
 package dev.keel.workflows.training;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.etl.IngestActivities;
 import dev.keel.activities.infer.InferenceActivities;
+import dev.keel.activities.train.GangRendezvous;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.CheckpointRef;
@@ -17,6 +19,10 @@ import dev.keel.api.v1.InferenceResult;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.PipelineRequest;
+import dev.keel.api.v1.PipelineResult;
+import dev.keel.api.v1.RankInfo;
+import dev.keel.api.v1.RankStarted;
+import dev.keel.api.v1.Rendezvous;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
@@ -26,16 +32,20 @@ import dev.keel.workflows.KeelWorkflows;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.experiment.TrialWorkflow;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.api.history.v1.ActivityTaskScheduledEventAttributes;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,6 +65,7 @@ class PipelineAndTrialTrainAlikeTest {
       """;
 
   private final Map<String, TrainRequest> trained = new ConcurrentHashMap<>();
+  private final List<TrainRequest> ranks = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
   private TestWorkflowEnvironment env;
   private WorkflowClient client;
 
@@ -100,6 +111,21 @@ class PipelineAndTrialTrainAlikeTest {
         fromTrial.toBuilder().clearExperimentId().clearData().build());
   }
 
+  @Test
+  void aPipelineWithTwoSlotsTrainsOnAGangOfTwoRanks() {
+    ExperimentConfig config = ExperimentConfigLoaders.experimentLoader()
+        .fromYaml(CONFIG + "resources: {slots_per_trial: 2}\n");
+    PipelineResult result = client.newWorkflowStub(PipelineWorkflow.class, options("pipe-gang")).run(
+        PipelineRequest.newBuilder().setSource(DataSource.newBuilder().setFormat("fashion_mnist").setUri("/data"))
+            .setTargetTable("fashion").setExperiment(config).build());
+
+    assertEquals(List.of(0, 1), ranks.stream().map(r -> r.getGang().getRank()).sorted().toList());
+    assertEquals(1, ranks.stream().map(r -> r.getGang().getGangId()).distinct().count(), ranks.toString());
+    assertEquals(List.of(2, 2), ranks.stream().map(r -> r.getGang().getWorldSize()).toList());
+    assertEquals(List.of(0, 1), result.getTrain().getRanksList().stream().map(RankInfo::getRank).toList());
+    assertEquals("pipe-gang", result.getInference().getCheckpointUuid(), "rank 0's checkpoint is scored");
+  }
+
   private static ActivityTaskScheduledEventAttributes withoutIds(ActivityTaskScheduledEventAttributes a) {
     return a.toBuilder().clearActivityId().clearInput().clearWorkflowTaskCompletedEventId().clearHeader().build();
   }
@@ -115,6 +141,28 @@ class PipelineAndTrialTrainAlikeTest {
     return WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build();
   }
 
+  /** A rank's side of the rendezvous, played for real through the workflow's signal and query. */
+  private void joinGang(TrainRequest r) {
+    ranks.add(r);
+    ActivityExecutionContext ctx = Activity.getExecutionContext();
+    WorkflowStub wf = ctx.getWorkflowClient().newUntypedWorkflowStub(ctx.getInfo().getWorkflowId());
+    RankStarted.Builder started = RankStarted.newBuilder().setGangId(r.getGang().getGangId())
+        .setRank(RankInfo.newBuilder().setRank(r.getGang().getRank()).setWorkerIdentity("w" + r.getGang().getRank()));
+    if (r.getGang().getRank() == 0) {
+      started.setRendezvous(Rendezvous.newBuilder().setGangId(r.getGang().getGangId()).setHost("127.0.0.1").setPort(1));
+    }
+    wf.signal(GangRendezvous.RANK_STARTED, started.build());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (wf.query(GangRendezvous.RENDEZVOUS, Rendezvous.class, r.getGang().getGangId()).getPort() == 0) {
+      assertTrue(System.nanoTime() < deadline, "no rendezvous");
+      try {
+        Thread.sleep(20); // the rendezvous is a query: ranks poll it, as GangMember does
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
   private IngestResult ingest(IngestRequest r) {
     return IngestResult.newBuilder().setTable(TableRef.newBuilder().setUri(r.getTableUri()).setVersion(3)).setRows(10).build();
   }
@@ -124,6 +172,12 @@ class PipelineAndTrialTrainAlikeTest {
   }
 
   private TrainResult train(TrainRequest r) {
+    if (r.hasGang()) {
+      joinGang(r);
+      if (r.getGang().getRank() != 0) {
+        return TrainResult.newBuilder().setBatches(1).build();
+      }
+    }
     trained.put(r.getExperimentId(), r);
     return TrainResult.newBuilder()
         .setCheckpoint(CheckpointRef.newBuilder().setUuid(r.getExperimentId()).setUri("test://" + r.getExperimentId()))

@@ -1,7 +1,9 @@
 package dev.keel.tables;
 
+import io.delta.kernel.types.ArrayType;
 import io.delta.kernel.types.BinaryType;
 import io.delta.kernel.types.DoubleType;
+import io.delta.kernel.types.FloatType;
 import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StringType;
@@ -25,6 +27,27 @@ public final class TableSchemas {
 
   /** Table property holding the image shape of a labeled-images table, e.g. {@code 28x28}. */
   public static final String IMAGE_SHAPE_PROPERTY = "keel.image.shape";
+
+  /**
+   * Labeled feature vectors (tabular data from CSV or Parquet): {@code id} long, {@code label} int,
+   * {@code split} string, {@code features} array of non-null floats, every row the same length.
+   * The feature columns' names, in order, are in {@link #FEATURE_NAMES_PROPERTY}.
+   */
+  public static final StructType LABELED_FEATURES =
+      new StructType()
+          .add("id", LongType.LONG, false)
+          .add("label", IntegerType.INTEGER, false)
+          .add("split", StringType.STRING, false)
+          .add("features", new ArrayType(FloatType.FLOAT, false), false);
+
+  /** Table property: the feature columns of a labeled-features table, comma-separated, in order. */
+  public static final String FEATURE_NAMES_PROPERTY = "keel.features.names";
+
+  /**
+   * Table property: the class names of any labeled table, comma-separated, label {@code i} being the
+   * {@code i}-th (sub-folder names for an image folder, the distinct label values for tabular data).
+   */
+  public static final String CLASS_NAMES_PROPERTY = "keel.label.classes";
 
   /**
    * Batch-inference output: {@code id} long, {@code predicted_label} int, {@code score} double,

@@ -45,7 +45,13 @@ class TrainWorkerWithTwoSlotsRunsTwoRestartedProcessesTest {
    * batches take ~35 s on the CPU; on a GPU host with a CUDA libtorch (PYTORCH_LIBRARY_PATH) a trial
    * is one to two orders of magnitude faster.
    */
-  private static final long LENGTH = System.getenv("PYTORCH_LIBRARY_PATH") == null ? 800 : 30_000;
+  /**
+   * Temporal's SDK sends heartbeats at most every 0.8 × the timeout, so a 3 s timeout leaves a fresh
+   * slot JVM 0.6 s of slack on a loaded 2-core machine: a stall that long counted as a second restart.
+   */
+  private static final int HEARTBEAT_TIMEOUT_SECONDS = 10;
+  /** Long enough that the other slot is still busy when the killed slot's trial is retried. */
+  private static final long LENGTH = System.getenv("PYTORCH_LIBRARY_PATH") == null ? 1_600 : 30_000;
   private static final String CONFIG = """
       name: two-slots
       data: {table: fashion_mnist}
@@ -104,7 +110,7 @@ class TrainWorkerWithTwoSlotsRunsTwoRestartedProcessesTest {
     List<ProcessHandle> first = List.of(slotProcess(worker, identities.get(0)).get(), slotProcess(worker, identities.get(1)).get());
 
     String id = stack.startExperiment(FaultStack.config(CONFIG.formatted(LENGTH)),
-        ExperimentRunOptions.newBuilder().setHeartbeatTimeoutSeconds(3).build());
+        ExperimentRunOptions.newBuilder().setHeartbeatTimeoutSeconds(HEARTBEAT_TIMEOUT_SECONDS).build());
 
     // Both slots train at once, one trial each.
     Map<String, Running> bySlot = new HashMap<>();

@@ -26,7 +26,11 @@ public final class FailureTypes {
    */
   public static final String COLLECTIVES_UNAVAILABLE = "CollectivesUnavailable";
 
-  // ---- inference (InferenceActivities)
+  // ---- inference (InferenceActivities, the Inference workflow)
+  /**
+   * An inference request that cannot run: a missing field, table version, split or rows, or a
+   * predictions table of another schema; the message names it.
+   */
   public static final String INVALID_INFERENCE_REQUEST = "InvalidInferenceRequest";
 
   // ---- ingest and catalog (IngestActivities, CatalogActivities)

@@ -2,43 +2,58 @@ package dev.keel.inference;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.infer.InferenceActivities;
+import dev.keel.api.v1.CommitPredictionsRequest;
+import dev.keel.api.v1.DiscardPredictionsRequest;
+import dev.keel.api.v1.InferencePartition;
+import dev.keel.api.v1.InferencePlan;
 import dev.keel.api.v1.InferenceRequest;
-import dev.keel.api.v1.InferenceResult;
+import dev.keel.api.v1.ScorePartitionRequest;
+import dev.keel.api.v1.ScorePartitionResult;
+import dev.keel.api.v1.StagedDataFile;
 import dev.keel.api.v1.TableRef;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.predict.CheckpointPredictor;
 import dev.keel.gpu.predict.Predictions;
 import dev.keel.storage.StorageFailures;
 import dev.keel.storage.StorageRoot;
+import dev.keel.storage.checkpoint.CheckpointStorage;
 import dev.keel.storage.checkpoint.CorruptCheckpointException;
+import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.tables.Columns;
 import dev.keel.tables.DeltaTableWriter;
 import dev.keel.tables.DeltaTables;
 import dev.keel.tables.TableSchemas;
-import dev.keel.tables.dataset.DatasetReader;
 import dev.keel.tables.dataset.LabeledImages;
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.ConcurrentTransactionException;
+import io.delta.kernel.statistics.DataFileStatistics;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.DataFileStatus;
+import io.delta.kernel.utils.FileStatus;
 import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Scores one split of a pinned table version with a verified checkpoint and writes the predictions
- * (id, predicted label, score, checkpoint id, source table version) as one Delta commit that
- * replaces the table's previous rows: each version of the predictions table is one scoring run,
- * and earlier runs stay readable by time travel. The commit carries a Delta transaction id made
- * of checkpoint, source version and split, so a retry after a commit whose activity result was
- * lost writes nothing twice.
+ * The activities of the {@code Inference} workflow (see {@link InferenceActivities}). A run's
+ * partitions write Parquet files under {@code <predictions table>/run-<run id>/part-<index>/}; only
+ * the files a partition's accepted result lists are committed, in one Delta commit whose
+ * transaction id is the run's, so a retried, duplicated or abandoned attempt never adds rows.
  */
 public final class InferenceActivitiesImpl implements InferenceActivities {
   private static final Logger log = LoggerFactory.getLogger(InferenceActivitiesImpl.class);
-  private static final String TXN_PREFIX = "keel-infer:";
+  static final String TXN_PREFIX = "keel-infer:";
 
-  private final DatasetReader reader;
   private final StorageRoot storage;
   private final ModelRegistry registry;
   private final int threads;
@@ -47,78 +62,122 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
    * @param storage resolves table names in requests ({@code tables/<name>}); null means requests carry URIs
    * @param threads libtorch intra-op threads; 0 keeps the process setting
    */
-  public InferenceActivitiesImpl(DatasetReader reader, StorageRoot storage, ModelRegistry registry, int threads) {
-    this.reader = reader;
+  public InferenceActivitiesImpl(StorageRoot storage, ModelRegistry registry, int threads) {
     this.storage = storage;
     this.registry = registry;
     this.threads = threads;
   }
 
+  // ---------------------------------------------------------------- plan
+
   @Override
-  public InferenceResult score(InferenceRequest request) {
+  public InferencePlan plan(InferenceRequest request) {
+    String tableUri = predictionsTable(request.getPredictionsTableUri());
     try {
-      return scoreSplit(request);
+      requireField(request.getCheckpoint().getUri(), "checkpoint.uri");
+      requireField(request.getData().getUri(), "data.uri");
+      verifyCheckpoint(request.getCheckpoint().getUri());
+      Engine engine = DeltaTables.defaultEngine();
+      checkPredictionsSchema(engine, tableUri);
+      long maxRows = request.getMaxPartitionRows() > 0 ? request.getMaxPartitionRows() : Long.MAX_VALUE;
+      TablePartitions.Plan plan = TablePartitions.plan(engine, request.getData(), split(request), maxRows);
+      log.info("inference of {} v{} split {}: {} rows in {} partition(s)", request.getData().getUri(),
+          request.getData().getVersion(), split(request), plan.rows(), plan.partitions().size());
+      return InferencePlan.newBuilder()
+          .setPredictionsTableUri(tableUri)
+          .addAllPartitions(plan.partitions())
+          .setRows(plan.rows())
+          .setSourceTableUri(DeltaTables.displayUri(request.getData().getUri()))
+          .build();
+    } catch (IllegalArgumentException e) {
+      throw invalid(e.getMessage());
     } catch (RuntimeException e) {
-      // storage refusing access (credentials, bucket): one non-retryable line naming the URI
-      String where = storage != null ? storage.toString() : request.getPredictionsTableUri();
-      throw StorageFailures.translate(where, e);
+      throw StorageFailures.translate(request.getData().getUri(), e);
     }
   }
 
-  private InferenceResult scoreSplit(InferenceRequest request) {
-    if (request.getPredictionsTableUri().isBlank()) {
-      throw ApplicationFailure.newNonRetryableFailure("predictions_table_uri: required", FailureTypes.INVALID_INFERENCE_REQUEST);
-    }
-    long started = System.nanoTime();
-    String split = request.getSplit().isEmpty() ? "test" : request.getSplit();
-    String tableUri = storage == null ? request.getPredictionsTableUri() : storage.table(request.getPredictionsTableUri());
-    LabeledImages images;
+  private void verifyCheckpoint(String uri) {
     try {
-      images = reader.read(request.getData(), split);
-    } catch (IllegalArgumentException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_INFERENCE_REQUEST);
+      VerifiedCheckpoint.open(CheckpointStorage.forRoot(uri), uri);
+    } catch (CorruptCheckpointException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read checkpoint " + uri, e);
     }
-    Predictions predictions = predict(request, images);
-    Activity.getExecutionContext().heartbeat(images.size());
+  }
 
-    String checkpointId = request.getCheckpoint().getUuid();
-    long sourceVersion = request.getData().getVersion();
+  /** An existing predictions table of another schema is refused before anything is scored. */
+  private static void checkPredictionsSchema(Engine engine, String tableUri) {
+    Optional<Snapshot> existing = DeltaTables.latestSnapshot(engine, tableUri);
+    if (existing.isPresent() && !existing.get().getSchema().fieldNames().equals(TableSchemas.PREDICTIONS.fieldNames())) {
+      throw new IllegalArgumentException("predictions table " + DeltaTables.displayUri(tableUri) + " has columns "
+          + existing.get().getSchema().fieldNames() + ", not those of a predictions table "
+          + TableSchemas.PREDICTIONS.fieldNames());
+    }
+  }
+
+  // ---------------------------------------------------------------- score
+
+  @Override
+  public ScorePartitionResult scorePartition(ScorePartitionRequest request) {
+    try {
+      return score(request);
+    } catch (IllegalArgumentException e) {
+      throw invalid(e.getMessage());
+    } catch (RuntimeException e) {
+      throw StorageFailures.translate(request.getPredictionsTableUri(), e);
+    }
+  }
+
+  private ScorePartitionResult score(ScorePartitionRequest request) {
+    long started = System.nanoTime();
+    InferenceRequest r = request.getRequest();
+    InferencePartition partition = request.getPartition();
+    String tableUri = request.getPredictionsTableUri();
+    String staging = stagingDirectory(tableUri, request.getRunId(), partition.getIndex());
+    Engine engine = DeltaTables.defaultEngine();
+    // An earlier attempt's files can never be committed (its result was not accepted): drop them.
+    deleteFiles(engine, staging);
+
+    LabeledImages images = TablePartitions.read(engine, r.getData(), split(r), partition);
+    Predictions predictions = predict(r, images);
+    Activity.getExecutionContext().heartbeat(partition.getIndex());
+
     int n = images.size();
-    String[] checkpointIds = new String[n];
-    Arrays.fill(checkpointIds, checkpointId);
-    long[] sourceVersions = new long[n];
-    Arrays.fill(sourceVersions, sourceVersion);
     double[] scores = new double[n];
+    long correct = 0;
     for (int i = 0; i < n; i++) {
       scores[i] = predictions.scores()[i];
+      correct += predictions.labels()[i] == images.labels()[i] ? 1 : 0;
     }
-    DeltaTableWriter writer = new DeltaTableWriter(tableUri, TableSchemas.PREDICTIONS);
-    long version;
-    try {
-      version = writer.newAppend()
-          .add(Columns.of(n).add("id", images.ids()).add("predicted_label", predictions.labels()).add("score", scores)
-              .add("checkpoint_id", checkpointIds).add("source_table_version", sourceVersions))
-          .replaceContents()
-          .transactionId(TXN_PREFIX + checkpointId + ":" + request.getData().getUri() + "@" + sourceVersion + ":" + split, 1)
-          .commit();
-    } catch (ConcurrentTransactionException e) {
-      version = DeltaTables.latestVersion(DeltaTables.defaultEngine(), tableUri).orElseThrow();
-      log.info("predictions of checkpoint {} on {} were already committed; table {} stays at version {}",
-          checkpointId, split, tableUri, version);
+    Columns rows = Columns.of(n)
+        .add("id", images.ids())
+        .add("predicted_label", predictions.labels())
+        .add("score", scores)
+        .add("checkpoint_id", filled(n, r.getCheckpoint().getUuid()))
+        .add("source_table_version", filledLong(n, r.getData().getVersion()))
+        .add("source_table_uri", filled(n, DeltaTables.displayUri(r.getData().getUri())))
+        .add("model_version", filled(n, r.getModelVersion()))
+        .add("run_id", filled(n, request.getRunId()));
+    List<DataFileStatus> files = new DeltaTableWriter(tableUri, TableSchemas.PREDICTIONS).stageFiles(staging, rows);
+
+    ScorePartitionResult.Builder out = ScorePartitionResult.newBuilder()
+        .setIndex(partition.getIndex()).setRows(n).setCorrect(correct);
+    for (DataFileStatus f : files) {
+      out.addFiles(StagedDataFile.newBuilder().setPath(f.getPath()).setSize(f.getSize())
+          .setModificationTime(f.getModificationTime())
+          .setStatisticsJson(f.getStatistics().map(s -> s.serializeAsJson(TableSchemas.PREDICTIONS)).orElse("")));
     }
-    double accuracy = accuracy(predictions.labels(), images.labels());
-    log.info("scored {} {} rows with checkpoint {}: accuracy {} -> {} @ {}", n, split, checkpointId, accuracy, tableUri, version);
-    return InferenceResult.newBuilder()
-        .setPredictions(TableRef.newBuilder().setUri(DeltaTables.displayUri(tableUri)).setVersion(version))
-        .setRows(n)
-        .setAccuracy(accuracy)
-        .setCheckpointUuid(checkpointId)
-        .setSeconds((System.nanoTime() - started) / 1e9)
-        .build();
+    PartitionStatistics.addTo(out, images, predictions.labels());
+    double seconds = (System.nanoTime() - started) / 1e9;
+    log.info(String.format(Locale.ROOT, "scored partition %d (%d rows of %s) in %.2f s into %s",
+        partition.getIndex(), n, partition.getFile(), seconds, staging));
+    return out.setSeconds(seconds).build();
   }
 
   private Predictions predict(InferenceRequest request, LabeledImages images) {
-    try (CheckpointPredictor predictor = CheckpointPredictor.open(request.getCheckpoint().getUri(), registry, threads)) {
+    int t = request.getThreads() > 0 ? request.getThreads() : threads;
+    try (CheckpointPredictor predictor = CheckpointPredictor.open(request.getCheckpoint().getUri(), registry, t)) {
       return predictor.predict(images);
     } catch (CorruptCheckpointException e) {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
@@ -127,13 +186,163 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     }
   }
 
-  static double accuracy(int[] predicted, int[] actual) {
-    int correct = 0;
-    for (int i = 0; i < predicted.length; i++) {
-      if (predicted[i] == actual[i]) {
-        correct++;
+  // ---------------------------------------------------------------- commit / discard
+
+  @Override
+  public TableRef commit(CommitPredictionsRequest request) {
+    String tableUri = request.getPredictionsTableUri();
+    String appId = TXN_PREFIX + request.getRunId();
+    List<DataFileStatus> files = new ArrayList<>();
+    for (StagedDataFile f : request.getFilesList()) {
+      Optional<DataFileStatistics> stats = f.getStatisticsJson().isEmpty() ? Optional.empty()
+          : DataFileStatistics.deserializeFromJson(f.getStatisticsJson(), TableSchemas.PREDICTIONS);
+      files.add(new DataFileStatus(f.getPath(), f.getSize(), f.getModificationTime(), stats));
+    }
+    try {
+      Engine engine = DeltaTables.defaultEngine();
+      for (StagedDataFile f : request.getFilesList()) {
+        requireExists(engine, f.getPath());
+      }
+      long version = new DeltaTableWriter(tableUri, TableSchemas.PREDICTIONS).newAppend()
+          .addFiles(files).transactionId(appId, 1).commit();
+      log.info("committed run {}: {} rows in {} file(s) as {} v{}", request.getRunId(), request.getRows(),
+          files.size(), tableUri, version);
+      return TableRef.newBuilder().setUri(DeltaTables.displayUri(tableUri)).setVersion(version).build();
+    } catch (ConcurrentTransactionException e) {
+      long version = versionHolding(DeltaTables.defaultEngine(), tableUri, appId);
+      log.info("run {} was already committed to {} as version {}", request.getRunId(), tableUri, version);
+      return TableRef.newBuilder().setUri(DeltaTables.displayUri(tableUri)).setVersion(version).build();
+    } catch (IllegalArgumentException e) {
+      throw invalid(e.getMessage());
+    } catch (RuntimeException e) {
+      throw StorageFailures.translate(tableUri, e);
+    }
+  }
+
+  /** The first version whose snapshot knows {@code appId}: the one that committed it (binary search). */
+  static long versionHolding(Engine engine, String tableUri, String appId) {
+    long lo = 0;
+    long hi = DeltaTables.latestVersion(engine, tableUri).orElseThrow();
+    while (lo < hi) {
+      long mid = (lo + hi) >>> 1;
+      if (DeltaTables.snapshotAt(engine, tableUri, mid).getLatestTransactionVersion(engine, appId).isPresent()) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
       }
     }
-    return predicted.length == 0 ? 0 : (double) correct / predicted.length;
+    return lo;
+  }
+
+  private static void requireExists(Engine engine, String path) {
+    try {
+      engine.getFileSystemClient().getFileStatus(path);
+    } catch (FileNotFoundException e) {
+      // a staged file vanished (deleted by hand, or a discard raced a commit): committing would
+      // reference a missing file, so the run fails
+      throw new IllegalArgumentException("staged predictions file " + path + " does not exist", e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot check staged file " + path, e);
+    }
+  }
+
+  @Override
+  public void discard(DiscardPredictionsRequest request) {
+    String run = runDirectory(request.getPredictionsTableUri(), request.getRunId());
+    Engine engine = DeltaTables.defaultEngine();
+    try {
+      for (String dir : list(engine, run, "part-")) {
+        deleteFiles(engine, dir);
+        delete(engine, dir);
+      }
+      delete(engine, run);
+    } catch (RuntimeException e) {
+      throw StorageFailures.translate(request.getPredictionsTableUri(), e);
+    }
+  }
+
+  // ---------------------------------------------------------------- staging layout
+
+  static String runDirectory(String tableUri, String runId) {
+    String t = DeltaTables.tablePath(tableUri);
+    return (t.endsWith("/") ? t : t + "/") + "run-" + runId;
+  }
+
+  static String stagingDirectory(String tableUri, String runId, int partition) {
+    return runDirectory(tableUri, runId) + String.format(Locale.ROOT, "/part-%05d", partition);
+  }
+
+  /**
+   * Deletes the staged Parquet files directly inside {@code dir} (none when it does not exist).
+   * Kernel names them {@code <uuid>...parquet}, so they all sort at or after "0".
+   */
+  private static void deleteFiles(Engine engine, String dir) {
+    for (String f : list(engine, dir, "0")) {
+      delete(engine, f);
+    }
+  }
+
+  /**
+   * Paths of the entries directly inside {@code dir} whose names sort at or after {@code from};
+   * empty when {@code dir} does not exist. (Kernel's listFrom lists the directory of a path from
+   * that path's name on.)
+   */
+  private static List<String> list(Engine engine, String dir, String from) {
+    List<String> out = new ArrayList<>();
+    try (CloseableIterator<FileStatus> it = engine.getFileSystemClient().listFrom(dir + "/" + from)) {
+      while (it.hasNext()) {
+        out.add(it.next().getPath());
+      }
+    } catch (FileNotFoundException e) {
+      return List.of();
+    } catch (IOException e) {
+      throw new UncheckedIOException("listing " + dir, e);
+    }
+    return out;
+  }
+
+  private static void delete(Engine engine, String path) {
+    try {
+      engine.getFileSystemClient().delete(path);
+    } catch (FileNotFoundException e) {
+      // already gone
+    } catch (IOException e) {
+      throw new UncheckedIOException("deleting " + path, e);
+    }
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private String predictionsTable(String nameOrUri) {
+    if (nameOrUri.isBlank()) {
+      throw invalid("predictions_table_uri: required");
+    }
+    return DeltaTables.tablePath(storage == null ? nameOrUri : storage.table(nameOrUri));
+  }
+
+  private static String split(InferenceRequest request) {
+    return request.getSplit().isEmpty() ? "test" : request.getSplit();
+  }
+
+  private static void requireField(String value, String field) {
+    if (value.isBlank()) {
+      throw new IllegalArgumentException(field + ": required");
+    }
+  }
+
+  private static ApplicationFailure invalid(String message) {
+    return ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_INFERENCE_REQUEST);
+  }
+
+  private static String[] filled(int n, String value) {
+    String[] a = new String[n];
+    Arrays.fill(a, value);
+    return a;
+  }
+
+  private static long[] filledLong(int n, long value) {
+    long[] a = new long[n];
+    Arrays.fill(a, value);
+    return a;
   }
 }

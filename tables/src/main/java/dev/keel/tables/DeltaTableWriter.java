@@ -16,6 +16,7 @@ import io.delta.kernel.exceptions.ConcurrentTransactionException;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.delta.kernel.hook.PostCommitHook;
 import io.delta.kernel.internal.util.Utils;
+import io.delta.kernel.statistics.DataFileStatistics;
 import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
 import io.delta.kernel.types.BinaryType;
 import io.delta.kernel.types.StructField;
@@ -120,6 +121,7 @@ public final class DeltaTableWriter {
   /** One pending commit. Each {@link #add}ed group goes to its own Parquet file(s). */
   public final class Append {
     private final List<Columns> groups = new ArrayList<>();
+    private final List<DataFileStatus> staged = new ArrayList<>();
     private String appId;
     private long txnVersion;
     private Runnable beforeCommit = () -> {};
@@ -128,6 +130,15 @@ public final class DeltaTableWriter {
 
     public Append add(Columns group) {
       groups.add(Objects.requireNonNull(group, "group"));
+      return this;
+    }
+
+    /**
+     * Adds Parquet files written earlier by {@link #stageFiles} (possibly by another process) to
+     * this commit. They must lie under the table's directory.
+     */
+    public Append addFiles(List<DataFileStatus> files) {
+      staged.addAll(files);
       return this;
     }
 
@@ -246,6 +257,20 @@ public final class DeltaTableWriter {
         rows += g.rows();
         actions.addAll(writeGroup(state, tableSchema, g));
       }
+      if (!staged.isEmpty()) {
+        DataWriteContext ctx = Transaction.getWriteContext(engine, state, Map.of());
+        try (CloseableIterator<Row> acts = Transaction.generateAppendActions(
+            engine, state, Utils.toCloseableIterator(staged.iterator()), ctx)) {
+          while (acts.hasNext()) {
+            actions.add(acts.next());
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException("adding staged files to " + tableUri, e);
+        }
+        for (DataFileStatus f : staged) {
+          rows += f.getStatistics().map(DataFileStatistics::getNumRecords).orElse(0L);
+        }
+      }
       long t1 = System.nanoTime();
       beforeCommit.run();
       TransactionCommitResult result = txn.commit(engine, inMemory(actions));
@@ -303,6 +328,42 @@ public final class DeltaTableWriter {
       }
       return out;
     }
+  }
+
+  /**
+   * Writes {@code rows} as Parquet file(s) under {@code directoryUri} (inside the table's directory)
+   * without committing them: a later {@link Append#addFiles} makes them part of a version. Files
+   * never committed stay invisible to every Delta reader. The table need not exist yet; its schema
+   * is this writer's (Keel's tables use neither partition columns nor column mapping, so the
+   * physical rows are the logical ones).
+   *
+   * @return the files with their statistics (all columns before the first binary one)
+   */
+  public List<DataFileStatus> stageFiles(String directoryUri, Columns rows) {
+    Object[] arrays = ArrayBatch.bind(schema, rows);
+    int n = rows.rows();
+    List<FilteredColumnarBatch> batches = new ArrayList<>();
+    for (int from = 0; from < n; from += BATCH_ROWS) {
+      batches.add(new FilteredColumnarBatch(
+          ArrayBatch.slice(schema, arrays, from, Math.min(BATCH_ROWS, n - from)), Optional.empty()));
+    }
+    int indexed = firstBinaryColumn(schema) < 0 ? schema.length() : firstBinaryColumn(schema);
+    List<io.delta.kernel.expressions.Column> statsColumns = new ArrayList<>();
+    for (int i = 0; i < indexed; i++) {
+      statsColumns.add(new io.delta.kernel.expressions.Column(schema.at(i).getName()));
+    }
+    List<DataFileStatus> out = new ArrayList<>();
+    try (CloseableIterator<DataFileStatus> files = engine.getParquetHandler().writeParquetFiles(
+        DeltaTables.tablePath(directoryUri), Utils.toCloseableIterator(batches.iterator()), statsColumns)) {
+      while (files.hasNext()) {
+        out.add(files.next());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing staged files under " + directoryUri, e);
+    } catch (RuntimeException e) {
+      throw StorageFailures.translate(DeltaTables.displayUri(directoryUri), e);
+    }
+    return out;
   }
 
   private void runHooks(TransactionCommitResult result) {

@@ -51,7 +51,10 @@ public final class TableSchemas {
 
   /**
    * Batch-inference output: {@code id} long, {@code predicted_label} int, {@code score} double,
-   * {@code checkpoint_id} string, {@code source_table_version} long.
+   * {@code checkpoint_id} string, {@code source_table_version} long, then the lineage of the run:
+   * {@code source_table_uri} string, {@code model_version} string (empty when the checkpoint is not
+   * a registered model version), {@code run_id} string (one value per inference run; each run is
+   * one appended table version).
    */
   public static final StructType PREDICTIONS =
       new StructType()
@@ -59,5 +62,8 @@ public final class TableSchemas {
           .add("predicted_label", IntegerType.INTEGER, false)
           .add("score", DoubleType.DOUBLE, false)
           .add("checkpoint_id", StringType.STRING, true)
-          .add("source_table_version", LongType.LONG, false);
+          .add("source_table_version", LongType.LONG, false)
+          .add("source_table_uri", StringType.STRING, false)
+          .add("model_version", StringType.STRING, false)
+          .add("run_id", StringType.STRING, false);
 }

@@ -2,6 +2,7 @@ package dev.keel.workflows;
 
 import dev.keel.workflows.experiment.ExperimentWorkflowImpl;
 import dev.keel.workflows.experiment.TrialWorkflowImpl;
+import dev.keel.workflows.inference.InferenceWorkflowImpl;
 import dev.keel.workflows.pipeline.PipelineWorkflowImpl;
 import io.temporal.common.converter.DataConverterException;
 import io.temporal.worker.Worker;
@@ -23,6 +24,7 @@ public final class KeelWorkflows {
 
   public static void register(Worker worker) {
     worker.registerWorkflowImplementationTypes(options(),
-        PipelineWorkflowImpl.class, ExperimentWorkflowImpl.class, TrialWorkflowImpl.class);
+        PipelineWorkflowImpl.class, ExperimentWorkflowImpl.class, TrialWorkflowImpl.class,
+        InferenceWorkflowImpl.class);
   }
 }

@@ -45,7 +45,7 @@ final class ActivityWiring {
   }
 
   InferenceActivitiesImpl inference() {
-    return new InferenceActivitiesImpl(reader(), options.storageRoot(), models(), options.trainThreads());
+    return new InferenceActivitiesImpl(options.storageRoot(), models(), options.trainThreads());
   }
 
   private DeltaDatasetReader reader() {

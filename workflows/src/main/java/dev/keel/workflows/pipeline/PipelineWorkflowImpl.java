@@ -2,10 +2,9 @@ package dev.keel.workflows.pipeline;
 
 import com.google.protobuf.Value;
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.TaskQueues;
 import dev.keel.activities.etl.IngestActivities;
 import dev.keel.activities.etl.IngestActivityOptions;
-import dev.keel.activities.infer.InferenceActivities;
-import dev.keel.activities.infer.InferenceActivityOptions;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.activities.train.TrainingActivityOptions;
 import dev.keel.api.config.ConfigDefaults;
@@ -25,10 +24,13 @@ import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.search.ExperimentConfigs;
 import dev.keel.workflows.KeelSearchAttributes;
+import dev.keel.workflows.inference.InferenceWorkflow;
 import dev.keel.workflows.training.GangTraining;
 import dev.keel.workflows.training.TrainRequests;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.ChildWorkflowFailure;
+import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Workflow;
 import java.util.List;
 import java.util.Locale;
@@ -85,8 +87,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
           ? request.getTargetTable() + "_predictions" : request.getInference().getPredictionsTable();
       stage("infer", "Keel pipeline " + name + ": scoring the " + split + " split with checkpoint "
           + train.getCheckpoint().getUuid() + " into " + predictions);
-      InferenceResult inference = inferrer("Score the " + split + " split of " + tableName(data.getUri())
-          + " v" + data.getVersion() + " into " + tableName(predictions)).score(InferenceRequest.newBuilder()
+      InferenceResult inference = inferrer(pipelineId).run(InferenceRequest.newBuilder()
           .setCheckpoint(train.getCheckpoint())
           .setData(data)
           .setSplit(split)
@@ -100,7 +101,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
           name, split, inference.getAccuracy(), inference.getRows()));
       return PipelineResult.newBuilder().setPipelineId(pipelineId)
           .setIngest(ingest).setTrain(train).setInference(inference).build();
-    } catch (ActivityFailure e) {
+    } catch (ActivityFailure | ChildWorkflowFailure e) {
       progress.setStatus("failed").setError(rootMessage(e));
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet("failed"));
       Workflow.setCurrentDetails("Keel pipeline " + name + " failed in stage " + progress.getStage() + ": " + rootMessage(e));
@@ -156,7 +157,9 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
         summary));
   }
 
-  private static InferenceActivities inferrer(String summary) {
-    return Workflow.newActivityStub(InferenceActivities.class, InferenceActivityOptions.forScoring(summary));
+  /** The infer stage is an Inference child workflow (partitions scored in parallel, one commit). */
+  private static InferenceWorkflow inferrer(String pipelineId) {
+    return Workflow.newChildWorkflowStub(InferenceWorkflow.class, ChildWorkflowOptions.newBuilder()
+        .setWorkflowId(pipelineId + "/inference").setTaskQueue(TaskQueues.CONTROL).build());
   }
 }

@@ -10,12 +10,15 @@ import dev.keel.activities.train.GangRendezvous;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.CommitPredictionsRequest;
 import dev.keel.api.v1.DataSource;
+import dev.keel.api.v1.DiscardPredictionsRequest;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentRunOptions;
+import dev.keel.api.v1.InferencePartition;
+import dev.keel.api.v1.InferencePlan;
 import dev.keel.api.v1.InferenceRequest;
-import dev.keel.api.v1.InferenceResult;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.PipelineRequest;
@@ -23,6 +26,8 @@ import dev.keel.api.v1.PipelineResult;
 import dev.keel.api.v1.RankInfo;
 import dev.keel.api.v1.RankStarted;
 import dev.keel.api.v1.Rendezvous;
+import dev.keel.api.v1.ScorePartitionRequest;
+import dev.keel.api.v1.ScorePartitionResult;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
@@ -77,7 +82,7 @@ class PipelineAndTrialTrainAlikeTest {
     KeelSearchAttributes.ALL.forEach(a -> env.registerSearchAttribute(a.name(), a.type()));
     KeelWorkflows.register(env.newWorker(TaskQueues.CONTROL));
     env.newWorker(TaskQueues.ETL).registerActivitiesImplementations((IngestActivities) this::ingest);
-    env.newWorker(TaskQueues.INFER).registerActivitiesImplementations((InferenceActivities) this::score);
+    env.newWorker(TaskQueues.INFER).registerActivitiesImplementations(new OnePartitionScorer());
     env.newWorker(TaskQueues.train("cpu")).registerActivitiesImplementations((TrainingActivities) this::train);
     env.start();
     client = env.getWorkflowClient();
@@ -167,8 +172,26 @@ class PipelineAndTrialTrainAlikeTest {
     return IngestResult.newBuilder().setTable(TableRef.newBuilder().setUri(r.getTableUri()).setVersion(3)).setRows(10).build();
   }
 
-  private InferenceResult score(InferenceRequest r) {
-    return InferenceResult.newBuilder().setRows(10).setAccuracy(0.5).setCheckpointUuid(r.getCheckpoint().getUuid()).build();
+  /** Inference is not what this test is about: one partition of 10 rows, half right, committed as version 0. */
+  private static final class OnePartitionScorer implements InferenceActivities {
+    @Override
+    public InferencePlan plan(InferenceRequest r) {
+      return InferencePlan.newBuilder().setPredictionsTableUri(r.getPredictionsTableUri()).setRows(10)
+          .addPartitions(InferencePartition.newBuilder().setRows(10)).build();
+    }
+
+    @Override
+    public ScorePartitionResult scorePartition(ScorePartitionRequest r) {
+      return ScorePartitionResult.newBuilder().setRows(10).setCorrect(5).build();
+    }
+
+    @Override
+    public TableRef commit(CommitPredictionsRequest r) {
+      return TableRef.newBuilder().setUri(r.getPredictionsTableUri()).build();
+    }
+
+    @Override
+    public void discard(DiscardPredictionsRequest r) {}
   }
 
   private TrainResult train(TrainRequest r) {

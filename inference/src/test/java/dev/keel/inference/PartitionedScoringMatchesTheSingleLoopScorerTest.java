@@ -1,0 +1,77 @@
+package dev.keel.inference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.keel.api.v1.InferenceResult;
+import dev.keel.api.v1.InputStatistics;
+import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.predict.CheckpointPredictor;
+import dev.keel.gpu.predict.Predictions;
+import dev.keel.tables.DeltaDatasetReader;
+import dev.keel.tables.dataset.LabeledImages;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The partitioned workflow predicts what one loop over the whole split with the same checkpoint
+ * predicts: the same rows, the same label per id, the same accuracy; its input statistics are the
+ * per-pixel mean and variance and the predicted-label histogram of those rows.
+ */
+class PartitionedScoringMatchesTheSingleLoopScorerTest {
+
+  @Test
+  void sameRowsLabelsAccuracyAndStatistics() throws Exception {
+    try (InferenceTestBed bed = new InferenceTestBed()) {
+      InferenceResult result = bed.run("match", bed.request("match").build());
+
+      LabeledImages split = new DeltaDatasetReader().read(InferenceTestBed.source(), "test");
+      Predictions single;
+      try (CheckpointPredictor predictor =
+          CheckpointPredictor.open(InferenceTestBed.checkpoint().getUri(), ModelRegistry.withBuiltIns(), 1)) {
+        single = predictor.predict(split);
+      }
+      assertEquals(split.size(), result.getRows());
+      assertEquals(single.accuracy(split.labels()), result.getAccuracy(), 1e-12);
+
+      Map<Long, Integer> expected = new HashMap<>();
+      for (int i = 0; i < split.size(); i++) {
+        expected.put(split.ids()[i], single.labels()[i]);
+      }
+      List<Map<String, Object>> rows = InferenceTestBed.rows(bed.table("match"));
+      Map<Long, Integer> written = new HashMap<>();
+      for (Map<String, Object> r : rows) {
+        written.put((Long) r.get("id"), ((Number) r.get("predicted_label")).intValue());
+      }
+      assertEquals(expected, written);
+
+      InputStatistics stats = result.getStatistics();
+      int d = split.imageBytes();
+      double[] mean = new double[d];
+      double[] variance = new double[d];
+      for (int j = 0; j < d; j++) {
+        double s = 0;
+        for (int i = 0; i < split.size(); i++) {
+          s += split.pixels()[i * d + j] & 0xff;
+        }
+        mean[j] = s / split.size();
+        double v = 0;
+        for (int i = 0; i < split.size(); i++) {
+          double x = (split.pixels()[i * d + j] & 0xff) - mean[j];
+          v += x * x;
+        }
+        variance[j] = v / split.size();
+      }
+      assertEquals(split.size(), stats.getRows());
+      assertArrayEquals(mean, stats.getMeanList().stream().mapToDouble(Double::doubleValue).toArray(), 1e-9);
+      assertArrayEquals(variance, stats.getVarianceList().stream().mapToDouble(Double::doubleValue).toArray(), 1e-6);
+      long[] histogram = new long[stats.getPredictedLabelCountsCount()];
+      for (int label : single.labels()) {
+        histogram[label]++;
+      }
+      assertArrayEquals(histogram, stats.getPredictedLabelCountsList().stream().mapToLong(Long::longValue).toArray());
+    }
+  }
+}

@@ -1,0 +1,211 @@
+package dev.keel.workflows.inference;
+
+import dev.keel.activities.FailureTypes;
+import dev.keel.activities.infer.InferenceActivities;
+import dev.keel.activities.infer.InferenceActivityOptions;
+import dev.keel.api.v1.CommitPredictionsRequest;
+import dev.keel.api.v1.DiscardPredictionsRequest;
+import dev.keel.api.v1.InferencePartition;
+import dev.keel.api.v1.InferencePlan;
+import dev.keel.api.v1.InferenceProgress;
+import dev.keel.api.v1.InferenceRequest;
+import dev.keel.api.v1.InferenceResult;
+import dev.keel.api.v1.ScorePartitionRequest;
+import dev.keel.api.v1.ScorePartitionResult;
+import dev.keel.api.v1.TableRef;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+import java.util.ArrayList;
+import java.util.List;
+
+/** See {@link InferenceWorkflow}. Deterministic: all I/O happens in the activities. */
+public class InferenceWorkflowImpl implements InferenceWorkflow {
+  /** Partitions scored at once unless the request says otherwise. */
+  public static final int DEFAULT_PARALLEL_PARTITIONS = 4;
+  /** A data file with more rows of the split than this is scored as several row ranges. */
+  public static final long DEFAULT_PARTITION_ROWS = 2500;
+
+  private final InferenceProgress.Builder progress = InferenceProgress.newBuilder().setStage("plan");
+
+  @Override
+  public InferenceResult run(InferenceRequest input) {
+    InferenceRequest request = withDefaults(validate(input));
+    long started = Workflow.currentTimeMillis();
+    // The Temporal run id: unique per run, stable across replays and activity retries.
+    String runId = Workflow.getInfo().getRunId();
+    String what = "the " + request.getSplit() + " split of " + request.getData().getUri() + " v"
+        + request.getData().getVersion();
+    Workflow.setCurrentDetails("Keel inference: planning partitions of " + what);
+    InferencePlan plan;
+    try {
+      plan = run("Plan the partitions of " + what).plan(request);
+    } catch (ActivityFailure e) {
+      progress.setStage("failed");
+      Workflow.setCurrentDetails("Keel inference refused: " + rootMessage(e));
+      throw e;
+    }
+    int n = plan.getPartitionsCount();
+    progress.setStage("score").setPartitions(n).setRows(plan.getRows());
+    details();
+
+    InferenceActivities scorer = partitions("Score a partition of " + what + " with checkpoint "
+        + request.getCheckpoint().getUuid());
+    PartitionTotals totals = new PartitionTotals();
+    List<ScorePartitionResult> results = new ArrayList<>();
+    List<Promise<ScorePartitionResult>> running = new ArrayList<>();
+    int next = 0;
+    try {
+      while (next < n || !running.isEmpty()) {
+        while (next < n && running.size() < request.getMaxParallelPartitions()) {
+          InferencePartition p = plan.getPartitions(next++);
+          running.add(Async.function(scorer::scorePartition, ScorePartitionRequest.newBuilder()
+              .setRequest(request).setRunId(runId).setPartition(p)
+              .setPredictionsTableUri(plan.getPredictionsTableUri()).build()));
+        }
+        Promise.anyOf(running).get();
+        for (int i = running.size() - 1; i >= 0; i--) {
+          if (running.get(i).isCompleted()) {
+            ScorePartitionResult r = running.remove(i).get(); // throws when the partition failed
+            results.add(r);
+            totals.add(r);
+            progress.setScored(results.size()).setRowsScored(totals.rows());
+            details();
+          }
+        }
+      }
+    } catch (ActivityFailure e) {
+      fail(request, plan, runId, running, e);
+      throw e;
+    }
+    if (totals.rows() != plan.getRows()) {
+      // the partitions cover every planned row exactly once; anything else is a bug, never committed
+      String message = "scored " + totals.rows() + " rows but the plan has " + plan.getRows();
+      fail(request, plan, runId, running, null);
+      throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_INFERENCE_REQUEST);
+    }
+
+    progress.setStage("commit");
+    Workflow.setCurrentDetails("Keel inference: committing " + n + " partitions (" + totals.rows()
+        + " rows) to " + plan.getPredictionsTableUri());
+    results.sort(java.util.Comparator.comparingInt(ScorePartitionResult::getIndex));
+    CommitPredictionsRequest.Builder commit = CommitPredictionsRequest.newBuilder()
+        .setPredictionsTableUri(plan.getPredictionsTableUri()).setRunId(runId).setRows(totals.rows());
+    results.forEach(r -> commit.addAllFiles(r.getFilesList()));
+    TableRef predictions = run("Commit " + totals.rows() + " predictions of " + what).commit(commit.build());
+
+    progress.setStage("done");
+    Workflow.setCurrentDetails(String.format(java.util.Locale.ROOT,
+        "Keel inference: done, %d rows in %d partitions, accuracy %.4f, %s @ version %d",
+        totals.rows(), n, totals.accuracy(), predictions.getUri(), predictions.getVersion()));
+    return InferenceResult.newBuilder()
+        .setPredictions(predictions)
+        .setRows(totals.rows())
+        .setAccuracy(totals.accuracy())
+        .setCheckpointUuid(request.getCheckpoint().getUuid())
+        .setSeconds((Workflow.currentTimeMillis() - started) / 1000.0)
+        .setRunId(runId)
+        .setPartitions(n)
+        .setStatistics(totals.statistics())
+        .setModelVersion(request.getModelVersion())
+        .build();
+  }
+
+  @Override
+  public InferenceProgress progress() {
+    return progress.build();
+  }
+
+  /**
+   * Lets the partitions still running finish (so nothing writes after the cleanup), then deletes
+   * every file the run staged. Nothing was committed, so the predictions table has no new version.
+   */
+  private void fail(InferenceRequest request, InferencePlan plan, String runId,
+      List<Promise<ScorePartitionResult>> running, ActivityFailure cause) {
+    progress.setStage("failed");
+    Workflow.setCurrentDetails("Keel inference failed after " + progress.getScored() + " of "
+        + progress.getPartitions() + " partitions" + (cause == null ? "" : ": " + rootMessage(cause)));
+    for (Promise<ScorePartitionResult> p : running) {
+      try {
+        p.get();
+      } catch (ActivityFailure ignored) {
+        // already failing; its staged files are deleted below like the others
+      }
+    }
+    try {
+      run("Discard the staged predictions of run " + runId).discard(DiscardPredictionsRequest.newBuilder()
+          .setPredictionsTableUri(plan.getPredictionsTableUri()).setRunId(runId).build());
+    } catch (ActivityFailure e) {
+      // the files are invisible to every reader without a commit; leaving them costs only space
+      Workflow.getLogger(InferenceWorkflowImpl.class).warn("could not discard staged predictions of run {}: {}",
+          runId, rootMessage(e));
+    }
+  }
+
+  /** Missing fields are refused before any activity runs, naming the field. */
+  private InferenceRequest validate(InferenceRequest request) {
+    List<String> problems = new ArrayList<>();
+    if (request.getCheckpoint().getUri().isBlank()) {
+      problems.add("checkpoint.uri: required");
+    }
+    if (request.getData().getUri().isBlank()) {
+      problems.add("data.uri: required");
+    }
+    if (request.getData().getVersion() < 0) {
+      problems.add("data.version: must be >= 0, got " + request.getData().getVersion());
+    }
+    if (request.getPredictionsTableUri().isBlank()) {
+      problems.add("predictions_table_uri: required");
+    }
+    if (request.getMaxParallelPartitions() < 0) {
+      problems.add("max_parallel_partitions: must be >= 0, got " + request.getMaxParallelPartitions());
+    }
+    if (request.getMaxPartitionRows() < 0) {
+      problems.add("max_partition_rows: must be >= 0, got " + request.getMaxPartitionRows());
+    }
+    if (!problems.isEmpty()) {
+      String message = "invalid inference request: " + String.join("; ", problems);
+      progress.setStage("failed");
+      Workflow.setCurrentDetails(message);
+      throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_INFERENCE_REQUEST);
+    }
+    return request;
+  }
+
+  private static InferenceRequest withDefaults(InferenceRequest request) {
+    InferenceRequest.Builder b = request.toBuilder();
+    if (b.getSplit().isEmpty()) {
+      b.setSplit("test");
+    }
+    if (b.getMaxParallelPartitions() == 0) {
+      b.setMaxParallelPartitions(DEFAULT_PARALLEL_PARTITIONS);
+    }
+    if (b.getMaxPartitionRows() == 0) {
+      b.setMaxPartitionRows(DEFAULT_PARTITION_ROWS);
+    }
+    return b.build();
+  }
+
+  private void details() {
+    Workflow.setCurrentDetails("Keel inference: scored " + progress.getScored() + " of " + progress.getPartitions()
+        + " partitions (" + progress.getRowsScored() + " of " + progress.getRows() + " rows)");
+  }
+
+  private static String rootMessage(Throwable t) {
+    Throwable c = t;
+    while (c.getCause() != null) {
+      c = c.getCause();
+    }
+    return c.getMessage();
+  }
+
+  private static InferenceActivities run(String summary) {
+    return Workflow.newActivityStub(InferenceActivities.class, InferenceActivityOptions.forRun(summary));
+  }
+
+  private static InferenceActivities partitions(String summary) {
+    return Workflow.newActivityStub(InferenceActivities.class, InferenceActivityOptions.forPartition(summary));
+  }
+}

@@ -1,0 +1,55 @@
+package dev.keel.workflows.inference;
+
+import dev.keel.api.v1.InputStatistics;
+import dev.keel.api.v1.ScorePartitionResult;
+
+/**
+ * Adds up the partitions' results (rows, correct predictions, per-feature sums, label histogram)
+ * into a run's accuracy and {@link InputStatistics}. Pure arithmetic, so it may run in workflow code.
+ */
+final class PartitionTotals {
+  private long rows;
+  private long correct;
+  private double[] sums = new double[0];
+  private double[] squares = new double[0];
+  private long[] labels = new long[0];
+
+  void add(ScorePartitionResult r) {
+    rows += r.getRows();
+    correct += r.getCorrect();
+    if (sums.length < r.getFeatureSumsCount()) {
+      sums = java.util.Arrays.copyOf(sums, r.getFeatureSumsCount());
+      squares = java.util.Arrays.copyOf(squares, r.getFeatureSumsCount());
+    }
+    for (int j = 0; j < r.getFeatureSumsCount(); j++) {
+      sums[j] += r.getFeatureSums(j);
+      squares[j] += r.getFeatureSquares(j);
+    }
+    if (labels.length < r.getPredictedLabelCountsCount()) {
+      labels = java.util.Arrays.copyOf(labels, r.getPredictedLabelCountsCount());
+    }
+    for (int k = 0; k < r.getPredictedLabelCountsCount(); k++) {
+      labels[k] += r.getPredictedLabelCounts(k);
+    }
+  }
+
+  long rows() {
+    return rows;
+  }
+
+  double accuracy() {
+    return rows == 0 ? 0 : (double) correct / rows;
+  }
+
+  InputStatistics statistics() {
+    InputStatistics.Builder b = InputStatistics.newBuilder().setRows(rows);
+    for (int j = 0; j < sums.length && rows > 0; j++) {
+      double mean = sums[j] / rows;
+      b.addMean(mean).addVariance(Math.max(0, squares[j] / rows - mean * mean));
+    }
+    for (long c : labels) {
+      b.addPredictedLabelCounts(c);
+    }
+    return b.build();
+  }
+}

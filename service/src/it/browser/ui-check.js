@@ -35,7 +35,7 @@ async function expectText(page, text, what) {
     await expectText(page, 'Pipeline', 'the workflow type');
     await expectText(page, 'Ingest •', 'the ETL activity and its summary');
     await expectText(page, 'Train • Train', 'the training activity and its summary');
-    await expectText(page, 'Score • Score', 'the inference activity and its summary');
+    await expectText(page, 'Inference', 'the Inference child workflow of the infer stage');
     await page.screenshot({ path: `${outDir}/ui-2-workflow-history.png`, fullPage: true });
 
     // 3. Keel's search attributes.
@@ -55,7 +55,7 @@ async function expectText(page, text, what) {
         throw new Error(`the Search Attributes tab does not show ${name}: ${value || '(a value)'}`);
       }
     }
-    console.log(`ok: ${workflowId} shows Completed, Ingest/Train/Score with summaries and Keel's search attributes`);
+    console.log(`ok: ${workflowId} shows Completed, Ingest/Train activities and the Inference child with summaries and Keel's search attributes`);
   } finally {
     await browser.close();
   }

@@ -87,7 +87,8 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
           ? request.getTargetTable() + "_predictions" : request.getInference().getPredictionsTable();
       stage("infer", "Keel pipeline " + name + ": scoring the " + split + " split with checkpoint "
           + train.getCheckpoint().getUuid() + " into " + predictions);
-      InferenceResult inference = inferrer(pipelineId).run(InferenceRequest.newBuilder()
+      InferenceResult inference = inferrer(pipelineId, "Score the " + split + " split of " + tableName(data.getUri())
+          + " v" + data.getVersion() + " into " + tableName(predictions)).run(InferenceRequest.newBuilder()
           .setCheckpoint(train.getCheckpoint())
           .setData(data)
           .setSplit(split)
@@ -158,8 +159,8 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   }
 
   /** The infer stage is an Inference child workflow (partitions scored in parallel, one commit). */
-  private static InferenceWorkflow inferrer(String pipelineId) {
+  private static InferenceWorkflow inferrer(String pipelineId, String summary) {
     return Workflow.newChildWorkflowStub(InferenceWorkflow.class, ChildWorkflowOptions.newBuilder()
-        .setWorkflowId(pipelineId + "/inference").setTaskQueue(TaskQueues.CONTROL).build());
+        .setWorkflowId(pipelineId + "/inference").setTaskQueue(TaskQueues.CONTROL).setStaticSummary(summary).build());
   }
 }

@@ -1,5 +1,6 @@
 package dev.keel.inference;
 
+import ai.djl.pytorch.jni.JniUtils;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.infer.InferenceActivities;
 import dev.keel.api.v1.CommitPredictionsRequest;
@@ -57,6 +58,9 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
   private final StorageRoot storage;
   private final ModelRegistry registry;
   private final int threads;
+  /** Idle predictors of one checkpoint (and thread count), see {@link #borrow}. */
+  private final java.util.ArrayDeque<CheckpointPredictor> idle = new java.util.ArrayDeque<>();
+  private String idleKey;
 
   /**
    * @param storage resolves table names in requests ({@code tables/<name>}); null means requests carry URIs
@@ -140,7 +144,9 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     deleteFiles(engine, staging);
 
     LabeledImages images = TablePartitions.read(engine, r.getData(), split(r), partition);
+    long read = System.nanoTime();
     Predictions predictions = predict(r, images);
+    long predicted = System.nanoTime();
     Activity.getExecutionContext().heartbeat(partition.getIndex());
 
     int n = images.size();
@@ -170,20 +176,67 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     }
     PartitionStatistics.addTo(out, images, predictions.labels());
     double seconds = (System.nanoTime() - started) / 1e9;
-    log.info(String.format(Locale.ROOT, "scored partition %d (%d rows of %s) in %.2f s into %s",
-        partition.getIndex(), n, partition.getFile(), seconds, staging));
+    log.info(String.format(Locale.ROOT, "scored partition %d (%d rows of %s) in %.2f s (read %.2f s, predict %.2f s,"
+        + " write %.2f s) into %s", partition.getIndex(), n, partition.getFile(), seconds, (read - started) / 1e9,
+        (predicted - read) / 1e9, (System.nanoTime() - predicted) / 1e9, staging));
     return out.setSeconds(seconds).build();
   }
 
   private Predictions predict(InferenceRequest request, LabeledImages images) {
     int t = request.getThreads() > 0 ? request.getThreads() : threads;
-    try (CheckpointPredictor predictor = CheckpointPredictor.open(request.getCheckpoint().getUri(), registry, t)) {
-      return predictor.predict(images);
+    String key = request.getCheckpoint().getUri() + "#" + t;
+    try {
+      CheckpointPredictor predictor = borrow(key, request.getCheckpoint().getUri(), t);
+      // libtorch (OpenMP) keeps the intra-op thread count per calling thread, and a reused predictor
+      // was opened on another activity thread: set it on this one
+      if (t > 0 && JniUtils.getNumThreads() != t) {
+        JniUtils.setNumThreads(t);
+      }
+      boolean ok = false;
+      try {
+        Predictions p = predictor.predict(images);
+        ok = true;
+        return p;
+      } finally {
+        if (ok) {
+          giveBack(key, predictor);
+        } else {
+          predictor.close();
+        }
+      }
     } catch (CorruptCheckpointException e) {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read checkpoint " + request.getCheckpoint().getUri(), e);
     }
+  }
+
+  /**
+   * A loaded model of the checkpoint, reused across the partitions a worker scores: loading one
+   * (verifying the checkpoint's files, building and restoring the model) per partition cost as much as
+   * scoring a few hundred rows. Each predictor serves one partition at a time; predictors of the
+   * previous checkpoint are closed when another checkpoint's come back.
+   */
+  private CheckpointPredictor borrow(String key, String uri, int t) throws IOException {
+    synchronized (idle) {
+      if (key.equals(idleKey) && !idle.isEmpty()) {
+        return idle.pop();
+      }
+    }
+    return CheckpointPredictor.open(uri, registry, t);
+  }
+
+  private void giveBack(String key, CheckpointPredictor predictor) {
+    List<CheckpointPredictor> evicted = new ArrayList<>();
+    synchronized (idle) {
+      if (!key.equals(idleKey)) {
+        evicted.addAll(idle);
+        idle.clear();
+        idleKey = key;
+      }
+      idle.push(predictor);
+    }
+    evicted.forEach(CheckpointPredictor::close);
   }
 
   // ---------------------------------------------------------------- commit / discard

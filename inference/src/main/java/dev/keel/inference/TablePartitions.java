@@ -77,6 +77,7 @@ final class TablePartitions {
           count[0]++;
         }
       }
+      return true;
     });
     if (splits.isEmpty()) {
       throw new IllegalArgumentException("table " + name + " holds no rows");
@@ -151,6 +152,7 @@ final class TablePartitions {
         labels[i] = label.getInt(r);
         System.arraycopy(img, 0, pixels, i * imageBytes, imageBytes);
       }
+      return ordinal[0] < end; // the rows after the range are not decoded
     });
     if (!found[0]) {
       throw new IllegalArgumentException("table " + DeltaTables.displayUri(table.getUri()) + " v"
@@ -179,7 +181,8 @@ final class TablePartitions {
   }
 
   private interface BatchConsumer {
-    void accept(String path, FilteredColumnarBatch batch);
+    /** @return false when the rest of the file is not needed */
+    boolean accept(String path, FilteredColumnarBatch batch);
   }
 
   private static void forEachFile(Engine engine, Snapshot snapshot, StructType schema, BatchConsumer consumer) {
@@ -206,8 +209,9 @@ final class TablePartitions {
                 .map(FileReadResult::getData);
             try (CloseableIterator<FilteredColumnarBatch> logical =
                 Scan.transformPhysicalData(engine, scanState, scanFile, data)) {
-              while (logical.hasNext()) {
-                consumer.accept(file.getPath(), logical.next());
+              boolean more = true;
+              while (more && logical.hasNext()) {
+                more = consumer.accept(file.getPath(), logical.next());
               }
             }
           }

@@ -40,8 +40,31 @@ class DeltaTableWriterTest {
       ckpts[i] = ckpt;
       versions[i] = sourceVersion;
     }
+    String[] uris = new String[n];
+    String[] runs = new String[n];
+    java.util.Arrays.fill(uris, "file:///source");
+    java.util.Arrays.fill(runs, "run-" + ckpt);
     return Columns.of(n).add("id", ids).add("predicted_label", labels).add("score", scores)
-        .add("checkpoint_id", ckpts).add("source_table_version", versions);
+        .add("checkpoint_id", ckpts).add("source_table_version", versions)
+        .add("source_table_uri", uris).add("model_version", uris).add("run_id", runs);
+  }
+
+  @Test
+  void stagedFilesAreInvisibleUntilOneCommitAddsThem() throws Exception {
+    String uri = dir.resolve("staged").toUri().toString();
+    DeltaTableWriter w = new DeltaTableWriter(uri, TableSchemas.PREDICTIONS);
+    var first = w.stageFiles(uri + "/run-1/part-00000", predictions(300, 0, "a", 4));
+    var second = w.stageFiles(uri + "/run-1/part-00001", predictions(200, 300, "a", 4));
+    assertTrue(DeltaTables.latestVersion(DeltaTables.defaultEngine(), uri).isEmpty(), "staging creates no table");
+    assertEquals(300, first.get(0).getStatistics().orElseThrow().getNumRecords());
+
+    List<io.delta.kernel.utils.DataFileStatus> all = new ArrayList<>(first);
+    all.addAll(second);
+    assertEquals(0, w.newAppend().addFiles(all).commit());
+    DeltaLog log = DeltaLog.forTable(new Configuration(), dir.resolve("staged").toString());
+    assertEquals(500, count(log.snapshot()));
+    assertTrue(log.snapshot().getAllFiles().get(0).getPath().startsWith("run-1/part-0000"),
+        "the log references the staged files where they are, relative to the table");
   }
 
   @Test
@@ -71,7 +94,7 @@ class DeltaTableWriterTest {
       }
     }
     assertEquals(List.of("ckpt-b"), ckpts);
-    // all columns small: stats on all five
+    // all columns small: stats on all of them
     String stats = log.getSnapshotForVersionAsOf(0).getAllFiles().get(0).getStats();
     assertTrue(stats.contains("\"source_table_version\""), stats);
   }

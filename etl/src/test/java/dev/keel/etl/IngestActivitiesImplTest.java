@@ -236,7 +236,9 @@ class IngestActivitiesImplTest {
     String uri = root.resolve("other-schema").toString();
     new DeltaTableWriter(uri, TableSchemas.PREDICTIONS).append(Columns.of(1).add("id", new long[] {1})
         .add("predicted_label", new int[] {1}).add("score", new double[] {1})
-        .add("checkpoint_id", new String[] {"c"}).add("source_table_version", new long[] {0}));
+        .add("checkpoint_id", new String[] {"c"}).add("source_table_version", new long[] {0})
+        .add("source_table_uri", new String[] {"s"}).add("model_version", new String[] {""})
+        .add("run_id", new String[] {"r"}));
     var e = assertThrows(ApplicationFailure.class,
         () -> new IngestActivitiesImpl().ingest(request("fashion_mnist", "", uri)));
     assertTrue(e.isNonRetryable());

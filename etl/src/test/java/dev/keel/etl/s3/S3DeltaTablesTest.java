@@ -168,11 +168,14 @@ class S3DeltaTablesTest {
     double[] scores = new double[n];
     String[] ckpt = new String[n];
     long[] versions = new long[n];
+    String[] run = new String[n];
     for (int i = 0; i < n; i++) {
       ids[i] = firstId * 10 + i;
       ckpt[i] = "c";
+      run[i] = "r";
     }
     return Columns.of(n).add("id", ids).add("predicted_label", labels).add("score", scores)
-        .add("checkpoint_id", ckpt).add("source_table_version", versions);
+        .add("checkpoint_id", ckpt).add("source_table_version", versions)
+        .add("source_table_uri", ckpt).add("model_version", ckpt).add("run_id", run);
   }
 }

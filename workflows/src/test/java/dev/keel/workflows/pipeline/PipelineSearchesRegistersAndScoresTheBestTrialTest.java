@@ -190,7 +190,7 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
     WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> run("nan", pipeline(allInvalid).build()));
     ApplicationFailure cause = rootCause(e);
     assertEquals(FailureTypes.SEARCH_FOUND_NO_MODEL, cause.getType());
-    assertTrue(cause.getOriginalMessage().startsWith("experiment nan/experiment ended "), cause.getOriginalMessage());
+    assertTrue(cause.getOriginalMessage().startsWith("experiment nan-experiment ended "), cause.getOriginalMessage());
     assertTrue(registry.registered.isEmpty());
     assertTrue(scored.isEmpty());
   }

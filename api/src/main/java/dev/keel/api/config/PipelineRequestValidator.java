@@ -61,6 +61,9 @@ public final class PipelineRequestValidator {
         problems.add("reuse.experiment_id", "a reused model skips the search: set reuse.model or reuse.experiment_id, not both");
       }
     }
+    if (!reuse.getExperimentId().isEmpty() && r.hasExperiment()) {
+      problems.add("experiment", "reuse.experiment_id brings its own config: remove experiment or reuse.experiment_id");
+    }
     boolean searches = !reuseModel && reuse.getExperimentId().isEmpty();
     if (searches && !r.hasExperiment()) {
       problems.add("experiment", "required (the experiment config to search and train; or reuse.experiment_id / reuse.model)");

@@ -142,9 +142,28 @@ class PipelineSearchesTrainsOnRegistersAndScoresOnRealDataTest {
     assertEquals(result.getExperimentId(), producer.getExperimentId());
     assertEquals("trial-" + best.getTrialId(), producer.getTrialId());
 
+    // a second pipeline reuses the finished experiment through the catalog: no ETL, no search, trained on further
+    PipelineResult again = workers.client().newWorkflowStub(PipelineWorkflow.class,
+        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id + "-again").build())
+        .run(ExperimentConfigLoaders.pipelineLoader().fromYaml("""
+            name: search-e2e
+            reuse: {experiment_id: %s, table: {table: fashion_mnist}}
+            final_training: {max_length: {batches: 180}}
+            """.formatted(result.getExperimentId())));
+    assertEquals(java.util.List.of("etl: reuse.table fashion_mnist", "search: reuse.experiment_id " + result.getExperimentId()),
+        again.getSkippedList());
+    assertTrue(again.getModel().getSourceCheckpointUri().contains("/checkpoints/" + id + "-again/trial-1/"),
+        again.getModel().getSourceCheckpointUri());
+    assertEquals(result.getIngest().getTable(), again.getModel().getData());
+    assertEquals(180, again.getCheckpoint().getBatches());
+    assertEquals(2, again.getModel().getVersion());
+    assertEquals(result.getExperimentId(), again.getModel().getExperimentId());
+    assertEquals(0.003, again.getModel().getHparamsOrThrow("lr").getNumberValue());
+
     // keel model list / describe / promote read and write the same registry
     String list = cli("model", "list", "--storage", storage.toString());
     assertTrue(list.lines().anyMatch(l -> l.startsWith("search-e2e") && l.contains(" 1  candidate")), list);
+    assertTrue(list.lines().anyMatch(l -> l.startsWith("search-e2e") && l.contains(" 2  candidate")), list);
     String describe = cli("model", "describe", "search-e2e", "1", "--storage", storage.toString());
     assertTrue(describe.contains("code:            " + BuildInfo.commit()), describe);
     assertTrue(describe.contains("experiment:      " + result.getExperimentId() + " trial-" + best.getTrialId()), describe);
@@ -161,7 +180,7 @@ class PipelineSearchesTrainsOnRegistersAndScoresOnRealDataTest {
       HttpResponse<String> missing = http.send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/models/search-e2e/7")).build(),
           HttpResponse.BodyHandlers.ofString());
       assertEquals(404, missing.statusCode());
-      assertTrue(missing.body().contains("model 'search-e2e' has no version 7 (versions 1..1)"), missing.body());
+      assertTrue(missing.body().contains("model 'search-e2e' has no version 7 (versions 1..2)"), missing.body());
       HttpResponse<String> badStage = http.send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/models/search-e2e/1/promote"))
           .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{\"stage\": \"prod\"}")).build(),
           HttpResponse.BodyHandlers.ofString());

@@ -14,11 +14,14 @@ import dev.keel.activities.train.TrainingActivityOptions;
 import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
+import dev.keel.api.length.LengthUnit;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.DataSpec;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.ExperimentRecord;
+import dev.keel.api.v1.ExperimentRecordRequest;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.InferenceRequest;
@@ -77,7 +80,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
           KeelSearchAttributes.DATA_VERSION.valueSet(data.getVersion()));
       ModelVersion model = request.getReuse().hasModel()
           ? reusedModel(request, result)
-          : register(request, data, trained(request, data, result), result);
+          : register(request, trained(request, data, result));
       result.setModel(model).setCheckpoint(model.getCheckpoint());
       progress.setModel(model);
       InferenceResult inference = infer(request, data, model);
@@ -131,40 +134,41 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     return data;
   }
 
-  /** The search as a child Experiment, then the best trial trained on if asked: the checkpoint to register. */
+  /**
+   * The search as a child Experiment (or a finished experiment from the catalog), then the best trial
+   * trained on if asked: the checkpoint to register.
+   */
   private Trained trained(PipelineRequest request, TableRef data, PipelineResult.Builder result) {
-    String pipelineId = Workflow.getInfo().getWorkflowId();
-    ExperimentConfig config = ConfigDefaults.withDefaults(request.getExperiment().toBuilder()
-        .setData(request.getExperiment().getData().toBuilder().setTable(data.getUri()).setVersion(data.getVersion()))
-        .build());
-    String experimentId = ExperimentWorkflow.childId(pipelineId);
-    stage("search", "Keel pipeline " + name + ": experiment " + experimentId + " (" + config.getSearcher().getName()
-        + " searcher) on " + tableName(data.getUri()) + " v" + data.getVersion());
+    Searched searched = request.getReuse().getExperimentId().isEmpty()
+        ? search(request, data) : reusedExperiment(request.getReuse().getExperimentId(), result);
+    String experimentId = searched.experimentId();
+    ExperimentConfig config = searched.config();
     progress.setExperimentId(experimentId);
     result.setExperimentId(experimentId);
-    ExperimentWorkflow experiment = Workflow.newChildWorkflowStub(ExperimentWorkflow.class,
-        ChildWorkflowOptions.newBuilder().setWorkflowId(experimentId).build());
-    ExperimentResult searched = experiment.run(ExperimentRequest.newBuilder().setConfig(config)
-        .setOptions(request.getExperimentOptions()).build());
-    BestTrial best = BestTrial.of(experimentId, searched,
-        TrainingLength.unitOf(config.getSearcher().getMaxLength()).orElseThrow());
+    LengthUnit unit = TrainingLength.unitOf(config.getSearcher().getMaxLength()).orElseThrow();
+    BestTrial best = BestTrial.of(experimentId, searched.result(), unit);
 
     Optional<TrainingLength> target = request.hasFinalTraining()
         ? Optional.of(TrainingLength.of(request.getFinalTraining().getMaxLength())) : Optional.empty();
+    if (target.isPresent() && target.get().unit() != unit) {
+      throw ApplicationFailure.newNonRetryableFailure("final_training.max_length is in " + target.get().unit().label()
+          + " but experiment " + experimentId + " measured its trials in " + unit.label(), FailureTypes.INVALID_PIPELINE_REQUEST);
+    }
     if (target.isEmpty() || !best.length().isShorterThan(target.get())) {
       skip(result, "train", target.isEmpty() ? "no final_training"
           : "the best checkpoint already has " + best.length() + " (final_training.max_length " + target.get() + ")");
-      return new Trained(best, best.checkpoint(), config);
+      return new Trained(best, best.checkpoint(), config, searched.data());
     }
     int slots = request.getFinalTraining().hasSlotsPerTrial()
         ? request.getFinalTraining().getSlotsPerTrial() : config.getResources().getSlotsPerTrial();
-    ExperimentConfig finalConfig = config.toBuilder().setResources(config.getResources().toBuilder().setSlotsPerTrial(slots)).build();
+    ExperimentConfig finalConfig = config.toBuilder().setResources(config.getResources().toBuilder().setSlotsPerTrial(slots))
+        .setData(config.getData().toBuilder().setTable(data.getUri()).setVersion(data.getVersion())).build();
     String model = config.getModel().getName().isEmpty() ? config.getModel().getClass_() : config.getModel().getName();
     stage("train", "Keel pipeline " + name + ": training trial " + best.trialId() + " of " + experimentId + " ("
         + model + ") on to " + target.get() + " on " + slots + " slot(s), from checkpoint " + best.checkpoint().getUuid());
     String summary = "Train " + model + " on to " + target.get() + " from trial " + best.trialId();
     // The trial's own seed, so the data order goes on as it would have had the trial trained longer.
-    TrainRequest train = TrainRequests.of(pipelineId, 1, finalConfig, data, best.hparams(),
+    TrainRequest train = TrainRequests.of(Workflow.getInfo().getWorkflowId(), 1, finalConfig, data, best.hparams(),
         finalConfig.getReproducibility().getSeed() + best.trialId(), target.get(), Optional.of(best.checkpoint()), 0);
     TrainResult trained = slots > 1
         ? gang.train(train, slots, finalConfig.getResources().getResourcePool(), ConfigDefaults.HEARTBEAT_TIMEOUT,
@@ -172,12 +176,39 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
         : trainer(finalConfig, summary).train(train);
     progress.setTrain(trained);
     result.setTrain(trained);
-    return new Trained(best, trained.getCheckpoint(), finalConfig);
+    return new Trained(best, trained.getCheckpoint(), finalConfig, data);
   }
 
-  private record Trained(BestTrial best, CheckpointRef checkpoint, ExperimentConfig config) {}
+  /** What the search found: the experiment, its config (with defaults) and result, the data its trials trained on. */
+  private record Searched(String experimentId, ExperimentConfig config, ExperimentResult result, TableRef data) {}
 
-  private ModelVersion register(PipelineRequest request, TableRef data, Trained trained, PipelineResult.Builder result) {
+  private Searched search(PipelineRequest request, TableRef data) {
+    String experimentId = ExperimentWorkflow.childId(Workflow.getInfo().getWorkflowId());
+    ExperimentConfig source = request.getExperiment();
+    ExperimentConfig config = ConfigDefaults.withDefaults(source.toBuilder()
+        .setData(source.getData().toBuilder().setTable(data.getUri()).setVersion(data.getVersion())).build());
+    progress.setExperimentId(experimentId);
+    stage("search", "Keel pipeline " + name + ": experiment " + experimentId + " (" + config.getSearcher().getName()
+        + " searcher) on " + tableName(data.getUri()) + " v" + data.getVersion());
+    ExperimentWorkflow experiment = Workflow.newChildWorkflowStub(ExperimentWorkflow.class,
+        ChildWorkflowOptions.newBuilder().setWorkflowId(experimentId).build());
+    ExperimentResult result = experiment.run(ExperimentRequest.newBuilder().setConfig(config)
+        .setOptions(request.getExperimentOptions()).build());
+    return new Searched(experimentId, config, result, data);
+  }
+
+  private Searched reusedExperiment(String experimentId, PipelineResult.Builder result) {
+    skip(result, "search", "reuse.experiment_id " + experimentId);
+    ExperimentRecord record = catalog("Read experiment " + experimentId + " from the catalog")
+        .experimentRecord(ExperimentRecordRequest.newBuilder().setExperimentId(experimentId).build());
+    return new Searched(experimentId, ConfigDefaults.withDefaults(record.getConfig()), record.getResult(),
+        record.getResult().getState().getData());
+  }
+
+  /** The checkpoint to register, how it was configured and the data version it last trained on. */
+  private record Trained(BestTrial best, CheckpointRef checkpoint, ExperimentConfig config, TableRef data) {}
+
+  private ModelVersion register(PipelineRequest request, Trained trained) {
     String modelName = modelName(request);
     stage("register", "Keel pipeline " + name + ": registering checkpoint " + trained.checkpoint().getUuid()
         + " as model " + modelName);
@@ -186,7 +217,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
         .setCheckpoint(trained.checkpoint())
         .setConfig(trained.config())
         .putAllHparams(trained.best().hparams())
-        .setData(data)
+        .setData(trained.data())
         .setExperimentId(trained.best().experimentId())
         .setTrialId(TrainRequests.trialId(trained.best().trialId()))
         .setRegisteredBy(Workflow.getInfo().getWorkflowId())

@@ -18,6 +18,8 @@ import dev.keel.api.v1.DataSpec;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.DescribeTableResult;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.ExperimentRecord;
+import dev.keel.api.v1.ExperimentRecordRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.ExperimentState;
@@ -72,6 +74,7 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
 
   private final FormulaTrainingActivities trainer = new FormulaTrainingActivities(Map.of());
   private final InMemoryModelRegistry registry = new InMemoryModelRegistry();
+  private final PinningCatalog catalog = new PinningCatalog();
   private final List<InferenceRequest> scored = Collections.synchronizedList(new ArrayList<>());
   private final List<IngestRequest> ingested = Collections.synchronizedList(new ArrayList<>());
   private TestWorkflowEnvironment env;
@@ -85,7 +88,7 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
     KeelSearchAttributes.ALL.forEach(a -> env.registerSearchAttribute(a.name(), a.type()));
     Worker control = env.newWorker(TaskQueues.CONTROL);
     KeelWorkflows.register(control);
-    control.registerActivitiesImplementations(registry, new PinningCatalog());
+    control.registerActivitiesImplementations(registry, catalog);
     env.newWorker(TaskQueues.ETL).registerActivitiesImplementations((IngestActivities) r -> {
       ingested.add(r);
       return IngestResult.newBuilder().setTable(TableRef.newBuilder().setUri("file:///t/" + r.getTableUri()).setVersion(3))
@@ -173,6 +176,32 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
   }
 
   @Test
+  void aReusedExperimentsBestTrialTrainsOnTheNewDataWithoutASearch() {
+    PipelineRequest first = pipeline(SEARCH).build();
+    run("first", first);
+    ExperimentResult searched = client.newUntypedWorkflowStub(ExperimentWorkflow.childId("first")).getResult(ExperimentResult.class);
+    catalog.records.put("exp-7", ExperimentRecord.newBuilder().setConfig(first.getExperiment()).setResult(searched).build());
+    trainer.requests.clear();
+    registry.registered.clear();
+
+    PipelineResult result = run("retrain", PipelineRequest.newBuilder().setName("retrain")
+        .setReuse(PipelineReuse.newBuilder().setTable(DataSpec.newBuilder().setTable("fashion").setVersion(7))
+            .setExperimentId("exp-7"))
+        .setFinalTraining(dev.keel.api.v1.FinalTraining.newBuilder().setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(300)))
+        .build());
+
+    assertEquals(List.of("etl: reuse.table fashion @ version 7", "search: reuse.experiment_id exp-7"), result.getSkippedList());
+    assertEquals(1, trainer.requests.size(), "only the final training: " + trainer.requests);
+    TrainRequest last = trainer.requests.get(0);
+    assertEquals(searched.getBestCheckpoint(), last.getStartFrom());
+    assertEquals(TableRef.newBuilder().setUri("file:///t/fashion").setVersion(7).build(), last.getData());
+    assertEquals(0.01, last.getHparamsOrThrow("lr").getNumberValue());
+    assertEquals("exp-7", registry.registered.get(0).getExperimentId());
+    assertEquals(7, registry.registered.get(0).getData().getVersion(), "the model last trained on version 7");
+    assertTrue(client.fetchHistory("retrain").getEvents().stream().noneMatch(HistoryEvent::hasStartChildWorkflowExecutionInitiatedEventAttributes));
+  }
+
+  @Test
   void aModelVersionThatDoesNotExistFailsTheRunOnceNamingIt() {
     WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> run("missing", PipelineRequest.newBuilder()
         .setReuse(PipelineReuse.newBuilder().setTable(DataSpec.newBuilder().setTable("fashion"))
@@ -220,8 +249,20 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
     return assertInstanceOf(ApplicationFailure.class, c);
   }
 
-  /** Pins a table at the version asked for, or version 5 as the latest. */
+  /** Pins a table at the version asked for, or version 5 as the latest; holds the records of finished experiments. */
   private static final class PinningCatalog implements CatalogActivities {
+    final Map<String, ExperimentRecord> records = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public ExperimentRecord experimentRecord(ExperimentRecordRequest r) {
+      ExperimentRecord record = records.get(r.getExperimentId());
+      if (record == null) {
+        throw ApplicationFailure.newNonRetryableFailure("no experiment '" + r.getExperimentId() + "' in the catalog",
+            FailureTypes.INVALID_ARGUMENT);
+      }
+      return record;
+    }
+
     @Override
     public DescribeTableResult describeTable(DescribeTableRequest r) {
       return DescribeTableResult.newBuilder()

@@ -5,6 +5,7 @@ import dev.keel.activities.infer.InferenceActivities;
 import dev.keel.api.v1.InferenceRequest;
 import dev.keel.api.v1.InferenceResult;
 import dev.keel.api.v1.TableRef;
+import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.predict.CheckpointPredictor;
 import dev.keel.gpu.predict.Predictions;
@@ -16,7 +17,7 @@ import dev.keel.tables.DeltaTableWriter;
 import dev.keel.tables.DeltaTables;
 import dev.keel.tables.TableSchemas;
 import dev.keel.tables.dataset.DatasetReader;
-import dev.keel.tables.dataset.LabeledImages;
+import dev.keel.tables.dataset.LabeledExamples;
 import io.delta.kernel.exceptions.ConcurrentTransactionException;
 import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
@@ -72,9 +73,9 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     long started = System.nanoTime();
     String split = request.getSplit().isEmpty() ? "test" : request.getSplit();
     String tableUri = storage == null ? request.getPredictionsTableUri() : storage.table(request.getPredictionsTableUri());
-    LabeledImages images;
+    LabeledExamples images;
     try {
-      images = reader.read(request.getData(), split);
+      images = reader.readExamples(request.getData(), split);
     } catch (IllegalArgumentException e) {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_INFERENCE_REQUEST);
     }
@@ -117,9 +118,13 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
         .build();
   }
 
-  private Predictions predict(InferenceRequest request, LabeledImages images) {
+  private Predictions predict(InferenceRequest request, LabeledExamples images) {
     try (CheckpointPredictor predictor = CheckpointPredictor.open(request.getCheckpoint().getUri(), registry, threads)) {
+      predictor.requireFits(request.getData().getUri() + " v" + request.getData().getVersion(), images);
       return predictor.predict(images);
+    } catch (InvalidFieldException e) {
+      // a tabular checkpoint on an images table, another feature count, ...: retrying cannot help
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_INFERENCE_REQUEST);
     } catch (CorruptCheckpointException e) {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
     } catch (IOException e) {

@@ -1,5 +1,6 @@
 package dev.keel.activities.registry;
 
+import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PromoteModelRequest;
@@ -29,4 +30,12 @@ public interface ModelRegistryActivities {
   /** Moves a version to a stage; a new champion archives the previous one in the same commit. */
   @ActivityMethod(name = "PromoteModel")
   ModelVersion promote(PromoteModelRequest request);
+
+  /**
+   * Records a champion/challenger comparison and, when its decision is {@code promoted}, makes the
+   * challenger champion, in one commit. Recording the same comparison again (same challenger, decider and
+   * decision) writes nothing.
+   */
+  @ActivityMethod(name = "RecordComparison")
+  ModelVersion recordComparison(Comparison comparison);
 }

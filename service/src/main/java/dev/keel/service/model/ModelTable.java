@@ -3,6 +3,7 @@ package dev.keel.service.model;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
+import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.StageChange;
 import java.time.Instant;
@@ -45,6 +46,17 @@ public final class ModelTable {
     line(out, "hyperparameters", new TreeMap<>(v.getHparamsMap()).entrySet().stream()
         .map(e -> e.getKey() + "=" + value(e.getValue())).collect(Collectors.joining(", ")));
     line(out, "metrics", metrics(v.getMetricsMap(), Integer.MAX_VALUE));
+    if (v.getComparisonsCount() > 0) {
+      out.append("champion/challenger:\n");
+      for (Comparison c : v.getComparisonsList()) {
+        out.append(String.format(Locale.ROOT, "  %s  %s %.4f vs %s on %s v%d %s: %s (%s)%n", Instant.ofEpochMilli(c.getTimeMillis()),
+            c.getMetric(), c.getChallengerValue(),
+            c.hasChampion() ? String.format(Locale.ROOT, "champion v%d %.4f", c.getChampion().getVersion(), c.getChampionValue())
+                : "no champion",
+            tableName(c.getData().getUri()), c.getData().getVersion(), c.getSplit(), c.getDecision().replace('_', ' '),
+            c.getDecidedBy()));
+      }
+    }
     out.append("history:\n");
     for (StageChange c : v.getHistoryList()) {
       out.append(String.format(Locale.ROOT, "  %s  %-9s  %s%n", Instant.ofEpochMilli(c.getTimeMillis()), c.getStage(),
@@ -66,9 +78,12 @@ public final class ModelTable {
   }
 
   private static String data(ModelVersion v) {
-    String uri = v.getData().getUri();
+    return tableName(v.getData().getUri()) + " v" + v.getData().getVersion();
+  }
+
+  private static String tableName(String uri) {
     String name = uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
-    return name.substring(name.lastIndexOf('/') + 1) + " v" + v.getData().getVersion();
+    return name.substring(name.lastIndexOf('/') + 1);
   }
 
   private static String source(ModelVersion v) {

@@ -2,6 +2,7 @@ package dev.keel.tables.registry;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
+import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.StageChange;
 import dev.keel.tables.Columns;
@@ -25,6 +26,7 @@ import java.util.Map;
 final class ModelEvents {
   static final String REGISTERED = "registered";
   static final String STAGE = "stage";
+  static final String COMPARED = "compared";
 
   static final StructType SCHEMA = new StructType()
       .add("name", StringType.STRING, false)
@@ -41,22 +43,29 @@ final class ModelEvents {
       .add("trial_id", StringType.STRING, true)
       .add("code_version", StringType.STRING, true)
       .add("reason", StringType.STRING, true)
-      .add("model_json", StringType.STRING, true);
+      .add("model_json", StringType.STRING, true)
+      .add("comparison_json", StringType.STRING, true);
 
   /** Statistics for the columns before the JSON. */
   static final Map<String, String> PROPERTIES = Map.of("delta.dataSkippingNumIndexedCols", "14");
 
   /** One event to append. */
   record Event(String name, long version, String event, String stage, long timeMillis, String idempotencyKey,
-      String reason, ModelVersion registered) {
+      String reason, ModelVersion registered, Comparison comparison) {
 
     static Event registered(ModelVersion v, String idempotencyKey) {
       return new Event(v.getName(), v.getVersion(), REGISTERED, v.getStage(), v.getCreatedMillis(), idempotencyKey,
-          null, v.toBuilder().clearHistory().build());
+          null, v.toBuilder().clearHistory().clearComparisons().build(), null);
     }
 
     static Event stage(String name, long version, String stage, long timeMillis, String reason) {
-      return new Event(name, version, STAGE, stage, timeMillis, null, reason, null);
+      return new Event(name, version, STAGE, stage, timeMillis, null, reason, null, null);
+    }
+
+    /** Keyed by challenger and decider: the same decision recorded twice is one. */
+    static Event compared(Comparison c, String stage, String reason) {
+      return new Event(c.getChallenger().getName(), c.getChallenger().getVersion(), COMPARED, stage, c.getTimeMillis(),
+          c.getDecidedBy(), reason, null, c);
     }
   }
 
@@ -79,6 +88,7 @@ final class ModelEvents {
     String[] code = new String[n];
     String[] reason = new String[n];
     String[] json = new String[n];
+    String[] comparison = new String[n];
     for (int i = 0; i < n; i++) {
       Event e = events.get(i);
       name[i] = e.name();
@@ -89,6 +99,7 @@ final class ModelEvents {
       time[i] = Math.multiplyExact(e.timeMillis(), 1000L);
       key[i] = e.idempotencyKey();
       reason[i] = e.reason();
+      comparison[i] = e.comparison() == null ? null : toJson(e.comparison());
       ModelVersion v = e.registered();
       if (v != null) {
         checkpoint[i] = v.getCheckpoint().getUri();
@@ -103,7 +114,8 @@ final class ModelEvents {
     return Columns.of(n).add("name", name).add("version", version).add("event", event).add("stage", stage)
         .add("sequence", seq).add("time", time).add("idempotency_key", key).add("checkpoint_uri", checkpoint)
         .add("data_table", dataTable).add("data_version", dataVersion).add("experiment_id", experiment)
-        .add("trial_id", trial).add("code_version", code).add("reason", reason).add("model_json", json);
+        .add("trial_id", trial).add("code_version", code).add("reason", reason).add("model_json", json)
+        .add("comparison_json", comparison);
   }
 
   /** Every version, by name then version, with its current stage and stage history. */
@@ -121,6 +133,13 @@ final class ModelEvents {
         b.clearHistory().addHistory(StageChange.newBuilder().setStage(b.getStage()).setTimeMillis(millis)
             .setReason("registered"));
         byKey.put(key, b);
+      } else if (COMPARED.equals(r.get("event"))) {
+        ModelVersion.Builder b = byKey.get(key);
+        if (b != null) {
+          Comparison.Builder c = Comparison.newBuilder();
+          merge((String) r.get("comparison_json"), c);
+          b.addComparisons(c);
+        }
       } else {
         ModelVersion.Builder b = byKey.get(key);
         if (b != null) {
@@ -133,6 +152,12 @@ final class ModelEvents {
     return byKey.values().stream().map(ModelVersion.Builder::build)
         .sorted(Comparator.comparing(ModelVersion::getName).thenComparingLong(ModelVersion::getVersion))
         .toList();
+  }
+
+  /** Whether a comparison of this challenger by this decider is recorded. */
+  static boolean compared(List<Map<String, Object>> rows, String name, long version, String decidedBy) {
+    return rows.stream().anyMatch(r -> COMPARED.equals(r.get("event")) && name.equals(r.get("name"))
+        && Long.valueOf(version).equals(r.get("version")) && decidedBy.equals(r.get("idempotency_key")));
   }
 
   /** The version an idempotency key registered, if any. */
@@ -149,21 +174,25 @@ final class ModelEvents {
     return s.isEmpty() ? null : s;
   }
 
-  private static String toJson(ModelVersion v) {
+  private static String toJson(com.google.protobuf.MessageOrBuilder m) {
     try {
-      return JsonFormat.printer().omittingInsignificantWhitespace().print(v);
+      return JsonFormat.printer().omittingInsignificantWhitespace().print(m);
     } catch (InvalidProtocolBufferException e) {
-      throw new IllegalArgumentException("model version " + v.getName() + " v" + v.getVersion() + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException("unwritable registry row: " + e.getMessage(), e);
     }
   }
 
   private static ModelVersion.Builder fromJson(String json) {
     ModelVersion.Builder b = ModelVersion.newBuilder();
+    merge(json, b);
+    return b;
+  }
+
+  private static void merge(String json, com.google.protobuf.Message.Builder b) {
     try {
       JsonFormat.parser().ignoringUnknownFields().merge(json, b);
     } catch (InvalidProtocolBufferException e) {
       throw new IllegalStateException("unreadable row in the model registry: " + e.getMessage(), e);
     }
-    return b;
   }
 }

@@ -2,6 +2,7 @@ package dev.keel.tables.registry;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.registry.ModelRegistryActivities;
+import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PromoteModelRequest;
@@ -32,6 +33,11 @@ public final class ModelRegistryActivitiesImpl implements ModelRegistryActivitie
   @Override
   public ModelVersion promote(PromoteModelRequest request) {
     return refusing(() -> registry.promote(request));
+  }
+
+  @Override
+  public ModelVersion recordComparison(Comparison comparison) {
+    return refusing(() -> registry.recordComparison(comparison));
   }
 
   private ModelVersion refusing(Supplier<ModelVersion> call) {

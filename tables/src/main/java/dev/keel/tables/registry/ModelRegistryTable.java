@@ -2,6 +2,7 @@ package dev.keel.tables.registry;
 
 import dev.keel.api.BuildInfo;
 import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.PromoteModelRequest;
 import dev.keel.api.v1.RegisterModelRequest;
@@ -151,20 +152,71 @@ public final class ModelRegistryTable {
       if (target.getStage().equals(stage)) {
         return target;
       }
-      long now = clock.millis();
       String reason = request.getReason().isEmpty() ? "promoted to " + stage : request.getReason();
-      List<Event> events = new ArrayList<>();
-      events.add(Event.stage(name, target.getVersion(), stage, now, reason));
-      if (CHAMPION.equals(stage)) {
-        all.stream().filter(v -> v.getName().equals(name) && CHAMPION.equals(v.getStage()))
-            .forEach(old -> events.add(Event.stage(name, old.getVersion(), ARCHIVED, now,
-                "replaced by v" + target.getVersion())));
-      }
+      List<Event> events = stageEvents(all, target, stage, clock.millis(), reason);
       if (commit(name, snapshot, events, attempt)) {
         log.info("model {} v{} is now {} ({})", name, target.getVersion(), stage, reason);
         return describe(name, target.getVersion());
       }
     }
+  }
+
+  /**
+   * Records a champion/challenger comparison; a {@code promoted} decision makes the challenger champion
+   * (archiving the previous one) in the same commit. Recording it again writes nothing.
+   */
+  public ModelVersion recordComparison(Comparison comparison) {
+    String name = checkName(comparison.getChallenger().getName());
+    long version = comparison.getChallenger().getVersion();
+    boolean promote = PROMOTED.equals(comparison.getDecision());
+    if (!promote && !KEPT_CHAMPION.equals(comparison.getDecision())) {
+      throw new UnknownModelException("decision '" + comparison.getDecision() + "' is not one of promoted|kept_champion");
+    }
+    for (int attempt = 1; ; attempt++) {
+      Optional<Snapshot> snapshot = latest();
+      List<Map<String, Object>> rows = rows(snapshot);
+      List<ModelVersion> all = ModelEvents.fold(rows);
+      ModelVersion challenger = find(all, name, version);
+      if (ModelEvents.compared(rows, name, version, comparison.getDecidedBy())) {
+        return challenger;
+      }
+      String reason = describe(comparison);
+      List<Event> events = new ArrayList<>();
+      events.add(Event.compared(comparison, promote ? CHAMPION : challenger.getStage(), reason));
+      if (promote && !CHAMPION.equals(challenger.getStage())) {
+        events.addAll(stageEvents(all, challenger, CHAMPION, comparison.getTimeMillis(), reason));
+      }
+      if (commit(name, snapshot, events, attempt)) {
+        log.info("model {} v{}: {}", name, version, reason);
+        return describe(name, version);
+      }
+    }
+  }
+
+  public static final String PROMOTED = "promoted";
+  public static final String KEPT_CHAMPION = "kept_champion";
+
+  /** One line for the stage history, e.g. "accuracy 0.9120 vs champion v2 0.9050 on fashion_mnist v4 test: promoted". */
+  static String describe(Comparison c) {
+    String on = " on " + c.getData().getUri().substring(c.getData().getUri().lastIndexOf('/') + 1) + " v"
+        + c.getData().getVersion() + " " + c.getSplit();
+    String versus = c.hasChampion() && c.hasChampionValue()
+        ? String.format(java.util.Locale.ROOT, " vs champion v%d %.4f", c.getChampion().getVersion(), c.getChampionValue())
+        : " (no champion yet)";
+    return String.format(java.util.Locale.ROOT, "%s %.4f%s%s: %s", c.getMetric(), c.getChallengerValue(), versus, on,
+        c.getDecision().replace('_', ' '));
+  }
+
+  /** The target's stage change, and for a new champion the previous champion's archiving. */
+  private static List<Event> stageEvents(List<ModelVersion> all, ModelVersion target, String stage, long now, String reason) {
+    List<Event> events = new ArrayList<>();
+    events.add(Event.stage(target.getName(), target.getVersion(), stage, now, reason));
+    if (CHAMPION.equals(stage)) {
+      all.stream().filter(v -> v.getName().equals(target.getName()) && CHAMPION.equals(v.getStage()) && v.getVersion() != target.getVersion())
+          .forEach(old -> events.add(Event.stage(old.getName(), old.getVersion(), ARCHIVED, now,
+              "replaced by v" + target.getVersion())));
+    }
+    return events;
   }
 
   /** True when committed; false when another writer of the name won the race (read again). */

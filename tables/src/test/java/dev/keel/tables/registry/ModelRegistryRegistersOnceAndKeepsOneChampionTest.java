@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.Value;
 import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PromoteModelRequest;
@@ -90,6 +91,43 @@ class ModelRegistryRegistersOnceAndKeepsOneChampionTest {
     int rows = KernelRows.read(registry.tableUri()).size();
     registry.promote(promote("fashion", 2, "champion", "again"));
     assertEquals(rows, KernelRows.read(registry.tableUri()).size(), "the stage it already has writes nothing");
+  }
+
+  @Test
+  void aComparisonIsRecordedWithItsDecisionAndAWinningChallengerBecomesChampionOnce() throws Exception {
+    registry.register(request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u1", 1024), "p1"));
+    registry.register(request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u2", 1024), "p2"));
+    registry.register(request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u3", 1024), "p3"));
+    registry.recordComparison(comparison(1, 0, 0.88, Double.NaN, "promoted", "p1"));
+    Comparison lost = comparison(2, 1, 0.87, 0.88, "kept_champion", "p2");
+    ModelVersion v2 = registry.recordComparison(lost);
+    Comparison won = comparison(3, 1, 0.91, 0.88, "promoted", "p3");
+    ModelVersion v3 = registry.recordComparison(won);
+    int rows = KernelRows.read(registry.tableUri()).size();
+    assertEquals(v3, registry.recordComparison(won), "a retried decision writes nothing");
+    assertEquals(rows, KernelRows.read(registry.tableUri()).size());
+
+    assertEquals("candidate", v2.getStage());
+    assertEquals(List.of(lost), v2.getComparisonsList());
+    assertEquals("champion", v3.getStage());
+    assertEquals(List.of(won), v3.getComparisonsList());
+    assertEquals("accuracy 0.9100 vs champion v1 0.8800 on fashion_mnist v4 test: promoted", v3.getHistory(1).getReason());
+    assertEquals("archived", registry.describe("fashion", 1).getStage());
+    assertEquals("accuracy 0.8800 (no champion yet) on fashion_mnist v4 test: promoted",
+        registry.describe("fashion", 1).getHistory(1).getReason());
+    assertEquals(3, registry.champion("fashion").orElseThrow().getVersion());
+  }
+
+  static Comparison comparison(long challenger, long champion, double value, double championValue, String decision, String by) {
+    Comparison.Builder c = Comparison.newBuilder()
+        .setChallenger(ModelVersionRef.newBuilder().setName("fashion").setVersion(challenger))
+        .setMetric("accuracy").setChallengerValue(value)
+        .setData(TableRef.newBuilder().setUri("file:///data/tables/fashion_mnist").setVersion(4)).setSplit("test")
+        .setDecision(decision).setTimeMillis(1_790_000_000_000L + challenger).setDecidedBy(by);
+    if (champion > 0) {
+      c.setChampion(ModelVersionRef.newBuilder().setName("fashion").setVersion(champion)).setChampionValue(championValue);
+    }
+    return c.build();
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.keel.workflows.testing;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.registry.ModelRegistryActivities;
+import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PromoteModelRequest;
@@ -51,6 +52,26 @@ public final class InMemoryModelRegistry implements ModelRegistryActivities {
 
   @Override
   public ModelVersion promote(PromoteModelRequest request) {
-    throw new UnsupportedOperationException("not used by pipelines");
+    throw new UnsupportedOperationException("pipelines promote through recordComparison");
+  }
+
+  public final List<Comparison> comparisons = Collections.synchronizedList(new ArrayList<>());
+
+  @Override
+  public synchronized ModelVersion recordComparison(Comparison c) {
+    comparisons.add(c);
+    ModelVersion challenger = describe(c.getChallenger());
+    if (!"promoted".equals(c.getDecision())) {
+      return challenger;
+    }
+    for (int i = 0; i < versions.size(); i++) {
+      ModelVersion v = versions.get(i);
+      if (v.getName().equals(challenger.getName()) && "champion".equals(v.getStage())) {
+        versions.set(i, v.toBuilder().setStage("archived").build());
+      }
+    }
+    ModelVersion champion = challenger.toBuilder().setStage("champion").addComparisons(c).build();
+    versions.set(versions.indexOf(challenger), champion);
+    return champion;
   }
 }

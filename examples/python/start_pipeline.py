@@ -100,8 +100,9 @@ async def main():
     print(f"Started pipeline {workflow_id} (run {handle.result_run_id})", flush=True)
     result = await asyncio.wait_for(handle.result(), timeout=args.timeout)
     print(f"test accuracy {result.inference.accuracy:.4f} on {result.inference.rows} rows")
-    print(f"  data table:        {result.ingest.table.uri} @ version {result.ingest.table.version}")
-    print(f"  checkpoint:        {result.train.checkpoint.uri} ({result.train.batches} batches)")
+    print(f"  data table:        {result.data.uri} @ version {result.data.version}")
+    print(f"  model:             {result.model.name} v{result.model.version} ({result.model.stage})")
+    print(f"  checkpoint:        {result.checkpoint.uri} ({result.checkpoint.batches} batches)")
     print(f"  predictions table: {result.inference.predictions.uri} @ version {result.inference.predictions.version}")
 
 

@@ -42,6 +42,10 @@ public final class FailureTypes {
   public static final String DATASET_MISSING = "DatasetMissing";
   public static final String DATASET_CORRUPT = "DatasetCorrupt";
 
+  // ---- model registry (ModelRegistryActivities)
+  /** A model name or version that does not exist, a bad name or stage, a registration without a checkpoint. */
+  public static final String INVALID_MODEL = "InvalidModel";
+
   // ---- checkpoint GC (CheckpointGcActivities)
   /** A request naming a checkpoint the worker must not delete (outside its root, another experiment's). */
   public static final String CHECKPOINT_DELETION_REFUSED = "CheckpointDeletionRefused";
@@ -51,6 +55,8 @@ public final class FailureTypes {
   /** The experiment's data table or version does not exist. */
   public static final String INVALID_EXPERIMENT_DATA = "InvalidExperimentData";
   public static final String INVALID_PIPELINE_REQUEST = "InvalidPipelineRequest";
+  /** The pipeline's experiment ended without a checkpoint to train on, register or score. */
+  public static final String SEARCH_FOUND_NO_MODEL = "SearchFoundNoModel";
 
   private FailureTypes() {}
 }

@@ -19,7 +19,7 @@ import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.train.BatchOrder;
 import dev.keel.gpu.train.Evaluation;
-import dev.keel.gpu.train.ImageBatches;
+import dev.keel.gpu.train.Batches;
 import dev.keel.gpu.train.Metrics;
 import dev.keel.gpu.train.Seeds;
 import dev.keel.gpu.train.TrainValidationSplit;
@@ -331,7 +331,7 @@ public final class PlatformOverheadBenchmark {
         Engine.getInstance().setRandomSeed(Seeds.batch(TRIAL_SEED, b));
         try (NDManager step = model.manager().newSubManager()) {
           float loss = model.trainStep(
-              ImageBatches.images(step, split.train(), rows), ImageBatches.labels(step, split.train(), rows));
+              Batches.inputs(step, split.train(), rows), Batches.labels(step, split.train(), rows));
           if (!Float.isFinite(loss)) {
             throw new IllegalStateException("loss " + loss + " at batch " + b);
           }

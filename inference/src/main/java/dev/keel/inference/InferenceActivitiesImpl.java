@@ -12,6 +12,7 @@ import dev.keel.api.v1.ScorePartitionRequest;
 import dev.keel.api.v1.ScorePartitionResult;
 import dev.keel.api.v1.StagedDataFile;
 import dev.keel.api.v1.TableRef;
+import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.predict.CheckpointPredictor;
 import dev.keel.gpu.predict.Predictions;
@@ -194,6 +195,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
       }
       boolean ok = false;
       try {
+        predictor.requireFits(request.getData().getUri() + " v" + request.getData().getVersion(), images);
         Predictions p = predictor.predict(images);
         ok = true;
         return p;
@@ -204,6 +206,9 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
           predictor.close();
         }
       }
+    } catch (InvalidFieldException e) {
+      // a tabular checkpoint on an images table, another image size, ...: retrying cannot help
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_INFERENCE_REQUEST);
     } catch (CorruptCheckpointException e) {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
     } catch (IOException e) {

@@ -6,8 +6,6 @@ import dev.keel.api.config.ExperimentConfigValidator;
 import dev.keel.api.config.PipelineRequestValidator;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.PipelineRequest;
-import dev.keel.search.method.SingleSpec;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -34,19 +32,10 @@ public final class ExperimentConfigs {
     return ExperimentConfigValidator.validate(config, SearcherSection.RULES);
   }
 
-  /**
-   * Every problem of a pipeline request. A pipeline trains exactly one trial, so its experiment must use the
-   * single searcher; an unknown name is already a problem of its own and gets no second one.
-   */
+  /** Every problem of a pipeline request; its experiment may use any searcher. */
   public static List<ConfigProblem> validatePipeline(PipelineRequest request) {
     onValidate.accept(request.getExperiment());
-    List<ConfigProblem> problems = new ArrayList<>(PipelineRequestValidator.validate(request, SearcherSection.RULES));
-    String searcher = request.getExperiment().getSearcher().getName();
-    if (SearchMethods.byName(searcher).isPresent() && !SingleSpec.NAME.equals(searcher)) {
-      problems.add(new ConfigProblem("experiment.searcher.name",
-          "a pipeline trains one trial: use the single searcher (got " + searcher + "); run searches as experiments"));
-    }
-    return problems;
+    return PipelineRequestValidator.validate(request, SearcherSection.RULES);
   }
 
   /**

@@ -117,15 +117,40 @@ class ExperimentConfigsTest {
   }
 
   @Test
-  void aPipelineRejectsASearchBeforeAnyWorkflowStarts() {
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigLoaders.pipelineLoader().fromYaml("""
+  void aPipelineSearchesWithAnySearcherAndItsFinalTrainingKeepsTheSearchersUnit() {
+    String search = """
         source: {format: fashion_mnist}
         target_table: t
         experiment:
-          hyperparameters: {lr: 0.01}
-          searcher: {name: random, metric: m, max_trials: 4, max_length: {batches: 10}}
+          hyperparameters: {lr: {type: log, minval: -4, maxval: -1, base: 10}}
+          searcher: {name: adaptive_asha, metric: m, max_trials: 16, max_length: {batches: 800}}
+        """;
+    assertEquals("adaptive_asha", ExperimentConfigLoaders.pipelineLoader().fromYaml(search).getExperiment().getSearcher().getName());
+    assertEquals(4000, ExperimentConfigLoaders.pipelineLoader().fromYaml(search + "final_training: {max_length: {batches: 4000}, slots_per_trial: 2}\n")
+        .getFinalTraining().getMaxLength().getBatches());
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigLoaders.pipelineLoader()
+        .fromYaml(search + "final_training: {max_length: {epochs: 3}, slots_per_trial: 0}\n"));
+    assertEquals(List.of("final_training.slots_per_trial: must be 1..512, got 0",
+            "final_training.max_length: must be in batches like experiment.searcher.max_length (the best trial's length is compared with it), got epochs"),
+        e.problems().stream().map(ConfigProblem::toString).toList());
+  }
+
+  @Test
+  void aPipelineThatReusesArtefactsNeedsNoSourceButNotBothWays() {
+    assertEquals("fashion_mnist", ExperimentConfigLoaders.pipelineLoader().fromYaml("""
+        reuse: {model: {name: fashion, version: 3}, table: {table: fashion_mnist, version: 1}}
+        """).getReuse().getTable().getTable());
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> ExperimentConfigLoaders.pipelineLoader().fromYaml("""
+        source: {format: fashion_mnist}
+        target_table: t
+        reuse: {table: {table: t}, model: {name: "../x"}, experiment_id: e-1}
+        final_training: {max_length: {batches: 10}}
         """));
-    assertEquals(List.of("experiment.searcher.name: a pipeline trains one trial: use the single searcher (got random); run searches as experiments"),
+    assertEquals(List.of("reuse.table: set either source (run the ETL) or reuse.table (skip it), not both",
+            "reuse.model.name: must match [A-Za-z0-9][A-Za-z0-9_.-]{0,99}, got '../x'",
+            "reuse.model.version: required (a registered version, 1 or more)",
+            "reuse.experiment_id: a reused model skips the search: set reuse.model or reuse.experiment_id, not both",
+            "final_training: a reused model is scored as it is: remove final_training or reuse.model"),
         e.problems().stream().map(ConfigProblem::toString).toList());
   }
 

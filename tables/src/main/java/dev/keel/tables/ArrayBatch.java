@@ -2,6 +2,8 @@ package dev.keel.tables;
 
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.data.ArrayValue;
+import io.delta.kernel.types.ArrayType;
 import io.delta.kernel.types.BinaryType;
 import io.delta.kernel.types.BooleanType;
 import io.delta.kernel.types.DataType;
@@ -54,7 +56,8 @@ final class ArrayBatch implements ColumnarBatch {
               || (t instanceof FloatType && a instanceof float[])
               || (t instanceof BooleanType && a instanceof boolean[])
               || (t instanceof StringType && a instanceof String[])
-              || (t instanceof BinaryType && (a instanceof byte[][] || a instanceof Columns.FixedBinary));
+              || (t instanceof BinaryType && (a instanceof byte[][] || a instanceof Columns.FixedBinary))
+              || (t instanceof ArrayType at && at.getElementType() instanceof FloatType && a instanceof float[][]);
       if (!ok) {
         throw new IllegalArgumentException(
             "column " + f.getName() + " is " + t + " but was given " + a.getClass().getSimpleName());
@@ -164,6 +167,26 @@ final class ArrayBatch implements ColumnarBatch {
         return Arrays.copyOfRange(fb.packed(), i * fb.width(), (i + 1) * fb.width());
       }
       return ((byte[][]) a)[i];
+    }
+
+    @Override
+    public ArrayValue getArray(int row) {
+      float[] values = ((float[][]) a)[idx(row)];
+      if (values == null) {
+        return null;
+      }
+      DataType element = ((ArrayType) type).getElementType();
+      return new ArrayValue() {
+        @Override
+        public int getSize() {
+          return values.length;
+        }
+
+        @Override
+        public ColumnVector getElements() {
+          return new Vector(element, values, 0, values.length);
+        }
+      };
     }
   }
 }

@@ -11,7 +11,8 @@ import java.util.Objects;
  * timestamp, null entries allowed), {@code int[]} (integer), {@code double[]} (double), {@code
  * Double[]} (double, null entries allowed), {@code float[]} (float), {@code boolean[]} (boolean),
  * {@code String[]} (string, null entries allowed), {@code byte[][]} (binary, null entries allowed)
- * and fixed-width binary packed in one {@code byte[]} ({@link #addFixedBinary}). Arrays are not
+ * fixed-width binary packed in one {@code byte[]} ({@link #addFixedBinary}) and {@code float[][]}
+ * (array of non-null floats, one {@code float[]} per row; labeled feature vectors). Arrays are not
  * copied.
  */
 public final class Columns {
@@ -65,6 +66,11 @@ public final class Columns {
   }
 
   public Columns add(String name, byte[][] values) {
+    return put(name, values, values.length);
+  }
+
+  /** Arrays of floats, one per row ({@code array<float>} columns); {@code null} rows are SQL NULLs. */
+  public Columns add(String name, float[][] values) {
     return put(name, values, values.length);
   }
 

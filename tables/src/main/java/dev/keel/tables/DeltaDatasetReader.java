@@ -4,7 +4,10 @@ import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.TableRef;
 import dev.keel.storage.StorageFailures;
 import dev.keel.tables.dataset.DatasetReader;
+import dev.keel.tables.dataset.LabeledExamples;
+import dev.keel.tables.dataset.LabeledFeatures;
 import dev.keel.tables.dataset.LabeledImages;
+import io.delta.kernel.data.ArrayValue;
 import io.delta.kernel.Scan;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.data.ColumnVector;
@@ -26,24 +29,35 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads one split of a labeled-images table ({@link TableSchemas#LABELED_IMAGES}) at a pinned
- * version with a Kernel scan. Files whose statistics exclude the split are skipped; rows are
+ * Reads one split of a labeled-images ({@link TableSchemas#LABELED_IMAGES}) or labeled-features
+ * ({@link TableSchemas#LABELED_FEATURES}) table at a pinned version with a Kernel scan; the schema
+ * says which (an {@code image} or a {@code features} column). Files whose statistics exclude the split are skipped; rows are
  * filtered again while reading. The result is ordered by {@code id}.
  */
 public final class DeltaDatasetReader implements DatasetReader {
   private static final Logger log = LoggerFactory.getLogger(DeltaDatasetReader.class);
-  private static final StructType READ_SCHEMA =
+  private static final String IMAGE = "image";
+  private static final String FEATURES = "features";
+  private static final StructType IMAGES_READ_SCHEMA =
       new StructType()
           .add("id", io.delta.kernel.types.LongType.LONG)
           .add("label", io.delta.kernel.types.IntegerType.INTEGER)
           .add("split", io.delta.kernel.types.StringType.STRING)
-          .add("image", io.delta.kernel.types.BinaryType.BINARY);
+          .add(IMAGE, io.delta.kernel.types.BinaryType.BINARY);
+  private static final StructType FEATURES_READ_SCHEMA =
+      new StructType()
+          .add("id", io.delta.kernel.types.LongType.LONG)
+          .add("label", io.delta.kernel.types.IntegerType.INTEGER)
+          .add("split", io.delta.kernel.types.StringType.STRING)
+          .add(FEATURES, new io.delta.kernel.types.ArrayType(io.delta.kernel.types.FloatType.FLOAT, true));
 
   private final Engine engine;
 
@@ -57,12 +71,13 @@ public final class DeltaDatasetReader implements DatasetReader {
 
   /**
    * @throws IllegalArgumentException "table &lt;uri&gt; has no version N (latest is M)", or when
-   *     the table is not a labeled-images table
+   *     the table is neither a labeled-images nor a labeled-features table, or a row is malformed (an image of
+   *     another size, a feature vector of another length or with a null), naming the table and the row's id
    * @throws io.temporal.failure.ApplicationFailure non-retryable ({@value
    *     FailureTypes#STORAGE_UNUSABLE}) when the storage refuses access or does not exist
    */
   @Override
-  public LabeledImages read(TableRef table, String split) {
+  public LabeledExamples readExamples(TableRef table, String split) {
     try {
       return readSplit(table, split);
     } catch (RuntimeException e) {
@@ -70,25 +85,33 @@ public final class DeltaDatasetReader implements DatasetReader {
     }
   }
 
-  private LabeledImages readSplit(TableRef table, String split) {
+  private LabeledExamples readSplit(TableRef table, String split) {
     long t0 = System.nanoTime();
     Snapshot snapshot = DeltaTables.snapshotAt(engine, table.getUri(), table.getVersion());
-    for (String col : READ_SCHEMA.fieldNames()) {
-      if (snapshot.getSchema().indexOf(col) < 0) {
+    StructType tableSchema = snapshot.getSchema();
+    boolean images = tableSchema.indexOf(IMAGE) >= 0;
+    if (!images && tableSchema.indexOf(FEATURES) < 0) {
+      throw new IllegalArgumentException(
+          "table " + table.getUri() + " v" + table.getVersion() + " has neither an image nor a features column"
+              + " (columns: " + tableSchema.fieldNames() + ")");
+    }
+    StructType readSchema = images ? IMAGES_READ_SCHEMA : FEATURES_READ_SCHEMA;
+    for (String col : readSchema.fieldNames()) {
+      if (tableSchema.indexOf(col) < 0) {
         throw new IllegalArgumentException(
             "table " + table.getUri() + " v" + table.getVersion() + " has no column " + col
-                + " (columns: " + snapshot.getSchema().fieldNames() + ")");
+                + " (columns: " + tableSchema.fieldNames() + ")");
       }
     }
-    int[] shape = imageShape(snapshot);
-    int imageBytes = shape[0] * shape[1];
+    Map<String, String> properties = snapshot.getTableProperties();
+    int[] shape = images ? imageShape(properties) : null;
     Predicate splitIs = new Predicate("=", new Column("split"), Literal.ofString(split));
     Scan scan =
-        snapshot.getScanBuilder().withReadSchema(READ_SCHEMA).withFilter(splitIs).build();
+        snapshot.getScanBuilder().withReadSchema(readSchema).withFilter(splitIs).build();
     Row scanState = scan.getScanState(engine);
     StructType physicalSchema = ScanStateRow.getPhysicalDataReadSchema(scanState);
 
-    Growing out = new Growing(imageBytes);
+    Growing out = images ? Growing.images(shape[0] * shape[1]) : Growing.features();
     int files = 0;
     try (CloseableIterator<FilteredColumnarBatch> scanFiles = scan.getScanFiles(engine)) {
       while (scanFiles.hasNext()) {
@@ -106,7 +129,7 @@ public final class DeltaDatasetReader implements DatasetReader {
             try (CloseableIterator<FilteredColumnarBatch> data =
                 Scan.transformPhysicalData(engine, scanState, scanFile, physical)) {
               while (data.hasNext()) {
-                out.addBatch(data.next(), split, table, imageBytes);
+                out.addBatch(data.next(), split, table);
               }
             }
           }
@@ -115,41 +138,84 @@ public final class DeltaDatasetReader implements DatasetReader {
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + table.getUri() + " v" + table.getVersion(), e);
     }
-    LabeledImages result = out.sortedById(shape[0], shape[1]);
+    out.sortById();
+    LabeledExamples result = images
+        ? new LabeledImages(out.ids, out.labels, out.bytes, shape[0], shape[1])
+        : features(table, properties, out);
     log.info(
-        "read {} {} rows from {} v{} ({} file(s)) in {} ms",
-        result.size(), split, table.getUri(), table.getVersion(), files,
+        "read {} {} rows ({}) from {} v{} ({} file(s)) in {} ms",
+        result.size(), split, result.describe(), table.getUri(), table.getVersion(), files,
         (System.nanoTime() - t0) / 1_000_000);
     return result;
   }
 
-  private static int[] imageShape(Snapshot snapshot) {
-    String shape = snapshot.getTableProperties().getOrDefault(TableSchemas.IMAGE_SHAPE_PROPERTY, "28x28");
+  private static LabeledFeatures features(TableRef table, Map<String, String> properties, Growing out) {
+    List<String> names = names(properties.get(TableSchemas.FEATURE_NAMES_PROPERTY));
+    int width = out.n > 0 ? out.width : names.size();
+    if (width < 1) {
+      throw new IllegalArgumentException("table " + table.getUri() + " v" + table.getVersion()
+          + ": the split is empty and the table property " + TableSchemas.FEATURE_NAMES_PROPERTY
+          + " names no features, so the feature count is unknown");
+    }
+    if (!names.isEmpty() && names.size() != width) {
+      throw new IllegalArgumentException("table " + table.getUri() + " v" + table.getVersion() + ": "
+          + TableSchemas.FEATURE_NAMES_PROPERTY + " names " + names.size() + " features but rows have " + width);
+    }
+    return new LabeledFeatures(out.ids, out.labels, out.floats, width, names,
+        names(properties.get(TableSchemas.CLASS_NAMES_PROPERTY)));
+  }
+
+  private static List<String> names(String property) {
+    if (property == null || property.isBlank()) {
+      return List.of();
+    }
+    return Arrays.stream(property.split(",", -1)).map(String::strip).toList();
+  }
+
+  private static int[] imageShape(Map<String, String> properties) {
+    String shape = properties.getOrDefault(TableSchemas.IMAGE_SHAPE_PROPERTY, "28x28");
     String[] parts = shape.split("x");
     return new int[] {Integer.parseInt(parts[0].strip()), Integer.parseInt(parts[1].strip())};
   }
 
-  /** Append-only column buffers. */
+  /**
+   * Append-only column buffers; the example column is fixed-width binary (images) or a float array
+   * (features) whose width the first row sets and every other row must match.
+   */
   private static final class Growing {
-    long[] ids = new long[1 << 14];
-    int[] labels = new int[1 << 14];
-    byte[] pixels;
+    private final boolean images;
+    long[] ids = new long[1 << 12];
+    int[] labels = new int[1 << 12];
+    byte[] bytes;
+    float[] floats;
+    int width;
     int n;
 
-    Growing(int imageBytes) {
-      pixels = new byte[(1 << 14) * imageBytes];
+    private Growing(boolean images, int width) {
+      this.images = images;
+      this.width = width;
+      if (images) {
+        bytes = new byte[(1 << 12) * width];
+      }
     }
 
-    void addBatch(FilteredColumnarBatch fb, String split, TableRef table, int imageBytes) {
+    static Growing images(int imageBytes) {
+      return new Growing(true, imageBytes);
+    }
+
+    static Growing features() {
+      return new Growing(false, -1);
+    }
+
+    void addBatch(FilteredColumnarBatch fb, String split, TableRef table) {
       ColumnarBatch b = fb.getData();
       StructType s = b.getSchema();
       ColumnVector id = b.getColumnVector(s.indexOf("id"));
       ColumnVector label = b.getColumnVector(s.indexOf("label"));
       ColumnVector sp = b.getColumnVector(s.indexOf("split"));
-      ColumnVector image = b.getColumnVector(s.indexOf("image"));
+      ColumnVector example = b.getColumnVector(s.indexOf(images ? IMAGE : FEATURES));
       Optional<ColumnVector> sel = fb.getSelectionVector();
       int size = b.getSize();
-      ensure(n + size, imageBytes);
       for (int r = 0; r < size; r++) {
         if (sel.isPresent() && (sel.get().isNullAt(r) || !sel.get().getBoolean(r))) {
           continue;
@@ -157,54 +223,95 @@ public final class DeltaDatasetReader implements DatasetReader {
         if (sp.isNullAt(r) || !split.equals(sp.getString(r))) {
           continue;
         }
-        byte[] img = image.getBinary(r);
-        if (img == null || img.length != imageBytes) {
-          throw new IllegalStateException(
-              "table " + table.getUri() + " v" + table.getVersion() + ": image of id "
-                  + id.getLong(r) + " has " + (img == null ? "no" : img.length) + " bytes, expected "
-                  + imageBytes);
+        if (images) {
+          addImage(id.getLong(r), label.getInt(r), example.getBinary(r), table);
+        } else {
+          addFeatures(id.getLong(r), label.getInt(r), example.isNullAt(r) ? null : example.getArray(r), table);
         }
-        ids[n] = id.getLong(r);
-        labels[n] = label.getInt(r);
-        System.arraycopy(img, 0, pixels, n * imageBytes, imageBytes);
-        n++;
       }
     }
 
-    private void ensure(int capacity, int imageBytes) {
+    private void addImage(long rowId, int rowLabel, byte[] img, TableRef table) {
+      if (img == null || img.length != width) {
+        throw new IllegalArgumentException(
+            "table " + table.getUri() + " v" + table.getVersion() + ": image of id "
+                + rowId + " has " + (img == null ? "no" : img.length) + " bytes, expected " + width);
+      }
+      ensure(n + 1);
+      System.arraycopy(img, 0, bytes, n * width, width);
+      ids[n] = rowId;
+      labels[n] = rowLabel;
+      n++;
+    }
+
+    private void addFeatures(long rowId, int rowLabel, ArrayValue values, TableRef table) {
+      int length = values == null ? 0 : values.getSize();
+      if (width < 0) {
+        width = length;
+        floats = new float[ids.length * Math.max(1, width)];
+      }
+      if (values == null || length != width || length == 0) {
+        throw new IllegalArgumentException(
+            "table " + table.getUri() + " v" + table.getVersion() + ": features of id " + rowId + " has "
+                + (values == null ? "no" : length) + " values, expected " + (width > 0 ? width : "at least one"));
+      }
+      ensure(n + 1);
+      ColumnVector elements = values.getElements();
+      for (int k = 0; k < width; k++) {
+        if (elements.isNullAt(k)) {
+          throw new IllegalArgumentException("table " + table.getUri() + " v" + table.getVersion()
+              + ": feature " + k + " of id " + rowId + " is null");
+        }
+        floats[n * width + k] = elements.getFloat(k);
+      }
+      ids[n] = rowId;
+      labels[n] = rowLabel;
+      n++;
+    }
+
+    private void ensure(int capacity) {
       if (capacity <= ids.length) {
         return;
       }
       int c = Math.max(capacity, ids.length * 2);
       ids = Arrays.copyOf(ids, c);
       labels = Arrays.copyOf(labels, c);
-      pixels = Arrays.copyOf(pixels, Math.multiplyExact(c, imageBytes));
+      if (images) {
+        bytes = Arrays.copyOf(bytes, Math.multiplyExact(c, width));
+      } else {
+        floats = Arrays.copyOf(floats, Math.multiplyExact(c, width));
+      }
     }
 
-    LabeledImages sortedById(int rows, int cols) {
-      int imageBytes = rows * cols;
+    /** Trims the buffers to {@code n} rows, ordered by id. */
+    void sortById() {
       boolean sorted = true;
       for (int i = 1; i < n && sorted; i++) {
         sorted = ids[i - 1] <= ids[i];
       }
-      if (sorted) {
-        return new LabeledImages(
-            Arrays.copyOf(ids, n), Arrays.copyOf(labels, n),
-            n * imageBytes == pixels.length ? pixels : Arrays.copyOf(pixels, n * imageBytes),
-            rows, cols);
-      }
+      int w = Math.max(0, width);
       Integer[] order = IntStream.range(0, n).boxed().toArray(Integer[]::new);
-      Arrays.sort(order, Comparator.comparingLong(i -> ids[i]));
+      if (!sorted) {
+        Arrays.sort(order, Comparator.comparingLong(i -> ids[i]));
+      }
       long[] sIds = new long[n];
       int[] sLabels = new int[n];
-      byte[] sPixels = new byte[n * imageBytes];
+      byte[] sBytes = images ? new byte[n * w] : null;
+      float[] sFloats = images ? null : new float[n * w];
       for (int k = 0; k < n; k++) {
         int i = order[k];
         sIds[k] = ids[i];
         sLabels[k] = labels[i];
-        System.arraycopy(pixels, i * imageBytes, sPixels, k * imageBytes, imageBytes);
+        if (images) {
+          System.arraycopy(bytes, i * w, sBytes, k * w, w);
+        } else {
+          System.arraycopy(floats, i * w, sFloats, k * w, w);
+        }
       }
-      return new LabeledImages(sIds, sLabels, sPixels, rows, cols);
+      ids = sIds;
+      labels = sLabels;
+      bytes = sBytes;
+      floats = sFloats;
     }
   }
 }

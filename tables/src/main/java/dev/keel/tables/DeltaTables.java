@@ -103,11 +103,16 @@ public final class DeltaTables {
     }
     if (s.matches("^[A-Za-z][A-Za-z0-9+.-]*:.*") && !s.matches("^[A-Za-z]:[\\\\/].*")) {
       if (s.startsWith("file:")) {
-        return Path.of(URI.create(s)).toAbsolutePath().normalize().toUri().toString();
+        return withoutTrailingSlash(Path.of(URI.create(s)).toAbsolutePath().normalize().toUri().toString());
       }
-      return s;
+      return withoutTrailingSlash(s);
     }
-    return Path.of(s).toAbsolutePath().normalize().toUri().toString();
+    return withoutTrailingSlash(Path.of(s).toAbsolutePath().normalize().toUri().toString());
+  }
+
+  /** Path.toUri() ends a directory that exists with a slash: one table, one spelling, whether it exists yet or not. */
+  private static String withoutTrailingSlash(String uri) {
+    return uri.endsWith("/") && !uri.endsWith("://") && !uri.equals("file:///") ? uri.substring(0, uri.length() - 1) : uri;
   }
 
   /** The URI to show users and put in results: like {@link #tablePath} but S3 stays {@code s3://}. */

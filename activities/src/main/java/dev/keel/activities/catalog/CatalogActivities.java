@@ -4,6 +4,8 @@ import dev.keel.api.v1.CatalogAppend;
 import dev.keel.api.v1.CatalogAppendResult;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.DescribeTableResult;
+import dev.keel.api.v1.ExperimentRecord;
+import dev.keel.api.v1.ExperimentRecordRequest;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 
@@ -22,6 +24,14 @@ public interface CatalogActivities {
    * Appends rows to the catalog tables ({@code experiments}, {@code trials}, {@code metrics},
    * {@code checkpoints}) as one commit per table. Idempotent per (experiment, sequence).
    */
+  /**
+   * A finished experiment as the catalog recorded it, with its best checkpoint that is still saved. An
+   * experiment the catalog does not hold, one still running, or one without a saved validated checkpoint
+   * is a non-retryable failure naming it.
+   */
+  @ActivityMethod(name = "ExperimentRecord")
+  ExperimentRecord experimentRecord(ExperimentRecordRequest request);
+
   @ActivityMethod(name = "AppendCatalog")
   CatalogAppendResult append(CatalogAppend batch);
 }

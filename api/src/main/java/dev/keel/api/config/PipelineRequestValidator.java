@@ -1,7 +1,12 @@
 package dev.keel.api.config;
 
+import dev.keel.api.length.LengthUnit;
+import dev.keel.api.length.TrainingLength;
+import dev.keel.api.v1.FinalTraining;
+import dev.keel.api.v1.PipelineReuse;
 import dev.keel.api.v1.PipelineRequest;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -11,32 +16,97 @@ import java.util.Set;
 public final class PipelineRequestValidator {
   public static final Set<String> SOURCE_FORMATS = Set.of("fashion_mnist");
   private static final Set<String> SPLITS = Set.of("train", "test");
+  private static final String TABLE = "[A-Za-z0-9_.\\-]+|[a-z0-9]+://.+|/.+";
+  /** The model registry's names. */
+  public static final String MODEL_NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}";
 
   private PipelineRequestValidator() {}
 
   public static List<ConfigProblem> validate(PipelineRequest r, SearcherRules searcher) {
     Problems problems = new Problems();
-    if (!r.hasSource()) {
-      problems.add("source", "missing data source (set source.format, e.g. fashion_mnist, and source.uri)");
+    PipelineReuse reuse = r.getReuse();
+    boolean reuseTable = reuse.hasTable();
+    if (r.hasSource() && reuseTable) {
+      problems.add("reuse.table", "set either source (run the ETL) or reuse.table (skip it), not both");
+    } else if (reuseTable) {
+      if (reuse.getTable().getTable().isBlank()) {
+        problems.add("reuse.table.table", "required (the table to train on, a name or a URI)");
+      } else if (reuse.getTable().hasVersion() && reuse.getTable().getVersion() < 0) {
+        problems.add("reuse.table.version", "must be >= 0, got " + reuse.getTable().getVersion());
+      }
+    } else if (!r.hasSource()) {
+      problems.add("source", "missing data source (set source.format, e.g. fashion_mnist, and source.uri; "
+          + "or reuse.table to use a table that exists)");
     } else if (r.getSource().getFormat().isEmpty()) {
       problems.add("source.format", "required (expected " + String.join("|", SOURCE_FORMATS) + ")");
     } else if (!SOURCE_FORMATS.contains(r.getSource().getFormat())) {
       problems.add("source.format", "unknown format '" + r.getSource().getFormat() + "' (expected " + String.join("|", SOURCE_FORMATS) + ")");
     }
-    if (r.getTargetTable().isBlank()) {
-      problems.add("target_table", "required (name of the Delta table the ETL stage writes)");
-    } else if (!r.getTargetTable().matches("[A-Za-z0-9_.\\-]+|[a-z0-9]+://.+|/.+")) {
-      problems.add("target_table", "must be a table name ([A-Za-z0-9_.-]) or a URI, got '" + r.getTargetTable() + "'");
+    if (r.hasSource()) {
+      if (r.getTargetTable().isBlank()) {
+        problems.add("target_table", "required (name of the Delta table the ETL stage writes)");
+      } else if (!r.getTargetTable().matches(TABLE)) {
+        problems.add("target_table", "must be a table name ([A-Za-z0-9_.-]) or a URI, got '" + r.getTargetTable() + "'");
+      }
     }
-    if (!r.hasExperiment()) {
-      problems.add("experiment", "required (the experiment config to train)");
-    } else {
+    boolean reuseModel = reuse.hasModel();
+    if (reuseModel) {
+      if (!reuse.getModel().getName().matches(MODEL_NAME)) {
+        problems.add("reuse.model.name", "must match " + MODEL_NAME + ", got '" + reuse.getModel().getName() + "'");
+      }
+      if (reuse.getModel().getVersion() < 1) {
+        problems.add("reuse.model.version", "required (a registered version, 1 or more)");
+      }
+      if (!reuse.getExperimentId().isEmpty()) {
+        problems.add("reuse.experiment_id", "a reused model skips the search: set reuse.model or reuse.experiment_id, not both");
+      }
+    }
+    if (!reuse.getExperimentId().isEmpty() && r.hasExperiment()) {
+      problems.add("experiment", "reuse.experiment_id brings its own config: remove experiment or reuse.experiment_id");
+    }
+    boolean searches = !reuseModel && reuse.getExperimentId().isEmpty();
+    if (searches && !r.hasExperiment()) {
+      problems.add("experiment", "required (the experiment config to search and train; or reuse.experiment_id / reuse.model)");
+    } else if (r.hasExperiment()) {
       ExperimentConfigValidator.validate(r.getExperiment(), "experiment", false, searcher, problems);
+    }
+    if (r.hasFinalTraining()) {
+      finalTraining(r, reuseModel, problems);
+    }
+    if (!r.getModelName().isEmpty() && !r.getModelName().matches(MODEL_NAME)) {
+      problems.add("model_name", "must match " + MODEL_NAME + ", got '" + r.getModelName() + "'");
     }
     String split = r.getInference().getSplit();
     if (!split.isEmpty() && !SPLITS.contains(split)) {
       problems.add("inference.split", "unknown split '" + split + "' (expected train|test)");
     }
+    String predictions = r.getInference().getPredictionsTable();
+    if (!predictions.isEmpty() && !predictions.matches(TABLE)) {
+      problems.add("inference.predictions_table", "must be a table name ([A-Za-z0-9_.-]) or a URI, got '" + predictions + "'");
+    }
     return problems.list();
+  }
+
+  private static void finalTraining(PipelineRequest r, boolean reuseModel, Problems problems) {
+    FinalTraining f = r.getFinalTraining();
+    if (reuseModel) {
+      problems.add("final_training", "a reused model is scored as it is: remove final_training or reuse.model");
+      return;
+    }
+    if (f.hasSlotsPerTrial() && (f.getSlotsPerTrial() < 1 || f.getSlotsPerTrial() > ExperimentConfigValidator.MAX_SLOTS_PER_TRIAL)) {
+      problems.add("final_training.slots_per_trial", "must be 1.." + ExperimentConfigValidator.MAX_SLOTS_PER_TRIAL + ", got " + f.getSlotsPerTrial());
+    }
+    if (!f.hasMaxLength()) {
+      problems.add("final_training.max_length", "required (how far to train the best trial, e.g. {batches: 6000})");
+      return;
+    }
+    TrainingLength.problem(f.getMaxLength(), "final_training.max_length").ifPresent(p -> problems.add(p.path(), p.message()));
+    Optional<LengthUnit> unit = TrainingLength.unitOf(f.getMaxLength());
+    Optional<LengthUnit> searchUnit = r.hasExperiment()
+        ? TrainingLength.unitOf(r.getExperiment().getSearcher().getMaxLength()) : Optional.empty();
+    if (unit.isPresent() && searchUnit.isPresent() && unit.get() != searchUnit.get()) {
+      problems.add("final_training.max_length", "must be in " + searchUnit.get().label() + " like experiment.searcher.max_length "
+          + "(the best trial's length is compared with it), got " + unit.get().label());
+    }
   }
 }

@@ -32,7 +32,8 @@ class PipelineRequestValidatorTest {
          "hyperparameters": {"lr": {"type": "logg"}}}}
         """));
     List<String> lines = e.problems().stream().map(ConfigProblem::toString).toList();
-    assertTrue(lines.contains("source: missing data source (set source.format, e.g. fashion_mnist, and source.uri)"), lines::toString);
+    assertTrue(lines.contains("source: missing data source (set source.format, e.g. fashion_mnist, and source.uri; "
+        + "or reuse.table to use a table that exists)"), lines::toString);
     assertTrue(lines.contains("experiment.searcher.max_length.batches: must be > 0, got -1"), lines::toString);
     assertTrue(lines.contains("experiment.hyperparameters.lr.type: unknown type 'logg' (expected const|int|double|log|categorical)"), lines::toString);
   }

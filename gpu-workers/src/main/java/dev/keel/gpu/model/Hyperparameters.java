@@ -107,6 +107,21 @@ public final class Hyperparameters {
     return "a string";
   }
 
+  /**
+   * The same with one declared value replaced; for {@link KeelModel#fitTo}, which records sizes
+   * taken from the table.
+   */
+  Hyperparameters with(String name, Object value) {
+    Object before = require(name);
+    if (!before.getClass().equals(value.getClass())) {
+      throw new IllegalArgumentException("hyperparameter " + name + " is a " + before.getClass().getSimpleName()
+          + ", not a " + value.getClass().getSimpleName());
+    }
+    Map<String, Object> copy = new TreeMap<>(values);
+    copy.put(name, value);
+    return new Hyperparameters(modelName, copy);
+  }
+
   public String modelName() {
     return modelName;
   }

@@ -24,6 +24,7 @@ public final class ModelRegistry {
     ClassLoader cl = Thread.currentThread().getContextClassLoader();
     ModelRegistry registry = new ModelRegistry(cl != null ? cl : ModelRegistry.class.getClassLoader());
     registry.register(FashionCnn.NAME, FashionCnn::new);
+    registry.register(TabularMlp.NAME, TabularMlp::new);
     return registry;
   }
 

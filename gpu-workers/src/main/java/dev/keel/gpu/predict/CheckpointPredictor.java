@@ -7,18 +7,22 @@ import dev.keel.api.v1.CheckpointRef;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.model.ModelRegistry;
-import dev.keel.gpu.train.ImageBatches;
+import dev.keel.gpu.train.Batches;
 import dev.keel.gpu.train.TrainableModel;
 import dev.keel.storage.checkpoint.CheckpointMetadata;
 import dev.keel.storage.checkpoint.CheckpointStorage;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
-import dev.keel.tables.dataset.LabeledImages;
+import dev.keel.gpu.model.DataShape;
+import dev.keel.gpu.model.InvalidFieldException;
+import dev.keel.tables.dataset.LabeledExamples;
 import java.io.IOException;
 import java.util.Map;
 
 /**
- * A model loaded from a verified checkpoint (MANIFEST checked first), predicting labelled or
- * unlabelled images in batches. Holds native memory: close it.
+ * A model loaded from a verified checkpoint (MANIFEST checked first), predicting examples (images
+ * or feature vectors) in batches. The checkpoint is self-contained: its hyperparameters rebuild the
+ * block (for {@code tabular_mlp} with the feature and class counts of its training table) and its
+ * parameters include input statistics such as standardization. Holds native memory: close it.
  */
 public final class CheckpointPredictor implements AutoCloseable {
   public static final int DEFAULT_BATCH = 1000;
@@ -70,22 +74,43 @@ public final class CheckpointPredictor implements AutoCloseable {
     return checkpoint.ref();
   }
 
-  public Predictions predict(LabeledImages images) {
+  public Predictions predict(LabeledExamples images) {
     return predict(images, DEFAULT_BATCH);
   }
 
-  /** Arg-max labels and their softmax probabilities; labels of {@code images} are ignored. */
-  public Predictions predict(LabeledImages images, int batchSize) {
+  /**
+   * Checks that this checkpoint's model can score {@code data} (kind of table, feature count,
+   * classes); {@link #predict} does the same without the table's name.
+   *
+   * @param table the table as messages name it, e.g. {@code <uri> v<version>}
+   * @throws InvalidFieldException (field {@code data}) naming the table, the model and this checkpoint
+   */
+  public void requireFits(String table, LabeledExamples data) {
+    try {
+      model.model().fitTo(model.hyperparameters(), DataShape.of(table, data));
+    } catch (InvalidFieldException e) {
+      throw new InvalidFieldException("data", e.getMessage().substring(e.field().length() + 2)
+          + " (checkpoint " + checkpoint.uri() + ")", e);
+    }
+  }
+
+  /**
+   * Arg-max labels and their softmax probabilities; labels of {@code images} are ignored.
+   *
+   * @throws InvalidFieldException when the data does not fit the model (see {@link #requireFits})
+   */
+  public Predictions predict(LabeledExamples images, int batchSize) {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batch size must be >= 1, got " + batchSize);
     }
+    requireFits("being scored", images);
     int n = images.size();
     int[] labels = new int[n];
     float[] scores = new float[n];
     for (int from = 0; from < n; from += batchSize) {
       int to = Math.min(n, from + batchSize);
       try (NDManager batch = model.manager().newSubManager()) {
-        NDArray probabilities = model.logits(ImageBatches.images(batch, images, ImageBatches.range(from, to))).softmax(1);
+        NDArray probabilities = model.logits(Batches.inputs(batch, images, Batches.range(from, to))).softmax(1);
         NDList best = new NDList(probabilities.argMax(1), probabilities.max(new int[] {1}));
         long[] arg = best.get(0).toLongArray();
         float[] p = best.get(1).toFloatArray();

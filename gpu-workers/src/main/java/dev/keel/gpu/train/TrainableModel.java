@@ -56,7 +56,7 @@ public final class TrainableModel implements AutoCloseable {
     NDManager manager = NDManager.newBaseManager();
     try {
       Engine.getInstance().setRandomSeed(Seeds.init(seed));
-      Shape input = new Shape(1).addAll(model.inputShape());
+      Shape input = new Shape(1).addAll(model.inputShape(hp));
       block.initialize(manager, DataType.FLOAT32, input);
       TrainableModel m = new TrainableModel(model, hp, manager, block);
       m.restoreRequiresGradient();

@@ -13,7 +13,8 @@ import dev.keel.gpu.model.TrainingHyperparameters;
 import dev.keel.storage.checkpoint.BackgroundCheckpointWriter;
 import dev.keel.storage.checkpoint.CheckpointMetadata;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
-import dev.keel.tables.dataset.LabeledImages;
+import dev.keel.gpu.model.DataShape;
+import dev.keel.tables.dataset.LabeledExamples;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.time.Instant;
@@ -49,7 +50,7 @@ public final class Trainer {
   public static final double DIVERGED_LOSS = 1e6;
 
   private final TrainingPlan plan;
-  private final LabeledImages trainSplit;
+  private final LabeledExamples trainSplit;
   private final ProgressListener listener;
   private final GangJoin gang;
   private volatile boolean abandoned;
@@ -57,7 +58,7 @@ public final class Trainer {
   /**
    * @param trainSplit the whole "train" split; its last {@code validationFraction} is held out
    */
-  public Trainer(TrainingPlan plan, LabeledImages trainSplit, ProgressListener listener) {
+  public Trainer(TrainingPlan plan, LabeledExamples trainSplit, ProgressListener listener) {
     this(plan, trainSplit, listener, GangJoin.SINGLE);
   }
 
@@ -65,9 +66,11 @@ public final class Trainer {
    * One rank of a gang, joined once the model is built: each global batch of {@code batch_size} rows is
    * cut into equal consecutive shares, rank r training on share r, so over an epoch the ranks read
    * disjoint rows that together cover the split. Only rank 0 writes checkpoints and validates.
+   *
+   * @throws InvalidFieldException ({@code data}) when the model does not fit the table (see {@link TrainingPlan#fittedTo})
    */
-  public Trainer(TrainingPlan plan, LabeledImages trainSplit, ProgressListener listener, GangJoin gang) {
-    this.plan = plan;
+  public Trainer(TrainingPlan plan, LabeledExamples trainSplit, ProgressListener listener, GangJoin gang) {
+    this.plan = plan.fittedTo(DataShape.of(plan.tableName(), trainSplit));
     this.trainSplit = trainSplit;
     this.listener = listener;
     this.gang = gang;
@@ -102,6 +105,8 @@ public final class Trainer {
         throw new InvalidFieldException("hyperparameters.batch_size", plan.batchSize()
             + " cannot be split evenly over resources.slots_per_trial = " + exchange.size() + " ranks");
       }
+      // from the training rows only, so validation and test rows stay unseen; a resume loads the same values
+      plan.model().fitInputs(model.block(), split.train());
       boolean writes = exchange.rank() == 0;
       long batch = 0;
       Optional<CheckpointRef> last = Optional.empty();
@@ -124,8 +129,8 @@ public final class Trainer {
         Engine.getInstance().setRandomSeed(Seeds.batch(plan.seed(), batch, exchange.rank()));
         float loss;
         try (NDManager step = model.manager().newSubManager()) {
-          loss = model.trainStep(ImageBatches.images(step, split.train(), rows),
-              ImageBatches.labels(step, split.train(), rows), exchange);
+          loss = model.trainStep(Batches.inputs(step, split.train(), rows),
+              Batches.labels(step, split.train(), rows), exchange);
         }
         batch++;
         if (!Float.isFinite(loss) || loss > DIVERGED_LOSS) {

@@ -20,7 +20,8 @@ import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.storage.checkpoint.CorruptCheckpointException;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.tables.dataset.DatasetReader;
-import dev.keel.tables.dataset.LabeledImages;
+import dev.keel.gpu.model.DataShape;
+import dev.keel.tables.dataset.LabeledExamples;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.failure.ApplicationFailure;
@@ -117,10 +118,11 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
   }
 
   private TrainResult train(TrainRequest request, ActivityExecutionContext ctx, Heartbeats heartbeats) {
-    LabeledImages data = read(request.getData());
+    LabeledExamples data = read(request.getData());
     TrainingPlan plan;
     try {
       plan = TrainingPlan.from(request, registry, data.size());
+      plan = plan.fittedTo(DataShape.of(plan.tableName(), data)); // a model that does not fit the table fails here, before libtorch
     } catch (InvalidFieldException e) {
       throw invalidRequest(e);
     }
@@ -211,13 +213,13 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     }
   }
 
-  private synchronized LabeledImages read(TableRef table) {
+  private synchronized LabeledExamples read(TableRef table) {
     if (cached != null && cached.table.equals(table)) {
       return cached.data;
     }
-    LabeledImages data;
+    LabeledExamples data;
     try {
-      data = reader.read(table, TRAIN_SPLIT);
+      data = reader.readExamples(table, TRAIN_SPLIT);
     } catch (IllegalArgumentException e) {
       throw invalidRequest(new InvalidFieldException("data", e.getMessage(), e));
     }
@@ -229,7 +231,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     return ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), FailureTypes.INVALID_TRAIN_REQUEST, e);
   }
 
-  private record CachedSplit(TableRef table, LabeledImages data) {}
+  private record CachedSplit(TableRef table, LabeledExamples data) {}
 
   /**
    * Sends {@link TrainProgress} as heartbeat details, throttled except right after checkpoints.

@@ -7,6 +7,7 @@ import dev.keel.api.v1.Length;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
+import dev.keel.gpu.model.DataShape;
 import dev.keel.gpu.model.FashionCnn;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.InvalidFieldException;
@@ -148,6 +149,29 @@ public record TrainingPlan(
     if (value == null || value.isBlank()) {
       throw new InvalidFieldException(field, "required");
     }
+  }
+
+  /**
+   * The plan for training on {@code data}: the model checks that it fits the table and records
+   * what it takes from it (e.g. {@code tabular_mlp}'s feature and class counts) in the hyperparameters,
+   * which checkpoints and gang fingerprints carry. Fitting a fitted plan to the same table changes nothing.
+   *
+   * @throws InvalidFieldException ({@code data}) naming the table and the model when they do not fit
+   */
+  public TrainingPlan fittedTo(DataShape shape) {
+    Hyperparameters fitted = model.fitTo(hyperparameters, shape);
+    if (fitted.asMap().equals(hyperparameters.asMap())) {
+      return this;
+    }
+    model.build(fitted); // validates what the table set
+    return new TrainingPlan(
+        experimentId, trialId, data, validationFraction, modelSpec, model, fitted, seed,
+        targetBatches, checkpointEveryBatches, checkpointStorage, startFrom, threads);
+  }
+
+  /** The pinned table as messages name it: {@code <uri> v<version>}. */
+  public String tableName() {
+    return data.getUri() + " v" + data.getVersion();
   }
 
   public int batchSize() {

@@ -13,7 +13,7 @@ import dev.keel.gpu.model.FashionCnn;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
-import dev.keel.gpu.train.ImageBatches;
+import dev.keel.gpu.train.Batches;
 import dev.keel.gpu.train.TrainableModel;
 import dev.keel.storage.checkpoint.CheckpointFiles;
 import dev.keel.storage.checkpoint.CheckpointMetadata;
@@ -48,9 +48,9 @@ class CheckpointTest {
     try (TrainableModel model = TrainableModel.initialize(new FashionCnn(), hp, 1)) {
       for (int b = 0; b < 2; b++) {
         try (NDManager step = model.manager().newSubManager()) {
-          int[] rows = ImageBatches.range(b * 32, b * 32 + 32);
-          model.trainStep(ImageBatches.images(step, FashionMnist.train(), rows),
-              ImageBatches.labels(step, FashionMnist.train(), rows));
+          int[] rows = Batches.range(b * 32, b * 32 + 32);
+          model.trainStep(Batches.inputs(step, FashionMnist.train(), rows),
+              Batches.labels(step, FashionMnist.train(), rows));
         }
       }
       CheckpointMetadata md = new CheckpointMetadata(UUID.randomUUID().toString(), "exp", "t1",

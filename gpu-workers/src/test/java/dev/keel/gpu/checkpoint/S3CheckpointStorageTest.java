@@ -14,7 +14,7 @@ import dev.keel.gpu.model.FashionCnn;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
-import dev.keel.gpu.train.ImageBatches;
+import dev.keel.gpu.train.Batches;
 import dev.keel.gpu.train.TrainableModel;
 import dev.keel.storage.S3Clients;
 import dev.keel.storage.checkpoint.CheckpointFiles;
@@ -67,9 +67,9 @@ class S3CheckpointStorageTest {
   private static TrainableModel trained(Hyperparameters hp) {
     TrainableModel model = TrainableModel.initialize(new FashionCnn(), hp, 1);
     try (NDManager step = model.manager().newSubManager()) {
-      int[] rows = ImageBatches.range(0, 32);
-      model.trainStep(ImageBatches.images(step, FashionMnist.train(), rows),
-          ImageBatches.labels(step, FashionMnist.train(), rows));
+      int[] rows = Batches.range(0, 32);
+      model.trainStep(Batches.inputs(step, FashionMnist.train(), rows),
+          Batches.labels(step, FashionMnist.train(), rows));
     }
     return model;
   }

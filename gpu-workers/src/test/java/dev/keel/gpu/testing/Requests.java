@@ -2,6 +2,7 @@ package dev.keel.gpu.testing;
 
 import com.google.protobuf.Value;
 import dev.keel.api.v1.ModelSpec;
+import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import java.nio.file.Path;
 
@@ -19,6 +20,15 @@ public final class Requests {
         .setTargetBatches(targetBatches)
         .setCheckpointRoot(checkpointRoot.toUri().toString())
         .setThreads(1);
+  }
+
+  /** {@code tabular_mlp} on {@code table}, small enough to train in seconds. */
+  public static TrainRequest.Builder tabularMlp(TableRef table, Path checkpointRoot, long targetBatches) {
+    return fashionCnn(checkpointRoot, targetBatches)
+        .setData(table)
+        .setModel(ModelSpec.newBuilder().setName("tabular_mlp"))
+        .putHparams("hidden_units", num(64))
+        .putHparams("batch_size", num(64));
   }
 
   public static Value num(double v) {

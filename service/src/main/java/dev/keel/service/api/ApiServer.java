@@ -1,5 +1,7 @@
 package dev.keel.service.api;
 
+import dev.keel.storage.StorageRoot;
+import dev.keel.tables.registry.ModelRegistryTable;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.client.WorkflowClient;
@@ -15,11 +17,12 @@ public final class ApiServer implements AutoCloseable {
     this.server = server;
   }
 
-  public static ApiServer start(String host, int port, WorkflowClient client) {
+  /** Serves the API of the Temporal namespace of {@code client} and the model registry of {@code storage}. */
+  public static ApiServer start(String host, int port, WorkflowClient client, StorageRoot storage) {
     ApplicationContext context = ApplicationContext.builder()
         .properties(Map.of("micronaut.server.host", host, "micronaut.server.port", port,
             "micronaut.application.name", "keel"))
-        .singletons(client)
+        .singletons(client, new ModelRegistryTable(storage))
         .deduceEnvironment(false)
         .banner(false)
         .start();

@@ -60,8 +60,10 @@ final class DemoCommand implements Callable<Integer> {
       double seconds = (System.nanoTime() - started) / 1e9;
       System.out.printf(Locale.ROOT, "%n[done]  test accuracy %.4f on %,d %s rows in %.0f s%n",
           r.getInference().getAccuracy(), r.getInference().getRows(), request.getInference().getSplit(), seconds);
-      System.out.println("        data table:        " + r.getIngest().getTable().getUri() + " @ version " + r.getIngest().getTable().getVersion());
-      System.out.println("        checkpoint:        " + r.getTrain().getCheckpoint().getUri());
+      System.out.println("        data table:        " + r.getData().getUri() + " @ version " + r.getData().getVersion());
+      System.out.println("        model:             " + r.getModel().getName() + " v" + r.getModel().getVersion()
+          + " (" + r.getModel().getStage() + "), from " + r.getExperimentId());
+      System.out.println("        checkpoint:        " + r.getCheckpoint().getUri());
       System.out.println("        predictions table: " + r.getInference().getPredictions().getUri() + " @ version " + r.getInference().getPredictions().getVersion());
       return 0;
     } finally {

@@ -4,6 +4,9 @@ import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.api.v1.TrainProgress;
+import dev.keel.api.v1.ExperimentState;
+import dev.keel.api.v1.TrialState;
+import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -11,10 +14,13 @@ import io.temporal.api.workflow.v1.PendingActivityInfo;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionResponse;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowException;
 import io.temporal.client.WorkflowStub;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -51,8 +57,14 @@ public final class PipelineWatcher {
         out.println(stageLine(p));
         lastStage = p.getStage();
       }
+      List<String> lines = new ArrayList<>();
+      if ("search".equals(p.getStage()) && !p.getExperimentId().isEmpty()) {
+        searchLine(p.getExperimentId()).ifPresent(lines::add);
+      }
       for (PendingActivityInfo a : d.getPendingActivitiesList()) {
-        String line = activityLine(a);
+        lines.add(activityLine(a));
+      }
+      for (String line : lines) {
         long now = System.nanoTime();
         if (!line.isEmpty() && !line.equals(lastLine) && now - lastPrint > 2_000_000_000L) {
           out.println(line);
@@ -75,17 +87,46 @@ public final class PipelineWatcher {
 
   private static String stageLine(PipelineProgress p) {
     return switch (p.getStage()) {
-      case "etl" -> "[etl]   ingesting the source into a Delta table";
-      case "train" -> String.format(Locale.ROOT, "[etl]   table %s version %d (%,d rows%s)%n[train] training",
-          p.getIngest().getTable().getUri(), p.getIngest().getTable().getVersion(), p.getIngest().getRows(),
-          p.getIngest().getAlreadyIngested() ? ", already ingested" : "");
-      case "infer" -> String.format(Locale.ROOT,
-          "[train] done: %,d batches in %.0f s, validation accuracy %.4f, loss %.4f%n[train] checkpoint %s%n[infer] scoring",
-          p.getTrain().getBatches(), p.getTrain().getSeconds(),
-          p.getTrain().getValidationMetricsOrDefault("validation_accuracy", Double.NaN),
-          p.getTrain().getValidationMetricsOrDefault("validation_loss", Double.NaN), p.getTrain().getCheckpoint().getUri());
+      case "etl" -> "[etl]      ingesting the source into a Delta table";
+      case "search" -> dataLine(p) + String.format(Locale.ROOT, "%n[search]   experiment %s", p.getExperimentId());
+      case "train" -> "[train]    training the best trial on";
+      case "register" -> (p.hasTrain() ? trainedLine(p) + String.format(Locale.ROOT, "%n") : "")
+          + "[register] registering the model";
+      case "infer" -> String.format(Locale.ROOT, "%s[model]    %s v%d (%s), checkpoint %s%n[infer]    scoring",
+          p.getExperimentId().isEmpty() ? dataLine(p) + String.format(Locale.ROOT, "%n") : "",
+          p.getModel().getName(), p.getModel().getVersion(), p.getModel().getStage(), p.getModel().getCheckpoint().getUri());
       default -> "[" + p.getStage() + "]";
     };
+  }
+
+  private static String dataLine(PipelineProgress p) {
+    if (!p.hasIngest()) {
+      return String.format(Locale.ROOT, "[data]     reusing table %s version %d", p.getData().getUri(), p.getData().getVersion());
+    }
+    return String.format(Locale.ROOT, "[etl]      table %s version %d (%,d rows%s)", p.getIngest().getTable().getUri(),
+        p.getIngest().getTable().getVersion(), p.getIngest().getRows(), p.getIngest().getAlreadyIngested() ? ", already ingested" : "");
+  }
+
+  private static String trainedLine(PipelineProgress p) {
+    return String.format(Locale.ROOT, "[train]    done: %,d batches in %.0f s, validation accuracy %.4f, loss %.4f",
+        p.getTrain().getBatches(), p.getTrain().getSeconds(),
+        p.getTrain().getValidationMetricsOrDefault("validation_accuracy", Double.NaN),
+        p.getTrain().getValidationMetricsOrDefault("validation_loss", Double.NaN));
+  }
+
+  /** The child experiment's trials done and its best metric so far; empty until it answers queries. */
+  private Optional<String> searchLine(String experimentId) {
+    ExperimentState e;
+    try {
+      e = client.newWorkflowStub(ExperimentWorkflow.class, experimentId).state();
+    } catch (WorkflowException | io.grpc.StatusRuntimeException notStartedYet) {
+      return Optional.empty();
+    }
+    long done = e.getTrialsList().stream().filter(t -> t.getState() != TrialState.State.ACTIVE).count();
+    String best = e.hasBestMetric()
+        ? String.format(Locale.ROOT, ", best %s %.4f (trial %d)", e.getMetric(), e.getBestMetric(), e.getBestTrialId()) : "";
+    return Optional.of(String.format(Locale.ROOT, "[search]   %d of %d trials done, %.0f%%%s", done, e.getTrialsCount(),
+        e.getProgress() * 100, best));
   }
 
   private static String activityLine(PendingActivityInfo a) {

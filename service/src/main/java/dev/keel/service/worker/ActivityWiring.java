@@ -8,6 +8,8 @@ import dev.keel.storage.checkpoint.CheckpointGcActivitiesImpl;
 import dev.keel.storage.checkpoint.CheckpointStorage;
 import dev.keel.tables.DeltaDatasetReader;
 import dev.keel.tables.catalog.CatalogActivitiesImpl;
+import dev.keel.tables.registry.ModelRegistryActivitiesImpl;
+import dev.keel.tables.registry.ModelRegistryTable;
 import java.time.Duration;
 
 /**
@@ -32,6 +34,11 @@ final class ActivityWiring {
   /** Catalog tables under {@code <storage>/_keel/} and data-table pinning; light, on {@code keel-control}. */
   CatalogActivitiesImpl catalog() {
     return new CatalogActivitiesImpl(options.storageRoot());
+  }
+
+  /** The model registry under {@code <storage>/_keel/models} and {@code <storage>/models/}; light, on {@code keel-control}. */
+  ModelRegistryActivitiesImpl modelRegistry() {
+    return new ModelRegistryActivitiesImpl(new ModelRegistryTable(options.storageRoot()));
   }
 
   /** Deletes checkpoints under {@code <storage>/checkpoints} only; light, on {@code keel-control}. */

@@ -35,10 +35,11 @@ class RestApiCreatesPreviewsAndControlsExperimentsTest {
   private static ApiServer api;
 
   @BeforeAll
-  static void start() {
+  static void start() throws Exception {
     temporal = LoopbackTemporalServer.start(0);
     stubs = KeelWorkerHost.connect(temporal.address());
-    api = ApiServer.start("127.0.0.1", 0, KeelWorkerHost.client(stubs, "default"));
+    api = ApiServer.start("127.0.0.1", 0, KeelWorkerHost.client(stubs, "default"),
+        dev.keel.storage.StorageRoot.of(dev.keel.storage.testing.TestDirs.create("api").toString()));
   }
 
   @AfterAll

@@ -30,11 +30,12 @@ class RestApiValidatesAndStartsPipelinesTest {
   private static ApiServer api;
 
   @BeforeAll
-  static void start() {
+  static void start() throws Exception {
     temporal = LoopbackTemporalServer.start(0);
     stubs = KeelWorkerHost.connect(temporal.address());
     WorkflowClient client = KeelWorkerHost.client(stubs, "default");
-    api = ApiServer.start("127.0.0.1", 0, client);
+    api = ApiServer.start("127.0.0.1", 0, client,
+        dev.keel.storage.StorageRoot.of(dev.keel.storage.testing.TestDirs.create("api").toString()));
   }
 
   @AfterAll

@@ -34,14 +34,15 @@ class RestSubmissionIsValidatedOnSubmitAndOnceAtWorkflowStartTest {
   private static ApiServer api;
 
   @BeforeAll
-  static void start() {
+  static void start() throws Exception {
     temporal = LoopbackTemporalServer.start(0);
     stubs = KeelWorkerHost.connect(temporal.address());
     client = KeelWorkerHost.client(stubs, "default");
     workers = WorkerFactory.newInstance(client);
     KeelWorkflows.register(workers.newWorker(TaskQueues.CONTROL));
     workers.start();
-    api = ApiServer.start("127.0.0.1", 0, client);
+    api = ApiServer.start("127.0.0.1", 0, client,
+        dev.keel.storage.StorageRoot.of(dev.keel.storage.testing.TestDirs.create("api").toString()));
   }
 
   @AfterAll

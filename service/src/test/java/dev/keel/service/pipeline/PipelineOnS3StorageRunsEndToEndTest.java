@@ -38,8 +38,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 /**
  * The whole pipeline with an {@code s3://bucket/prefix} storage root (embedded S3Proxy on
  * 127.0.0.1, configured through the AWS endpoint/region/credential settings): the source table,
- * the checkpoint and the predictions table all land in the bucket, and nothing lands on local
- * disk outside temporary directories.
+ * the checkpoints, the catalog, the registered model and the predictions table all land in the
+ * bucket, and nothing lands on local disk outside temporary directories.
  */
 @ExtendWith(S3ProxyExtension.class)
 class PipelineOnS3StorageRunsEndToEndTest {
@@ -78,10 +78,12 @@ class PipelineOnS3StorageRunsEndToEndTest {
     String root = "s3://" + bucket + "/keel/";
     assertEquals(root + "tables/fashion_mnist", result.getIngest().getTable().getUri());
     assertEquals(70_000, result.getIngest().getRows());
-    assertEquals(BATCHES, result.getTrain().getBatches());
-    String checkpoint = result.getTrain().getCheckpoint().getUri();
-    assertTrue(checkpoint.startsWith(root + "checkpoints/"), checkpoint);
-    assertEquals(root + "tables/fashion_mnist_predictions", result.getInference().getPredictions().getUri());
+    assertEquals(BATCHES, result.getCheckpoint().getBatches());
+    String checkpoint = result.getCheckpoint().getUri();
+    assertEquals(root + "models/fashion-mnist-demo/1/" + result.getCheckpoint().getUuid() + "/", checkpoint);
+    assertTrue(result.getModel().getSourceCheckpointUri().startsWith(root + "checkpoints/" + result.getExperimentId() + "/trial-1/"),
+        result.getModel().getSourceCheckpointUri());
+    assertEquals(root + "tables/fashion-mnist-demo_predictions", result.getInference().getPredictions().getUri());
     assertEquals(10_000, result.getInference().getRows());
     assertTrue(result.getInference().getAccuracy() > 0.3, "accuracy " + result.getInference().getAccuracy());
 
@@ -91,15 +93,17 @@ class PipelineOnS3StorageRunsEndToEndTest {
     assertEquals(List.of("MANIFEST", "metadata.json", "optimizer.bin", "parameters.djl"),
         keys.stream().filter(k -> k.startsWith(ckptPrefix)).map(k -> k.substring(ckptPrefix.length())).sorted().toList());
     assertTrue(keys.contains("keel/tables/fashion_mnist/_delta_log/00000000000000000000.json"), keys.toString());
-    assertTrue(keys.contains("keel/tables/fashion_mnist_predictions/_delta_log/00000000000000000000.json"), keys.toString());
-    assertTrue(keys.stream().allMatch(k -> k.startsWith("keel/tables/") || k.startsWith("keel/checkpoints/")), keys.toString());
+    assertTrue(keys.contains("keel/tables/fashion-mnist-demo_predictions/_delta_log/00000000000000000000.json"), keys.toString());
+    assertTrue(keys.contains("keel/_keel/models/_delta_log/00000000000000000000.json"), keys.toString());
+    assertTrue(keys.stream().allMatch(k -> k.startsWith("keel/tables/") || k.startsWith("keel/checkpoints/")
+        || k.startsWith("keel/models/") || k.startsWith("keel/_keel/")), keys.toString());
 
     // an independent reader (Delta Standalone over S3A) sees the same tables
     Configuration conf = new Configuration();
     S3ProxyExtension.settings().hadoopProperties().forEach(conf::set);
     Snapshot data = DeltaLog.forTable(conf, "s3a://" + bucket + "/keel/tables/fashion_mnist").snapshot();
     assertEquals(result.getIngest().getTable().getVersion(), data.getVersion());
-    Snapshot predictions = DeltaLog.forTable(conf, "s3a://" + bucket + "/keel/tables/fashion_mnist_predictions").snapshot();
+    Snapshot predictions = DeltaLog.forTable(conf, "s3a://" + bucket + "/keel/tables/fashion-mnist-demo_predictions").snapshot();
     assertEquals(10_000, count(predictions));
 
     assertEquals(localBefore, localFiles(), "files appeared on local disk outside temporary directories");

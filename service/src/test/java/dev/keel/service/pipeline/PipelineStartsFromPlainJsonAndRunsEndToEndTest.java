@@ -84,12 +84,12 @@ class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
     PipelineResult result = workers.client().newUntypedWorkflowStub(id).getResult(10, TimeUnit.MINUTES, PipelineResult.class);
 
     assertEquals(70_000, result.getIngest().getRows());
-    assertEquals(BATCHES, result.getTrain().getBatches());
+    assertEquals(BATCHES, result.getCheckpoint().getBatches());
     assertEquals(10_000, result.getInference().getRows());
     // 120 Adam steps of a small CNN land well above chance (0.1) on Fashion-MNIST.
     assertTrue(result.getInference().getAccuracy() > 0.6, "accuracy " + result.getInference().getAccuracy());
-    assertEquals(result.getTrain().getCheckpoint().getUuid(), result.getInference().getCheckpointUuid());
-    assertTrue(Files.isDirectory(Path.of(URI.create(result.getTrain().getCheckpoint().getUri()))));
+    assertEquals(result.getCheckpoint().getUuid(), result.getInference().getCheckpointUuid());
+    assertTrue(Files.isDirectory(Path.of(URI.create(result.getCheckpoint().getUri()))));
 
     Snapshot data = DeltaLog.forTable(new Configuration(), result.getIngest().getTable().getUri()).snapshot();
     assertEquals(result.getIngest().getTable().getVersion(), data.getVersion());
@@ -108,7 +108,7 @@ class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
         assertTrue(label >= 0 && label < 10, "label " + label);
       }
     }
-    assertEquals(Set.of(result.getTrain().getCheckpoint().getUuid()), checkpointIds);
+    assertEquals(Set.of(result.getCheckpoint().getUuid()), checkpointIds);
     assertEquals(Set.of(result.getIngest().getTable().getVersion()), sourceVersions);
   }
 

@@ -8,6 +8,8 @@ import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.pipeline.PipelineLauncher;
+import dev.keel.workflows.experiment.ExperimentWorkflow;
+import dev.keel.workflows.experiment.TrialWorkflow;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import java.io.IOException;
@@ -35,7 +37,8 @@ class KillNineMidTrainingIT {
 
     // The worker's heartbeats reach the server only every 0.8 x heartbeat timeout, so watch the
     // checkpoints on disk instead: kill once the first one is written and well before the last.
-    Path checkpoints = stack.storage().resolve("checkpoints").resolve(id).resolve("trial-1");
+    String experimentId = ExperimentWorkflow.childId(id);
+    Path checkpoints = stack.storage().resolve("checkpoints").resolve(experimentId).resolve("trial-1");
     RealTemporal.await("training to write its first checkpoint", Duration.ofMinutes(5), () -> count(checkpoints) >= 1);
     boolean running = RealTemporal.list("WorkflowId = '" + id + "' AND ExecutionStatus = 'Running'").size() == 1;
     stack.kill9();
@@ -44,7 +47,7 @@ class KillNineMidTrainingIT {
     stack.start();
 
     PipelineResult r = RealTemporal.client().newUntypedWorkflowStub(id).getResult(8, TimeUnit.MINUTES, PipelineResult.class);
-    assertEquals(BATCHES, r.getTrain().getBatches());
+    assertEquals(BATCHES, r.getCheckpoint().getBatches());
     assertTrue(r.getInference().getAccuracy() > 0.5, "accuracy " + r.getInference().getAccuracy());
 
     int trainAttempts = 0;
@@ -53,6 +56,9 @@ class KillNineMidTrainingIT {
       if (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED) {
         started++;
       }
+    }
+    // the training ran in the search's trial, a grandchild of the pipeline
+    for (HistoryEvent e : RealTemporal.client().fetchHistory(TrialWorkflow.workflowId(experimentId, 1)).getEvents()) {
       if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED) {
         trainAttempts = Math.max(trainAttempts, e.getActivityTaskStartedEventAttributes().getAttempt());
       }

@@ -48,7 +48,7 @@ class TemporalCliDrivesKeelIT {
     assertTrue(result.output().contains("\"accuracy\""), result.output());
 
     PipelineResult r = RealTemporal.client().newUntypedWorkflowStub(WORKFLOW_ID).getResult(10, TimeUnit.SECONDS, PipelineResult.class);
-    assertEquals(80, r.getTrain().getBatches());
+    assertEquals(80, r.getCheckpoint().getBatches());
     assertTrue(r.getInference().getAccuracy() > 0.5, "accuracy " + r.getInference().getAccuracy());
     completed = true;
   }

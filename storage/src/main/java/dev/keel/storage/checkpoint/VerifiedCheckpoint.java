@@ -67,6 +67,29 @@ public final class VerifiedCheckpoint {
         .build();
   }
 
+  /**
+   * Copies this checkpoint, byte for byte and with the same uuid, to {@code <target root>/<group>/<member>/<uuid>/}.
+   * A copy already there (from an earlier attempt) is verified and kept.
+   *
+   * @return the copy
+   * @throws CorruptCheckpointException when a copy is there but does not verify
+   */
+  public CheckpointRef copyTo(CheckpointStorage target, String group, String member) throws IOException {
+    String root = target.rootUri().endsWith("/") ? target.rootUri() : target.rootUri() + "/";
+    String expected = root + group + "/" + member + "/" + metadata.uuid() + "/";
+    try (CheckpointStorage.StagedCheckpoint staged = target.stage(group, member, metadata.uuid())) {
+      for (Manifest.Entry e : manifest.entries()) {
+        Path to = staged.directory().resolve(e.name());
+        Files.createDirectories(to.getParent());
+        Files.copy(dir.resolve(e.name()), to);
+      }
+      Files.copy(dir.resolve(CheckpointFiles.MANIFEST), staged.directory().resolve(CheckpointFiles.MANIFEST));
+      return open(target, staged.commit()).ref();
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      return open(target, expected).ref();
+    }
+  }
+
   /** One of the checkpoint's verified files ({@link CheckpointFiles}), buffered. */
   public DataInputStream openFile(String name) throws IOException {
     return new DataInputStream(new BufferedInputStream(Files.newInputStream(dir.resolve(name)), 1 << 16));

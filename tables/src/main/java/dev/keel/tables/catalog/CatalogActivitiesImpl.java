@@ -10,6 +10,8 @@ import dev.keel.api.v1.CatalogAppendResult;
 import dev.keel.api.v1.CatalogRow;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.DescribeTableResult;
+import dev.keel.api.v1.ExperimentRecord;
+import dev.keel.api.v1.ExperimentRecordRequest;
 import dev.keel.api.v1.TableRef;
 import dev.keel.storage.StorageFailures;
 import dev.keel.storage.StorageRoot;
@@ -115,6 +117,22 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
         .setTable(TableRef.newBuilder().setUri(uri).setVersion(snapshot.getVersion()))
         .putAllRowsPerSplit(counts)
         .build();
+  }
+
+  // ---- a finished experiment ----
+
+  @Override
+  public ExperimentRecord experimentRecord(ExperimentRecordRequest request) {
+    if (request.getExperimentId().isBlank()) {
+      throw ApplicationFailure.newNonRetryableFailure("experiment id is empty", INVALID_ARGUMENT);
+    }
+    try {
+      return new ExperimentRecords(engine, this::tableUri).read(request.getExperimentId().strip());
+    } catch (IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), INVALID_ARGUMENT);
+    } catch (RuntimeException e) {
+      throw StorageFailures.translate(tableUri(CatalogTables.EXPERIMENTS), e);
+    }
   }
 
   // ---- append ----

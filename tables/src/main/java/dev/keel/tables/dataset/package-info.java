@@ -1,2 +1,5 @@
-/** What a trainer or scorer reads: labelled images of one split of a pinned table version. */
+/**
+ * What a trainer or scorer reads: one split of a pinned table version as {@link
+ * dev.keel.tables.dataset.LabeledExamples}, either labeled images or labeled feature vectors.
+ */
 package dev.keel.tables.dataset;

@@ -61,7 +61,7 @@ class DescribeTableTest {
   void withoutAVersionThePinIsTheLatest() {
     twoVersions();
     DescribeTableResult r = catalog.describeTable(request("images"));
-    assertEquals(tableUri + "/", r.getTable().getUri(), "a name resolves to tables/<name> under the root");
+    assertEquals(tableUri, r.getTable().getUri(), "a name resolves to tables/<name> under the root, one spelling");
     assertEquals(1, r.getTable().getVersion());
     assertEquals(Map.of("train", 4L, "test", 2L), r.getRowsPerSplitMap());
   }
@@ -81,7 +81,7 @@ class DescribeTableTest {
         () -> catalog.describeTable(request("images").toBuilder().setVersion(5).build()));
     assertTrue(f.isNonRetryable());
     assertEquals(FailureTypes.INVALID_TABLE, f.getType());
-    assertEquals("table " + tableUri + "/ has no version 5 (latest is 1)", f.getOriginalMessage());
+    assertEquals("table " + tableUri + " has no version 5 (latest is 1)", f.getOriginalMessage());
   }
 
   @Test

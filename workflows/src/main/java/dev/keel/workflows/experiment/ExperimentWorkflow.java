@@ -18,6 +18,14 @@ import io.temporal.workflow.WorkflowMethod;
 public interface ExperimentWorkflow {
   String TYPE = "Experiment";
 
+  /**
+   * The workflow id of the experiment a pipeline runs as its search stage. No slash: an experiment id is
+   * a directory name of its checkpoints.
+   */
+  static String childId(String pipelineId) {
+    return pipelineId + "-experiment";
+  }
+
   @WorkflowMethod(name = TYPE)
   ExperimentResult run(ExperimentRequest request);
 

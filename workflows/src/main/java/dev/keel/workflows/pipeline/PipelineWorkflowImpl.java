@@ -1,32 +1,47 @@
 package dev.keel.workflows.pipeline;
 
-import com.google.protobuf.Value;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.TaskQueues;
+import dev.keel.activities.catalog.CatalogActivities;
+import dev.keel.activities.catalog.CatalogActivityOptions;
 import dev.keel.activities.etl.IngestActivities;
 import dev.keel.activities.etl.IngestActivityOptions;
+import dev.keel.activities.registry.ModelRegistryActivities;
+import dev.keel.activities.registry.ModelRegistryActivityOptions;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.activities.train.TrainingActivityOptions;
 import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
+import dev.keel.api.length.LengthUnit;
 import dev.keel.api.length.TrainingLength;
+import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.DataSpec;
+import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.ExperimentRecord;
+import dev.keel.api.v1.ExperimentRecordRequest;
+import dev.keel.api.v1.ExperimentRequest;
+import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.InferenceRequest;
 import dev.keel.api.v1.InferenceResult;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
+import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
+import dev.keel.api.v1.RegisterModelRequest;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.search.ExperimentConfigs;
 import dev.keel.workflows.KeelSearchAttributes;
+import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.inference.InferenceWorkflow;
 import dev.keel.workflows.training.GangTraining;
 import dev.keel.workflows.training.TrainRequests;
+import io.temporal.activity.ActivityOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.ChildWorkflowFailure;
@@ -34,17 +49,21 @@ import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Workflow;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 
-/** See {@link PipelineWorkflow}. Deterministic: all I/O happens in the activities. */
+/**
+ * See {@link PipelineWorkflow}. Deterministic: all I/O happens in the activities and child workflows.
+ * Each stage's result is in the workflow's history, so a run that loses any worker, the control worker
+ * included, goes on from the stage it was in.
+ */
 public class PipelineWorkflowImpl implements PipelineWorkflow {
   private final PipelineProgress.Builder progress = PipelineProgress.newBuilder().setStage("validate").setStatus("running");
   private GangTraining gang;
+  private String name;
 
   @Override
   public PipelineResult run(PipelineRequest request) {
-    String name = request.getName().isBlank() ? "unnamed" : request.getName();
+    name = request.getName().isBlank() ? "unnamed" : request.getName();
     gang = GangTraining.register(waiting -> {
       if (!waiting.isEmpty()) {
         Workflow.setCurrentDetails("Keel pipeline " + name + ": training is " + waiting);
@@ -53,56 +72,25 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.PIPELINE.valueSet(name),
         KeelSearchAttributes.STAGE.valueSet("validate"));
     validate(request);
-    ExperimentConfig experiment = ConfigDefaults.withDefaults(request.getExperiment());
+    String pipelineId = Workflow.getInfo().getWorkflowId();
+    PipelineResult.Builder result = PipelineResult.newBuilder().setPipelineId(pipelineId);
     try {
-      stage("etl", "Keel pipeline " + name + ": ETL of " + request.getSource().getFormat() + " "
-          + request.getSource().getUri() + " into Delta table " + request.getTargetTable());
-      IngestResult ingest = etl(request).ingest(IngestRequest.newBuilder()
-          .setSource(request.getSource()).setTableUri(request.getTargetTable()).build());
-      progress.setIngest(ingest);
-
-      TableRef data = TableRef.newBuilder().setUri(ingest.getTable().getUri())
-          .setVersion(experiment.getData().hasVersion() ? experiment.getData().getVersion() : ingest.getTable().getVersion())
-          .build();
+      TableRef data = data(request, result);
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.DATA_TABLE.valueSet(data.getUri()),
           KeelSearchAttributes.DATA_VERSION.valueSet(data.getVersion()));
-      Map<String, Value> hparams = PipelinePlan.constHparams(experiment);
-      String pipelineId = Workflow.getInfo().getWorkflowId();
-      String model = experiment.getModel().getName().isEmpty() ? experiment.getModel().getClass_() : experiment.getModel().getName();
-      TrainingLength length = TrainingLength.of(experiment.getSearcher().getMaxLength());
-      stage("train", "Keel pipeline " + name + ": training " + model + " for " + length + " on "
-          + data.getUri() + " @ version " + data.getVersion());
-      String summary = "Train " + model + " for " + length + " on " + tableName(data.getUri()) + " v" + data.getVersion();
-      TrainRequest trainRequest = TrainRequests.of(pipelineId, 1, experiment, data,
-          hparams, experiment.getReproducibility().getSeed(), length, Optional.empty(), 0);
-      int slots = experiment.getResources().getSlotsPerTrial();
-      TrainResult train = slots > 1
-          ? gang.train(trainRequest, slots, experiment.getResources().getResourcePool(), ConfigDefaults.HEARTBEAT_TIMEOUT,
-              experiment.getMaxRestarts(), summary)
-          : trainer(experiment, summary).train(trainRequest);
-      progress.setTrain(train);
-
-      String split = request.getInference().getSplit().isEmpty() ? "test" : request.getInference().getSplit();
-      String predictions = request.getInference().getPredictionsTable().isEmpty()
-          ? request.getTargetTable() + "_predictions" : request.getInference().getPredictionsTable();
-      stage("infer", "Keel pipeline " + name + ": scoring the " + split + " split with checkpoint "
-          + train.getCheckpoint().getUuid() + " into " + predictions);
-      InferenceResult inference = inferrer(pipelineId, "Score the " + split + " split of " + tableName(data.getUri())
-          + " v" + data.getVersion() + " into " + tableName(predictions)).run(InferenceRequest.newBuilder()
-          .setCheckpoint(train.getCheckpoint())
-          .setData(data)
-          .setSplit(split)
-          .setPredictionsTableUri(predictions)
-          .setModel(experiment.getModel())
-          .putAllHparams(hparams)
-          .build());
+      ModelVersion model = request.getReuse().hasModel()
+          ? reusedModel(request, result)
+          : register(request, trained(request, data, result));
+      result.setModel(model).setCheckpoint(model.getCheckpoint());
+      progress.setModel(model);
+      InferenceResult inference = infer(request, data, model);
+      result.setInference(inference);
       progress.setInference(inference).setStatus("completed");
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.TEST_ACCURACY.valueSet(inference.getAccuracy()));
-      stage("done", String.format(Locale.ROOT, "Keel pipeline %s: done, %s accuracy %.4f on %d rows",
-          name, split, inference.getAccuracy(), inference.getRows()));
-      return PipelineResult.newBuilder().setPipelineId(pipelineId)
-          .setIngest(ingest).setTrain(train).setInference(inference).build();
-    } catch (ActivityFailure | ChildWorkflowFailure e) {
+      stage("done", String.format(Locale.ROOT, "Keel pipeline %s: done, model %s v%d, %s accuracy %.4f on %d rows",
+          name, model.getName(), model.getVersion(), split(request), inference.getAccuracy(), inference.getRows()));
+      return result.build();
+    } catch (ActivityFailure | ChildWorkflowFailure | ApplicationFailure e) {
       progress.setStatus("failed").setError(rootMessage(e));
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet("failed"));
       Workflow.setCurrentDetails("Keel pipeline " + name + " failed in stage " + progress.getStage() + ": " + rootMessage(e));
@@ -113,6 +101,168 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   @Override
   public PipelineProgress progress() {
     return progress.build();
+  }
+
+  // ---- stages ----
+
+  /** ETL into the target table, or the reused table pinned at a version. */
+  private TableRef data(PipelineRequest request, PipelineResult.Builder result) {
+    if (request.getReuse().hasTable()) {
+      DataSpec reuse = request.getReuse().getTable();
+      skip(result, "etl", "reuse.table " + reuse.getTable() + (reuse.hasVersion() ? " @ version " + reuse.getVersion() : ""));
+      DescribeTableRequest.Builder describe = DescribeTableRequest.newBuilder().setTable(reuse.getTable());
+      if (reuse.hasVersion()) {
+        describe.setVersion(reuse.getVersion());
+      }
+      TableRef data = catalog("Describe table " + tableName(reuse.getTable())).describeTable(describe.build()).getTable();
+      progress.setData(data);
+      result.setData(data);
+      return data;
+    }
+    stage("etl", "Keel pipeline " + name + ": ETL of " + request.getSource().getFormat() + " "
+        + request.getSource().getUri() + " into Delta table " + request.getTargetTable());
+    IngestResult ingest = etl(request).ingest(IngestRequest.newBuilder()
+        .setSource(request.getSource()).setTableUri(request.getTargetTable()).build());
+    progress.setIngest(ingest);
+    result.setIngest(ingest);
+    ExperimentConfig experiment = request.getExperiment();
+    TableRef data = TableRef.newBuilder().setUri(ingest.getTable().getUri())
+        .setVersion(experiment.getData().hasVersion() ? experiment.getData().getVersion() : ingest.getTable().getVersion())
+        .build();
+    progress.setData(data);
+    result.setData(data);
+    return data;
+  }
+
+  /**
+   * The search as a child Experiment (or a finished experiment from the catalog), then the best trial
+   * trained on if asked: the checkpoint to register.
+   */
+  private Trained trained(PipelineRequest request, TableRef data, PipelineResult.Builder result) {
+    Searched searched = request.getReuse().getExperimentId().isEmpty()
+        ? search(request, data) : reusedExperiment(request.getReuse().getExperimentId(), result);
+    String experimentId = searched.experimentId();
+    ExperimentConfig config = searched.config();
+    progress.setExperimentId(experimentId);
+    result.setExperimentId(experimentId);
+    LengthUnit unit = TrainingLength.unitOf(config.getSearcher().getMaxLength()).orElseThrow();
+    BestTrial best = BestTrial.of(experimentId, searched.result(), unit);
+
+    Optional<TrainingLength> target = request.hasFinalTraining()
+        ? Optional.of(TrainingLength.of(request.getFinalTraining().getMaxLength())) : Optional.empty();
+    if (target.isPresent() && target.get().unit() != unit) {
+      throw ApplicationFailure.newNonRetryableFailure("final_training.max_length is in " + target.get().unit().label()
+          + " but experiment " + experimentId + " measured its trials in " + unit.label(), FailureTypes.INVALID_PIPELINE_REQUEST);
+    }
+    if (target.isEmpty() || !best.length().isShorterThan(target.get())) {
+      skip(result, "train", target.isEmpty() ? "no final_training"
+          : "the best checkpoint already has " + best.length() + " (final_training.max_length " + target.get() + ")");
+      return new Trained(best, best.checkpoint(), config, searched.data());
+    }
+    int slots = request.getFinalTraining().hasSlotsPerTrial()
+        ? request.getFinalTraining().getSlotsPerTrial() : config.getResources().getSlotsPerTrial();
+    ExperimentConfig finalConfig = config.toBuilder().setResources(config.getResources().toBuilder().setSlotsPerTrial(slots))
+        .setData(config.getData().toBuilder().setTable(data.getUri()).setVersion(data.getVersion())).build();
+    String model = config.getModel().getName().isEmpty() ? config.getModel().getClass_() : config.getModel().getName();
+    stage("train", "Keel pipeline " + name + ": training trial " + best.trialId() + " of " + experimentId + " ("
+        + model + ") on to " + target.get() + " on " + slots + " slot(s), from checkpoint " + best.checkpoint().getUuid());
+    String summary = "Train " + model + " on to " + target.get() + " from trial " + best.trialId();
+    // The trial's own seed, so the data order goes on as it would have had the trial trained longer.
+    TrainRequest train = TrainRequests.of(Workflow.getInfo().getWorkflowId(), 1, finalConfig, data, best.hparams(),
+        finalConfig.getReproducibility().getSeed() + best.trialId(), target.get(), Optional.of(best.checkpoint()), 0);
+    TrainResult trained = slots > 1
+        ? gang.train(train, slots, finalConfig.getResources().getResourcePool(), ConfigDefaults.HEARTBEAT_TIMEOUT,
+            finalConfig.getMaxRestarts(), summary)
+        : trainer(finalConfig, summary).train(train);
+    progress.setTrain(trained);
+    result.setTrain(trained);
+    return new Trained(best, trained.getCheckpoint(), finalConfig, data);
+  }
+
+  /** What the search found: the experiment, its config (with defaults) and result, the data its trials trained on. */
+  private record Searched(String experimentId, ExperimentConfig config, ExperimentResult result, TableRef data) {}
+
+  private Searched search(PipelineRequest request, TableRef data) {
+    String experimentId = ExperimentWorkflow.childId(Workflow.getInfo().getWorkflowId());
+    ExperimentConfig source = request.getExperiment();
+    ExperimentConfig config = ConfigDefaults.withDefaults(source.toBuilder()
+        .setData(source.getData().toBuilder().setTable(data.getUri()).setVersion(data.getVersion())).build());
+    progress.setExperimentId(experimentId);
+    stage("search", "Keel pipeline " + name + ": experiment " + experimentId + " (" + config.getSearcher().getName()
+        + " searcher) on " + tableName(data.getUri()) + " v" + data.getVersion());
+    ExperimentWorkflow experiment = Workflow.newChildWorkflowStub(ExperimentWorkflow.class,
+        ChildWorkflowOptions.newBuilder().setWorkflowId(experimentId).build());
+    ExperimentResult result = experiment.run(ExperimentRequest.newBuilder().setConfig(config)
+        .setOptions(request.getExperimentOptions()).build());
+    return new Searched(experimentId, config, result, data);
+  }
+
+  private Searched reusedExperiment(String experimentId, PipelineResult.Builder result) {
+    skip(result, "search", "reuse.experiment_id " + experimentId);
+    ExperimentRecord record = catalog("Read experiment " + experimentId + " from the catalog")
+        .experimentRecord(ExperimentRecordRequest.newBuilder().setExperimentId(experimentId).build());
+    return new Searched(experimentId, ConfigDefaults.withDefaults(record.getConfig()), record.getResult(),
+        record.getResult().getState().getData());
+  }
+
+  /** The checkpoint to register, how it was configured and the data version it last trained on. */
+  private record Trained(BestTrial best, CheckpointRef checkpoint, ExperimentConfig config, TableRef data) {}
+
+  private ModelVersion register(PipelineRequest request, Trained trained) {
+    String modelName = modelName(request);
+    stage("register", "Keel pipeline " + name + ": registering checkpoint " + trained.checkpoint().getUuid()
+        + " as model " + modelName);
+    return registry("Register model " + modelName).register(RegisterModelRequest.newBuilder()
+        .setName(modelName)
+        .setCheckpoint(trained.checkpoint())
+        .setConfig(trained.config())
+        .putAllHparams(trained.best().hparams())
+        .setData(trained.data())
+        .setExperimentId(trained.best().experimentId())
+        .setTrialId(TrainRequests.trialId(trained.best().trialId()))
+        .setRegisteredBy(Workflow.getInfo().getWorkflowId())
+        .build());
+  }
+
+  private ModelVersion reusedModel(PipelineRequest request, PipelineResult.Builder result) {
+    var ref = request.getReuse().getModel();
+    skip(result, "search", "reuse.model " + ref.getName() + " v" + ref.getVersion());
+    skip(result, "train", "reuse.model");
+    skip(result, "register", "reuse.model");
+    return registry("Describe model " + ref.getName() + " v" + ref.getVersion()).describe(ref);
+  }
+
+  private InferenceResult infer(PipelineRequest request, TableRef data, ModelVersion model) {
+    String split = split(request);
+    String predictions = request.getInference().getPredictionsTable().isEmpty()
+        ? defaultPredictionsTable(name) : request.getInference().getPredictionsTable();
+    stage("infer", "Keel pipeline " + name + ": scoring the " + split + " split with model " + model.getName()
+        + " v" + model.getVersion() + " into " + predictions);
+    return inferrer(Workflow.getInfo().getWorkflowId(), "Score the " + split + " split of " + tableName(data.getUri())
+        + " v" + data.getVersion() + " into " + tableName(predictions)).run(InferenceRequest.newBuilder()
+        .setCheckpoint(model.getCheckpoint())
+        .setData(data)
+        .setSplit(split)
+        .setPredictionsTableUri(predictions)
+        .setModel(model.getConfig().getModel())
+        .putAllHparams(model.getHparamsMap())
+        .setModelVersion(model.getName() + "/" + model.getVersion())
+        .build());
+  }
+
+  // ---- helpers ----
+
+  /** Each pipeline writes its own predictions table unless told otherwise: {@code <pipeline name>_predictions}. */
+  static String defaultPredictionsTable(String pipelineName) {
+    return pipelineName.replaceAll("[^A-Za-z0-9_.-]", "_") + "_predictions";
+  }
+
+  private String modelName(PipelineRequest request) {
+    return request.getModelName().isEmpty() ? name.replaceAll("[^A-Za-z0-9_.-]", "_") : request.getModelName();
+  }
+
+  private static String split(PipelineRequest request) {
+    return request.getInference().getSplit().isEmpty() ? "test" : request.getInference().getSplit();
   }
 
   private void validate(PipelineRequest request) {
@@ -133,6 +283,12 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     Workflow.setCurrentDetails(details);
   }
 
+  private void skip(PipelineResult.Builder result, String stage, String why) {
+    String line = stage + ": " + why;
+    result.addSkipped(line);
+    progress.addSkipped(line);
+  }
+
   /** The last path segment of a table URI, for short activity summaries. */
   static String tableName(String uri) {
     String u = uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
@@ -144,12 +300,21 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     while (c.getCause() != null) {
       c = c.getCause();
     }
-    return c.getMessage();
+    return c instanceof ApplicationFailure a ? a.getOriginalMessage() : c.getMessage();
   }
 
   private static IngestActivities etl(PipelineRequest request) {
     return Workflow.newActivityStub(IngestActivities.class, IngestActivityOptions.forIngest(
         "Ingest " + request.getSource().getFormat() + " into Delta table " + tableName(request.getTargetTable())));
+  }
+
+  private static CatalogActivities catalog(String summary) {
+    return Workflow.newActivityStub(CatalogActivities.class, CatalogActivityOptions.forCatalog(summary));
+  }
+
+  private static ModelRegistryActivities registry(String summary) {
+    ActivityOptions options = ModelRegistryActivityOptions.forRegistry(summary);
+    return Workflow.newActivityStub(ModelRegistryActivities.class, options);
   }
 
   private static TrainingActivities trainer(ExperimentConfig experiment, String summary) {

@@ -17,12 +17,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * It can fail a trial's first attempts (a crashing worker) and rejects {@code lr > 1} as invalid
  * hyperparameters, like the real trainer's NaN check.
  */
-final class FormulaTrainingActivities implements TrainingActivities {
+public final class FormulaTrainingActivities implements TrainingActivities {
   final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
-  final java.util.List<TrainRequest> requests = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+  public final java.util.List<TrainRequest> requests = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
   private final Map<String, Integer> failFirstAttempts;
 
-  FormulaTrainingActivities(Map<String, Integer> failFirstAttempts) {
+  public FormulaTrainingActivities(Map<String, Integer> failFirstAttempts) {
     this.failFirstAttempts = failFirstAttempts;
   }
 

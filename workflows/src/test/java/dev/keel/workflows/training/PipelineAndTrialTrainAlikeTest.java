@@ -5,38 +5,34 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.etl.IngestActivities;
-import dev.keel.activities.infer.InferenceActivities;
 import dev.keel.activities.train.GangRendezvous;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.CheckpointRef;
-import dev.keel.api.v1.CommitPredictionsRequest;
 import dev.keel.api.v1.DataSource;
-import dev.keel.api.v1.DiscardPredictionsRequest;
 import dev.keel.api.v1.ExperimentConfig;
-import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentRunOptions;
-import dev.keel.api.v1.InferencePartition;
-import dev.keel.api.v1.InferencePlan;
+import dev.keel.api.v1.FinalTraining;
 import dev.keel.api.v1.InferenceRequest;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
+import dev.keel.api.v1.Length;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.api.v1.RankInfo;
 import dev.keel.api.v1.RankStarted;
 import dev.keel.api.v1.Rendezvous;
-import dev.keel.api.v1.ScorePartitionRequest;
-import dev.keel.api.v1.ScorePartitionResult;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.workflows.KeelSearchAttributes;
 import dev.keel.workflows.KeelWorkflows;
+import dev.keel.workflows.testing.OnePartitionScorer;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.experiment.TrialWorkflow;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
+import dev.keel.workflows.testing.InMemoryModelRegistry;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.api.history.v1.ActivityTaskScheduledEventAttributes;
@@ -70,7 +66,9 @@ class PipelineAndTrialTrainAlikeTest {
       """;
 
   private final Map<String, TrainRequest> trained = new ConcurrentHashMap<>();
+  private final List<InferenceRequest> scored = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
   private final List<TrainRequest> ranks = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+  private final InMemoryModelRegistry registry = new InMemoryModelRegistry();
   private TestWorkflowEnvironment env;
   private WorkflowClient client;
 
@@ -80,9 +78,11 @@ class PipelineAndTrialTrainAlikeTest {
         .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
         .build());
     KeelSearchAttributes.ALL.forEach(a -> env.registerSearchAttribute(a.name(), a.type()));
-    KeelWorkflows.register(env.newWorker(TaskQueues.CONTROL));
+    io.temporal.worker.Worker control = env.newWorker(TaskQueues.CONTROL);
+    KeelWorkflows.register(control);
+    control.registerActivitiesImplementations(registry);
     env.newWorker(TaskQueues.ETL).registerActivitiesImplementations((IngestActivities) this::ingest);
-    env.newWorker(TaskQueues.INFER).registerActivitiesImplementations(new OnePartitionScorer());
+    env.newWorker(TaskQueues.INFER).registerActivitiesImplementations(new OnePartitionScorer(scored, 10, 5));
     env.newWorker(TaskQueues.train("cpu")).registerActivitiesImplementations((TrainingActivities) this::train);
     env.start();
     client = env.getWorkflowClient();
@@ -94,41 +94,56 @@ class PipelineAndTrialTrainAlikeTest {
   }
 
   @Test
-  void bothTrainWithTheSameOptionsAndTheSameRequest() {
+  void theFinalTrainingGoesOnFromTheBestCheckpointWithATrialsOptionsAndSeed() {
     ExperimentConfig config = ExperimentConfigLoaders.experimentLoader().fromYaml(CONFIG);
-    client.newWorkflowStub(PipelineWorkflow.class, options("pipe")).run(PipelineRequest.newBuilder()
-        .setSource(DataSource.newBuilder().setFormat("fashion_mnist").setUri("/data"))
-        .setTargetTable("fashion").setExperiment(config).build());
-    client.newWorkflowStub(ExperimentWorkflow.class, options("exp")).run(ExperimentRequest.newBuilder()
-        .setConfig(config).setOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true)).build());
+    PipelineResult result = client.newWorkflowStub(PipelineWorkflow.class, options("pipe")).run(pipeline(config)
+        .setFinalTraining(FinalTraining.newBuilder().setMaxLength(Length.newBuilder().setEpochs(4))).build());
 
-    ActivityTaskScheduledEventAttributes pipeline = scheduledTrain("pipe");
-    ActivityTaskScheduledEventAttributes trial = scheduledTrain(TrialWorkflow.workflowId("exp", 1));
-    assertEquals(withoutIds(pipeline), withoutIds(trial));
+    String experimentId = ExperimentWorkflow.childId("pipe");
+    ActivityTaskScheduledEventAttributes finalTraining = scheduledTrain("pipe");
+    ActivityTaskScheduledEventAttributes trial = scheduledTrain(TrialWorkflow.workflowId(experimentId, 1));
+    assertEquals(withoutIds(trial), withoutIds(finalTraining));
 
     TrainRequest fromPipeline = trained.get("pipe");
-    TrainRequest fromTrial = trained.get("exp");
-    assertEquals("epochs: 2\n", fromPipeline.getTargetLength().toString());
+    TrainRequest fromTrial = trained.get(experimentId);
+    assertEquals("epochs: 4\n", fromPipeline.getTargetLength().toString());
     assertEquals("batches: 200\n", fromPipeline.getCheckpointPeriod().toString());
     assertEquals(5000.0 / 60000.0, fromPipeline.getValidationFraction());
-    // the same request but for whose it is: the experiment, the trial's seed offset (trial 1), the data version
-    assertEquals(fromPipeline.toBuilder().clearExperimentId().setSeed(8).clearData().build(),
-        fromTrial.toBuilder().clearExperimentId().clearData().build());
+    assertEquals(8, fromTrial.getSeed(), "trial 1's seed is the config's plus its number");
+    // the trial's request, but for the pipeline, from the trial's checkpoint and on to the longer length
+    assertEquals(fromTrial.toBuilder().clearExperimentId().setTargetLength(fromPipeline.getTargetLength()).build(),
+        fromPipeline.toBuilder().clearExperimentId().clearStartFrom().build());
+    assertEquals(experimentId, fromPipeline.getStartFrom().getUuid(), "the best trial's checkpoint");
+    assertEquals(2, fromPipeline.getStartFrom().getMetricsOrThrow("length"));
+    assertEquals("pipe", result.getCheckpoint().getUuid(), "the final training's checkpoint is registered");
+    assertEquals(1, registry.registered.size());
+    assertEquals(experimentId, registry.registered.get(0).getExperimentId());
+    assertEquals("trial-1", registry.registered.get(0).getTrialId());
+    assertEquals("registry://alike/1/", scored.get(0).getCheckpoint().getUri(), "the registry's copy is scored");
+    assertEquals("alike_predictions", scored.get(0).getPredictionsTableUri(), "each pipeline its own predictions table");
+    assertEquals(List.of(), result.getSkippedList());
   }
 
   @Test
-  void aPipelineWithTwoSlotsTrainsOnAGangOfTwoRanks() {
-    ExperimentConfig config = ExperimentConfigLoaders.experimentLoader()
-        .fromYaml(CONFIG + "resources: {slots_per_trial: 2}\n");
-    PipelineResult result = client.newWorkflowStub(PipelineWorkflow.class, options("pipe-gang")).run(
-        PipelineRequest.newBuilder().setSource(DataSource.newBuilder().setFormat("fashion_mnist").setUri("/data"))
-            .setTargetTable("fashion").setExperiment(config).build());
+  void aFinalTrainingWithTwoSlotsTrainsOnAGangOfTwoRanks() {
+    ExperimentConfig config = ExperimentConfigLoaders.experimentLoader().fromYaml(CONFIG);
+    PipelineResult result = client.newWorkflowStub(PipelineWorkflow.class, options("pipe-gang")).run(pipeline(config)
+        .setFinalTraining(FinalTraining.newBuilder().setMaxLength(Length.newBuilder().setEpochs(3)).setSlotsPerTrial(2))
+        .build());
 
     assertEquals(List.of(0, 1), ranks.stream().map(r -> r.getGang().getRank()).sorted().toList());
     assertEquals(1, ranks.stream().map(r -> r.getGang().getGangId()).distinct().count(), ranks.toString());
+    assertTrue(ranks.get(0).getGang().getGangId().startsWith("pipe-gang/gang-"), ranks.get(0).getGang().getGangId());
     assertEquals(List.of(2, 2), ranks.stream().map(r -> r.getGang().getWorldSize()).toList());
     assertEquals(List.of(0, 1), result.getTrain().getRanksList().stream().map(RankInfo::getRank).toList());
     assertEquals("pipe-gang", result.getInference().getCheckpointUuid(), "rank 0's checkpoint is scored");
+  }
+
+  private static PipelineRequest.Builder pipeline(ExperimentConfig config) {
+    return PipelineRequest.newBuilder().setName("alike")
+        .setSource(DataSource.newBuilder().setFormat("fashion_mnist").setUri("/data"))
+        .setTargetTable("fashion").setExperiment(config)
+        .setExperimentOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true));
   }
 
   private static ActivityTaskScheduledEventAttributes withoutIds(ActivityTaskScheduledEventAttributes a) {
@@ -172,27 +187,6 @@ class PipelineAndTrialTrainAlikeTest {
     return IngestResult.newBuilder().setTable(TableRef.newBuilder().setUri(r.getTableUri()).setVersion(3)).setRows(10).build();
   }
 
-  /** Inference is not what this test is about: one partition of 10 rows, half right, committed as version 0. */
-  private static final class OnePartitionScorer implements InferenceActivities {
-    @Override
-    public InferencePlan plan(InferenceRequest r) {
-      return InferencePlan.newBuilder().setPredictionsTableUri(r.getPredictionsTableUri()).setRows(10)
-          .addPartitions(InferencePartition.newBuilder().setRows(10)).build();
-    }
-
-    @Override
-    public ScorePartitionResult scorePartition(ScorePartitionRequest r) {
-      return ScorePartitionResult.newBuilder().setRows(10).setCorrect(5).build();
-    }
-
-    @Override
-    public TableRef commit(CommitPredictionsRequest r) {
-      return TableRef.newBuilder().setUri(r.getPredictionsTableUri()).build();
-    }
-
-    @Override
-    public void discard(DiscardPredictionsRequest r) {}
-  }
 
   private TrainResult train(TrainRequest r) {
     if (r.hasGang()) {
@@ -203,7 +197,8 @@ class PipelineAndTrialTrainAlikeTest {
     }
     trained.put(r.getExperimentId(), r);
     return TrainResult.newBuilder()
-        .setCheckpoint(CheckpointRef.newBuilder().setUuid(r.getExperimentId()).setUri("test://" + r.getExperimentId()))
+        .setCheckpoint(CheckpointRef.newBuilder().setUuid(r.getExperimentId()).setUri("test://" + r.getExperimentId())
+            .setExperimentId(r.getExperimentId()).setTrialId(r.getTrialId()))
         .putValidationMetrics("validation_loss", 0.25).setBatches(1).setAttempt(1).build();
   }
 }

@@ -1,0 +1,2 @@
+/** The model registry's activities: register, read and promote model versions. */
+package dev.keel.activities.registry;

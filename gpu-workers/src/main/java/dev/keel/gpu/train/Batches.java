@@ -1,0 +1,35 @@
+package dev.keel.gpu.train;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import dev.keel.tables.dataset.LabeledExamples;
+
+/**
+ * Turns rows of {@link LabeledExamples} into tensors: inputs {@code (N, example shape…)} (images
+ * {@code (N, 1, H, W)} in [0, 1], feature vectors {@code (N, features)}), labels int64.
+ */
+public final class Batches {
+  private Batches() {}
+
+  public static NDArray inputs(NDManager manager, LabeledExamples data, int[] rows) {
+    return manager.create(data.floats(rows), new Shape(rows.length).addAll(new Shape(data.exampleShape())));
+  }
+
+  public static NDArray labels(NDManager manager, LabeledExamples data, int[] rows) {
+    long[] out = new long[rows.length];
+    for (int i = 0; i < rows.length; i++) {
+      out[i] = data.labels()[rows[i]];
+    }
+    return manager.create(out);
+  }
+
+  /** Rows {@code from..to-1}. */
+  public static int[] range(int from, int to) {
+    int[] r = new int[to - from];
+    for (int i = 0; i < r.length; i++) {
+      r[i] = from + i;
+    }
+    return r;
+  }
+}

@@ -1,0 +1,74 @@
+package dev.keel.service.api;
+
+import dev.keel.api.v1.ModelVersionRef;
+import dev.keel.api.v1.ModelVersions;
+import dev.keel.api.v1.PromoteModelRequest;
+import dev.keel.service.model.ModelTable;
+import dev.keel.tables.registry.ModelRegistryTable;
+import dev.keel.tables.registry.UnknownModelException;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.http.annotation.Post;
+import jakarta.inject.Inject;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/** REST for the model registry: list, describe, promote (the same operations as {@code keel model}). */
+@Controller("/api/v1/models")
+public class ModelController {
+  private final ModelRegistryTable registry;
+
+  @Inject
+  public ModelController(ModelRegistryTable registry) {
+    this.registry = registry;
+  }
+
+  @Get(produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<String> list() {
+    return HttpResponse.ok(ModelTable.json(ModelVersions.newBuilder().addAllVersions(registry.list()).build()));
+  }
+
+  @Get(value = "/{name}", produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<?> versions(@PathVariable String name) {
+    return answer(() -> {
+      var versions = registry.list(name);
+      if (versions.isEmpty()) {
+        registry.describe(name, 1); // throws, naming the models there are
+      }
+      return ModelTable.json(ModelVersions.newBuilder().addAllVersions(versions).build());
+    });
+  }
+
+  @Get(value = "/{name}/{version}", produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<?> describe(@PathVariable String name, @PathVariable long version) {
+    return answer(() -> ModelTable.json(registry.describe(name, version)));
+  }
+
+  /** Body {@code {"stage": "champion", "reason": "..."}}; 404 for a model that does not exist, 400 for a bad stage. */
+  @Post(value = "/{name}/{version}/promote", consumes = MediaType.APPLICATION_JSON, produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<?> promote(@PathVariable String name, @PathVariable long version, @Body Map<String, String> body) {
+    String stage = body.getOrDefault("stage", "");
+    if (!ModelRegistryTable.STAGES.contains(stage)) {
+      return HttpResponse.badRequest(error("stage: '" + stage + "' is not one of candidate|champion|archived"));
+    }
+    return answer(() -> ModelTable.json(registry.promote(PromoteModelRequest.newBuilder()
+        .setModel(ModelVersionRef.newBuilder().setName(name).setVersion(version))
+        .setStage(stage).setReason(body.getOrDefault("reason", "")).build())));
+  }
+
+  private static HttpResponse<?> answer(Supplier<String> json) {
+    try {
+      return HttpResponse.ok(json.get());
+    } catch (UnknownModelException e) {
+      return HttpResponse.notFound(error(e.getMessage()));
+    }
+  }
+
+  private static Map<String, String> error(String message) {
+    return Map.of("message", message);
+  }
+}

@@ -1,0 +1,96 @@
+package dev.keel.service.cli;
+
+import dev.keel.api.v1.ModelVersionRef;
+import dev.keel.api.v1.ModelVersions;
+import dev.keel.api.v1.PromoteModelRequest;
+import dev.keel.service.model.ModelTable;
+import dev.keel.tables.registry.ModelRegistryTable;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "model", mixinStandardHelpOptions = true,
+    description = "The model registry of the storage root: list, describe and promote model versions.",
+    subcommands = {ModelCommand.ListVersions.class, ModelCommand.Describe.class, ModelCommand.Promote.class})
+final class ModelCommand implements Runnable {
+  @Override
+  public void run() {
+    new picocli.CommandLine(this).usage(System.out);
+  }
+
+  /** The registry of the configured storage root; reads need no Temporal. */
+  abstract static class WithRegistry implements Callable<Integer> {
+    @Mixin StackOptions stack;
+
+    @Option(names = "--json", description = "Print JSON instead of a table.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      return run(new ModelRegistryTable(stack.storageRoot()));
+    }
+
+    abstract int run(ModelRegistryTable registry);
+  }
+
+  @Command(name = "list", mixinStandardHelpOptions = true, description = "Every version of every model, or of one.")
+  static final class ListVersions extends WithRegistry {
+    @Parameters(paramLabel = "NAME", arity = "0..1", description = "Only this model's versions.")
+    String name;
+
+    @Override
+    int run(ModelRegistryTable registry) {
+      var versions = name == null ? registry.list() : registry.list(name);
+      if (name != null && versions.isEmpty()) {
+        registry.describe(name, 1); // a name that does not exist: say so, naming those that do
+      }
+      System.out.print(json ? ModelTable.json(ModelVersions.newBuilder().addAllVersions(versions).build()) + "\n"
+          : ModelTable.list(versions));
+      return 0;
+    }
+  }
+
+  @Command(name = "describe", mixinStandardHelpOptions = true,
+      description = "One version's lineage: checkpoint, data version, experiment and trial, code commit, metrics, stages.")
+  static final class Describe extends WithRegistry {
+    @Parameters(index = "0", paramLabel = "NAME")
+    String name;
+
+    @Parameters(index = "1", paramLabel = "VERSION")
+    long version;
+
+    @Override
+    int run(ModelRegistryTable registry) {
+      var v = registry.describe(name, version);
+      System.out.print(json ? ModelTable.json(v) + "\n" : ModelTable.describe(v));
+      return 0;
+    }
+  }
+
+  @Command(name = "promote", mixinStandardHelpOptions = true,
+      description = "Move a version to a stage; a new champion archives the previous one.")
+  static final class Promote extends WithRegistry {
+    @Parameters(index = "0", paramLabel = "NAME")
+    String name;
+
+    @Parameters(index = "1", paramLabel = "VERSION")
+    long version;
+
+    @Option(names = "--stage", defaultValue = "champion", description = "champion (default), candidate or archived.")
+    String stage;
+
+    @Option(names = "--reason", defaultValue = "", description = "Why, for the stage history.")
+    String reason;
+
+    @Override
+    int run(ModelRegistryTable registry) {
+      var v = registry.promote(PromoteModelRequest.newBuilder()
+          .setModel(ModelVersionRef.newBuilder().setName(name).setVersion(version))
+          .setStage(stage).setReason(reason.isEmpty() ? "promoted by hand" : reason).build());
+      System.out.print(json ? ModelTable.json(v) + "\n" : v.getName() + " v" + v.getVersion() + " is now " + v.getStage() + "\n");
+      return 0;
+    }
+  }
+}

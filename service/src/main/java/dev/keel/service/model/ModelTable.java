@@ -1,0 +1,108 @@
+package dev.keel.service.model;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.util.JsonFormat;
+import dev.keel.api.v1.Comparison;
+import dev.keel.api.v1.ModelVersion;
+import dev.keel.api.v1.StageChange;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/** The registry as text: one line per version for {@code list}, the whole lineage for {@code describe}. */
+public final class ModelTable {
+  private ModelTable() {}
+
+  public static String list(List<ModelVersion> versions) {
+    if (versions.isEmpty()) {
+      return "no registered models\n";
+    }
+    StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%-24s %7s  %-9s  %-30s  %-28s  %s%n",
+        "NAME", "VERSION", "STAGE", "DATA", "SOURCE", "METRICS"));
+    for (ModelVersion v : versions) {
+      out.append(String.format(Locale.ROOT, "%-24s %7d  %-9s  %-30s  %-28s  %s%n", v.getName(), v.getVersion(),
+          v.getStage(), data(v), source(v), metrics(v.getMetricsMap(), 3)));
+    }
+    return out.toString();
+  }
+
+  public static String describe(ModelVersion v) {
+    StringBuilder out = new StringBuilder();
+    line(out, "model", v.getName() + " v" + v.getVersion());
+    line(out, "stage", v.getStage());
+    line(out, "created", Instant.ofEpochMilli(v.getCreatedMillis()) + " by " + v.getRegisteredBy());
+    line(out, "checkpoint", v.getCheckpoint().getUri() + " (" + v.getCheckpoint().getUuid() + ", "
+        + v.getCheckpoint().getBatches() + " batches)");
+    line(out, "trained as", v.getSourceCheckpointUri());
+    line(out, "data", data(v));
+    line(out, "experiment", source(v));
+    line(out, "model class", v.getConfig().getModel().getName().isEmpty() ? v.getConfig().getModel().getClass_()
+        : v.getConfig().getModel().getName());
+    line(out, "code", v.getCodeVersion());
+    line(out, "hyperparameters", new TreeMap<>(v.getHparamsMap()).entrySet().stream()
+        .map(e -> e.getKey() + "=" + value(e.getValue())).collect(Collectors.joining(", ")));
+    line(out, "metrics", metrics(v.getMetricsMap(), Integer.MAX_VALUE));
+    if (v.getComparisonsCount() > 0) {
+      out.append("champion/challenger:\n");
+      for (Comparison c : v.getComparisonsList()) {
+        out.append(String.format(Locale.ROOT, "  %s  %s %.4f vs %s on %s v%d %s: %s (%s)%n", Instant.ofEpochMilli(c.getTimeMillis()),
+            c.getMetric(), c.getChallengerValue(),
+            c.hasChampion() ? String.format(Locale.ROOT, "champion v%d %.4f", c.getChampion().getVersion(), c.getChampionValue())
+                : "no champion",
+            tableName(c.getData().getUri()), c.getData().getVersion(), c.getSplit(), c.getDecision().replace('_', ' '),
+            c.getDecidedBy()));
+      }
+    }
+    out.append("history:\n");
+    for (StageChange c : v.getHistoryList()) {
+      out.append(String.format(Locale.ROOT, "  %s  %-9s  %s%n", Instant.ofEpochMilli(c.getTimeMillis()), c.getStage(),
+          c.getReason()));
+    }
+    return out.toString();
+  }
+
+  public static String json(Message m) {
+    try {
+      return JsonFormat.printer().preservingProtoFieldNames().print(m);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void line(StringBuilder out, String key, String value) {
+    out.append(String.format(Locale.ROOT, "%-16s %s%n", key + ":", value));
+  }
+
+  private static String data(ModelVersion v) {
+    return tableName(v.getData().getUri()) + " v" + v.getData().getVersion();
+  }
+
+  private static String tableName(String uri) {
+    String name = uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
+    return name.substring(name.lastIndexOf('/') + 1);
+  }
+
+  private static String source(ModelVersion v) {
+    return v.getExperimentId().isEmpty() ? "-" : v.getExperimentId() + " " + v.getTrialId();
+  }
+
+  private static String metrics(Map<String, Double> metrics, int max) {
+    return new TreeMap<>(metrics).entrySet().stream().filter(e -> !e.getKey().equals("length"))
+        .limit(max).map(e -> String.format(Locale.ROOT, "%s=%.4f", e.getKey(), e.getValue()))
+        .collect(Collectors.joining(" "));
+  }
+
+  private static String value(com.google.protobuf.Value v) {
+    return switch (v.getKindCase()) {
+      case NUMBER_VALUE -> v.getNumberValue() == Math.rint(v.getNumberValue()) && Math.abs(v.getNumberValue()) < 1e15
+          ? Long.toString((long) v.getNumberValue()) : Double.toString(v.getNumberValue());
+      case STRING_VALUE -> v.getStringValue();
+      case BOOL_VALUE -> Boolean.toString(v.getBoolValue());
+      default -> v.toString().strip();
+    };
+  }
+}

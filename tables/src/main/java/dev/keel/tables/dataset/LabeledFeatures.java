@@ -1,0 +1,64 @@
+package dev.keel.tables.dataset;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Feature vectors with labels, packed for training: example {@code i} is {@code features[i*width ..
+ * (i+1)*width)}, in the order of {@code featureNames}.
+ *
+ * @param featureNames the table's feature columns ({@code keel.features.names}); {@code width} of them, or empty
+ * @param classNames the table's class names ({@code keel.label.classes}); may be empty
+ */
+public record LabeledFeatures(
+    long[] ids, int[] labels, float[] features, int width, List<String> featureNames, List<String> classNames)
+    implements LabeledExamples {
+
+  public LabeledFeatures {
+    if (width < 1) {
+      throw new IllegalArgumentException("feature vectors need at least one feature, got width " + width);
+    }
+    if (ids.length != labels.length || features.length != (long) labels.length * width) {
+      throw new IllegalArgumentException(
+          "inconsistent dataset: " + ids.length + " ids, " + labels.length + " labels, "
+              + features.length + " feature values for vectors of " + width);
+    }
+    if (!featureNames.isEmpty() && featureNames.size() != width) {
+      throw new IllegalArgumentException(
+          featureNames.size() + " feature names " + featureNames + " for vectors of " + width + " features");
+    }
+    featureNames = List.copyOf(featureNames);
+    classNames = List.copyOf(classNames);
+  }
+
+  @Override
+  public long[] exampleShape() {
+    return new long[] {width};
+  }
+
+  @Override
+  public int exampleSize() {
+    return width;
+  }
+
+  @Override
+  public float[] floats(int[] rows) {
+    float[] out = new float[rows.length * width];
+    for (int i = 0; i < rows.length; i++) {
+      System.arraycopy(features, rows[i] * width, out, i * width, width);
+    }
+    return out;
+  }
+
+  @Override
+  public LabeledFeatures slice(int from, int to) {
+    return new LabeledFeatures(
+        Arrays.copyOfRange(ids, from, to), Arrays.copyOfRange(labels, from, to),
+        Arrays.copyOfRange(features, from * width, to * width), width, featureNames, classNames);
+  }
+
+  @Override
+  public String describe() {
+    return "vectors of " + width + " features";
+  }
+}

@@ -13,6 +13,8 @@ import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.types.TimestampType;
+import io.delta.kernel.data.ArrayValue;
+import io.delta.kernel.types.ArrayType;
 import java.util.Arrays;
 
 /** A Kernel {@link ColumnarBatch} over rows {@code [offset, offset+size)} of a {@link Columns}. */
@@ -54,7 +56,8 @@ final class ArrayBatch implements ColumnarBatch {
               || (t instanceof FloatType && a instanceof float[])
               || (t instanceof BooleanType && a instanceof boolean[])
               || (t instanceof StringType && a instanceof String[])
-              || (t instanceof BinaryType && (a instanceof byte[][] || a instanceof Columns.FixedBinary));
+              || (t instanceof BinaryType && (a instanceof byte[][] || a instanceof Columns.FixedBinary))
+              || (t instanceof ArrayType at && at.getElementType() instanceof FloatType && a instanceof float[][]);
       if (!ok) {
         throw new IllegalArgumentException(
             "column " + f.getName() + " is " + t + " but was given " + a.getClass().getSimpleName());
@@ -155,6 +158,23 @@ final class ArrayBatch implements ColumnarBatch {
     @Override
     public String getString(int row) {
       return ((String[]) a)[idx(row)];
+    }
+
+    @Override
+    public ArrayValue getArray(int row) {
+      float[] values = ((float[][]) a)[idx(row)];
+      DataType element = ((ArrayType) type).getElementType();
+      return new ArrayValue() {
+        @Override
+        public int getSize() {
+          return values.length;
+        }
+
+        @Override
+        public ColumnVector getElements() {
+          return new Vector(element, values, 0, values.length);
+        }
+      };
     }
 
     @Override

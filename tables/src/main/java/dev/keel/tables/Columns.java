@@ -11,8 +11,8 @@ import java.util.Objects;
  * timestamp, null entries allowed), {@code int[]} (integer), {@code double[]} (double), {@code
  * Double[]} (double, null entries allowed), {@code float[]} (float), {@code boolean[]} (boolean),
  * {@code String[]} (string, null entries allowed), {@code byte[][]} (binary, null entries allowed)
- * and fixed-width binary packed in one {@code byte[]} ({@link #addFixedBinary}). Arrays are not
- * copied.
+ * and fixed-width binary packed in one {@code byte[]} ({@link #addFixedBinary}), and {@code
+ * float[][]} for an array-of-float column ({@link #addFloatArrays}). Arrays are not copied.
  */
 public final class Columns {
   private final int rows;
@@ -65,6 +65,11 @@ public final class Columns {
   }
 
   public Columns add(String name, byte[][] values) {
+    return put(name, values, values.length);
+  }
+
+  /** An array&lt;float&gt; column: row {@code i} is {@code values[i]} (non-null). */
+  public Columns addFloatArrays(String name, float[][] values) {
     return put(name, values, values.length);
   }
 

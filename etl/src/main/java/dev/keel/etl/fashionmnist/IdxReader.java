@@ -42,12 +42,85 @@ public final class IdxReader {
     }
   }
 
+  /**
+   * Like {@link #readImages} but a file that ends early (truncated download, cut gzip stream)
+   * yields the complete images before the end; {@link Images#declared()} keeps the header's count.
+   */
+  public static Images readImagesLenient(Path file) throws IOException {
+    try (DataInputStream in = open(file)) {
+      int magic = in.readInt();
+      if (magic != IMAGES_MAGIC) {
+        throw new IOException(file + ": not an IDX image file (magic 0x" + Integer.toHexString(magic) + ")");
+      }
+      int count = in.readInt();
+      int rows = in.readInt();
+      int cols = in.readInt();
+      int size = rows * cols;
+      byte[] pixels = new byte[Math.multiplyExact(count, size)];
+      int read = 0;
+      while (read < count && readFully(in, pixels, read * size, size)) {
+        read++;
+      }
+      return new Images(read, rows, cols, read == count ? pixels : java.util.Arrays.copyOf(pixels, read * size), count);
+    }
+  }
+
+  /** Labels of a file that may end early; the array is as long as the complete labels read. */
+  public static Labels readLabelsLenient(Path file) throws IOException {
+    try (DataInputStream in = open(file)) {
+      int magic = in.readInt();
+      if (magic != LABELS_MAGIC) {
+        throw new IOException(file + ": not an IDX label file (magic 0x" + Integer.toHexString(magic) + ")");
+      }
+      int count = in.readInt();
+      byte[] labels = new byte[count];
+      int read = 0;
+      while (read < count) {
+        int r = readSome(in, labels, read, count - read);
+        if (r <= 0) {
+          break;
+        }
+        read += r;
+      }
+      return new Labels(read == count ? labels : java.util.Arrays.copyOf(labels, read), count);
+    }
+  }
+
+  /** True when all {@code len} bytes were read; false at the end of the (possibly cut) stream. */
+  private static boolean readFully(DataInputStream in, byte[] b, int off, int len) {
+    int done = 0;
+    while (done < len) {
+      int r = readSome(in, b, off + done, len - done);
+      if (r <= 0) {
+        return false;
+      }
+      done += r;
+    }
+    return true;
+  }
+
+  /** -1 at the end, including a gzip stream cut short ("Unexpected end of ZLIB input stream"). */
+  private static int readSome(DataInputStream in, byte[] b, int off, int len) {
+    try {
+      return in.read(b, off, len);
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
   private static DataInputStream open(Path file) throws IOException {
     InputStream raw = Files.newInputStream(file);
     InputStream in = file.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
     return new DataInputStream(new java.io.BufferedInputStream(in, 1 << 16));
   }
 
-  /** Decoded IDX images. */
-  public record Images(int count, int rows, int cols, byte[] pixels) {}
+  /** Decoded IDX images; {@code declared} is the header's count (more than {@code count} when truncated). */
+  public record Images(int count, int rows, int cols, byte[] pixels, int declared) {
+    public Images(int count, int rows, int cols, byte[] pixels) {
+      this(count, rows, cols, pixels, count);
+    }
+  }
+
+  /** Decoded IDX labels; {@code declared} is the header's count. */
+  public record Labels(byte[] values, int declared) {}
 }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Image folders of real Fashion-MNIST images written as PNG and JPEG, ingested into labeled-images tables. */
-class ImageFolderIngestTest {
+class ImageFoldersBecomeGreyImagesOfOneShapeTest {
   Path root;
 
   @BeforeEach

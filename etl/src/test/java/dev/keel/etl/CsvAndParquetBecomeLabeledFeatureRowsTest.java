@@ -23,7 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** CSV and Parquet files of real Fashion-MNIST features ingested into labeled-features tables. */
-class TabularIngestTest {
+class CsvAndParquetBecomeLabeledFeatureRowsTest {
   static final String FEATURES = "f0,f1,f2,f3,f4,f5,f6,f7,f8,f9,f10,f11,f12,f13,f14,f15";
   Path root;
 

@@ -55,16 +55,40 @@ record Decoded(int rows, int[] labels, String[] splits, List<String> classNames,
     return new Decoded(rows, newLabels, splits, tableClasses, pixels, height, width, features, featureNames);
   }
 
-  Columns columns(long firstId) {
-    long[] ids = new long[rows];
-    for (int i = 0; i < rows; i++) {
-      ids[i] = firstId + i;
+  /**
+   * One group of rows per split (each becomes its own Parquet files, so a reader of one split skips
+   * the other's files by their statistics); row {@code i} has id {@code firstId + i}.
+   */
+  List<Columns> groups(long firstId) {
+    List<Columns> out = new java.util.ArrayList<>();
+    for (String split : new java.util.TreeSet<>(java.util.Arrays.asList(splits))) {
+      int[] rowsOf = java.util.stream.IntStream.range(0, rows).filter(i -> splits[i].equals(split)).toArray();
+      int n = rowsOf.length;
+      long[] ids = new long[n];
+      int[] lab = new int[n];
+      String[] spl = new String[n];
+      for (int k = 0; k < n; k++) {
+        ids[k] = firstId + rowsOf[k];
+        lab[k] = labels[rowsOf[k]];
+        spl[k] = split;
+      }
+      Columns c = Columns.of(n).add("id", ids).add("label", lab).add("split", spl);
+      if (isImages()) {
+        int size = height * width;
+        byte[] px = new byte[n * size];
+        for (int k = 0; k < n; k++) {
+          System.arraycopy(pixels, rowsOf[k] * size, px, k * size, size);
+        }
+        out.add(c.addFixedBinary("image", px, size));
+      } else {
+        float[][] f = new float[n][];
+        for (int k = 0; k < n; k++) {
+          f[k] = features[rowsOf[k]];
+        }
+        out.add(c.addFloatArrays("features", f));
+      }
     }
-    Columns c = Columns.of(rows).add("id", ids).add("label", labels).add("split", splits);
-    if (isImages()) {
-      return c.addFixedBinary("image", pixels, height * width);
-    }
-    return c.addFloatArrays("features", features);
+    return out;
   }
 
   Map<String, Long> rowsPerSplit() {

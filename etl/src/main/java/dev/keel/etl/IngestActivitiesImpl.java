@@ -192,10 +192,9 @@ public final class IngestActivitiesImpl implements IngestActivities {
       long firstId = append ? rowCount(before.get()) : 0;
       Map<String, String> props = new HashMap<>(data.dataProperties());
       props.put("delta.dataSkippingNumIndexedCols", "3");
-      DeltaTableWriter.Append commit = new DeltaTableWriter(engine, tableUri, data.schema(), props)
-          .newAppend()
-          .add(data.columns(firstId))
-          .commitProperties(record)
+      DeltaTableWriter.Append commit = new DeltaTableWriter(engine, tableUri, data.schema(), props).newAppend();
+      data.groups(firstId).forEach(commit::add);
+      commit.commitProperties(record)
           .transactionId(TXN_APP_ID_PREFIX + key, before.map(s -> s.getVersion() + 1).orElse(0L))
           .beforeCommit(beforeCommit);
       if (MODE_OVERWRITE.equals(mode)) {

@@ -1,7 +1,9 @@
 package dev.keel.tables;
 
+import io.delta.kernel.data.ArrayValue;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.types.ArrayType;
 import io.delta.kernel.types.BinaryType;
 import io.delta.kernel.types.BooleanType;
 import io.delta.kernel.types.DataType;
@@ -13,8 +15,6 @@ import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.types.TimestampType;
-import io.delta.kernel.data.ArrayValue;
-import io.delta.kernel.types.ArrayType;
 import java.util.Arrays;
 
 /** A Kernel {@link ColumnarBatch} over rows {@code [offset, offset+size)} of a {@link Columns}. */

@@ -1,5 +1,6 @@
 package dev.keel.service.api;
 
+import dev.keel.storage.StorageRoot;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.client.WorkflowClient;
@@ -15,11 +16,17 @@ public final class ApiServer implements AutoCloseable {
     this.server = server;
   }
 
+  /** The storage root (for {@code /api/v1/data}) is {@code $KEEL_STORAGE}, else {@code keel-data}. */
   public static ApiServer start(String host, int port, WorkflowClient client) {
+    return start(host, port, client, StorageRoot.of(System.getenv().getOrDefault("KEEL_STORAGE", "keel-data")));
+  }
+
+  /** @param storage where {@code /api/v1/data} finds tables by name */
+  public static ApiServer start(String host, int port, WorkflowClient client, StorageRoot storage) {
     ApplicationContext context = ApplicationContext.builder()
         .properties(Map.of("micronaut.server.host", host, "micronaut.server.port", port,
             "micronaut.application.name", "keel"))
-        .singletons(client)
+        .singletons(client, storage)
         .deduceEnvironment(false)
         .banner(false)
         .start();

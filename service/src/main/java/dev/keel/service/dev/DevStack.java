@@ -101,7 +101,7 @@ public final class DevStack implements AutoCloseable {
       out.println("Workers: keel-control, keel-etl, keel-train-cpu, keel-infer in this JVM; storage " + config.storage());
       ApiServer api = null;
       if (config.apiPort() >= 0) {
-        api = ApiServer.start("127.0.0.1", config.apiPort(), workers.client());
+        api = ApiServer.start("127.0.0.1", config.apiPort(), workers.client(), config.storage());
         out.println("API: " + api.url() + "/api/v1/health");
       }
       return new DevStack(server, workers, api, address);

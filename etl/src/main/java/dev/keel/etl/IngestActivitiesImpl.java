@@ -26,7 +26,6 @@ import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -397,11 +396,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
       MessageDigest md = MessageDigest.getInstance("SHA-256");
       byte[] buf = new byte[1 << 16];
       for (String f : FASHION_MNIST_FILES) {
-        try (InputStream in = Files.newInputStream(dir.resolve(f))) {
-          for (int r; (r = in.read(buf)) > 0; ) {
-            md.update(buf, 0, r);
-          }
-        }
+        SourceFiles.digest(md, dir.resolve(f), buf);
       }
       return HexFormat.of().formatHex(md.digest());
     } catch (IOException e) {

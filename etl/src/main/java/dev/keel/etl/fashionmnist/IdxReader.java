@@ -1,6 +1,7 @@
 package dev.keel.etl.fashionmnist;
 
 import java.io.DataInputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -16,30 +17,20 @@ public final class IdxReader {
 
   /** Images as one array: {@code count*rows*cols} unsigned bytes; dims as {count, rows, cols}. */
   public static Images readImages(Path file) throws IOException {
-    try (DataInputStream in = open(file)) {
-      int magic = in.readInt();
-      if (magic != IMAGES_MAGIC) {
-        throw new IOException(file + ": not an IDX image file (magic 0x" + Integer.toHexString(magic) + ")");
-      }
-      int count = in.readInt();
-      int rows = in.readInt();
-      int cols = in.readInt();
-      byte[] pixels = new byte[Math.multiplyExact(count, rows * cols)];
-      in.readFully(pixels);
-      return new Images(count, rows, cols, pixels);
+    Images images = readImagesLenient(file);
+    if (images.count() < images.declared()) {
+      throw new EOFException(file + ": truncated after " + images.count() + " of " + images.declared() + " images");
     }
+    return images;
   }
 
   public static byte[] readLabels(Path file) throws IOException {
-    try (DataInputStream in = open(file)) {
-      int magic = in.readInt();
-      if (magic != LABELS_MAGIC) {
-        throw new IOException(file + ": not an IDX label file (magic 0x" + Integer.toHexString(magic) + ")");
-      }
-      byte[] labels = new byte[in.readInt()];
-      in.readFully(labels);
-      return labels;
+    Labels labels = readLabelsLenient(file);
+    if (labels.values().length < labels.declared()) {
+      throw new EOFException(file + ": truncated after " + labels.values().length + " of " + labels.declared()
+          + " labels");
     }
+    return labels.values();
   }
 
   /**

@@ -32,6 +32,11 @@ public final class DataTableHistory {
 
   private DataTableHistory() {}
 
+  /** With this process's engine ({@link DeltaTables#defaultEngine()}). */
+  public static DataHistory describe(String tableUri) {
+    return describe(DeltaTables.defaultEngine(), tableUri);
+  }
+
   /**
    * @throws IllegalArgumentException "no Delta table at &lt;uri&gt;" when there is none
    */

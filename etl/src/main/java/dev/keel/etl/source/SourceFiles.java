@@ -90,17 +90,22 @@ public final class SourceFiles implements AutoCloseable {
       for (Entry e : files) {
         md.update(e.relative().getBytes(StandardCharsets.UTF_8));
         md.update((byte) 0);
-        try (InputStream in = Files.newInputStream(e.path())) {
-          for (int r; (r = in.read(buf)) > 0; ) {
-            md.update(buf, 0, r);
-          }
-        }
+        digest(md, e.path(), buf);
       }
       return HexFormat.of().formatHex(md.digest());
     } catch (IOException e) {
       throw new UncheckedIOException("hashing " + uri, e);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  /** Feeds {@code file}'s bytes to {@code md}, through {@code buf}. */
+  public static void digest(MessageDigest md, Path file, byte[] buf) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      for (int r; (r = in.read(buf)) > 0; ) {
+        md.update(buf, 0, r);
+      }
     }
   }
 

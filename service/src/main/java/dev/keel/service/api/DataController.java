@@ -4,7 +4,6 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.etl.history.DataTableHistory;
 import dev.keel.storage.StorageRoot;
-import dev.keel.tables.DeltaTables;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Controller;
@@ -31,7 +30,7 @@ public class DataController {
     }
     try {
       return HttpResponse.ok(JsonFormat.printer().preservingProtoFieldNames()
-          .print(DataTableHistory.describe(DeltaTables.defaultEngine(), storage.table(table))));
+          .print(DataTableHistory.describe(storage.table(table))));
     } catch (IllegalArgumentException e) {
       return HttpResponse.notFound(Map.of("message", e.getMessage()));
     }

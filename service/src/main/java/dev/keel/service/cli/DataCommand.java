@@ -3,7 +3,6 @@ package dev.keel.service.cli;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.DataHistory;
 import dev.keel.etl.history.DataTableHistory;
-import dev.keel.tables.DeltaTables;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -33,7 +32,7 @@ final class DataCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       // reading needs no Temporal: the history is in the table's own Delta log and data
-      DataHistory h = DataTableHistory.describe(DeltaTables.defaultEngine(), stack.storageRoot().table(table));
+      DataHistory h = DataTableHistory.describe(stack.storageRoot().table(table));
       System.out.print(json ? JsonFormat.printer().preservingProtoFieldNames().print(h) + "\n" : DataTableHistory.render(h));
       return 0;
     }

@@ -2,14 +2,19 @@ package dev.keel.etl;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.etl.testing.ParquetFiles;
 import dev.keel.etl.testing.RealData;
 import dev.keel.etl.testing.TableRows;
+import dev.keel.tables.DeltaTables;
 import dev.keel.tables.TableSchemas;
+import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -125,5 +130,19 @@ class CsvAndParquetBecomeLabeledFeatureRowsTest {
       assertEquals(RealData.label((int) row.id()), row.label());
       assertArrayEquals(new float[] {RealData.features((int) row.id())[6]}, row.features(), 1e-6f);
     }
+  }
+
+  @Test
+  void aLabelColumnThatIsNotInTheFileFailsWithoutRetriesAndWritesNothing() throws Exception {
+    Path dir = csvDir(root.resolve("csv"), 20);
+    String table = root.resolve("t").toString();
+    ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> new IngestActivitiesImpl().ingest(
+        IngestRequest.newBuilder().setSource(DataSource.newBuilder().setFormat("csv").setUri(dir.toString())
+            .setLabelColumn("category")).setTableUri(table).build()));
+    assertTrue(f.isNonRetryable());
+    assertEquals(FailureTypes.INVALID_ARGUMENT, f.getType());
+    assertEquals("source.label_column 'category' is not a column of part-0.csv (columns: name, " + FEATURES.replace(",", ", ")
+        + ", label, split)", f.getOriginalMessage());
+    assertTrue(DeltaTables.latestVersion(DeltaTables.defaultEngine(), table).isEmpty());
   }
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.v1.DataSource;
-import dev.keel.etl.source.SourceCheck;
 import dev.keel.etl.testing.ParquetFiles;
 import dev.keel.etl.testing.RealData;
 import java.nio.file.Files;

@@ -143,7 +143,7 @@ public final class SourceFiles implements AutoCloseable {
   }
 
   /** The keys under an S3 URI: the object itself, or every object under {@code key/}. */
-  static List<String> s3Keys(S3Client s3, S3Uri u) {
+  public static List<String> s3Keys(S3Client s3, S3Uri u) {
     List<String> keys = new ArrayList<>();
     String prefix = u.key().isEmpty() || u.key().endsWith("/") ? u.key() : u.key() + "/";
     ListObjectsV2Request.Builder req = ListObjectsV2Request.builder().bucket(u.bucket()).prefix(u.key());

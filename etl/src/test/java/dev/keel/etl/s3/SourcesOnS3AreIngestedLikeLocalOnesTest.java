@@ -10,7 +10,7 @@ import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.etl.IngestActivitiesImpl;
-import dev.keel.etl.source.SourceCheck;
+import dev.keel.etl.SourceCheck;
 import dev.keel.etl.testing.RealData;
 import dev.keel.etl.testing.TableRows;
 import dev.keel.storage.testing.S3ProxyExtension;

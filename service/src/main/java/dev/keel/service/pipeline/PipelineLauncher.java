@@ -5,7 +5,7 @@ import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
-import dev.keel.etl.source.SourceCheck;
+import dev.keel.etl.SourceCheck;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;

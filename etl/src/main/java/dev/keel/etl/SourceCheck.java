@@ -1,8 +1,8 @@
-package dev.keel.etl.source;
+package dev.keel.etl;
 
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.v1.DataSource;
-import dev.keel.etl.IngestActivitiesImpl;
+import dev.keel.etl.source.SourceFiles;
 import dev.keel.etl.tabular.CsvSource;
 import dev.keel.etl.tabular.ParquetSource;
 import dev.keel.storage.S3Clients;

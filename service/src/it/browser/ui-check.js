@@ -28,14 +28,15 @@ async function expectText(page, text, what) {
     await page.screenshot({ path: `${outDir}/ui-1-workflow-list.png`, fullPage: true });
     await link.click();
 
-    // 2. The run: status, type, the three stages as activities with their summaries.
+    // 2. The run: status, type, the stages as activities and child workflows with their summaries.
     await page.waitForURL(/\/history/, { timeout: 30000 });
     await expectText(page, 'Completed', 'the status');
     await expectText(page, workflowId, 'the workflow id');
     await expectText(page, 'Pipeline', 'the workflow type');
     await expectText(page, 'Ingest •', 'the ETL activity and its summary');
-    await expectText(page, 'Train • Train', 'the training activity and its summary');
-    await expectText(page, 'Inference', 'the Inference child workflow of the infer stage');
+    await expectText(page, `${workflowId}-experiment`, 'the search stage, a child Experiment workflow');
+    await expectText(page, 'RegisterModel • Register model', 'the registry activity and its summary');
+    await expectText(page, 'Inference', 'the infer stage, a child Inference workflow');
     await page.screenshot({ path: `${outDir}/ui-2-workflow-history.png`, fullPage: true });
 
     // 3. Keel's search attributes.
@@ -55,7 +56,7 @@ async function expectText(page, text, what) {
         throw new Error(`the Search Attributes tab does not show ${name}: ${value || '(a value)'}`);
       }
     }
-    console.log(`ok: ${workflowId} shows Completed, Ingest/Train activities and the Inference child with summaries and Keel's search attributes`);
+    console.log(`ok: ${workflowId} shows Completed, Ingest, the Experiment child, RegisterModel with summaries, the Inference child and Keel's search attributes`);
   } finally {
     await browser.close();
   }

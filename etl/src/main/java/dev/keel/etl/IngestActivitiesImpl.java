@@ -1,56 +1,89 @@
 package dev.keel.etl;
 
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.util.JsonFormat;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.etl.IngestActivities;
+import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TableRef;
 import dev.keel.etl.fashionmnist.IdxReader;
+import dev.keel.etl.images.ImageFolderReader;
+import dev.keel.etl.source.SourceFiles;
+import dev.keel.etl.tabular.CsvSource;
+import dev.keel.etl.tabular.LabelClasses;
+import dev.keel.etl.tabular.ParquetSource;
+import dev.keel.etl.tabular.TabularRows;
 import dev.keel.storage.StorageFailures;
 import dev.keel.storage.StorageRoot;
-import dev.keel.tables.Columns;
 import dev.keel.tables.DeltaTableWriter;
 import dev.keel.tables.DeltaTables;
+import dev.keel.tables.SplitCounter;
 import dev.keel.tables.TableSchemas;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.exceptions.ConcurrentTransactionException;
+import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Ingests a data source into a labeled-images Delta table ({@link TableSchemas#LABELED_IMAGES}).
+ * Ingests a data source into a new version of a Delta table: {@code fashion_mnist} and {@code
+ * image_folder} into {@link TableSchemas#LABELED_IMAGES}, {@code csv} and {@code parquet} into
+ * {@link TableSchemas#LABELED_FEATURES}; {@code mode} append (default) or overwrite (the new
+ * version holds only this source's rows; older versions stay readable).
  *
- * <p>Format {@code fashion_mnist}: {@code source.uri} is a directory (plain path or {@code file:}
- * URI; empty means {@value #DEFAULT_FASHION_MNIST_DIR}) with the four IDX {@code .gz} files. Ids
- * are stable: train image i has id i, test image i has id 60000+i (offset = train count).
+ * <p>Every record is read before anything is written, then data files, then ONE commit: a corrupt
+ * record under {@code on_bad_record: fail}, or a crash, leaves no new version. Ids are row numbers:
+ * {@code 0..n-1} in a new or overwritten table, continuing after the table's rows on append.
  *
- * <p>Idempotent: the commit carries a Delta {@code txn} action with appId {@code
- * keel-ingest:<sha256 of the four files>}; when the table already holds it, nothing is written
- * and the result says {@code already_ingested} with the table's current version. Data files are
- * written before the single commit, so a crash leaves no new version.
+ * <p>Each version records the ingest that wrote it in table properties ({@value #INGEST_PREFIX}*:
+ * format, source, checksum, mode, idempotency key and the result), read back by {@code keel data
+ * describe}. Idempotent under retries: when the latest version was written by an ingest with the
+ * same key (format, source checksum, mode and options), nothing is written and the result says
+ * {@code already_ingested}; the commit also carries a Delta {@code txn} with that key, so two
+ * racing attempts cannot both commit.
  */
 public final class IngestActivitiesImpl implements IngestActivities {
   private static final Logger log = LoggerFactory.getLogger(IngestActivitiesImpl.class);
 
   public static final String FORMAT_FASHION_MNIST = "fashion_mnist";
+  public static final String FORMAT_IMAGE_FOLDER = "image_folder";
+  public static final String FORMAT_CSV = "csv";
+  public static final String FORMAT_PARQUET = "parquet";
+  public static final Set<String> FORMATS = Set.of(FORMAT_FASHION_MNIST, FORMAT_IMAGE_FOLDER, FORMAT_CSV, FORMAT_PARQUET);
+  public static final String MODE_APPEND = "append";
+  public static final String MODE_OVERWRITE = "overwrite";
   public static final String DEFAULT_FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist";
-  /** Prefix of the Delta SetTransaction appId recording an ingested source checksum. */
+  /** Prefix of the Delta SetTransaction appId recording an ingest's key. */
   public static final String TXN_APP_ID_PREFIX = "keel-ingest:";
-  static final long TXN_VERSION = 1;
+
+  /** Table properties written by every ingest commit. */
+  public static final String INGEST_PREFIX = "keel.ingest.";
+  public static final String INGEST_FORMAT = INGEST_PREFIX + "format";
+  public static final String INGEST_SOURCE = INGEST_PREFIX + "source";
+  public static final String INGEST_CHECKSUM = INGEST_PREFIX + "checksum";
+  public static final String INGEST_MODE = INGEST_PREFIX + "mode";
+  public static final String INGEST_KEY = INGEST_PREFIX + "key";
+  /** The IngestResult of the commit (protobuf JSON, without the table reference). */
+  public static final String INGEST_RESULT = INGEST_PREFIX + "result";
 
   /** The four IDX files of a Fashion-MNIST directory. */
   public static final List<String> FASHION_MNIST_FILES =
@@ -59,6 +92,10 @@ public final class IngestActivitiesImpl implements IngestActivities {
           "train-labels-idx1-ubyte.gz",
           "t10k-images-idx3-ubyte.gz",
           "t10k-labels-idx1-ubyte.gz");
+
+  /** Fashion-MNIST's class names, label i being the i-th. */
+  public static final List<String> FASHION_MNIST_CLASSES = List.of("T-shirt/top", "Trouser", "Pullover", "Dress",
+      "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot");
 
   private final Engine engine;
   private final Runnable beforeCommit;
@@ -90,165 +127,267 @@ public final class IngestActivitiesImpl implements IngestActivities {
 
   @Override
   public IngestResult ingest(IngestRequest request) {
-    String format = request.getSource().getFormat();
-    if (!FORMAT_FASHION_MNIST.equals(format)) {
+    DataSource source = request.getSource();
+    String format = source.getFormat();
+    if (!FORMATS.contains(format)) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "unknown source.format '" + format + "' (supported: " + FORMAT_FASHION_MNIST + ")",
-          FailureTypes.UNKNOWN_FORMAT);
+          "unknown source.format '" + format + "' (supported: " + String.join(", ", FORMATS.stream().sorted().toList())
+              + ")", FailureTypes.UNKNOWN_FORMAT);
     }
     if (request.getTableUri().isBlank()) {
       throw ApplicationFailure.newNonRetryableFailure("table_uri is empty", FailureTypes.INVALID_ARGUMENT);
     }
+    String mode = mode(source);
     String table = storage == null ? request.getTableUri() : storage.table(request.getTableUri());
     try {
-      return ingestFashionMnist(sourceDir(request.getSource().getUri()), table);
+      return ingest(source, mode, table);
     } catch (RuntimeException e) {
       throw StorageFailures.translate(table, e);
     }
   }
 
-  private IngestResult ingestFashionMnist(Path dir, String tableUri) {
-    for (String f : FASHION_MNIST_FILES) {
-      if (!Files.isRegularFile(dir.resolve(f))) {
-        throw ApplicationFailure.newNonRetryableFailure(
-            "Fashion-MNIST not found at " + dir
-                + ": install it with 'apt-get install -y dataset-fashion-mnist'",
-            FailureTypes.DATASET_MISSING);
-      }
-    }
+  private IngestResult ingest(DataSource source, String mode, String tableUri) {
     long t0 = System.nanoTime();
-    String checksum = sha256(dir);
-    String appId = TXN_APP_ID_PREFIX + checksum;
-    log.info("ingest fashion_mnist from {} (sha256 {}) into {}", dir, checksum, tableUri);
-
-    Optional<IngestResult> done = alreadyIngested(dir, tableUri, appId, checksum);
-    if (done.isPresent()) {
-      return done.get();
-    }
-    try {
-      IdxReader.Images trainImages = IdxReader.readImages(dir.resolve(FASHION_MNIST_FILES.get(0)));
-      byte[] trainLabels = IdxReader.readLabels(dir.resolve(FASHION_MNIST_FILES.get(1)));
-      IdxReader.Images testImages = IdxReader.readImages(dir.resolve(FASHION_MNIST_FILES.get(2)));
-      byte[] testLabels = IdxReader.readLabels(dir.resolve(FASHION_MNIST_FILES.get(3)));
-      check(trainImages, trainLabels, "train");
-      check(testImages, testLabels, "t10k");
-      if (trainImages.rows() != testImages.rows() || trainImages.cols() != testImages.cols()) {
-        throw ApplicationFailure.newNonRetryableFailure(
-            "train and test images differ in shape", FailureTypes.DATASET_CORRUPT);
+    String given = source.getUri().isBlank() && source.getFormat().equals(FORMAT_FASHION_MNIST)
+        ? DEFAULT_FASHION_MNIST_DIR : source.getUri();
+    try (SourceFiles files = openSource(source, given)) {
+      String checksum = source.getFormat().equals(FORMAT_FASHION_MNIST)
+          ? fashionChecksum(files) : files.checksum();
+      String key = key(source, mode, checksum);
+      log.info("ingest {} from {} (sha256 {}, {}) into {}", source.getFormat(), given, checksum, mode, tableUri);
+      Optional<Snapshot> before = DeltaTables.latestSnapshot(engine, tableUri);
+      Optional<IngestResult> done = alreadyIngested(before, tableUri, key);
+      if (done.isPresent()) {
+        return done.get();
       }
-      log.info(
-          "decoded {} train + {} test images ({}x{}) in {} ms",
-          trainImages.count(), testImages.count(), trainImages.rows(), trainImages.cols(),
+      BadRecords bad = new BadRecords(source.getOnBadRecord(), given);
+      Decoded data = decode(source, files, before, mode, bad);
+      if (data.rows() == 0) {
+        throw ApplicationFailure.newNonRetryableFailure("source " + given + " has no usable records"
+            + (bad.count() > 0 ? " (" + bad.count() + " skipped as corrupt, e.g. " + bad.examples().get(0) + ")" : ""),
+            FailureTypes.DATASET_CORRUPT);
+      }
+      log.info("decoded {} records of {} ({} skipped) in {} ms", data.rows(), given, bad.count(),
           (System.nanoTime() - t0) / 1_000_000);
-
-      Columns train = split(trainImages, trainLabels, 0, "train");
-      Columns test = split(testImages, testLabels, trainImages.count(), "test");
-      DeltaTableWriter writer =
-          new DeltaTableWriter(
-              engine,
-              tableUri,
-              TableSchemas.LABELED_IMAGES,
-              Map.of(
-                  TableSchemas.IMAGE_SHAPE_PROPERTY, trainImages.rows() + "x" + trainImages.cols(),
-                  "delta.dataSkippingNumIndexedCols", "3"));
+      boolean append = MODE_APPEND.equals(mode) && before.isPresent();
+      if (append) {
+        data = compatibleWith(before.get(), data, tableUri);
+      }
+      IngestResult.Builder result = IngestResult.newBuilder()
+          .setRows(data.rows())
+          .putAllRowsPerSplit(data.rowsPerSplit())
+          .putAllRowsPerLabel(data.rowsPerLabel())
+          .setSourceChecksum(checksum)
+          .setSkippedRecords(bad.count())
+          .addAllSkippedExamples(bad.examples())
+          .setMode(mode);
+      Map<String, String> record = new LinkedHashMap<>();
+      record.put(INGEST_FORMAT, source.getFormat());
+      record.put(INGEST_SOURCE, given);
+      record.put(INGEST_CHECKSUM, checksum);
+      record.put(INGEST_MODE, mode);
+      record.put(INGEST_KEY, key);
+      record.put(INGEST_RESULT, json(result.build()));
+      long firstId = append ? rowCount(before.get()) : 0;
+      Map<String, String> props = new HashMap<>(data.dataProperties());
+      props.put("delta.dataSkippingNumIndexedCols", "3");
+      DeltaTableWriter.Append commit = new DeltaTableWriter(engine, tableUri, data.schema(), props).newAppend();
+      data.groups(firstId).forEach(commit::add);
+      commit.commitProperties(record)
+          .transactionId(TXN_APP_ID_PREFIX + key, before.map(s -> s.getVersion() + 1).orElse(0L))
+          .beforeCommit(beforeCommit);
+      if (MODE_OVERWRITE.equals(mode)) {
+        commit.replaceContents();
+      }
       long version;
       try {
-        version =
-            writer
-                .newAppend()
-                .add(train)
-                .add(test)
-                .transactionId(appId, TXN_VERSION)
-                .beforeCommit(beforeCommit)
-                .commit();
-      } catch (ConcurrentTransactionException e) {
-        log.info("another ingest of {} committed first", checksum);
-        return alreadyIngested(dir, tableUri, appId, checksum).orElseThrow(() -> e);
+        version = commit.commit();
+      } catch (ConcurrentWriteException e) {
+        log.info("another writer committed to {} first: {}", tableUri, e.toString());
+        return alreadyIngested(DeltaTables.latestSnapshot(engine, tableUri), tableUri, key).orElseThrow(() -> e);
       } catch (IllegalArgumentException e) {
         // e.g. the table exists with another schema: retrying cannot help
-        throw ApplicationFailure.newNonRetryableFailureWithCause(
-            e.getMessage(), FailureTypes.INVALID_TABLE, e);
+        throw ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), FailureTypes.INVALID_TABLE, e);
       }
-      log.info(
-          "ingested {} rows into {} v{} in {} ms",
-          train.rows() + test.rows(), tableUri, version, (System.nanoTime() - t0) / 1_000_000);
-      return IngestResult.newBuilder()
-          .setTable(TableRef.newBuilder().setUri(tableUri).setVersion(version))
-          .setRows(train.rows() + test.rows())
-          .putRowsPerSplit("train", train.rows())
-          .putRowsPerSplit("test", test.rows())
-          .setSourceChecksum(checksum)
-          .setAlreadyIngested(false)
+      log.info("ingested {} rows into {} v{} ({}, {} skipped) in {} ms", data.rows(), tableUri, version, mode,
+          bad.count(), (System.nanoTime() - t0) / 1_000_000);
+      return result.setTable(TableRef.newBuilder().setUri(tableUri).setVersion(version)).setAlreadyIngested(false)
           .build();
+    } catch (NoSuchFileException e) {
+      throw ApplicationFailure.newNonRetryableFailure(source.getFormat().equals(FORMAT_FASHION_MNIST)
+          ? FashionMnist.missing(given) : "source.uri " + given + " does not exist", FailureTypes.DATASET_MISSING);
     } catch (IOException e) {
-      throw new UncheckedIOException("reading Fashion-MNIST from " + dir, e);
+      throw new UncheckedIOException("reading " + given, e);
+    } catch (IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_ARGUMENT);
     }
   }
 
-  private Optional<IngestResult> alreadyIngested(
-      Path dir, String tableUri, String appId, String checksum) {
-    Optional<Snapshot> snapshot = DeltaTables.latestSnapshot(engine, tableUri);
-    if (snapshot.isEmpty() || snapshot.get().getLatestTransactionVersion(engine, appId).isEmpty()) {
+  private static SourceFiles openSource(DataSource source, String given) throws IOException {
+    SourceFiles files = SourceFiles.open(given);
+    if (files.files().isEmpty()) {
+      files.close();
+      throw ApplicationFailure.newNonRetryableFailure("source.uri " + given + " holds no files",
+          FailureTypes.DATASET_MISSING);
+    }
+    return files;
+  }
+
+  private Decoded decode(DataSource source, SourceFiles files, Optional<Snapshot> before, String mode,
+      BadRecords bad) throws IOException {
+    HashSplit hash = new HashSplit(source.hasTestFraction() ? source.getTestFraction() : HashSplit.DEFAULT_TEST_FRACTION);
+    switch (source.getFormat()) {
+      case FORMAT_FASHION_MNIST:
+        return FashionMnist.read(files, bad);
+      case FORMAT_IMAGE_FOLDER: {
+        int[] shape = parseShape(source.getImageSize());
+        if (shape == null && MODE_APPEND.equals(mode) && before.isPresent()) {
+          // an append takes the table's shape, so that new images fit the old ones
+          shape = parseShape(before.get().getTableProperties().getOrDefault(TableSchemas.IMAGE_SHAPE_PROPERTY, ""));
+        }
+        ImageFolderReader.Images img = ImageFolderReader.read(files.files(), shape, hash, bad);
+        return Decoded.images(img.labels(), img.splits(), img.classNames(), img.pixels(), img.height(), img.width());
+      }
+      default: {
+        if (source.getLabelColumn().isBlank()) {
+          throw ApplicationFailure.newNonRetryableFailure("source.label_column is required for " + source.getFormat(),
+              FailureTypes.INVALID_ARGUMENT);
+        }
+        TabularRows rows = source.getFormat().equals(FORMAT_CSV)
+            ? CsvSource.read(files.files(), source.getLabelColumn(), source.getFeatureColumnsList(), hash, bad)
+            : ParquetSource.read(files.files(), source.getLabelColumn(), source.getFeatureColumnsList(), hash, bad);
+        List<String> classes = LabelClasses.of(rows.labels());
+        Map<String, Integer> index = new HashMap<>();
+        for (int i = 0; i < classes.size(); i++) {
+          index.put(classes.get(i), i);
+        }
+        int[] labels = rows.labels().stream().mapToInt(index::get).toArray();
+        return Decoded.features(labels, rows.splits(), classes, rows.features(), rows.featureNames());
+      }
+    }
+  }
+
+  /** "HxW" (or "N" for a square) to {height, width}; null when empty. */
+  static int[] parseShape(String s) {
+    if (s == null || s.isBlank()) {
+      return null;
+    }
+    String[] p = s.strip().toLowerCase(java.util.Locale.ROOT).split("x");
+    try {
+      int h = Integer.parseInt(p[0].strip());
+      int w = p.length > 1 ? Integer.parseInt(p[1].strip()) : h;
+      if (p.length > 2 || h <= 0 || w <= 0) {
+        throw new NumberFormatException();
+      }
+      return new int[] {h, w};
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("source.image_size '" + s + "' is not HxW (e.g. 28x28)");
+    }
+  }
+
+  /**
+   * An append must fit the table: same kind of rows, same image shape or feature columns, and
+   * labels among the table's classes (renumbered to the table's order when they differ).
+   */
+  private static Decoded compatibleWith(Snapshot table, Decoded data, String tableUri) {
+    Map<String, String> props = table.getTableProperties();
+    String why = null;
+    if (data.isImages() && props.containsKey(TableSchemas.IMAGE_SHAPE_PROPERTY)
+        && !props.get(TableSchemas.IMAGE_SHAPE_PROPERTY).equals(data.imageShape())) {
+      why = "its images are " + props.get(TableSchemas.IMAGE_SHAPE_PROPERTY) + ", the source's " + data.imageShape();
+    } else if (!data.isImages() && props.containsKey(TableSchemas.FEATURE_NAMES_PROPERTY)
+        && !props.get(TableSchemas.FEATURE_NAMES_PROPERTY).equals(String.join(",", data.featureNames()))) {
+      why = "its feature columns are [" + props.get(TableSchemas.FEATURE_NAMES_PROPERTY) + "], the source's "
+          + data.featureNames();
+    }
+    String classes = props.get(TableSchemas.CLASS_NAMES_PROPERTY);
+    if (why == null && classes != null && !data.classNames().isEmpty()) {
+      List<String> tableClasses = List.of(classes.split(",", -1));
+      if (!tableClasses.equals(data.classNames())) {
+        int[] map = new int[data.classNames().size()];
+        for (int i = 0; i < map.length; i++) {
+          map[i] = tableClasses.indexOf(data.classNames().get(i));
+          if (map[i] < 0) {
+            why = "class '" + data.classNames().get(i) + "' is not one of its classes " + tableClasses;
+            break;
+          }
+        }
+        if (why == null) {
+          int[] labels = Arrays.stream(data.labels()).map(l -> map[l]).toArray();
+          return data.withClasses(tableClasses, labels);
+        }
+      }
+    }
+    if (why != null) {
+      throw ApplicationFailure.newNonRetryableFailure("cannot append to table " + tableUri + ": " + why
+          + " (use mode: overwrite, or another target_table)", FailureTypes.INVALID_TABLE);
+    }
+    return data;
+  }
+
+  private long rowCount(Snapshot snapshot) {
+    return SplitCounter.count(engine, snapshot).values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /** The recorded result when the latest version was written by an ingest with this key. */
+  private static Optional<IngestResult> alreadyIngested(Optional<Snapshot> latest, String tableUri, String key) {
+    if (latest.isEmpty() || !key.equals(latest.get().getTableProperties().get(INGEST_KEY))) {
       return Optional.empty();
     }
-    long version = snapshot.get().getVersion();
+    long version = latest.get().getVersion();
+    log.info("{} v{} was written by this very ingest (key {}); nothing to write", tableUri, version, key);
+    IngestResult.Builder b = IngestResult.newBuilder();
     try {
-      long train = IdxReader.readLabels(dir.resolve(FASHION_MNIST_FILES.get(1))).length;
-      long test = IdxReader.readLabels(dir.resolve(FASHION_MNIST_FILES.get(3))).length;
-      log.info("{} already holds source {}; nothing to write (v{})", tableUri, checksum, version);
-      return Optional.of(
-          IngestResult.newBuilder()
-              .setTable(TableRef.newBuilder().setUri(tableUri).setVersion(version))
-              .setRows(train + test)
-              .putRowsPerSplit("train", train)
-              .putRowsPerSplit("test", test)
-              .setSourceChecksum(checksum)
-              .setAlreadyIngested(true)
-              .build());
-    } catch (IOException e) {
-      throw new UncheckedIOException("reading Fashion-MNIST labels from " + dir, e);
+      JsonFormat.parser().ignoringUnknownFields().merge(latest.get().getTableProperties().get(INGEST_RESULT), b);
+    } catch (InvalidProtocolBufferException | NullPointerException e) {
+      log.warn("{} v{}: unreadable {}: {}", tableUri, version, INGEST_RESULT, e.toString());
+    }
+    return Optional.of(b.setTable(TableRef.newBuilder().setUri(tableUri).setVersion(version))
+        .setAlreadyIngested(true).build());
+  }
+
+  static String json(IngestResult r) {
+    try {
+      return JsonFormat.printer().omittingInsignificantWhitespace().preservingProtoFieldNames().print(r);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException(e);
     }
   }
 
-  private static Columns split(IdxReader.Images images, byte[] labels, long idOffset, String name) {
-    int n = images.count();
-    long[] ids = new long[n];
-    int[] lab = new int[n];
-    String[] split = new String[n];
-    for (int i = 0; i < n; i++) {
-      ids[i] = idOffset + i;
-      lab[i] = labels[i] & 0xFF;
-      split[i] = name;
-    }
-    return Columns.of(n)
-        .add("id", ids)
-        .add("label", lab)
-        .add("split", split)
-        .addFixedBinary("image", images.pixels(), images.rows() * images.cols());
-  }
-
-  private static void check(IdxReader.Images images, byte[] labels, String what) {
-    if (images.count() != labels.length) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          what + ": " + images.count() + " images but " + labels.length + " labels",
-          FailureTypes.DATASET_CORRUPT);
-    }
-  }
-
-  static Path sourceDir(String uri) {
-    if (uri == null || uri.isBlank()) {
-      return Path.of(DEFAULT_FASHION_MNIST_DIR);
-    }
-    String s = uri.strip();
-    if (s.startsWith("file:")) {
-      return Path.of(URI.create(s));
-    }
-    if (s.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*")) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          "source.uri " + s + ": fashion_mnist reads a local directory (plain path or file: URI)",
+  static String mode(DataSource source) {
+    String m = source.getMode().isBlank() ? MODE_APPEND : source.getMode();
+    if (!m.equals(MODE_APPEND) && !m.equals(MODE_OVERWRITE)) {
+      throw ApplicationFailure.newNonRetryableFailure("source.mode '" + m + "' (expected append|overwrite)",
           FailureTypes.INVALID_ARGUMENT);
     }
-    return Path.of(s);
+    String b = source.getOnBadRecord();
+    if (!b.isBlank() && !b.equals(BadRecords.FAIL) && !b.equals(BadRecords.SKIP)) {
+      throw ApplicationFailure.newNonRetryableFailure("source.on_bad_record '" + b + "' (expected fail|skip)",
+          FailureTypes.INVALID_ARGUMENT);
+    }
+    return m;
+  }
+
+  /** What makes two ingests the same: the data and every option that changes the rows written. */
+  static String key(DataSource s, String mode, String checksum) {
+    String options = String.join("\n", s.getFormat(), checksum, mode, s.getLabelColumn(),
+        String.join(",", s.getFeatureColumnsList()), s.hasTestFraction() ? Double.toString(s.getTestFraction()) : "",
+        s.getImageSize(), s.getOnBadRecord().isBlank() ? BadRecords.FAIL : s.getOnBadRecord());
+    return sha256(options.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String sha256(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** SHA-256 over the four IDX files' bytes, in a fixed order (as before image folders existed). */
+  private static String fashionChecksum(SourceFiles files) {
+    Path dir = FashionMnist.dir(files);
+    return sha256(dir);
   }
 
   /** SHA-256 over the four files' bytes, in a fixed order. */
@@ -257,17 +396,90 @@ public final class IngestActivitiesImpl implements IngestActivities {
       MessageDigest md = MessageDigest.getInstance("SHA-256");
       byte[] buf = new byte[1 << 16];
       for (String f : FASHION_MNIST_FILES) {
-        try (InputStream in = Files.newInputStream(dir.resolve(f))) {
-          for (int r; (r = in.read(buf)) > 0; ) {
-            md.update(buf, 0, r);
-          }
-        }
+        SourceFiles.digest(md, dir.resolve(f), buf);
       }
       return HexFormat.of().formatHex(md.digest());
     } catch (IOException e) {
       throw new UncheckedIOException("hashing " + dir, e);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  /** Fashion-MNIST's IDX files; a truncated file is a corrupt record at the point it ends. */
+  static final class FashionMnist {
+    private FashionMnist() {}
+
+    static String missing(String uri) {
+      return "Fashion-MNIST not found at " + uri + ": install it with 'apt-get install -y dataset-fashion-mnist'";
+    }
+
+    static Path dir(SourceFiles files) {
+      Path dir = null;
+      for (SourceFiles.Entry e : files.files()) {
+        if (FASHION_MNIST_FILES.contains(e.relative())) {
+          dir = e.path().getParent();
+        }
+      }
+      for (String f : FASHION_MNIST_FILES) {
+        if (dir == null || !Files.isRegularFile(dir.resolve(f))) {
+          throw ApplicationFailure.newNonRetryableFailure(missing(files.uri()), FailureTypes.DATASET_MISSING);
+        }
+      }
+      return dir;
+    }
+
+    static Decoded read(SourceFiles files, BadRecords bad) throws IOException {
+      Path dir = dir(files);
+      Split train = split(dir, 0, "train", bad);
+      Split test = split(dir, 2, "test", bad);
+      if (train.images.count() > 0 && test.images.count() > 0
+          && (train.images.rows() != test.images.rows() || train.images.cols() != test.images.cols())) {
+        throw ApplicationFailure.newNonRetryableFailure("train and test images differ in shape",
+            FailureTypes.DATASET_CORRUPT);
+      }
+      int n = train.n + test.n;
+      int size = train.images.rows() * train.images.cols();
+      int[] labels = new int[n];
+      String[] splits = new String[n];
+      byte[] pixels = new byte[n * size];
+      for (int i = 0; i < n; i++) {
+        boolean isTrain = i < train.n;
+        labels[i] = (isTrain ? train.labels[i] : test.labels[i - train.n]) & 0xFF;
+        splits[i] = isTrain ? "train" : "test";
+      }
+      System.arraycopy(train.images.pixels(), 0, pixels, 0, train.n * size);
+      System.arraycopy(test.images.pixels(), 0, pixels, train.n * size, test.n * size);
+      return Decoded.images(labels, splits, FASHION_MNIST_CLASSES, pixels, train.images.rows(), train.images.cols());
+    }
+
+    private record Split(IdxReader.Images images, byte[] labels, int n) {}
+
+    private static Split split(Path dir, int first, String name, BadRecords bad) throws IOException {
+      String imagesFile = FASHION_MNIST_FILES.get(first);
+      String labelsFile = FASHION_MNIST_FILES.get(first + 1);
+      IdxReader.Images images;
+      IdxReader.Labels labels;
+      try {
+        images = IdxReader.readImagesLenient(dir.resolve(imagesFile));
+        labels = IdxReader.readLabelsLenient(dir.resolve(labelsFile));
+      } catch (IOException e) {
+        // the header itself is missing or wrong: nothing of this split is usable
+        throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.DATASET_CORRUPT);
+      }
+      if (images.declared() != labels.declared()) {
+        throw ApplicationFailure.newNonRetryableFailure(name + ": " + images.declared() + " images but "
+            + labels.declared() + " labels", FailureTypes.DATASET_CORRUPT);
+      }
+      int n = Math.min(images.count(), labels.values().length);
+      if (n < images.declared()) {
+        boolean imagesCut = images.count() < images.declared();
+        String file = imagesCut ? imagesFile : labelsFile;
+        int read = imagesCut ? images.count() : labels.values().length;
+        bad.report(file + ":record " + read, "truncated: the header says " + images.declared()
+            + " records, the file ends after " + read, images.declared() - n);
+      }
+      return new Split(images, labels.values(), n);
     }
   }
 }

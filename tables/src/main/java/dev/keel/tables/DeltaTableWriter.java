@@ -154,13 +154,23 @@ public final class DeltaTableWriter {
       return this;
     }
 
-    /** Runs after the data files are written and before the commit (fault injection in tests). */
     /** The commit replaces the table's rows instead of adding to them (a new version; history stays). */
     public Append replaceContents() {
       this.replaceContents = true;
       return this;
     }
 
+    /**
+     * Table properties set by this very commit (on top of the writer's creation properties), so
+     * that each version can say what wrote it: time travel to the version reads them back with
+     * {@link Snapshot#getTableProperties()}.
+     */
+    public Append commitProperties(Map<String, String> properties) {
+      this.commitProperties = Map.copyOf(properties);
+      return this;
+    }
+
+    /** Runs after the data files are written and before the commit (fault injection in tests). */
     public Append beforeCommit(Runnable hook) {
       this.beforeCommit = Objects.requireNonNull(hook, "hook");
       return this;
@@ -203,6 +213,13 @@ public final class DeltaTableWriter {
 
     private boolean createAttempted;
     private boolean replaceContents;
+    private Map<String, String> commitProperties = Map.of();
+
+    private Map<String, String> creationProperties() {
+      Map<String, String> all = new LinkedHashMap<>(tableProperties);
+      all.putAll(commitProperties);
+      return all;
+    }
 
     private long commitOnce(boolean mustExist) {
       long t0 = System.nanoTime();
@@ -216,7 +233,7 @@ public final class DeltaTableWriter {
         TransactionBuilder b = ((io.delta.kernel.internal.TableImpl) Table.forPath(engine, path))
             .createReplaceTableTransactionBuilder(engine, DeltaTables.ENGINE_INFO)
             .withSchema(engine, schema)
-            .withTableProperties(engine, tableProperties);
+            .withTableProperties(engine, creationProperties());
         if (appId != null) {
           b = b.withTransactionId(engine, appId, txnVersion);
         }
@@ -225,6 +242,9 @@ public final class DeltaTableWriter {
         checkSchema(snapshot.get().getSchema());
         UpdateTableTransactionBuilder b =
             snapshot.get().buildUpdateTableTransaction(DeltaTables.ENGINE_INFO, Operation.WRITE);
+        if (!commitProperties.isEmpty()) {
+          b = b.withTablePropertiesAdded(commitProperties);
+        }
         if (appId != null) {
           b = b.withTransactionId(appId, txnVersion);
         }
@@ -240,7 +260,7 @@ public final class DeltaTableWriter {
             Table.forPath(engine, path)
                 .createTransactionBuilder(engine, DeltaTables.ENGINE_INFO, Operation.CREATE_TABLE)
                 .withSchema(engine, schema)
-                .withTableProperties(engine, tableProperties);
+                .withTableProperties(engine, creationProperties());
         if (appId != null) {
           b = b.withTransactionId(engine, appId, txnVersion);
         }

@@ -11,6 +11,8 @@ import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.data.ScanStateRow;
 import io.delta.kernel.internal.util.Utils;
+import io.delta.kernel.types.IntegerType;
+import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterator;
@@ -37,9 +39,19 @@ public final class SplitCounter {
   /** Split name to row count, in name order; NULL splits count under the empty name. */
   public static Map<String, Long> count(Engine engine, Snapshot snapshot) {
     StructType schema = snapshot.getSchema();
-    boolean bySplit = schema.indexOf(SPLIT) >= 0;
-    StructField column = bySplit ? schema.get(SPLIT) : schema.at(0);
-    Scan scan = snapshot.getScanBuilder().withReadSchema(new StructType().add(column)).build();
+    return schema.indexOf(SPLIT) >= 0 ? countBy(engine, snapshot, SPLIT) : countBy(engine, snapshot, null);
+  }
+
+  /**
+   * Rows per value of {@code column} (a string or integer column, integers as decimal text), in
+   * name order, reading only that column; NULLs count under the empty name. A null column counts
+   * every row under {@value #ALL}.
+   */
+  public static Map<String, Long> countBy(Engine engine, Snapshot snapshot, String column) {
+    StructType schema = snapshot.getSchema();
+    boolean byValue = column != null;
+    StructField field = byValue ? schema.get(column) : schema.at(0);
+    Scan scan = snapshot.getScanBuilder().withReadSchema(new StructType().add(field)).build();
     Row scanState = scan.getScanState(engine);
     StructType physicalSchema = ScanStateRow.getPhysicalDataReadSchema(scanState);
     Map<String, Long> counts = new TreeMap<>();
@@ -56,7 +68,7 @@ public final class SplitCounter {
             try (CloseableIterator<FilteredColumnarBatch> data =
                 Scan.transformPhysicalData(engine, scanState, scanFile, physical)) {
               while (data.hasNext()) {
-                add(counts, data.next(), bySplit);
+                add(counts, data.next(), byValue);
               }
             }
           }
@@ -68,7 +80,7 @@ public final class SplitCounter {
     return counts;
   }
 
-  private static void add(Map<String, Long> counts, FilteredColumnarBatch fb, boolean bySplit) {
+  private static void add(Map<String, Long> counts, FilteredColumnarBatch fb, boolean byValue) {
     ColumnarBatch b = fb.getData();
     ColumnVector split = b.getColumnVector(0);
     Optional<ColumnVector> sel = fb.getSelectionVector();
@@ -78,7 +90,7 @@ public final class SplitCounter {
       if (sel.isPresent() && (sel.get().isNullAt(r) || !sel.get().getBoolean(r))) {
         continue;
       }
-      String key = !bySplit ? ALL : split.isNullAt(r) ? "" : split.getString(r);
+      String key = !byValue ? ALL : split.isNullAt(r) ? "" : text(split, r);
       if (!key.equals(last)) {
         if (last != null) {
           counts.merge(last, run, Long::sum);
@@ -91,5 +103,10 @@ public final class SplitCounter {
     if (last != null) {
       counts.merge(last, run, Long::sum);
     }
+  }
+
+  private static String text(ColumnVector v, int row) {
+    return v.getDataType() instanceof IntegerType ? Integer.toString(v.getInt(row))
+        : v.getDataType() instanceof LongType ? Long.toString(v.getLong(row)) : v.getString(row);
   }
 }

@@ -4,6 +4,7 @@ import dev.keel.api.length.LengthUnit;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.FinalTraining;
 import dev.keel.api.v1.PipelineReuse;
+import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.PipelineRequest;
 import java.util.List;
 import java.util.Optional;
@@ -14,7 +15,10 @@ import java.util.Set;
  * by the {@link SearcherRules} given.
  */
 public final class PipelineRequestValidator {
-  public static final Set<String> SOURCE_FORMATS = Set.of("fashion_mnist");
+  public static final Set<String> SOURCE_FORMATS = Set.of("fashion_mnist", "image_folder", "csv", "parquet");
+  private static final Set<String> TABULAR = Set.of("csv", "parquet");
+  private static final Set<String> MODES = Set.of("append", "overwrite");
+  private static final Set<String> ON_BAD_RECORD = Set.of("fail", "skip");
   private static final Set<String> SPLITS = Set.of("train", "test");
   private static final String TABLE = "[A-Za-z0-9_.\\-]+|[a-z0-9]+://.+|/.+";
   /** The model registry's names. */
@@ -38,9 +42,11 @@ public final class PipelineRequestValidator {
       problems.add("source", "missing data source (set source.format, e.g. fashion_mnist, and source.uri; "
           + "or reuse.table to use a table that exists)");
     } else if (r.getSource().getFormat().isEmpty()) {
-      problems.add("source.format", "required (expected " + String.join("|", SOURCE_FORMATS) + ")");
+      problems.add("source.format", "required (expected " + String.join("|", SOURCE_FORMATS.stream().sorted().toList()) + ")");
     } else if (!SOURCE_FORMATS.contains(r.getSource().getFormat())) {
-      problems.add("source.format", "unknown format '" + r.getSource().getFormat() + "' (expected " + String.join("|", SOURCE_FORMATS) + ")");
+      problems.add("source.format", "unknown format '" + r.getSource().getFormat() + "' (expected " + String.join("|", SOURCE_FORMATS.stream().sorted().toList()) + ")");
+    } else {
+      source(r.getSource(), problems);
     }
     if (r.hasSource()) {
       if (r.getTargetTable().isBlank()) {
@@ -107,6 +113,42 @@ public final class PipelineRequestValidator {
     if (unit.isPresent() && searchUnit.isPresent() && unit.get() != searchUnit.get()) {
       problems.add("final_training.max_length", "must be in " + searchUnit.get().label() + " like experiment.searcher.max_length "
           + "(the best trial's length is compared with it), got " + unit.get().label());
+    }
+  }
+
+  /** The source's own fields; whether its files exist is checked at submission (I/O), not here. */
+  private static void source(DataSource s, Problems problems) {
+    String format = s.getFormat();
+    if (TABULAR.contains(format)) {
+      if (s.getLabelColumn().isBlank()) {
+        problems.add("source.label_column", "required for " + format + " (the column holding the label)");
+      }
+    } else {
+      if (!s.getLabelColumn().isEmpty()) {
+        problems.add("source.label_column", "only for csv and parquet sources");
+      }
+      if (s.getFeatureColumnsCount() > 0) {
+        problems.add("source.feature_columns", "only for csv and parquet sources");
+      }
+    }
+    if (!format.equals("fashion_mnist") && s.getUri().isBlank()) {
+      problems.add("source.uri", "required (a local path, a file: URI or s3://bucket/prefix)");
+    }
+    if (s.hasTestFraction() && !(s.getTestFraction() >= 0 && s.getTestFraction() <= 1)) {
+      problems.add("source.test_fraction", "must be in [0, 1], got " + s.getTestFraction());
+    }
+    if (!s.getImageSize().isEmpty()) {
+      if (!format.equals("image_folder")) {
+        problems.add("source.image_size", "only for image_folder sources");
+      } else if (!s.getImageSize().matches("[1-9][0-9]{0,4}(x[1-9][0-9]{0,4})?")) {
+        problems.add("source.image_size", "'" + s.getImageSize() + "' is not HxW (e.g. 28x28)");
+      }
+    }
+    if (!s.getMode().isEmpty() && !MODES.contains(s.getMode())) {
+      problems.add("source.mode", "unknown mode '" + s.getMode() + "' (expected append|overwrite)");
+    }
+    if (!s.getOnBadRecord().isEmpty() && !ON_BAD_RECORD.contains(s.getOnBadRecord())) {
+      problems.add("source.on_bad_record", "unknown value '" + s.getOnBadRecord() + "' (expected fail|skip)");
     }
   }
 }

@@ -52,9 +52,40 @@ class PipelineRequestValidatorTest {
   @Test
   void unknownSourceFormatIsNamed() {
     ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> LOADER.fromJson("""
-        {"source": {"format": "csv"}, "target_table": "t",
+        {"source": {"format": "tfrecord"}, "target_table": "t",
          "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": 1}}}}
         """));
-    assertEquals("source.format: unknown format 'csv' (expected fashion_mnist)", e.problems().get(0).toString());
+    assertEquals("source.format: unknown format 'tfrecord' (expected csv|fashion_mnist|image_folder|parquet)",
+        e.problems().get(0).toString());
+  }
+
+  @Test
+  void eachSourceFieldIsCheckedByItsPath() {
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> LOADER.fromJson("""
+        {"source": {"format": "csv", "uri": "rows.csv", "test_fraction": 1.5, "image_size": "28x28",
+                    "mode": "upsert", "on_bad_record": "ignore"},
+         "target_table": "t",
+         "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": 1}}}}
+        """));
+    assertEquals(List.of(
+        "source.label_column: required for csv (the column holding the label)",
+        "source.test_fraction: must be in [0, 1], got 1.5",
+        "source.image_size: only for image_folder sources",
+        "source.mode: unknown mode 'upsert' (expected append|overwrite)",
+        "source.on_bad_record: unknown value 'ignore' (expected fail|skip)"),
+        e.problems().stream().map(ConfigProblem::toString).toList());
+  }
+
+  @Test
+  void anImageFolderNeedsAUriAndAnHxWSize() {
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> LOADER.fromJson("""
+        {"source": {"format": "image_folder", "image_size": "big", "label_column": "y"}, "target_table": "t",
+         "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": 1}}}}
+        """));
+    assertEquals(List.of(
+        "source.label_column: only for csv and parquet sources",
+        "source.uri: required (a local path, a file: URI or s3://bucket/prefix)",
+        "source.image_size: 'big' is not HxW (e.g. 28x28)"),
+        e.problems().stream().map(ConfigProblem::toString).toList());
   }
 }

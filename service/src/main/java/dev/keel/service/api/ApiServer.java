@@ -17,12 +17,12 @@ public final class ApiServer implements AutoCloseable {
     this.server = server;
   }
 
-  /** Serves the API of the Temporal namespace of {@code client} and the model registry of {@code storage}. */
+  /** Serves the API of the Temporal namespace of {@code client}, the tables and the model registry of {@code storage}. */
   public static ApiServer start(String host, int port, WorkflowClient client, StorageRoot storage) {
     ApplicationContext context = ApplicationContext.builder()
         .properties(Map.of("micronaut.server.host", host, "micronaut.server.port", port,
             "micronaut.application.name", "keel"))
-        .singletons(client, new ModelRegistryTable(storage))
+        .singletons(client, storage, new ModelRegistryTable(storage))
         .deduceEnvironment(false)
         .banner(false)
         .start();

@@ -46,7 +46,12 @@ public class PipelineController {
     } catch (ConfigValidationException e) {
       return HttpResponse.badRequest(ValidationErrors.body(e));
     }
-    String id = PipelineLauncher.start(client, request);
+    String id;
+    try {
+      id = PipelineLauncher.start(client, request); // checks the data source exists first
+    } catch (ConfigValidationException e) {
+      return HttpResponse.badRequest(ValidationErrors.body(e));
+    }
     return HttpResponse.accepted().body(Map.of("pipeline_id", id, "links",
         List.of("/api/v1/pipelines/" + id)));
   }

@@ -31,6 +31,7 @@ final class SubmitCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PipelineRequest request = ExperimentConfigLoaders.pipelineLoader().fromFile(file);
+    PipelineLauncher.checkSource(request, file.toString()); // before connecting: a wrong path needs no cluster
     String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
     WorkflowServiceStubs stubs = KeelWorkerHost.connect(address);
     try {

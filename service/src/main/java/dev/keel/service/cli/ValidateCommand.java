@@ -1,6 +1,7 @@
 package dev.keel.service.cli;
 
 import dev.keel.search.ExperimentConfigLoaders;
+import dev.keel.service.pipeline.PipelineLauncher;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -8,7 +9,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "validate", mixinStandardHelpOptions = true,
-    description = "Check an experiment config (or, with --pipeline, a pipeline request); lists every problem with its field path.")
+    description = "Check an experiment config (or, with --pipeline, a pipeline request and that its data source exists); lists every problem with its field path.")
 final class ValidateCommand implements Callable<Integer> {
   @Parameters(paramLabel = "FILE", description = ".yaml or .json")
   Path file;
@@ -19,7 +20,7 @@ final class ValidateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     if (pipeline) {
-      ExperimentConfigLoaders.pipelineLoader().fromFile(file);
+      PipelineLauncher.checkSource(ExperimentConfigLoaders.pipelineLoader().fromFile(file), file.toString());
     } else {
       ExperimentConfigLoaders.experimentLoader().fromFile(file);
     }

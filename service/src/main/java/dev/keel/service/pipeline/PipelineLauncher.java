@@ -1,14 +1,18 @@
 package dev.keel.service.pipeline;
 
 import dev.keel.activities.TaskQueues;
+import dev.keel.api.config.ConfigProblem;
+import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
+import dev.keel.etl.SourceCheck;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 
 /** Starts pipeline workflows with readable ids and reads their progress. */
 public final class PipelineLauncher {
@@ -16,8 +20,14 @@ public final class PipelineLauncher {
 
   private PipelineLauncher() {}
 
-  /** Starts without waiting; the id reads {@code pipeline-<name>-<utc time>}. */
+  /**
+   * Starts without waiting; the id reads {@code pipeline-<name>-<utc time>}. The data source is
+   * checked first ({@link #checkSource}), so a missing path never starts a workflow.
+   *
+   * @throws ConfigValidationException naming the source field and the path the user gave
+   */
   public static String start(WorkflowClient client, PipelineRequest request) {
+    checkSource(request, "pipeline request");
     String name = request.getName().isBlank() ? "unnamed" : request.getName().replaceAll("[^A-Za-z0-9_.-]", "-");
     String id = "pipeline-" + name + "-" + STAMP.format(Instant.now()) + "-" + Long.toHexString(System.nanoTime() & 0xffff);
     PipelineWorkflow wf = client.newWorkflowStub(PipelineWorkflow.class,
@@ -27,6 +37,20 @@ public final class PipelineLauncher {
             .build());
     WorkflowClient.start(wf::run, request);
     return id;
+  }
+
+  /**
+   * The submission-time checks that need I/O, which the config validator (pure, shared with workflow
+   * code) cannot do: the source exists, and a local CSV/Parquet source has the label column.
+   *
+   * @param what names the request in the error, e.g. the file it was read from
+   * @throws ConfigValidationException listing each problem with its field path
+   */
+  public static void checkSource(PipelineRequest request, String what) {
+    List<ConfigProblem> problems = SourceCheck.problems(request.getSource());
+    if (!problems.isEmpty()) {
+      throw new ConfigValidationException(what, problems);
+    }
   }
 
   public static PipelineProgress progress(WorkflowClient client, String id) {

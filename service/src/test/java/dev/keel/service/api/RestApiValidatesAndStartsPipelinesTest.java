@@ -59,7 +59,7 @@ class RestApiValidatesAndStartsPipelinesTest {
 
   @Test
   void badYamlGets400WithEveryFieldPath() throws Exception {
-    String yaml = DemoRequest.text().replace("format: fashion_mnist", "format: csv").replace("optimizer: adam", "optimizer: {type: logg}");
+    String yaml = DemoRequest.text().replace("format: fashion_mnist", "format: tfrecord").replace("optimizer: adam", "optimizer: {type: logg}");
     HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/pipelines"))
         .header("Content-Type", "application/yaml").POST(HttpRequest.BodyPublishers.ofString(yaml)));
     assertEquals(400, r.statusCode(), r.body());

@@ -44,7 +44,7 @@ class ScheduledRetrainingIT {
       assertTrue(run.startsWith("pipeline-fashion-mnist-demo-"), run);
 
       PipelineResult r = RealTemporal.client().newUntypedWorkflowStub(run).getResult(8, TimeUnit.MINUTES, PipelineResult.class);
-      assertEquals(40, r.getTrain().getBatches());
+      assertEquals(40, r.getCheckpoint().getBatches());
       assertTrue(r.getInference().getAccuracy() > 0.3, "accuracy " + r.getInference().getAccuracy());
       assertEquals(1, RealTemporal.listUntilFound("TemporalScheduledById = '" + id + "' AND KeelStage = 'done'", 1,
           Duration.ofSeconds(30)).size());

@@ -3,19 +3,15 @@ package dev.keel.workflows.experiment;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.workflows.testing.KeelTestEnvironments;
 import dev.keel.activities.TaskQueues;
-import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.TrialState;
-import dev.keel.workflows.KeelSearchAttributes;
-import dev.keel.workflows.KeelWorkflows;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowOptions;
-import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.time.Duration;
 import java.util.Map;
@@ -33,12 +29,8 @@ class ExperimentPausesActivatesAndKillsTest {
 
   @BeforeEach
   void start() {
-    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
-        .setUseTimeskipping(false)
-        .build());
-    KeelSearchAttributes.ALL.forEach(a -> env.registerSearchAttribute(a.name(), a.type()));
-    KeelWorkflows.register(env.newWorker(TaskQueues.CONTROL));
+    env = KeelTestEnvironments.create(false);
+    KeelTestEnvironments.control(env);
     env.newWorker(TaskQueues.train("cpu")).registerActivitiesImplementations(trainer);
     env.start();
     client = env.getWorkflowClient();

@@ -1,13 +1,9 @@
 package dev.keel.workflows.experiment;
 
+import dev.keel.workflows.testing.KeelTestEnvironments;
 import dev.keel.activities.TaskQueues;
-import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.search.ExperimentConfigLoaders;
-import dev.keel.workflows.KeelSearchAttributes;
-import dev.keel.workflows.KeelWorkflows;
-import io.temporal.client.WorkflowClientOptions;
-import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 
@@ -16,11 +12,8 @@ final class ExperimentTestSupport {
   private ExperimentTestSupport() {}
 
   static TestWorkflowEnvironment environment(FormulaTrainingActivities trainer) {
-    TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
-        .build());
-    KeelSearchAttributes.ALL.forEach(a -> env.registerSearchAttribute(a.name(), a.type()));
-    KeelWorkflows.register(env.newWorker(TaskQueues.CONTROL));
+    TestWorkflowEnvironment env = KeelTestEnvironments.create();
+    KeelTestEnvironments.control(env);
     Worker train = env.newWorker(TaskQueues.train("cpu"));
     train.registerActivitiesImplementations(trainer);
     env.start();

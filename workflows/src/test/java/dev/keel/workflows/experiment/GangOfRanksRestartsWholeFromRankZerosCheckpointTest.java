@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.workflows.testing.KeelTestEnvironments;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.train.GangRendezvous;
 import dev.keel.activities.train.TrainingActivities;
-import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
@@ -20,16 +20,12 @@ import dev.keel.api.v1.TrainProgress;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.api.v1.TrialState;
-import dev.keel.workflows.KeelSearchAttributes;
-import dev.keel.workflows.KeelWorkflows;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
-import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.util.ArrayList;
@@ -146,11 +142,8 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
 
   /** @param slots how many ranks the training pool runs at once (its workers' slots) */
   private void start(TrainingActivities ranks, int slots) {
-    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
-        .build());
-    KeelSearchAttributes.ALL.forEach(a -> env.registerSearchAttribute(a.name(), a.type()));
-    KeelWorkflows.register(env.newWorker(TaskQueues.CONTROL));
+    env = KeelTestEnvironments.create();
+    KeelTestEnvironments.control(env);
     Worker train = env.newWorker(TaskQueues.train("cpu"),
         io.temporal.worker.WorkerOptions.newBuilder().setMaxConcurrentActivityExecutionSize(slots).build());
     train.registerActivitiesImplementations(ranks);

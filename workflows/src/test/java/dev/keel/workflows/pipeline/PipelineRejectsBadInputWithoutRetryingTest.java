@@ -6,12 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
+import dev.keel.workflows.testing.KeelTestEnvironments;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.TaskQueues;
-import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.PipelineRequest;
-import dev.keel.workflows.KeelSearchAttributes;
-import dev.keel.workflows.KeelWorkflows;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.common.v1.Payloads;
 import io.temporal.api.common.v1.WorkflowExecution;
@@ -20,14 +18,11 @@ import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.taskqueue.v1.TaskQueue;
 import io.temporal.api.workflowservice.v1.StartWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
-import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -41,14 +36,8 @@ class PipelineRejectsBadInputWithoutRetryingTest {
 
   @BeforeEach
   void start() {
-    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
-        .build());
-    for (KeelSearchAttributes.Attribute a : KeelSearchAttributes.ALL) {
-      env.registerSearchAttribute(a.name(), a.type());
-    }
-    Worker worker = env.newWorker(TaskQueues.CONTROL);
-    KeelWorkflows.register(worker);
+    env = KeelTestEnvironments.create();
+    KeelTestEnvironments.control(env);
     env.start();
     client = env.getWorkflowClient();
   }

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.workflows.testing.KeelTestEnvironments;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.catalog.CatalogActivities;
 import dev.keel.activities.etl.IngestActivities;
-import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.CatalogAppend;
 import dev.keel.api.v1.CatalogAppendResult;
 import dev.keel.api.v1.CheckpointRef;
@@ -34,21 +34,16 @@ import dev.keel.api.v1.PipelineReuse;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.search.ExperimentConfigLoaders;
-import dev.keel.workflows.KeelSearchAttributes;
-import dev.keel.workflows.KeelWorkflows;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.experiment.FormulaTrainingActivities;
 import dev.keel.workflows.testing.InMemoryModelRegistry;
 import dev.keel.workflows.testing.OnePartitionScorer;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.failure.ApplicationFailure;
-import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -81,13 +76,8 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
 
   @BeforeEach
   void start() {
-    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
-        .build());
-    KeelSearchAttributes.ALL.forEach(a -> env.registerSearchAttribute(a.name(), a.type()));
-    Worker control = env.newWorker(TaskQueues.CONTROL);
-    KeelWorkflows.register(control);
-    control.registerActivitiesImplementations(registry, catalog);
+    env = KeelTestEnvironments.create();
+    KeelTestEnvironments.control(env).registerActivitiesImplementations(registry, catalog);
     env.newWorker(TaskQueues.ETL).registerActivitiesImplementations((IngestActivities) r -> {
       ingested.add(r);
       return IngestResult.newBuilder().setTable(TableRef.newBuilder().setUri("file:///t/" + r.getTableUri()).setVersion(3))

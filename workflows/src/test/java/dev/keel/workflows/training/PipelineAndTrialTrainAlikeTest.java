@@ -3,11 +3,11 @@ package dev.keel.workflows.training;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.workflows.testing.KeelTestEnvironments;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.etl.IngestActivities;
 import dev.keel.activities.train.GangRendezvous;
 import dev.keel.activities.train.TrainingActivities;
-import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.ExperimentConfig;
@@ -26,22 +26,18 @@ import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.search.ExperimentConfigLoaders;
-import dev.keel.workflows.KeelSearchAttributes;
-import dev.keel.workflows.KeelWorkflows;
-import dev.keel.workflows.testing.OnePartitionScorer;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.experiment.TrialWorkflow;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import dev.keel.workflows.testing.InMemoryModelRegistry;
+import dev.keel.workflows.testing.OnePartitionScorer;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.api.history.v1.ActivityTaskScheduledEventAttributes;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
-import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.util.List;
 import java.util.Map;
@@ -74,13 +70,8 @@ class PipelineAndTrialTrainAlikeTest {
 
   @BeforeEach
   void start() {
-    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
-        .build());
-    KeelSearchAttributes.ALL.forEach(a -> env.registerSearchAttribute(a.name(), a.type()));
-    io.temporal.worker.Worker control = env.newWorker(TaskQueues.CONTROL);
-    KeelWorkflows.register(control);
-    control.registerActivitiesImplementations(registry);
+    env = KeelTestEnvironments.create();
+    KeelTestEnvironments.control(env).registerActivitiesImplementations(registry);
     env.newWorker(TaskQueues.ETL).registerActivitiesImplementations((IngestActivities) this::ingest);
     env.newWorker(TaskQueues.INFER).registerActivitiesImplementations(new OnePartitionScorer(scored, 10, 5));
     env.newWorker(TaskQueues.train("cpu")).registerActivitiesImplementations((TrainingActivities) this::train);

@@ -1,0 +1,64 @@
+package dev.keel.etl;
+
+import dev.keel.activities.FailureTypes;
+import io.temporal.failure.ApplicationFailure;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What to do with a corrupt record ({@code on_bad_record}): {@code fail} ends the ingest at the
+ * first one with a non-retryable {@value FailureTypes#DATASET_CORRUPT} naming the file and record;
+ * {@code skip} counts it, logs it and keeps the first {@value #EXAMPLES} for the result. Either
+ * way nothing is committed before every record was read, so a failure leaves no version.
+ */
+public final class BadRecords {
+  private static final Logger log = LoggerFactory.getLogger(BadRecords.class);
+  public static final String FAIL = "fail";
+  public static final String SKIP = "skip";
+  static final int EXAMPLES = 10;
+
+  private final boolean skip;
+  private final String source;
+  private long count;
+  private final List<String> examples = new ArrayList<>();
+
+  public BadRecords(String onBadRecord, String source) {
+    this.skip = SKIP.equals(onBadRecord);
+    this.source = source;
+  }
+
+  /**
+   * Reports one corrupt record.
+   *
+   * @param where file and record, e.g. {@code data.csv:17} or {@code cat/3.png}
+   * @throws ApplicationFailure when the mode is {@code fail}
+   */
+  public void report(String where, String reason) {
+    report(where, reason, 1);
+  }
+
+  /** Reports {@code records} lost at once (e.g. the rest of a truncated file). */
+  public void report(String where, String reason, long records) {
+    String line = where + ": " + reason;
+    if (!skip) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "corrupt record in " + source + " at " + line + " (on_bad_record: fail; nothing was written)",
+          FailureTypes.DATASET_CORRUPT);
+    }
+    count += records;
+    if (examples.size() < EXAMPLES) {
+      examples.add(line);
+    }
+    log.warn("skipping corrupt record in {} at {}", source, line);
+  }
+
+  public long count() {
+    return count;
+  }
+
+  public List<String> examples() {
+    return List.copyOf(examples);
+  }
+}

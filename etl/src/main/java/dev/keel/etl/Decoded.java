@@ -1,0 +1,109 @@
+package dev.keel.etl;
+
+import dev.keel.tables.Columns;
+import dev.keel.tables.TableSchemas;
+import io.delta.kernel.types.StructType;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The good records of a source, decoded and ready to commit: label indices into {@code
+ * classNames}, splits, and either images ({@code pixels}, {@code height x width}) or feature
+ * vectors. Ids are given at commit time (they continue the table's rows on append).
+ */
+record Decoded(int rows, int[] labels, String[] splits, List<String> classNames,
+    byte[] pixels, int height, int width, float[][] features, List<String> featureNames) {
+
+  static Decoded images(int[] labels, String[] splits, List<String> classNames, byte[] pixels, int height, int width) {
+    return new Decoded(labels.length, labels, splits, classNames, pixels, height, width, null, List.of());
+  }
+
+  static Decoded features(int[] labels, String[] splits, List<String> classNames, float[][] features,
+      List<String> featureNames) {
+    return new Decoded(labels.length, labels, splits, classNames, null, 0, 0, features, featureNames);
+  }
+
+  boolean isImages() {
+    return features == null;
+  }
+
+  StructType schema() {
+    return isImages() ? TableSchemas.LABELED_IMAGES : TableSchemas.LABELED_FEATURES;
+  }
+
+  String imageShape() {
+    return height + "x" + width;
+  }
+
+  /** Table properties describing the data (shape or feature names, class names). */
+  Map<String, String> dataProperties() {
+    Map<String, String> p = new TreeMap<>();
+    if (isImages()) {
+      p.put(TableSchemas.IMAGE_SHAPE_PROPERTY, imageShape());
+    } else {
+      p.put(TableSchemas.FEATURE_NAMES_PROPERTY, String.join(",", featureNames));
+    }
+    if (!classNames.isEmpty()) {
+      p.put(TableSchemas.CLASS_NAMES_PROPERTY, String.join(",", classNames));
+    }
+    return p;
+  }
+
+  /** The same rows with labels renumbered into {@code tableClasses} (an append to a table with other class names). */
+  Decoded withClasses(List<String> tableClasses, int[] newLabels) {
+    return new Decoded(rows, newLabels, splits, tableClasses, pixels, height, width, features, featureNames);
+  }
+
+  /**
+   * One group of rows per split (each becomes its own Parquet files, so a reader of one split skips
+   * the other's files by their statistics); row {@code i} has id {@code firstId + i}.
+   */
+  List<Columns> groups(long firstId) {
+    List<Columns> out = new java.util.ArrayList<>();
+    for (String split : new java.util.TreeSet<>(java.util.Arrays.asList(splits))) {
+      int[] rowsOf = java.util.stream.IntStream.range(0, rows).filter(i -> splits[i].equals(split)).toArray();
+      int n = rowsOf.length;
+      long[] ids = new long[n];
+      int[] lab = new int[n];
+      String[] spl = new String[n];
+      for (int k = 0; k < n; k++) {
+        ids[k] = firstId + rowsOf[k];
+        lab[k] = labels[rowsOf[k]];
+        spl[k] = split;
+      }
+      Columns c = Columns.of(n).add("id", ids).add("label", lab).add("split", spl);
+      if (isImages()) {
+        int size = height * width;
+        byte[] px = new byte[n * size];
+        for (int k = 0; k < n; k++) {
+          System.arraycopy(pixels, rowsOf[k] * size, px, k * size, size);
+        }
+        out.add(c.addFixedBinary("image", px, size));
+      } else {
+        float[][] f = new float[n][];
+        for (int k = 0; k < n; k++) {
+          f[k] = features[rowsOf[k]];
+        }
+        out.add(c.add("features", f));
+      }
+    }
+    return out;
+  }
+
+  Map<String, Long> rowsPerSplit() {
+    Map<String, Long> m = new TreeMap<>();
+    for (String s : splits) {
+      m.merge(s, 1L, Long::sum);
+    }
+    return m;
+  }
+
+  Map<String, Long> rowsPerLabel() {
+    Map<String, Long> m = new TreeMap<>();
+    for (int l : labels) {
+      m.merge(l < classNames.size() ? classNames.get(l) : Integer.toString(l), 1L, Long::sum);
+    }
+    return m;
+  }
+}

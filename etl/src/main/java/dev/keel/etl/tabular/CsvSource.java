@@ -1,0 +1,120 @@
+package dev.keel.etl.tabular;
+
+import dev.keel.activities.FailureTypes;
+import dev.keel.etl.BadRecords;
+import dev.keel.etl.HashSplit;
+import dev.keel.etl.source.SourceFiles;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVParser;
+import org.apache.commons.csv.CSVRecord;
+
+/**
+ * CSV files with a header line (RFC 4180 quoting, UTF-8). Default feature columns: every column
+ * but the label and {@code split} whose value in the first data record is a number; a later
+ * record with a non-number there is a corrupt record. Records are named {@code file:line}.
+ */
+public final class CsvSource {
+  static final CSVFormat FORMAT = CSVFormat.DEFAULT.builder()
+      .setHeader().setSkipHeaderRecord(true).setIgnoreSurroundingSpaces(true).setIgnoreEmptyLines(true)
+      .setAllowMissingColumnNames(true).get();
+
+  private CsvSource() {}
+
+  /** The header of a CSV file (cheap: reads the first record only). */
+  public static List<String> header(Path file) throws IOException {
+    try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8);
+        CSVParser p = CSVParser.parse(r, FORMAT)) {
+      return p.getHeaderNames();
+    }
+  }
+
+  public static TabularRows read(List<SourceFiles.Entry> files, String labelColumn, List<String> featureColumns,
+      HashSplit hash, BadRecords bad) {
+    TabularRows rows = new TabularRows();
+    for (SourceFiles.Entry f : files) {
+      try {
+        readFile(f, labelColumn, featureColumns, hash, bad, rows);
+      } catch (IOException | UncheckedIOException e) {
+        bad.report(f.relative(), "unreadable CSV (" + e.getMessage() + ")");
+      }
+    }
+    return rows;
+  }
+
+  private static void readFile(SourceFiles.Entry f, String labelColumn, List<String> featureColumns,
+      HashSplit hash, BadRecords bad, TabularRows rows) throws IOException {
+    try (Reader r = Files.newBufferedReader(f.path(), StandardCharsets.UTF_8);
+        CSVParser p = CSVParser.parse(r, FORMAT)) {
+      List<String> header = p.getHeaderNames();
+      if (header.isEmpty()) {
+        throw ApplicationFailure.newNonRetryableFailure(f.relative() + ": empty CSV file (no header line)",
+            FailureTypes.DATASET_CORRUPT);
+      }
+      TabularRows.requireColumns(f.relative(), header, labelColumn, featureColumns);
+      int label = header.indexOf(labelColumn);
+      int split = labelColumn.equals(TabularRows.SPLIT_COLUMN) ? -1 : header.indexOf(TabularRows.SPLIT_COLUMN);
+      List<String> names = featureColumns;
+      int[] cols = null;
+      String[] why = new String[1];
+      for (CSVRecord rec : p) {
+        String where = f.relative() + ":" + p.getCurrentLineNumber();
+        if (rec.size() != header.size()) {
+          bad.report(where, rec.size() + " columns, the header has " + header.size());
+          continue;
+        }
+        if (cols == null) {
+          if (names.isEmpty()) {
+            names = new ArrayList<>();
+            for (int c = 0; c < header.size(); c++) {
+              if (c != label && c != split && TabularRows.number(rec.get(c), why) != null) {
+                names.add(header.get(c));
+              }
+            }
+            if (names.isEmpty()) {
+              throw ApplicationFailure.newNonRetryableFailure(f.relative() + ": no numeric feature column besides '"
+                  + labelColumn + "' (set source.feature_columns)", FailureTypes.DATASET_CORRUPT);
+            }
+          }
+          rows.featureNames(names, f.relative());
+          cols = names.stream().mapToInt(header::indexOf).toArray();
+        }
+        String lab = rec.get(label);
+        if (lab == null || lab.isBlank()) {
+          bad.report(where, "missing label (column '" + labelColumn + "' is empty)");
+          continue;
+        }
+        String s = split < 0 ? null : rec.get(split).strip();
+        if (s != null && !s.equals("train") && !s.equals("test")) {
+          bad.report(where, "split '" + s + "' is neither train nor test");
+          continue;
+        }
+        float[] v = new float[cols.length];
+        boolean ok = true;
+        for (int i = 0; i < cols.length && ok; i++) {
+          Float x = TabularRows.number(rec.get(cols[i]), why);
+          if (x == null) {
+            bad.report(where, "feature '" + header.get(cols[i]) + "': " + why[0]);
+            ok = false;
+          } else {
+            v[i] = x;
+          }
+        }
+        if (ok) {
+          rows.add(lab.strip(), TabularRows.split(s, hash, where), v);
+        }
+      }
+    } catch (IllegalStateException | IllegalArgumentException e) {
+      // commons-csv: an unterminated quote or a malformed header
+      bad.report(f.relative(), "malformed CSV (" + e.getMessage() + ")");
+    }
+  }
+}

@@ -1,0 +1,139 @@
+package dev.keel.etl.tabular;
+
+import dev.keel.etl.BadRecords;
+import dev.keel.etl.HashSplit;
+import dev.keel.etl.source.SourceFiles;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.ColumnIOFactory;
+import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.io.MessageColumnIO;
+import org.apache.parquet.io.RecordReader;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Type;
+
+/**
+ * Parquet files, read with the parquet-hadoop that Delta Kernel already brings (no Hadoop file
+ * system: {@link LocalInputFile}). Default feature columns: every top-level INT32, INT64, FLOAT or
+ * DOUBLE column but the label and {@code split}. Records are named {@code file:row} (from 1).
+ */
+public final class ParquetSource {
+  private ParquetSource() {}
+
+  /** The top-level column names (cheap: reads the footer only). */
+  public static List<String> columns(Path file) throws IOException {
+    try (ParquetFileReader r = ParquetFileReader.open(new LocalInputFile(file))) {
+      return r.getFooter().getFileMetaData().getSchema().getFields().stream().map(Type::getName).toList();
+    }
+  }
+
+  public static TabularRows read(List<SourceFiles.Entry> files, String labelColumn, List<String> featureColumns,
+      HashSplit hash, BadRecords bad) {
+    TabularRows rows = new TabularRows();
+    for (SourceFiles.Entry f : files) {
+      MessageType schema;
+      try (ParquetFileReader r = ParquetFileReader.open(new LocalInputFile(f.path()))) {
+        schema = r.getFooter().getFileMetaData().getSchema();
+        List<String> columns = schema.getFields().stream().map(Type::getName).toList();
+        TabularRows.requireColumns(f.relative(), columns, labelColumn, featureColumns);
+        List<String> names = featureColumns.isEmpty() ? numericColumns(schema, labelColumn) : featureColumns;
+        if (names.isEmpty()) {
+          bad.report(f.relative(), "no numeric feature column besides '" + labelColumn + "'");
+          continue;
+        }
+        rows.featureNames(names, f.relative());
+        int label = schema.getFieldIndex(labelColumn);
+        int split = !labelColumn.equals(TabularRows.SPLIT_COLUMN) && schema.containsField(TabularRows.SPLIT_COLUMN)
+            ? schema.getFieldIndex(TabularRows.SPLIT_COLUMN) : -1;
+        int[] cols = names.stream().mapToInt(schema::getFieldIndex).toArray();
+        MessageColumnIO io = new ColumnIOFactory().getColumnIO(schema);
+        long row = 0;
+        String[] why = new String[1];
+        for (PageReadStore pages; (pages = r.readNextRowGroup()) != null; ) {
+          RecordReader<Group> rr = io.getRecordReader(pages, new GroupRecordConverter(schema));
+          for (long i = 0; i < pages.getRowCount(); i++) {
+            Group g = rr.read();
+            String where = f.relative() + ":" + (++row);
+            String lab = text(g, label);
+            if (lab == null || lab.isBlank()) {
+              bad.report(where, "missing label (column '" + labelColumn + "' is null or empty)");
+              continue;
+            }
+            String s = split < 0 ? null : text(g, split);
+            if (split >= 0 && !"train".equals(s) && !"test".equals(s)) {
+              bad.report(where, "split '" + s + "' is neither train nor test");
+              continue;
+            }
+            float[] v = new float[cols.length];
+            boolean ok = true;
+            for (int c = 0; c < cols.length && ok; c++) {
+              Float x = TabularRows.number(text(g, cols[c]), why);
+              if (x == null) {
+                bad.report(where, "feature '" + names.get(c) + "': " + why[0]);
+                ok = false;
+              } else {
+                v[c] = x;
+              }
+            }
+            if (ok) {
+              rows.add(lab.strip(), TabularRows.split(s, hash, where), v);
+            }
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        if (e instanceof io.temporal.failure.ApplicationFailure a) {
+          throw a;
+        }
+        bad.report(f.relative(), "unreadable Parquet file (" + e.getMessage() + ")");
+      }
+    }
+    return rows;
+  }
+
+  private static List<String> numericColumns(MessageType schema, String labelColumn) {
+    List<String> out = new ArrayList<>();
+    for (Type t : schema.getFields()) {
+      if (t.isPrimitive() && !t.getName().equals(labelColumn) && !t.getName().equals(TabularRows.SPLIT_COLUMN)
+          && numeric(t.asPrimitiveType().getPrimitiveTypeName())) {
+        out.add(t.getName());
+      }
+    }
+    return out;
+  }
+
+  private static boolean numeric(PrimitiveTypeName t) {
+    return t == PrimitiveTypeName.INT32 || t == PrimitiveTypeName.INT64 || t == PrimitiveTypeName.FLOAT
+        || t == PrimitiveTypeName.DOUBLE;
+  }
+
+  /** A field as text (null when absent); integral doubles print without ".0" so that 1.0 and 1 are one label. */
+  private static String text(Group g, int field) {
+    if (g.getFieldRepetitionCount(field) == 0) {
+      return null;
+    }
+    Type t = g.getType().getType(field);
+    if (!t.isPrimitive()) {
+      return g.getValueToString(field, 0);
+    }
+    return switch (t.asPrimitiveType().getPrimitiveTypeName()) {
+      case INT32 -> Integer.toString(g.getInteger(field, 0));
+      case INT64 -> Long.toString(g.getLong(field, 0));
+      case FLOAT -> plain(g.getFloat(field, 0));
+      case DOUBLE -> plain(g.getDouble(field, 0));
+      case BOOLEAN -> Boolean.toString(g.getBoolean(field, 0));
+      case BINARY, FIXED_LEN_BYTE_ARRAY -> g.getString(field, 0);
+      default -> g.getValueToString(field, 0);
+    };
+  }
+
+  private static String plain(double d) {
+    return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : Double.toString(d);
+  }
+}

@@ -1,0 +1,98 @@
+package dev.keel.etl.tabular;
+
+import dev.keel.activities.FailureTypes;
+import dev.keel.etl.HashSplit;
+import io.temporal.failure.ApplicationFailure;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Rows read from a tabular source before labels become class indices: the raw label text, the
+ * split and the feature vector of each good record, and the feature columns' names.
+ */
+public final class TabularRows {
+  /** The column that, when present and not the label, chooses each row's split. */
+  public static final String SPLIT_COLUMN = "split";
+
+  final List<String> labels = new ArrayList<>();
+  final List<String> splits = new ArrayList<>();
+  final List<float[]> features = new ArrayList<>();
+  private List<String> featureNames;
+
+  void add(String label, String split, float[] row) {
+    labels.add(label);
+    splits.add(split);
+    features.add(row);
+  }
+
+  /** Fixed by the first file; every later file must have the same feature columns. */
+  void featureNames(List<String> names, String file) {
+    if (featureNames == null) {
+      featureNames = List.copyOf(names);
+    } else if (!featureNames.equals(names)) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          file + ": feature columns " + names + " differ from the first file's " + featureNames,
+          FailureTypes.DATASET_CORRUPT);
+    }
+  }
+
+  public List<String> featureNames() {
+    return featureNames == null ? List.of() : featureNames;
+  }
+
+  public int size() {
+    return labels.size();
+  }
+
+  public List<String> labels() {
+    return labels;
+  }
+
+  public String[] splits() {
+    return splits.toArray(String[]::new);
+  }
+
+  public float[][] features() {
+    return features.toArray(float[][]::new);
+  }
+
+  /** The split of a record: the split column's value (train|test) when present, else the hash split. */
+  static String split(String value, HashSplit hash, String key) {
+    return value != null ? value : hash.splitOf(key);
+  }
+
+  /** Parses one feature; null (with the reason in {@code why[0]}) when it is not a finite number. */
+  static Float number(String text, String[] why) {
+    if (text == null || text.isBlank()) {
+      why[0] = "empty";
+      return null;
+    }
+    try {
+      float f = Float.parseFloat(text.strip());
+      if (!Float.isFinite(f)) {
+        why[0] = "'" + text + "' is not a finite number";
+        return null;
+      }
+      return f;
+    } catch (NumberFormatException e) {
+      why[0] = "'" + text + "' is not a number";
+      return null;
+    }
+  }
+
+  /** Refuses a label or feature column that the file does not have, naming it and the file's columns. */
+  static void requireColumns(String file, List<String> columns, String labelColumn, List<String> featureColumns) {
+    if (!columns.contains(labelColumn)) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "source.label_column '" + labelColumn + "' is not a column of " + file + " (columns: "
+              + String.join(", ", columns) + ")", FailureTypes.INVALID_ARGUMENT);
+    }
+    for (String f : featureColumns) {
+      if (!columns.contains(f)) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "source.feature_columns: '" + f + "' is not a column of " + file + " (columns: "
+                + String.join(", ", columns) + ")", FailureTypes.INVALID_ARGUMENT);
+      }
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package dev.keel.service.api;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.util.JsonFormat;
+import dev.keel.etl.history.DataTableHistory;
+import dev.keel.storage.StorageRoot;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.QueryValue;
+import jakarta.inject.Inject;
+import java.util.Map;
+
+/** REST: the version history of a data table, as {@code keel data describe} prints it. */
+@Controller("/api/v1/data")
+public class DataController {
+  private final StorageRoot storage;
+
+  @Inject
+  public DataController(StorageRoot storage) {
+    this.storage = storage;
+  }
+
+  /** 200 with every version (protobuf JSON of DataHistory), 400 without a table, 404 when there is none. */
+  @Get(value = "/describe", produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<?> describe(@QueryValue(defaultValue = "") String table) throws InvalidProtocolBufferException {
+    if (table.isBlank()) {
+      return HttpResponse.badRequest(Map.of("message", "query parameter 'table' is required (a table name or URI)"));
+    }
+    try {
+      return HttpResponse.ok(JsonFormat.printer().preservingProtoFieldNames()
+          .print(DataTableHistory.describe(storage.table(table))));
+    } catch (IllegalArgumentException e) {
+      return HttpResponse.notFound(Map.of("message", e.getMessage()));
+    }
+  }
+}

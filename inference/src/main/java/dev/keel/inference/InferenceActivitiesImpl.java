@@ -25,7 +25,7 @@ import dev.keel.tables.Columns;
 import dev.keel.tables.DeltaTableWriter;
 import dev.keel.tables.DeltaTables;
 import dev.keel.tables.TableSchemas;
-import dev.keel.tables.dataset.LabeledImages;
+import dev.keel.tables.dataset.LabeledExamples;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.ConcurrentTransactionException;
@@ -144,7 +144,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     // An earlier attempt's files can never be committed (its result was not accepted): drop them.
     deleteFiles(engine, staging);
 
-    LabeledImages images = TablePartitions.read(engine, r.getData(), split(r), partition);
+    LabeledExamples images = TablePartitions.read(engine, r.getData(), split(r), partition);
     long read = System.nanoTime();
     Predictions predictions = predict(r, images);
     long predicted = System.nanoTime();
@@ -183,7 +183,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     return out.setSeconds(seconds).build();
   }
 
-  private Predictions predict(InferenceRequest request, LabeledImages images) {
+  private Predictions predict(InferenceRequest request, LabeledExamples images) {
     int t = request.getThreads() > 0 ? request.getThreads() : threads;
     String key = request.getCheckpoint().getUri() + "#" + t;
     try {

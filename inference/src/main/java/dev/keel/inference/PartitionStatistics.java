@@ -1,17 +1,38 @@
 package dev.keel.inference;
 
 import dev.keel.api.v1.ScorePartitionResult;
+import dev.keel.tables.dataset.LabeledExamples;
+import dev.keel.tables.dataset.LabeledFeatures;
 import dev.keel.tables.dataset.LabeledImages;
 
 /**
- * Sums, per pixel, of the values and their squares, and the predicted-label histogram of one
- * partition: sums (not means) so that the workflow adds partitions up exactly. Pixels are bytes,
- * so the sums are integers and exact in a double up to 2^53 / 255^2 (about 10^11) rows.
+ * Sums, per pixel or feature, of the values and their squares, and the predicted-label histogram of
+ * one partition: sums (not means) so that the workflow adds partitions up. Pixels are bytes, so their
+ * sums are integers and exact in a double up to 2^53 / 255^2 (about 10^11) rows.
  */
 final class PartitionStatistics {
   private PartitionStatistics() {}
 
-  static void addTo(ScorePartitionResult.Builder out, LabeledImages images, int[] predicted) {
+  static void addTo(ScorePartitionResult.Builder out, LabeledExamples examples, int[] predicted) {
+    if (examples instanceof LabeledImages images) {
+      addPixels(out, images);
+    } else if (examples instanceof LabeledFeatures features) {
+      addFeatures(out, features);
+    }
+    int max = -1;
+    for (int p : predicted) {
+      max = Math.max(max, p);
+    }
+    long[] counts = new long[max + 1];
+    for (int p : predicted) {
+      counts[p]++;
+    }
+    for (long c : counts) {
+      out.addPredictedLabelCounts(c);
+    }
+  }
+
+  private static void addPixels(ScorePartitionResult.Builder out, LabeledImages images) {
     int d = images.imageBytes();
     long[] sum = new long[d];
     long[] squares = new long[d];
@@ -26,16 +47,22 @@ final class PartitionStatistics {
     for (int j = 0; j < d; j++) {
       out.addFeatureSums(sum[j]).addFeatureSquares(squares[j]);
     }
-    int max = -1;
-    for (int p : predicted) {
-      max = Math.max(max, p);
+  }
+
+  /** Raw feature values, summed in double (exact to float precision for any realistic partition). */
+  private static void addFeatures(ScorePartitionResult.Builder out, LabeledFeatures features) {
+    int d = features.width();
+    double[] sum = new double[d];
+    double[] squares = new double[d];
+    float[] x = features.features();
+    for (int i = 0, o = 0; i < features.size(); i++) {
+      for (int j = 0; j < d; j++, o++) {
+        sum[j] += x[o];
+        squares[j] += (double) x[o] * x[o];
+      }
     }
-    long[] counts = new long[max + 1];
-    for (int p : predicted) {
-      counts[p]++;
-    }
-    for (long c : counts) {
-      out.addPredictedLabelCounts(c);
+    for (int j = 0; j < d; j++) {
+      out.addFeatureSums(sum[j]).addFeatureSquares(squares[j]);
     }
   }
 }

@@ -4,6 +4,8 @@ import dev.keel.api.v1.InferencePartition;
 import dev.keel.api.v1.TableRef;
 import dev.keel.tables.DeltaTables;
 import dev.keel.tables.TableSchemas;
+import dev.keel.tables.dataset.LabeledExamples;
+import dev.keel.tables.dataset.LabeledFeatures;
 import dev.keel.tables.dataset.LabeledImages;
 import io.delta.kernel.Scan;
 import io.delta.kernel.Snapshot;
@@ -16,7 +18,10 @@ import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.data.ScanStateRow;
 import io.delta.kernel.internal.util.Utils;
+import io.delta.kernel.data.ArrayValue;
+import io.delta.kernel.types.ArrayType;
 import io.delta.kernel.types.BinaryType;
+import io.delta.kernel.types.FloatType;
 import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StringType;
@@ -34,19 +39,20 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Partitions of one split of a labeled-images table version, and the rows of one partition. A
+ * Partitions of one split of a labeled-images or labeled-features table version, and the rows of one partition. A
  * partition is a row range of one data file, rows counted among that file's rows of the split in
  * file order (deletion vectors applied), so plan and read agree without sharing anything but the
  * file's path and the range.
  */
 final class TablePartitions {
   private static final StructType SPLIT_ONLY = new StructType().add("split", StringType.STRING);
-  private static final StructType ROWS =
+  private static final StructType KEYS =
       new StructType()
           .add("id", LongType.LONG)
           .add("label", IntegerType.INTEGER)
-          .add("split", StringType.STRING)
-          .add("image", BinaryType.BINARY);
+          .add("split", StringType.STRING);
+  private static final StructType IMAGE_ROWS = KEYS.add("image", BinaryType.BINARY);
+  private static final StructType FEATURE_ROWS = KEYS.add("features", new ArrayType(FloatType.FLOAT, true));
 
   private TablePartitions() {}
 
@@ -104,34 +110,40 @@ final class TablePartitions {
   }
 
   /**
-   * The rows of {@code partition}, in file order.
+   * The rows of {@code partition}, in file order: images or feature vectors, as the table holds.
    *
    * @throws IllegalArgumentException when the version does not exist or the file is not part of it
    */
-  static LabeledImages read(Engine engine, TableRef table, String split, InferencePartition partition) {
+  static LabeledExamples read(Engine engine, TableRef table, String split, InferencePartition partition) {
     Snapshot snapshot = DeltaTables.snapshotAt(engine, table.getUri(), table.getVersion());
-    requireColumns(snapshot, table);
-    String shape = snapshot.getTableProperties().getOrDefault(TableSchemas.IMAGE_SHAPE_PROPERTY, "28x28");
-    String[] hw = shape.split("x");
-    int rows = Integer.parseInt(hw[0].strip());
-    int cols = Integer.parseInt(hw[1].strip());
-    int imageBytes = rows * cols;
+    boolean images = requireColumns(snapshot, table);
+    Map<String, String> properties = snapshot.getTableProperties();
+    String name = DeltaTables.displayUri(table.getUri()) + " v" + table.getVersion();
     int n = Math.toIntExact(partition.getRows());
     long[] ids = new long[n];
     int[] labels = new int[n];
-    byte[] pixels = new byte[Math.multiplyExact(n, imageBytes)];
+    int imageRows = 0;
+    int imageCols = 0;
+    if (images) {
+      String[] hw = properties.getOrDefault(TableSchemas.IMAGE_SHAPE_PROPERTY, "28x28").split("x");
+      imageRows = Integer.parseInt(hw[0].strip());
+      imageCols = Integer.parseInt(hw[1].strip());
+    }
+    int imageBytes = imageRows * imageCols;
+    byte[] pixels = images ? new byte[Math.multiplyExact(n, imageBytes)] : null;
+    float[][] vectors = images ? null : new float[n][];
     long first = partition.getFirstRow();
     long end = first + n;
     long[] ordinal = {0};
     int[] filled = {0};
     boolean[] found = {false};
-    forEachFile(engine, snapshot, ROWS, partition.getFile(), (path, batch) -> {
+    forEachFile(engine, snapshot, images ? IMAGE_ROWS : FEATURE_ROWS, partition.getFile(), (path, batch) -> {
       found[0] = true;
       ColumnarBatch b = batch.getData();
       ColumnVector id = b.getColumnVector(0);
       ColumnVector label = b.getColumnVector(1);
       ColumnVector sp = b.getColumnVector(2);
-      ColumnVector image = b.getColumnVector(3);
+      ColumnVector example = b.getColumnVector(3);
       Optional<ColumnVector> sel = batch.getSelectionVector();
       for (int r = 0; r < b.getSize() && ordinal[0] < end; r++) {
         if (!selected(sel, r) || sp.isNullAt(r) || !split.equals(sp.getString(r))) {
@@ -141,39 +153,79 @@ final class TablePartitions {
         if (o < first) {
           continue;
         }
-        byte[] img = image.getBinary(r);
-        if (img == null || img.length != imageBytes) {
-          throw new IllegalArgumentException("table " + DeltaTables.displayUri(table.getUri()) + " v"
-              + table.getVersion() + ": image of id " + id.getLong(r) + " has "
-              + (img == null ? "no" : img.length) + " bytes, expected " + imageBytes);
-        }
         int i = filled[0]++;
         ids[i] = id.getLong(r);
         labels[i] = label.getInt(r);
-        System.arraycopy(img, 0, pixels, i * imageBytes, imageBytes);
+        if (images) {
+          byte[] img = example.isNullAt(r) ? null : example.getBinary(r);
+          if (img == null || img.length != imageBytes) {
+            throw new IllegalArgumentException("table " + name + ": image of id " + ids[i] + " has "
+                + (img == null ? "no" : img.length) + " bytes, expected " + imageBytes);
+          }
+          System.arraycopy(img, 0, pixels, i * imageBytes, imageBytes);
+        } else {
+          vectors[i] = vector(example, r, name, ids[i]);
+        }
       }
       return ordinal[0] < end; // the rows after the range are not decoded
     });
     if (!found[0]) {
-      throw new IllegalArgumentException("table " + DeltaTables.displayUri(table.getUri()) + " v"
-          + table.getVersion() + " has no data file " + partition.getFile());
+      throw new IllegalArgumentException("table " + name + " has no data file " + partition.getFile());
     }
     if (filled[0] != n) {
-      throw new IllegalArgumentException("table " + DeltaTables.displayUri(table.getUri()) + " v"
-          + table.getVersion() + ": file " + partition.getFile() + " holds " + filled[0] + " of the "
-          + n + " planned rows from row " + first + " of split " + split);
+      throw new IllegalArgumentException("table " + name + ": file " + partition.getFile() + " holds " + filled[0]
+          + " of the " + n + " planned rows from row " + first + " of split " + split);
     }
-    return new LabeledImages(ids, labels, pixels, rows, cols);
+    if (images) {
+      return new LabeledImages(ids, labels, pixels, imageRows, imageCols);
+    }
+    return features(ids, labels, vectors, properties, name);
   }
 
-  private static void requireColumns(Snapshot snapshot, TableRef table) {
-    for (String col : ROWS.fieldNames()) {
-      if (snapshot.getSchema().indexOf(col) < 0) {
+  private static float[] vector(ColumnVector column, int r, String table, long id) {
+    if (column.isNullAt(r)) {
+      throw new IllegalArgumentException("table " + table + ": row of id " + id + " has no features");
+    }
+    ArrayValue a = column.getArray(r);
+    ColumnVector elements = a.getElements();
+    float[] v = new float[a.getSize()];
+    for (int k = 0; k < v.length; k++) {
+      if (elements.isNullAt(k)) {
+        throw new IllegalArgumentException("table " + table + ": feature " + k + " of id " + id + " is null");
+      }
+      v[k] = elements.getFloat(k);
+    }
+    return v;
+  }
+
+  private static LabeledFeatures features(long[] ids, int[] labels, float[][] vectors, Map<String, String> properties,
+      String table) {
+    List<String> names = LabeledFeatures.names(properties.get(TableSchemas.FEATURE_NAMES_PROPERTY));
+    int width = vectors.length > 0 ? vectors[0].length : names.size();
+    float[] flat = new float[Math.multiplyExact(vectors.length, width)];
+    for (int i = 0; i < vectors.length; i++) {
+      if (vectors[i].length != width) {
+        throw new IllegalArgumentException("table " + table + ": row of id " + ids[i] + " has " + vectors[i].length
+            + " features, the partition's first row " + width);
+      }
+      System.arraycopy(vectors[i], 0, flat, i * width, width);
+    }
+    return new LabeledFeatures(ids, labels, flat, Math.max(width, 1), names,
+        LabeledFeatures.names(properties.get(TableSchemas.CLASS_NAMES_PROPERTY)));
+  }
+
+  /** @return true for a labeled-images table, false for a labeled-features one */
+  private static boolean requireColumns(Snapshot snapshot, TableRef table) {
+    StructType schema = snapshot.getSchema();
+    boolean images = schema.indexOf("image") >= 0;
+    for (String col : (images ? IMAGE_ROWS : FEATURE_ROWS).fieldNames()) {
+      if (schema.indexOf(col) < 0) {
         throw new IllegalArgumentException("table " + DeltaTables.displayUri(table.getUri()) + " v"
-            + table.getVersion() + " has no column " + col + " (columns: "
-            + snapshot.getSchema().fieldNames() + "): batch inference scores labeled-images tables");
+            + table.getVersion() + " has no column " + col + " (columns: " + schema.fieldNames()
+            + "): batch inference scores labeled-images and labeled-features tables");
       }
     }
+    return images;
   }
 
   private static boolean selected(Optional<ColumnVector> sel, int r) {

@@ -150,7 +150,7 @@ public final class DeltaDatasetReader implements DatasetReader {
   }
 
   private static LabeledFeatures features(TableRef table, Map<String, String> properties, Growing out) {
-    List<String> names = names(properties.get(TableSchemas.FEATURE_NAMES_PROPERTY));
+    List<String> names = LabeledFeatures.names(properties.get(TableSchemas.FEATURE_NAMES_PROPERTY));
     int width = out.n > 0 ? out.width : names.size();
     if (width < 1) {
       throw new IllegalArgumentException("table " + table.getUri() + " v" + table.getVersion()
@@ -162,15 +162,9 @@ public final class DeltaDatasetReader implements DatasetReader {
           + TableSchemas.FEATURE_NAMES_PROPERTY + " names " + names.size() + " features but rows have " + width);
     }
     return new LabeledFeatures(out.ids, out.labels, out.floats, width, names,
-        names(properties.get(TableSchemas.CLASS_NAMES_PROPERTY)));
+        LabeledFeatures.names(properties.get(TableSchemas.CLASS_NAMES_PROPERTY)));
   }
 
-  private static List<String> names(String property) {
-    if (property == null || property.isBlank()) {
-      return List.of();
-    }
-    return Arrays.stream(property.split(",", -1)).map(String::strip).toList();
-  }
 
   private static int[] imageShape(Map<String, String> properties) {
     String shape = properties.getOrDefault(TableSchemas.IMAGE_SHAPE_PROPERTY, "28x28");

@@ -61,4 +61,12 @@ public record LabeledFeatures(
   public String describe() {
     return "vectors of " + width + " features";
   }
+
+  /** The names in a comma-separated table property ({@code keel.features.names}, {@code keel.label.classes}); empty when unset. */
+  public static List<String> names(String property) {
+    if (property == null || property.isBlank()) {
+      return List.of();
+    }
+    return java.util.Arrays.stream(property.split(",", -1)).map(String::strip).toList();
+  }
 }

@@ -77,13 +77,15 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
 
   @Override
   public InferencePlan plan(InferenceRequest request) {
-    String tableUri = predictionsTable(request.getPredictionsTableUri());
+    String tableUri = request.getEvaluateOnly() ? "" : predictionsTable(request.getPredictionsTableUri());
     try {
       requireField(request.getCheckpoint().getUri(), "checkpoint.uri");
       requireField(request.getData().getUri(), "data.uri");
       verifyCheckpoint(request.getCheckpoint().getUri());
       Engine engine = DeltaTables.defaultEngine();
-      checkPredictionsSchema(engine, tableUri);
+      if (!request.getEvaluateOnly()) {
+        checkPredictionsSchema(engine, tableUri);
+      }
       long maxRows = request.getMaxPartitionRows() > 0 ? request.getMaxPartitionRows() : Long.MAX_VALUE;
       TablePartitions.Plan plan = TablePartitions.plan(engine, request.getData(), split(request), maxRows);
       log.info("inference of {} v{} split {}: {} rows in {} partition(s)", request.getData().getUri(),
@@ -139,10 +141,13 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     InferenceRequest r = request.getRequest();
     InferencePartition partition = request.getPartition();
     String tableUri = request.getPredictionsTableUri();
-    String staging = stagingDirectory(tableUri, request.getRunId(), partition.getIndex());
+    boolean write = !r.getEvaluateOnly();
+    String staging = write ? stagingDirectory(tableUri, request.getRunId(), partition.getIndex()) : "";
     Engine engine = DeltaTables.defaultEngine();
-    // An earlier attempt's files can never be committed (its result was not accepted): drop them.
-    deleteFiles(engine, staging);
+    if (write) {
+      // An earlier attempt's files can never be committed (its result was not accepted): drop them.
+      deleteFiles(engine, staging);
+    }
 
     LabeledExamples images = TablePartitions.read(engine, r.getData(), split(r), partition);
     long read = System.nanoTime();
@@ -157,17 +162,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
       scores[i] = predictions.scores()[i];
       correct += predictions.labels()[i] == images.labels()[i] ? 1 : 0;
     }
-    Columns rows = Columns.of(n)
-        .add("id", images.ids())
-        .add("predicted_label", predictions.labels())
-        .add("score", scores)
-        .add("checkpoint_id", filled(n, r.getCheckpoint().getUuid()))
-        .add("source_table_version", filledLong(n, r.getData().getVersion()))
-        .add("source_table_uri", filled(n, DeltaTables.displayUri(r.getData().getUri())))
-        .add("model_version", filled(n, r.getModelVersion()))
-        .add("run_id", filled(n, request.getRunId()));
-    List<DataFileStatus> files = new DeltaTableWriter(tableUri, TableSchemas.PREDICTIONS).stageFiles(staging, rows);
-
+    List<DataFileStatus> files = write ? stage(r, request, tableUri, staging, images, predictions, scores) : List.of();
     ScorePartitionResult.Builder out = ScorePartitionResult.newBuilder()
         .setIndex(partition.getIndex()).setRows(n).setCorrect(correct);
     for (DataFileStatus f : files) {
@@ -181,6 +176,22 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
         + " write %.2f s) into %s", partition.getIndex(), n, partition.getFile(), seconds, (read - started) / 1e9,
         (predicted - read) / 1e9, (System.nanoTime() - predicted) / 1e9, staging));
     return out.setSeconds(seconds).build();
+  }
+
+  /** The partition's predictions as staged Parquet files with the lineage columns, committed later with the run's others. */
+  private static List<DataFileStatus> stage(InferenceRequest r, ScorePartitionRequest request, String tableUri,
+      String staging, LabeledExamples images, Predictions predictions, double[] scores) {
+    int n = images.size();
+    Columns rows = Columns.of(n)
+        .add("id", images.ids())
+        .add("predicted_label", predictions.labels())
+        .add("score", scores)
+        .add("checkpoint_id", filled(n, r.getCheckpoint().getUuid()))
+        .add("source_table_version", filledLong(n, r.getData().getVersion()))
+        .add("source_table_uri", filled(n, DeltaTables.displayUri(r.getData().getUri())))
+        .add("model_version", filled(n, r.getModelVersion()))
+        .add("run_id", filled(n, request.getRunId()));
+    return new DeltaTableWriter(tableUri, TableSchemas.PREDICTIONS).stageFiles(staging, rows);
   }
 
   private Predictions predict(InferenceRequest request, LabeledExamples images) {

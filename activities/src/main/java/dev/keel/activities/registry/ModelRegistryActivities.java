@@ -27,6 +27,10 @@ public interface ModelRegistryActivities {
   @ActivityMethod(name = "DescribeModel")
   ModelVersion describe(ModelVersionRef model);
 
+  /** The name's current champion; the default (empty) instance when it has none. The ref's version is ignored. */
+  @ActivityMethod(name = "DescribeChampion")
+  ModelVersion champion(ModelVersionRef name);
+
   /** Moves a version to a stage; a new champion archives the previous one in the same commit. */
   @ActivityMethod(name = "PromoteModel")
   ModelVersion promote(PromoteModelRequest request);

@@ -20,6 +20,7 @@ public final class PipelineRequestValidator {
   private static final Set<String> MODES = Set.of("append", "overwrite");
   private static final Set<String> ON_BAD_RECORD = Set.of("fail", "skip");
   private static final Set<String> SPLITS = Set.of("train", "test");
+  private static final Set<String> PROMOTION_POLICIES = Set.of("champion_challenger", "always", "never");
   private static final String TABLE = "[A-Za-z0-9_.\\-]+|[a-z0-9]+://.+|/.+";
   /** The model registry's names. */
   public static final String MODEL_NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}";
@@ -81,6 +82,10 @@ public final class PipelineRequestValidator {
     }
     if (!r.getModelName().isEmpty() && !r.getModelName().matches(MODEL_NAME)) {
       problems.add("model_name", "must match " + MODEL_NAME + ", got '" + r.getModelName() + "'");
+    }
+    String policy = r.getPromotion().getPolicy();
+    if (!policy.isEmpty() && !PROMOTION_POLICIES.contains(policy)) {
+      problems.add("promotion.policy", "unknown policy '" + policy + "' (expected champion_challenger|always|never)");
     }
     String split = r.getInference().getSplit();
     if (!split.isEmpty() && !SPLITS.contains(split)) {

@@ -31,6 +31,11 @@ public final class ModelRegistryActivitiesImpl implements ModelRegistryActivitie
   }
 
   @Override
+  public ModelVersion champion(ModelVersionRef name) {
+    return refusing(() -> registry.champion(name.getName()).orElse(ModelVersion.getDefaultInstance()));
+  }
+
+  @Override
   public ModelVersion promote(PromoteModelRequest request) {
     return refusing(() -> registry.promote(request));
   }

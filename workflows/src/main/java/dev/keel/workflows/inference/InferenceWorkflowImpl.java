@@ -87,6 +87,13 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
       throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_INFERENCE_REQUEST);
     }
 
+    if (request.getEvaluateOnly()) {
+      progress.setStage("done");
+      Workflow.setCurrentDetails(String.format(java.util.Locale.ROOT,
+          "Keel inference: done, evaluated %d rows in %d partitions, accuracy %.4f (nothing written)",
+          totals.rows(), n, totals.accuracy()));
+      return result(request, totals, n, runId, started).build();
+    }
     progress.setStage("commit");
     Workflow.setCurrentDetails("Keel inference: committing " + n + " partitions (" + totals.rows()
         + " rows) to " + plan.getPredictionsTableUri());
@@ -100,17 +107,20 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
     Workflow.setCurrentDetails(String.format(java.util.Locale.ROOT,
         "Keel inference: done, %d rows in %d partitions, accuracy %.4f, %s @ version %d",
         totals.rows(), n, totals.accuracy(), predictions.getUri(), predictions.getVersion()));
+    return result(request, totals, n, runId, started).setPredictions(predictions).build();
+  }
+
+  private static InferenceResult.Builder result(InferenceRequest request, PartitionTotals totals, int partitions,
+      String runId, long started) {
     return InferenceResult.newBuilder()
-        .setPredictions(predictions)
         .setRows(totals.rows())
         .setAccuracy(totals.accuracy())
         .setCheckpointUuid(request.getCheckpoint().getUuid())
         .setSeconds((Workflow.currentTimeMillis() - started) / 1000.0)
         .setRunId(runId)
-        .setPartitions(n)
+        .setPartitions(partitions)
         .setStatistics(totals.statistics())
-        .setModelVersion(request.getModelVersion())
-        .build();
+        .setModelVersion(request.getModelVersion());
   }
 
   @Override
@@ -156,7 +166,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
     if (request.getData().getVersion() < 0) {
       problems.add("data.version: must be >= 0, got " + request.getData().getVersion());
     }
-    if (request.getPredictionsTableUri().isBlank()) {
+    if (request.getPredictionsTableUri().isBlank() && !request.getEvaluateOnly()) {
       problems.add("predictions_table_uri: required");
     }
     if (request.getMaxParallelPartitions() < 0) {

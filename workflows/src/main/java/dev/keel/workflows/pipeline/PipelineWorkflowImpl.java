@@ -16,6 +16,7 @@ import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.length.LengthUnit;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.DataSpec;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.ExperimentConfig;
@@ -28,6 +29,7 @@ import dev.keel.api.v1.InferenceResult;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.ModelVersion;
+import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
@@ -85,10 +87,19 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
       progress.setModel(model);
       InferenceResult inference = infer(request, data, model);
       result.setInference(inference);
-      progress.setInference(inference).setStatus("completed");
+      progress.setInference(inference);
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.TEST_ACCURACY.valueSet(inference.getAccuracy()));
-      stage("done", String.format(Locale.ROOT, "Keel pipeline %s: done, model %s v%d, %s accuracy %.4f on %d rows",
-          name, model.getName(), model.getVersion(), split(request), inference.getAccuracy(), inference.getRows()));
+      if (request.getReuse().hasModel()) {
+        skip(result, "promote", "reuse.model");
+      } else {
+        model = promote(request, data, model, inference, result);
+        result.setModel(model);
+        progress.setModel(model);
+      }
+      progress.setStatus("completed");
+      stage("done", String.format(Locale.ROOT, "Keel pipeline %s: done, model %s v%d (%s), %s accuracy %.4f on %d rows",
+          name, model.getName(), model.getVersion(), model.getStage(), split(request), inference.getAccuracy(),
+          inference.getRows()));
       return result.build();
     } catch (ActivityFailure | ChildWorkflowFailure | ApplicationFailure e) {
       progress.setStatus("failed").setError(rootMessage(e));
@@ -249,6 +260,52 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
         .setModelVersion(model.getName() + "/" + model.getVersion())
         .build());
   }
+
+  /**
+   * Champion/challenger: the new version is scored against the name's champion on the same data version
+   * and split (the champion re-scored without writing predictions), and becomes champion only if its
+   * accuracy is higher, or if there is no champion yet. The comparison is recorded either way.
+   */
+  private ModelVersion promote(PipelineRequest request, TableRef data, ModelVersion model, InferenceResult scored,
+      PipelineResult.Builder result) {
+    String policy = request.getPromotion().getPolicy().isEmpty() ? CHAMPION_CHALLENGER : request.getPromotion().getPolicy();
+    if (NEVER.equals(policy)) {
+      skip(result, "promote", "promotion.policy never");
+      return model;
+    }
+    String pipelineId = Workflow.getInfo().getWorkflowId();
+    String split = split(request);
+    ModelVersionRef challenger = ModelVersionRef.newBuilder().setName(model.getName()).setVersion(model.getVersion()).build();
+    ModelVersion champion = registry("Find the champion of " + model.getName())
+        .champion(ModelVersionRef.newBuilder().setName(model.getName()).build());
+    Comparison.Builder comparison = Comparison.newBuilder().setChallenger(challenger).setMetric("accuracy")
+        .setChallengerValue(scored.getAccuracy()).setData(data).setSplit(split).setDecidedBy(pipelineId);
+    boolean promote = true;
+    if (champion.getVersion() > 0 && champion.getVersion() != model.getVersion()) {
+      stage("promote", "Keel pipeline " + name + ": scoring champion " + champion.getName() + " v" + champion.getVersion()
+          + " on the " + split + " split of " + tableName(data.getUri()) + " v" + data.getVersion());
+      InferenceResult champ = Workflow.newChildWorkflowStub(InferenceWorkflow.class, ChildWorkflowOptions.newBuilder()
+          .setWorkflowId(pipelineId + "/champion-evaluation").setTaskQueue(TaskQueues.CONTROL)
+          .setStaticSummary("Evaluate champion " + champion.getName() + " v" + champion.getVersion()).build())
+          .run(InferenceRequest.newBuilder().setCheckpoint(champion.getCheckpoint()).setData(data).setSplit(split)
+              .setModel(champion.getConfig().getModel()).putAllHparams(champion.getHparamsMap())
+              .setModelVersion(champion.getName() + "/" + champion.getVersion()).setEvaluateOnly(true).build());
+      comparison.setChampion(ModelVersionRef.newBuilder().setName(champion.getName()).setVersion(champion.getVersion()))
+          .setChampionValue(champ.getAccuracy());
+      promote = ALWAYS.equals(policy) || scored.getAccuracy() > champ.getAccuracy();
+    } else {
+      stage("promote", "Keel pipeline " + name + ": " + model.getName() + " has no champion yet");
+    }
+    comparison.setDecision(promote ? "promoted" : "kept_champion").setTimeMillis(Workflow.currentTimeMillis());
+    result.setComparison(comparison);
+    progress.setComparison(comparison);
+    return registry("Record the comparison of " + model.getName() + " v" + model.getVersion())
+        .recordComparison(comparison.build());
+  }
+
+  static final String CHAMPION_CHALLENGER = "champion_challenger";
+  static final String ALWAYS = "always";
+  static final String NEVER = "never";
 
   // ---- helpers ----
 

@@ -13,6 +13,7 @@ import dev.keel.activities.etl.IngestActivities;
 import dev.keel.api.v1.CatalogAppend;
 import dev.keel.api.v1.CatalogAppendResult;
 import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.DataSpec;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.DescribeTableResult;
@@ -69,6 +70,7 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
   private final FormulaTrainingActivities trainer = new FormulaTrainingActivities(Map.of());
   private final InMemoryModelRegistry registry = new InMemoryModelRegistry();
   private final PinningCatalog catalog = new PinningCatalog();
+  private final Map<String, Double> accuracy = new java.util.concurrent.ConcurrentHashMap<>();
   private final List<InferenceRequest> scored = Collections.synchronizedList(new ArrayList<>());
   private final List<IngestRequest> ingested = Collections.synchronizedList(new ArrayList<>());
   private TestWorkflowEnvironment env;
@@ -83,7 +85,9 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
       return IngestResult.newBuilder().setTable(TableRef.newBuilder().setUri("file:///t/" + r.getTableUri()).setVersion(3))
           .setRows(70_000).build();
     });
-    env.newWorker(TaskQueues.INFER).registerActivitiesImplementations(new OnePartitionScorer(scored, 10_000, 9_000));
+    // version v of a model gets accuracy[v] right (0.9 unless a test says otherwise)
+    env.newWorker(TaskQueues.INFER).registerActivitiesImplementations(new OnePartitionScorer(scored, 10_000,
+        r -> Math.round(10_000 * accuracy.getOrDefault(r.getModelVersion(), 0.9))));
     env.newWorker(TaskQueues.train("cpu")).registerActivitiesImplementations(trainer);
     env.start();
     client = env.getWorkflowClient();
@@ -150,7 +154,7 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
         .build());
 
     assertEquals(List.of("etl: reuse.table fashion @ version 1", "search: reuse.model fashion v2", "train: reuse.model",
-        "register: reuse.model"), result.getSkippedList());
+        "register: reuse.model", "promote: reuse.model"), result.getSkippedList());
     assertTrue(ingested.isEmpty());
     assertTrue(trainer.requests.isEmpty());
     assertTrue(registry.registered.isEmpty());
@@ -190,6 +194,37 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
         .filter(HistoryEvent::hasStartChildWorkflowExecutionInitiatedEventAttributes)
         .allMatch(e -> e.getStartChildWorkflowExecutionInitiatedEventAttributes().getWorkflowType().getName().equals("Inference")),
         "no search: the only child is the infer stage's");
+  }
+
+  @Test
+  void aChallengerBecomesChampionOnlyWhenItBeatsTheChampionOnTheSameDataAndEveryComparisonIsRecorded() {
+    registry.add(ModelVersion.newBuilder().setName("grid-search").setVersion(1).setStage("champion")
+        .setCheckpoint(CheckpointRef.newBuilder().setUuid("c-1").setUri("registry://grid-search/1/"))
+        .setConfig(ExperimentConfig.newBuilder().setModel(ModelSpec.newBuilder().setName("fashion_cnn"))).build());
+    accuracy.put("grid-search/1", 0.88);
+    accuracy.put("grid-search/2", 0.91);
+    accuracy.put("grid-search/3", 0.87);
+
+    PipelineResult better = run("better", pipeline(SEARCH).build());
+    assertEquals("champion", better.getModel().getStage());
+    assertEquals(2, better.getModel().getVersion());
+    Comparison won = better.getComparison();
+    assertEquals(0.91, won.getChallengerValue(), 1e-12);
+    assertEquals(0.88, won.getChampionValue(), 1e-12);
+    assertEquals(1, won.getChampion().getVersion());
+    assertEquals("promoted", won.getDecision());
+    assertEquals(better.getData(), won.getData());
+    assertEquals("test", won.getSplit());
+    InferenceRequest championScored = scored.stream().filter(InferenceRequest::getEvaluateOnly).findFirst().orElseThrow();
+    assertEquals("registry://grid-search/1/", championScored.getCheckpoint().getUri());
+    assertEquals(better.getData(), championScored.getData(), "the champion is measured on the challenger's data version");
+    assertEquals("archived", registry.describe(ModelVersionRef.newBuilder().setName("grid-search").setVersion(1).build()).getStage());
+
+    PipelineResult worse = run("worse", pipeline(SEARCH).build());
+    assertEquals("candidate", worse.getModel().getStage());
+    assertEquals("kept_champion", worse.getComparison().getDecision());
+    assertEquals(2, worse.getComparison().getChampion().getVersion());
+    assertEquals(List.of("better", "worse"), registry.comparisons.stream().map(Comparison::getDecidedBy).toList());
   }
 
   @Test

@@ -51,6 +51,12 @@ public final class InMemoryModelRegistry implements ModelRegistryActivities {
   }
 
   @Override
+  public ModelVersion champion(ModelVersionRef name) {
+    return versions.stream().filter(v -> v.getName().equals(name.getName()) && "champion".equals(v.getStage()))
+        .findFirst().orElse(ModelVersion.getDefaultInstance());
+  }
+
+  @Override
   public ModelVersion promote(PromoteModelRequest request) {
     throw new UnsupportedOperationException("pipelines promote through recordComparison");
   }

@@ -10,6 +10,7 @@ import dev.keel.api.v1.ScorePartitionRequest;
 import dev.keel.api.v1.ScorePartitionResult;
 import dev.keel.api.v1.TableRef;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * Inference activities for pipeline tests, where scoring is not what is tested: every request is
@@ -19,9 +20,14 @@ import java.util.List;
 public final class OnePartitionScorer implements InferenceActivities {
   private final List<InferenceRequest> scored;
   private final long rows;
-  private final long correct;
+  private final ToLongFunction<InferenceRequest> correct;
 
   public OnePartitionScorer(List<InferenceRequest> scored, long rows, long correct) {
+    this(scored, rows, r -> correct);
+  }
+
+  /** {@code correct} tells how many rows a request's checkpoint gets right, e.g. to make one model better. */
+  public OnePartitionScorer(List<InferenceRequest> scored, long rows, ToLongFunction<InferenceRequest> correct) {
     this.scored = scored;
     this.rows = rows;
     this.correct = correct;
@@ -36,7 +42,7 @@ public final class OnePartitionScorer implements InferenceActivities {
 
   @Override
   public ScorePartitionResult scorePartition(ScorePartitionRequest r) {
-    return ScorePartitionResult.newBuilder().setRows(rows).setCorrect(correct).build();
+    return ScorePartitionResult.newBuilder().setRows(rows).setCorrect(correct.applyAsLong(r.getRequest())).build();
   }
 
   @Override

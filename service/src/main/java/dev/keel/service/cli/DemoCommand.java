@@ -64,6 +64,13 @@ final class DemoCommand implements Callable<Integer> {
       System.out.println("        model:             " + r.getModel().getName() + " v" + r.getModel().getVersion()
           + " (" + r.getModel().getStage() + "), from " + r.getExperimentId());
       System.out.println("        checkpoint:        " + r.getCheckpoint().getUri());
+      if (r.hasComparison()) {
+        var c = r.getComparison();
+        System.out.println("        champion:          " + (c.hasChampion()
+            ? String.format(Locale.ROOT, "v%d %.4f vs this run's %.4f: %s", c.getChampion().getVersion(), c.getChampionValue(),
+                c.getChallengerValue(), c.getDecision().replace('_', ' '))
+            : "none before: promoted"));
+      }
       System.out.println("        predictions table: " + r.getInference().getPredictions().getUri() + " @ version " + r.getInference().getPredictions().getVersion());
       return 0;
     } finally {

@@ -95,6 +95,10 @@ public final class PipelineWatcher {
       case "infer" -> String.format(Locale.ROOT, "%s[model]    %s v%d (%s), checkpoint %s%n[infer]    scoring",
           p.getExperimentId().isEmpty() ? dataLine(p) + String.format(Locale.ROOT, "%n") : "",
           p.getModel().getName(), p.getModel().getVersion(), p.getModel().getStage(), p.getModel().getCheckpoint().getUri());
+      case "promote" -> String.format(Locale.ROOT, "[infer]    accuracy %.4f on %,d rows, predictions %s @ version %d%n"
+          + "[promote]  comparing %s v%d with the champion", p.getInference().getAccuracy(),
+          p.getInference().getRows(), p.getInference().getPredictions().getUri(), p.getInference().getPredictions().getVersion(),
+          p.getModel().getName(), p.getModel().getVersion());
       default -> "[" + p.getStage() + "]";
     };
   }

@@ -115,7 +115,9 @@ class PipelineSearchesTrainsOnRegistersAndScoresOnRealDataTest {
     ModelRegistryTable registry = new ModelRegistryTable(StorageRoot.of(storage.toString()));
     ModelVersion model = registry.describe("search-e2e", 1);
     assertEquals(result.getModel(), model);
-    assertEquals("candidate", model.getStage());
+    assertEquals("champion", model.getStage(), "the first version of a name has no champion to beat");
+    assertEquals("promoted", result.getComparison().getDecision());
+    assertTrue(!result.getComparison().hasChampion());
     assertEquals(result.getTrain().getCheckpoint().getUri(), model.getSourceCheckpointUri());
     assertTrue(model.getCheckpoint().getUri().startsWith(storage.toUri() + "models/search-e2e/1/"), model.getCheckpoint().getUri());
 
@@ -159,21 +161,32 @@ class PipelineSearchesTrainsOnRegistersAndScoresOnRealDataTest {
     assertEquals(2, again.getModel().getVersion());
     assertEquals(result.getExperimentId(), again.getModel().getExperimentId());
     assertEquals(0.003, again.getModel().getHparamsOrThrow("lr").getNumberValue());
+    // champion/challenger on the same data version and split: v1 re-scored, the better one stays or becomes champion
+    var comparison = again.getComparison();
+    assertEquals(1, comparison.getChampion().getVersion());
+    assertEquals(result.getInference().getAccuracy(), comparison.getChampionValue(), 1e-12,
+        "the champion re-scored on the same data gives the accuracy it had");
+    assertEquals(again.getInference().getAccuracy(), comparison.getChallengerValue(), 1e-12);
+    boolean won = comparison.getChallengerValue() > comparison.getChampionValue();
+    assertEquals(won ? "promoted" : "kept_champion", comparison.getDecision());
+    assertEquals(won ? "champion" : "candidate", again.getModel().getStage());
+    assertEquals(won ? "archived" : "champion", registry.describe("search-e2e", 1).getStage());
 
     // keel model list / describe / promote read and write the same registry
     String list = cli("model", "list", "--storage", storage.toString());
-    assertTrue(list.lines().anyMatch(l -> l.startsWith("search-e2e") && l.contains(" 1  candidate")), list);
-    assertTrue(list.lines().anyMatch(l -> l.startsWith("search-e2e") && l.contains(" 2  candidate")), list);
+    assertEquals(2, list.lines().filter(l -> l.startsWith("search-e2e")).count(), list);
+    String describeTwo = cli("model", "describe", "search-e2e", "2", "--storage", storage.toString());
+    assertTrue(describeTwo.contains("champion/challenger:") && describeTwo.contains("vs champion v1"), describeTwo);
     String describe = cli("model", "describe", "search-e2e", "1", "--storage", storage.toString());
     assertTrue(describe.contains("code:            " + BuildInfo.commit()), describe);
     assertTrue(describe.contains("experiment:      " + result.getExperimentId() + " trial-" + best.getTrialId()), describe);
     assertTrue(describe.contains("hyperparameters: batch_size=64, dropout=0, hidden=32, lr=0.003, optimizer=adam, width=8"),
         describe);
-    assertEquals("search-e2e v1 is now champion\n", cli("model", "promote", "search-e2e", "1", "--storage", storage.toString()));
+    assertEquals("search-e2e v2 is now champion\n", cli("model", "promote", "search-e2e", "2", "--storage", storage.toString()));
 
     try (ApiServer api = ApiServer.start("127.0.0.1", 0, workers.client(), StorageRoot.of(storage.toString()))) {
       HttpClient http = HttpClient.newHttpClient();
-      HttpResponse<String> one = http.send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/models/search-e2e/1")).build(),
+      HttpResponse<String> one = http.send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/models/search-e2e/2")).build(),
           HttpResponse.BodyHandlers.ofString());
       assertEquals(200, one.statusCode(), one.body());
       assertTrue(one.body().contains("\"stage\": \"champion\""), one.body());

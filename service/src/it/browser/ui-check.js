@@ -34,7 +34,7 @@ async function expectText(page, text, what) {
     await expectText(page, workflowId, 'the workflow id');
     await expectText(page, 'Pipeline', 'the workflow type');
     await expectText(page, 'Ingest •', 'the ETL activity and its summary');
-    await expectText(page, `${workflowId}-experiment`, 'the search stage, a child Experiment workflow');
+    await expectText(page, 'Experiment', 'the search stage, a child Experiment workflow');
     await expectText(page, 'RegisterModel • Register model', 'the registry activity and its summary');
     await expectText(page, 'Inference', 'the infer stage, a child Inference workflow');
     await page.screenshot({ path: `${outDir}/ui-2-workflow-history.png`, fullPage: true });

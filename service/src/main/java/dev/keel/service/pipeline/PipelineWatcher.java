@@ -19,8 +19,8 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -34,6 +34,10 @@ public final class PipelineWatcher {
   private final WorkflowServiceStubs stubs;
   private final PrintStream out;
   private final Duration poll;
+  /** Training progress changes with every heartbeat; a line per 10 s per key reads well on a terminal. */
+  private static final long EVERY_SECONDS = 10;
+  private final Map<String, String> shown = new HashMap<>();
+  private final Map<String, Long> shownAt = new HashMap<>();
 
   public PipelineWatcher(WorkflowClient client, WorkflowServiceStubs stubs, PrintStream out, Duration poll) {
     this.client = client;
@@ -45,8 +49,6 @@ public final class PipelineWatcher {
   /** Prints progress until the pipeline closes; returns its result or throws its failure. */
   public PipelineResult follow(String id) throws InterruptedException {
     String lastStage = "";
-    String lastLine = "";
-    long lastPrint = 0;
     while (true) {
       DescribeWorkflowExecutionResponse d = describe(id);
       if (d.getWorkflowExecutionInfo().getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
@@ -57,20 +59,11 @@ public final class PipelineWatcher {
         out.println(stageLine(p));
         lastStage = p.getStage();
       }
-      List<String> lines = new ArrayList<>();
       if ("search".equals(p.getStage()) && !p.getExperimentId().isEmpty()) {
-        searchLine(p.getExperimentId()).ifPresent(lines::add);
+        showSearch(p.getExperimentId());
       }
       for (PendingActivityInfo a : d.getPendingActivitiesList()) {
-        lines.add(activityLine(a));
-      }
-      for (String line : lines) {
-        long now = System.nanoTime();
-        if (!line.isEmpty() && !line.equals(lastLine) && now - lastPrint > 2_000_000_000L) {
-          out.println(line);
-          lastLine = line;
-          lastPrint = now;
-        }
+        show(a.getActivityType().getName(), activityLine("[train]   ", a));
       }
       Thread.sleep(poll.toMillis());
     }
@@ -119,21 +112,51 @@ public final class PipelineWatcher {
   }
 
   /** The child experiment's trials done and its best metric so far; empty until it answers queries. */
-  private Optional<String> searchLine(String experimentId) {
+  /**
+   * The child experiment's trials done and its best metric so far, and each running trial's training
+   * progress (from its Train activity's heartbeat, read from the trial workflow's pending activities).
+   */
+  private void showSearch(String experimentId) {
     ExperimentState e;
     try {
       e = client.newWorkflowStub(ExperimentWorkflow.class, experimentId).state();
     } catch (WorkflowException | io.grpc.StatusRuntimeException notStartedYet) {
-      return Optional.empty();
+      return;
+    }
+    if (e.getTrialsCount() == 0) {
+      return;
     }
     long done = e.getTrialsList().stream().filter(t -> t.getState() != TrialState.State.ACTIVE).count();
     String best = e.hasBestMetric()
         ? String.format(Locale.ROOT, ", best %s %.4f (trial %d)", e.getMetric(), e.getBestMetric(), e.getBestTrialId()) : "";
-    return Optional.of(String.format(Locale.ROOT, "[search]   %d of %d trials done, %.0f%%%s", done, e.getTrialsCount(),
+    show("search", String.format(Locale.ROOT, "[search]   %d of %d trials done, %.0f%%%s", done, e.getTrialsCount(),
         e.getProgress() * 100, best));
+    for (TrialState t : e.getTrialsList()) {
+      if (t.getState() != TrialState.State.ACTIVE || t.getWorkflowId().isEmpty()) {
+        continue;
+      }
+      try {
+        for (PendingActivityInfo a : describe(t.getWorkflowId()).getPendingActivitiesList()) {
+          show("trial-" + t.getTrialId(), activityLine(String.format(Locale.ROOT, "[trial %d] ", t.getTrialId()), a));
+        }
+      } catch (io.grpc.StatusRuntimeException notStartedYet) {
+        // the trial's workflow starts a moment after the experiment lists it
+      }
+    }
   }
 
-  private static String activityLine(PendingActivityInfo a) {
+  /** Prints a line of {@code key} when it changed, at most every {@value #EVERY_SECONDS} s per key. */
+  private void show(String key, String line) {
+    long now = System.nanoTime();
+    if (!line.isEmpty() && !line.equals(shown.get(key))
+        && (!shownAt.containsKey(key) || now - shownAt.get(key) > EVERY_SECONDS * 1_000_000_000L)) {
+      out.println(line);
+      shown.put(key, line);
+      shownAt.put(key, now);
+    }
+  }
+
+  private static String activityLine(String prefix, PendingActivityInfo a) {
     String retry = a.getAttempt() > 1 ? " (attempt " + a.getAttempt() + ")" : "";
     if (!a.hasHeartbeatDetails() || a.getHeartbeatDetails().getPayloadsCount() == 0) {
       return "";
@@ -141,7 +164,7 @@ public final class PipelineWatcher {
     if ("Train".equals(a.getActivityType().getName())) {
       TrainProgress t = KeelDataConverter.get().fromPayloads(0, Optional.of(a.getHeartbeatDetails()),
           TrainProgress.class, TrainProgress.class);
-      return String.format(Locale.ROOT, "[train] epoch %d  batch %,d/%,d  loss %.4f  %.1f batches/s%s",
+      return String.format(Locale.ROOT, "%sepoch %d  batch %,d/%,d  loss %.4f  %.1f batches/s%s", prefix,
           t.getEpoch(), t.getBatches(), t.getTargetBatches(), t.getLoss(), t.getBatchesPerSecond(), retry);
     }
     return "";

@@ -14,9 +14,7 @@ import dev.keel.api.v1.TrialState;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.api.ApiServer;
 import dev.keel.service.cli.KeelCli;
-import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.worker.KeelWorkerHost;
-import dev.keel.service.worker.WorkerHostOptions;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.registry.ModelRegistryTable;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
@@ -33,7 +31,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
@@ -69,27 +66,20 @@ class PipelineSearchesTrainsOnRegistersAndScoresOnRealDataTest {
         model: {name: fashion_cnn}
       final_training: {max_length: {batches: 150}}
       """;
-  private static LoopbackTemporalServer server;
+  private static InProcessStack stack;
   private static KeelWorkerHost workers;
   private static Path storage;
 
   @BeforeAll
   static void startStack() throws Exception {
-    storage = Files.createDirectories(Path.of(System.getProperty("keel.test.tmp", "target/test-tmp")))
-        .resolve("search-e2e-" + UUID.randomUUID());
-    server = LoopbackTemporalServer.start(0);
-    workers = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
-        .setTemporalAddress(server.address())
-        .setStorageRoot(StorageRoot.of(storage.toString()))
-        .optDevServer(true)
-        .optTrainThreads(2)
-        .build());
+    stack = InProcessStack.start("search-e2e");
+    workers = stack.workers;
+    storage = stack.storage;
   }
 
   @AfterAll
   static void stopStack() {
-    workers.close();
-    server.close();
+    stack.close();
   }
 
   @Test

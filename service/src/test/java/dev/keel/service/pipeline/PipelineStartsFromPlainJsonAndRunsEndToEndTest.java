@@ -8,11 +8,8 @@ import com.google.protobuf.util.JsonFormat;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
-import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.worker.KeelWorkerHost;
-import dev.keel.service.worker.WorkerHostOptions;
-import dev.keel.storage.StorageRoot;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.Snapshot;
@@ -42,27 +39,20 @@ import org.junit.jupiter.api.Test;
  */
 class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
   private static final long BATCHES = 120;
-  private static LoopbackTemporalServer server;
+  private static InProcessStack stack;
   private static KeelWorkerHost workers;
   private static Path storage;
 
   @BeforeAll
   static void startStack() throws Exception {
-    storage = Files.createDirectories(Path.of(System.getProperty("keel.test.tmp", "target/test-tmp")))
-        .resolve("e2e-" + UUID.randomUUID());
-    server = LoopbackTemporalServer.start(0);
-    workers = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
-        .setTemporalAddress(server.address())
-        .setStorageRoot(StorageRoot.of(storage.toString()))
-        .optDevServer(true)
-        .optTrainThreads(2)
-        .build());
+    stack = InProcessStack.start("e2e");
+    workers = stack.workers;
+    storage = stack.storage;
   }
 
   @AfterAll
   static void stopStack() {
-    workers.close();
-    server.close();
+    stack.close();
   }
 
   @Test

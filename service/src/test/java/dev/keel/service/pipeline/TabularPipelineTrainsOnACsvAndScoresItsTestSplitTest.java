@@ -7,10 +7,7 @@ import dev.keel.activities.TaskQueues;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.etl.fashionmnist.IdxFiles;
 import dev.keel.search.ExperimentConfigLoaders;
-import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.worker.KeelWorkerHost;
-import dev.keel.service.worker.WorkerHostOptions;
-import dev.keel.storage.StorageRoot;
 import dev.keel.tables.dataset.LabeledImages;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.temporal.client.WorkflowOptions;
@@ -31,27 +28,20 @@ import org.junit.jupiter.api.Test;
 class TabularPipelineTrainsOnACsvAndScoresItsTestSplitTest {
   private static final int TRAIN_ROWS = 6000;
   private static final int TEST_ROWS = 1000;
-  private static LoopbackTemporalServer server;
+  private static InProcessStack stack;
   private static KeelWorkerHost workers;
   private static Path storage;
 
   @BeforeAll
   static void startStack() throws Exception {
-    storage = Files.createDirectories(Path.of(System.getProperty("keel.test.tmp", "target/test-tmp")))
-        .resolve("tabular-e2e-" + UUID.randomUUID());
-    server = LoopbackTemporalServer.start(0);
-    workers = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
-        .setTemporalAddress(server.address())
-        .setStorageRoot(StorageRoot.of(storage.toString()))
-        .optDevServer(true)
-        .optTrainThreads(2)
-        .build());
+    stack = InProcessStack.start("tabular-e2e");
+    workers = stack.workers;
+    storage = stack.storage;
   }
 
   @AfterAll
   static void stopStack() {
-    workers.close();
-    server.close();
+    stack.close();
   }
 
   @Test

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
  * its parent is gone.
  */
 class TrainSlotProcessesRestartAndStopTest {
-  private final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream childBytes = new ByteArrayOutputStream();
+  private final Watched outBytes = new Watched();
+  private final Watched childBytes = new Watched();
   private final PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
   private final PrintStream childOut = new PrintStream(childBytes, true, StandardCharsets.UTF_8);
 
@@ -34,7 +34,7 @@ class TrainSlotProcessesRestartAndStopTest {
     TrainSlotProcesses slots = TrainSlotProcesses.start(List.of(shell(0, "echo started; exit 3")), out, childOut,
         backoff, Duration.ofSeconds(5));
     try {
-      await(() -> restartLines().size() >= 4);
+      outBytes.await(text -> text.lines().filter(l -> l.contains("restarting in")).count() >= 4);
     } finally {
       slots.close();
     }
@@ -47,9 +47,10 @@ class TrainSlotProcessesRestartAndStopTest {
 
   @Test
   void closingStopsEverySlotProcessAndRestartsNone() throws Exception {
-    TrainSlotProcesses slots = TrainSlotProcesses.start(List.of(shell(0, "exec sleep 600"),
-        shell(1, "trap '' TERM; exec sleep 600")), out, childOut, RestartBackoff.standard(), Duration.ofSeconds(2));
-    await(() -> slots.pids().stream().allMatch(Optional::isPresent));
+    TrainSlotProcesses slots = TrainSlotProcesses.start(List.of(shell(0, "echo up; exec sleep 600"),
+        shell(1, "trap '' TERM; echo up; exec sleep 600")), out, childOut, RestartBackoff.standard(), Duration.ofSeconds(2));
+    childBytes.await(text -> text.contains("[test-slot-0] up") && text.contains("[test-slot-1] up"));
+    assertTrue(slots.pids().stream().allMatch(Optional::isPresent), slots.pids().toString());
     List<Long> pids = slots.pids().stream().map(Optional::get).toList();
     long started = System.nanoTime();
     slots.close();
@@ -68,7 +69,7 @@ class TrainSlotProcessesRestartAndStopTest {
     TrainSlotProcesses slots = TrainSlotProcesses.start(List.of(slot), out, childOut, RestartBackoff.standard(),
         Duration.ofSeconds(5));
     try {
-      await(() -> child().contains("[test-slot-1] visible=1"));
+      childBytes.await(text -> text.contains("[test-slot-1] visible=1"));
     } finally {
       slots.close();
     }
@@ -114,11 +115,28 @@ class TrainSlotProcessesRestartAndStopTest {
     return childBytes.toString(StandardCharsets.UTF_8);
   }
 
-  private static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!condition.getAsBoolean()) {
-      assertTrue(System.nanoTime() < deadline, "timed out");
-      Thread.sleep(20);
+  /** Output that wakes its waiters on every write: tests wait on what was printed instead of polling it. */
+  private static final class Watched extends ByteArrayOutputStream {
+    @Override
+    public synchronized void write(int b) {
+      super.write(b);
+      notifyAll();
+    }
+
+    @Override
+    public synchronized void write(byte[] b, int off, int len) {
+      super.write(b, off, len);
+      notifyAll();
+    }
+
+    synchronized void await(Predicate<String> condition) throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!condition.test(toString(StandardCharsets.UTF_8))) {
+        long left = deadline - System.nanoTime();
+        assertTrue(left > 0, "timed out; printed:\n" + toString(StandardCharsets.UTF_8));
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
     }
   }
+
 }

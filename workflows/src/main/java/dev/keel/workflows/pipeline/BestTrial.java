@@ -9,6 +9,7 @@ import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.TrialState;
+import dev.keel.workflows.training.TrainRequests;
 import io.temporal.failure.ApplicationFailure;
 import java.util.Map;
 
@@ -32,7 +33,7 @@ record BestTrial(String experimentId, long trialId, Map<String, Value> hparams, 
     }
     CheckpointRef best = result.getBestCheckpoint();
     TrialState trial = state.getTrialsList().stream()
-        .filter(t -> ("trial-" + t.getTrialId()).equals(best.getTrialId())).findFirst()
+        .filter(t -> TrainRequests.trialId(t.getTrialId()).equals(best.getTrialId())).findFirst()
         .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure("experiment " + experimentId
             + ": its best checkpoint " + best.getUuid() + " names " + best.getTrialId() + ", which it does not list",
             FailureTypes.SEARCH_FOUND_NO_MODEL));

@@ -198,6 +198,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     ExperimentConfig source = request.getExperiment();
     ExperimentConfig config = ConfigDefaults.withDefaults(source.toBuilder()
         .setData(source.getData().toBuilder().setTable(data.getUri()).setVersion(data.getVersion())).build());
+    // set before the child runs, so that watchers can follow its trials during the stage
     progress.setExperimentId(experimentId);
     stage("search", "Keel pipeline " + name + ": experiment " + experimentId + " (" + config.getSearcher().getName()
         + " searcher) on " + tableName(data.getUri()) + " v" + data.getVersion());

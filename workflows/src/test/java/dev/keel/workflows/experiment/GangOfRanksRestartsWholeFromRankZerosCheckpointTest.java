@@ -4,24 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.workflows.testing.FakeRank;
 import dev.keel.workflows.testing.KeelTestEnvironments;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.TaskQueues;
-import dev.keel.activities.train.GangRendezvous;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.RankInfo;
-import dev.keel.api.v1.RankStarted;
 import dev.keel.api.v1.Rendezvous;
 import dev.keel.api.v1.TrainProgress;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.api.v1.TrialState;
-import io.temporal.activity.Activity;
-import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
@@ -81,28 +78,7 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
         thirdGang.countDown();
       }
       requests.add(r);
-      ActivityExecutionContext ctx = Activity.getExecutionContext();
-      WorkflowStub wf = ctx.getWorkflowClient().newUntypedWorkflowStub(ctx.getInfo().getWorkflowId());
-      RankStarted.Builder s = RankStarted.newBuilder().setGangId(r.getGang().getGangId())
-          .setRank(RankInfo.newBuilder().setRank(r.getGang().getRank()).setWorkerIdentity("worker-" + r.getGang().getRank())
-              .setDevice("cpu"));
-      if (r.getGang().getRank() == 0) {
-        s.setRendezvous(Rendezvous.newBuilder().setGangId(r.getGang().getGangId()).setHost("127.0.0.1").setPort(29500));
-      }
-      wf.signal(GangRendezvous.RANK_STARTED, s.build());
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (System.nanoTime() < deadline) {
-        Rendezvous rv = wf.query(GangRendezvous.RENDEZVOUS, Rendezvous.class, r.getGang().getGangId());
-        if (rv.getAbandoned()) {
-          throw ApplicationFailure.newFailure("abandoned", "GangAbandoned");
-        }
-        if (rv.getPort() > 0) {
-          return body.apply(r, rv);
-        }
-        ctx.heartbeat(null);
-        sleep(20); // the rendezvous is a query: ranks poll it, as GangMember does
-      }
-      throw new IllegalStateException("no rendezvous for " + r.getGang().getGangId());
+      return body.apply(r, FakeRank.join(r));
     }
   }
 

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.keel.workflows.testing.KeelTestEnvironments;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.etl.IngestActivities;
-import dev.keel.activities.train.GangRendezvous;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.DataSource;
@@ -20,8 +19,6 @@ import dev.keel.api.v1.Length;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.api.v1.RankInfo;
-import dev.keel.api.v1.RankStarted;
-import dev.keel.api.v1.Rendezvous;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
@@ -29,20 +26,17 @@ import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.experiment.TrialWorkflow;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
+import dev.keel.workflows.testing.FakeRank;
 import dev.keel.workflows.testing.InMemoryModelRegistry;
 import dev.keel.workflows.testing.OnePartitionScorer;
-import io.temporal.activity.Activity;
-import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.api.history.v1.ActivityTaskScheduledEventAttributes;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
-import io.temporal.client.WorkflowStub;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -152,28 +146,6 @@ class PipelineAndTrialTrainAlikeTest {
     return WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build();
   }
 
-  /** A rank's side of the rendezvous, played for real through the workflow's signal and query. */
-  private void joinGang(TrainRequest r) {
-    ranks.add(r);
-    ActivityExecutionContext ctx = Activity.getExecutionContext();
-    WorkflowStub wf = ctx.getWorkflowClient().newUntypedWorkflowStub(ctx.getInfo().getWorkflowId());
-    RankStarted.Builder started = RankStarted.newBuilder().setGangId(r.getGang().getGangId())
-        .setRank(RankInfo.newBuilder().setRank(r.getGang().getRank()).setWorkerIdentity("w" + r.getGang().getRank()));
-    if (r.getGang().getRank() == 0) {
-      started.setRendezvous(Rendezvous.newBuilder().setGangId(r.getGang().getGangId()).setHost("127.0.0.1").setPort(1));
-    }
-    wf.signal(GangRendezvous.RANK_STARTED, started.build());
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (wf.query(GangRendezvous.RENDEZVOUS, Rendezvous.class, r.getGang().getGangId()).getPort() == 0) {
-      assertTrue(System.nanoTime() < deadline, "no rendezvous");
-      try {
-        Thread.sleep(20); // the rendezvous is a query: ranks poll it, as GangMember does
-      } catch (InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-  }
-
   private IngestResult ingest(IngestRequest r) {
     return IngestResult.newBuilder().setTable(TableRef.newBuilder().setUri(r.getTableUri()).setVersion(3)).setRows(10).build();
   }
@@ -181,7 +153,8 @@ class PipelineAndTrialTrainAlikeTest {
 
   private TrainResult train(TrainRequest r) {
     if (r.hasGang()) {
-      joinGang(r);
+      ranks.add(r);
+      FakeRank.join(r);
       if (r.getGang().getRank() != 0) {
         return TrainResult.newBuilder().setBatches(1).build();
       }

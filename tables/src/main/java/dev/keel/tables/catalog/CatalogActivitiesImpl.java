@@ -116,6 +116,7 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
     return DescribeTableResult.newBuilder()
         .setTable(TableRef.newBuilder().setUri(uri).setVersion(snapshot.getVersion()))
         .putAllRowsPerSplit(counts)
+        .setShape(TableShapes.of(snapshot))
         .build();
   }
 

@@ -19,6 +19,7 @@ import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.DataSpec;
 import dev.keel.api.v1.DescribeTableRequest;
+import dev.keel.api.v1.DescribeTableResult;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRecord;
 import dev.keel.api.v1.ExperimentRecordRequest;
@@ -33,8 +34,10 @@ import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
+import dev.keel.api.v1.PipelineReuse;
 import dev.keel.api.v1.RegisterModelRequest;
 import dev.keel.api.v1.TableRef;
+import dev.keel.api.v1.TableShape;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.search.ExperimentConfigs;
@@ -61,6 +64,8 @@ import java.util.Optional;
 public class PipelineWorkflowImpl implements PipelineWorkflow {
   private final PipelineProgress.Builder progress = PipelineProgress.newBuilder().setStage("validate").setStatus("running");
   private GangTraining gang;
+  /** The shape of the table of reuse.table, read with its version. */
+  private Optional<TableShape> reusedTableShape = Optional.empty();
   private String name;
 
   @Override
@@ -77,12 +82,13 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     String pipelineId = Workflow.getInfo().getWorkflowId();
     PipelineResult.Builder result = PipelineResult.newBuilder().setPipelineId(pipelineId);
     try {
-      TableRef data = data(request, result);
+      Reused reused = reused(request);
+      TableRef data = data(request, result, reused);
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.DATA_TABLE.valueSet(data.getUri()),
           KeelSearchAttributes.DATA_VERSION.valueSet(data.getVersion()));
-      ModelVersion model = request.getReuse().hasModel()
-          ? reusedModel(request, result)
-          : register(request, trained(request, data, result));
+      ModelVersion model = reused.model().isPresent()
+          ? reusedModel(request, reused.model().get(), result)
+          : register(request, trained(request, data, reused, result));
       result.setModel(model).setCheckpoint(model.getCheckpoint());
       progress.setModel(model);
       InferenceResult inference = infer(request, data, model);
@@ -116,8 +122,64 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
 
   // ---- stages ----
 
-  /** ETL into the target table, or the reused table pinned at a version. */
-  private TableRef data(PipelineRequest request, PipelineResult.Builder result) {
+  /**
+   * The model or finished experiment the request reuses, read before any stage runs, with the shape of
+   * the table it trained on (empty when that table version can no longer be read: scoring then finds
+   * a mismatch itself).
+   */
+  private record Reused(Optional<ModelVersion> model, Optional<ExperimentRecord> experiment, String what,
+      Optional<TableShape> trainedOn) {}
+
+  private Reused reused(PipelineRequest request) {
+    PipelineReuse reuse = request.getReuse();
+    if (reuse.hasModel()) {
+      ModelVersionRef ref = reuse.getModel();
+      ModelVersion model = registry("Describe model " + ref.getName() + " v" + ref.getVersion()).describe(ref);
+      return new Reused(Optional.of(model), Optional.empty(), "reuse.model " + model.getName() + " v" + model.getVersion(),
+          shapeOf(model.getData()));
+    }
+    if (!reuse.getExperimentId().isEmpty()) {
+      ExperimentRecord record = catalog("Read experiment " + reuse.getExperimentId() + " from the catalog")
+          .experimentRecord(ExperimentRecordRequest.newBuilder().setExperimentId(reuse.getExperimentId()).build());
+      return new Reused(Optional.empty(), Optional.of(record), "reuse.experiment_id " + reuse.getExperimentId(),
+          shapeOf(record.getResult().getState().getData()));
+    }
+    return new Reused(Optional.empty(), Optional.empty(), "", Optional.empty());
+  }
+
+  private static Optional<TableShape> shapeOf(TableRef table) {
+    if (table.getUri().isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(catalog("Describe table " + tableName(table.getUri()) + " v" + table.getVersion())
+          .describeTable(DescribeTableRequest.newBuilder().setTable(table.getUri()).setVersion(table.getVersion()).build())
+          .getShape());
+    } catch (ActivityFailure gone) {
+      return Optional.empty();
+    }
+  }
+
+  private static void refuse(Reused reused, String table, String why) {
+    throw ApplicationFailure.newNonRetryableFailure(reused.what() + " was trained on " + TableShapeMatch.describe(
+        reused.trainedOn().orElseThrow()) + " and cannot use " + table + ": " + why, FailureTypes.INVALID_PIPELINE_REQUEST);
+  }
+
+  /** ETL into the target table, or the reused table pinned at a version; refused when a reused artefact has another schema. */
+  private TableRef data(PipelineRequest request, PipelineResult.Builder result, Reused reused) {
+    if (reused.trainedOn().isPresent() && !request.getReuse().hasTable()) {
+      TableShapeMatch.formatMismatch(reused.trainedOn().get(), request.getSource().getFormat())
+          .ifPresent(why -> refuse(reused, "source " + request.getSource().getUri(), why));
+    }
+    TableRef data = ingestedOrReused(request, result);
+    if (reused.trainedOn().isPresent()) {
+      reusedTableShape.or(() -> shapeOf(data)).flatMap(shape -> TableShapeMatch.mismatch(reused.trainedOn().get(), shape))
+          .ifPresent(why -> refuse(reused, "table " + tableName(data.getUri()) + " v" + data.getVersion(), why));
+    }
+    return data;
+  }
+
+  private TableRef ingestedOrReused(PipelineRequest request, PipelineResult.Builder result) {
     if (request.getReuse().hasTable()) {
       DataSpec reuse = request.getReuse().getTable();
       skip(result, "etl", "reuse.table " + reuse.getTable() + (reuse.hasVersion() ? " @ version " + reuse.getVersion() : ""));
@@ -125,7 +187,9 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
       if (reuse.hasVersion()) {
         describe.setVersion(reuse.getVersion());
       }
-      TableRef data = catalog("Describe table " + tableName(reuse.getTable())).describeTable(describe.build()).getTable();
+      DescribeTableResult described = catalog("Describe table " + tableName(reuse.getTable())).describeTable(describe.build());
+      reusedTableShape = Optional.of(described.getShape());
+      TableRef data = described.getTable();
       progress.setData(data);
       result.setData(data);
       return data;
@@ -149,9 +213,9 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
    * The search as a child Experiment (or a finished experiment from the catalog), then the best trial
    * trained on if asked: the checkpoint to register.
    */
-  private Trained trained(PipelineRequest request, TableRef data, PipelineResult.Builder result) {
-    Searched searched = request.getReuse().getExperimentId().isEmpty()
-        ? search(request, data) : reusedExperiment(request.getReuse().getExperimentId(), result);
+  private Trained trained(PipelineRequest request, TableRef data, Reused reused, PipelineResult.Builder result) {
+    Searched searched = reused.experiment().isEmpty()
+        ? search(request, data) : reusedExperiment(request.getReuse().getExperimentId(), reused.experiment().get(), result);
     String experimentId = searched.experimentId();
     ExperimentConfig config = searched.config();
     progress.setExperimentId(experimentId);
@@ -209,10 +273,8 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     return new Searched(experimentId, config, result, data);
   }
 
-  private Searched reusedExperiment(String experimentId, PipelineResult.Builder result) {
+  private Searched reusedExperiment(String experimentId, ExperimentRecord record, PipelineResult.Builder result) {
     skip(result, "search", "reuse.experiment_id " + experimentId);
-    ExperimentRecord record = catalog("Read experiment " + experimentId + " from the catalog")
-        .experimentRecord(ExperimentRecordRequest.newBuilder().setExperimentId(experimentId).build());
     return new Searched(experimentId, ConfigDefaults.withDefaults(record.getConfig()), record.getResult(),
         record.getResult().getState().getData());
   }
@@ -236,12 +298,12 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
         .build());
   }
 
-  private ModelVersion reusedModel(PipelineRequest request, PipelineResult.Builder result) {
+  private ModelVersion reusedModel(PipelineRequest request, ModelVersion model, PipelineResult.Builder result) {
     var ref = request.getReuse().getModel();
     skip(result, "search", "reuse.model " + ref.getName() + " v" + ref.getVersion());
     skip(result, "train", "reuse.model");
     skip(result, "register", "reuse.model");
-    return registry("Describe model " + ref.getName() + " v" + ref.getVersion()).describe(ref);
+    return model;
   }
 
   private InferenceResult infer(PipelineRequest request, TableRef data, ModelVersion model) {

@@ -5,10 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.ExperimentState;
+import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.Length;
 import dev.keel.api.v1.TrialState;
+import dev.keel.etl.IngestActivitiesImpl;
 import dev.keel.service.cli.KeelCli;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.tables.testing.KernelRows;
@@ -85,6 +88,25 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
     assertEquals(0, s.getTrialsCount());
     assertTrue(s.getError().contains("has no version 42"), s.getError());
     assertTrue(describe(id).contains("has no version 42"), describe(id));
+    List<Map<String, Object>> rows = catalog("experiments", id);
+    assertTrue(rows.stream().anyMatch(r -> "ERRORED".equals(r.get("state"))), rows.toString());
+  }
+
+  @Test
+  void tableVersionWithoutTrainingRowsErrorsTheExperimentBeforeAnyTrial() throws Exception {
+    Path csv = Files.createDirectories(stack.storage.resolve("incoming")).resolve("only-test-rows.csv");
+    Files.writeString(csv, "label,split,a,b\n0,test,1,2\n1,test,3,4\n");
+    new IngestActivitiesImpl(stack.root).ingest(IngestRequest.newBuilder()
+        .setSource(DataSource.newBuilder().setFormat("csv").setUri(csv.toString()).setLabelColumn("label"))
+        .setTableUri("only_test_rows").build());
+    String id = start("no-training-rows", c -> c.replace("{table: fashion_mnist}", "{table: only_test_rows}")
+        .replace("fashion_cnn", "tabular_mlp").replace(", width: 8", ""), ExperimentRunOptions.getDefaultInstance());
+    assertThrows(WorkflowFailedException.class, () -> stack.result(id, Duration.ofMinutes(1)));
+    ExperimentState s = ExperimentLauncher.state(stack.client, id);
+    assertEquals(ExperimentState.State.ERRORED, s.getState());
+    assertEquals(0, s.getTrialsCount());
+    String table = stack.storage.resolve("tables/only_test_rows").toUri().toString().replaceAll("/$", "");
+    assertEquals("table " + table + " version 0 has no rows in the train split: nothing to train on", s.getError());
     List<Map<String, Object>> rows = catalog("experiments", id);
     assertTrue(rows.stream().anyMatch(r -> "ERRORED".equals(r.get("state"))), rows.toString());
   }

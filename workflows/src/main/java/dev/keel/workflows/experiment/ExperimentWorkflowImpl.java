@@ -117,15 +117,21 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     // validated as submitted, so a default never hides a problem; from here on every setting is explicit
     config = ConfigDefaults.withDefaults(config);
     TableRef data;
+    String unusable;
     try {
       data = resolveData();
+      unusable = !options.getWithoutCatalog() && trainRows == 0 ? "table " + data.getUri() + " version "
+          + data.getVersion() + " has no rows in the train split: nothing to train on" : null;
     } catch (ActivityFailure e) {
-      // A missing table or version: end ERRORED with the activity's message, in the state query and the catalog.
-      String message = ActivityFailures.rootMessage(e);
+      data = TableRef.newBuilder().setUri(config.getData().getTable()).build();
+      unusable = ActivityFailures.rootMessage(e);
+    }
+    if (unusable != null) {
+      // A missing table or version, or an empty one: end ERRORED with why, in the state query and the catalog.
+      String message = unusable;
       control.failed();
       about.setError(message);
-      housekeeping.catalog().experiment(control.state(), request.getConfig(),
-          TableRef.newBuilder().setUri(config.getData().getTable()).build());
+      housekeeping.catalog().experiment(control.state(), request.getConfig(), data);
       housekeeping.flushBeforeFailing();
       housekeeping.upsertSearchAttributes(summary());
       throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_EXPERIMENT_DATA);

@@ -29,9 +29,18 @@ public final class StorageFailures {
       if (t instanceof AwsServiceException e) {
         String code = e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
         int status = e.statusCode();
-        if (status == 403 || "InvalidAccessKeyId".equals(code) || "SignatureDoesNotMatch".equals(code)) {
+        if ("SignatureDoesNotMatch".equals(code)) {
+          // the server knows the access key: only the secret paired with it can be wrong
+          return Optional.of("access denied (" + status + " " + code + "): the secret key does not match the access key;"
+              + " check AWS_SECRET_ACCESS_KEY (or aws_secret_access_key of the AWS_PROFILE in use)");
+        }
+        if ("InvalidAccessKeyId".equals(code)) {
+          return Optional.of("access denied (" + status + " " + code + "): the server does not know the access key;"
+              + " check AWS_ACCESS_KEY_ID (or the AWS_PROFILE in use)");
+        }
+        if (status == 403) {
           return Optional.of("access denied (" + status + (code == null ? "" : " " + code)
-              + "): check the AWS credentials (AWS_ACCESS_KEY_ID / AWS_PROFILE) and the bucket policy");
+              + "): check the AWS credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY or AWS_PROFILE) and the bucket policy");
         }
         if ("NoSuchBucket".equals(code)) {
           return Optional.of("the bucket does not exist");

@@ -91,4 +91,15 @@ class S3StorageBasicsTest {
         f.getOriginalMessage());
     assertFalse(f.getOriginalMessage().contains("\n"));
   }
+
+  @Test
+  void aWrongSecretKeyIsNamedAsTheSettingToFix() {
+    S3Client bad = S3Clients.get(S3ProxyExtension.settings().withStaticCredentials(S3ProxyExtension.ACCESS_KEY, "wrong"));
+    String bucket = S3ProxyExtension.newBucket("wrong-secret");
+    RuntimeException e = assertThrows(RuntimeException.class,
+        () -> bad.putObject(b -> b.bucket(bucket).key("x"), RequestBody.fromString("x")));
+    assertEquals("storage s3://" + bucket + "/x: access denied (403 SignatureDoesNotMatch): the secret key does not match"
+        + " the access key; check AWS_SECRET_ACCESS_KEY (or aws_secret_access_key of the AWS_PROFILE in use)",
+        StorageFailures.nonRetryable("s3://" + bucket + "/x", e).orElseThrow().getOriginalMessage());
+  }
 }

@@ -2,6 +2,7 @@ package dev.keel.gpu.optim;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import ai.djl.ndarray.NDArray;
@@ -47,6 +48,46 @@ class ResumableAdamTest {
       adam.close();
       resumed.close();
     }
+  }
+
+  @Test
+  void aCosineScheduleMatchesDjlAdamAndGoesOnAlongTheCurveAfterAResume() throws IOException {
+    try (NDManager m = NDManager.newBaseManager()) {
+      float[] init = {0.5f, -1f, 2f, 0.25f};
+      float[][] grads = {{0.1f, -0.2f, 0.3f, 1f}, {-0.5f, 0.2f, 0.1f, 0f}, {0.3f, 0.3f, -0.3f, 2f}, {1f, 1f, 1f, 1f}};
+      NDArray djlWeight = m.create(init);
+      NDArray ours = m.create(init);
+      NDArray constant = m.create(init);
+      Adam djl = Optimizer.adam().optLearningRateTracker(cosine()).build();
+      ResumableAdam adam = new ResumableAdam(cosine(), 0f);
+      ResumableAdam fixed = new ResumableAdam(0.01f, 0f);
+      for (int i = 0; i < 2; i++) {
+        djl.update("w", djlWeight, m.create(grads[i]));
+        adam.update("w", ours, m.create(grads[i]));
+        fixed.update("w", constant, m.create(grads[i]));
+      }
+      ByteArrayOutputStream saved = new ByteArrayOutputStream();
+      adam.saveState(new DataOutputStream(saved));
+      ResumableAdam resumed = new ResumableAdam(cosine(), 0f);
+      resumed.loadState(m, new DataInputStream(new ByteArrayInputStream(saved.toByteArray())));
+      NDArray resumedWeight = ours.duplicate();
+      for (int i = 2; i < 4; i++) { // update 4 is past the 3 of the decay: lr_min
+        djl.update("w", djlWeight, m.create(grads[i]));
+        adam.update("w", ours, m.create(grads[i]));
+        resumed.update("w", resumedWeight, m.create(grads[i]));
+        fixed.update("w", constant, m.create(grads[i]));
+      }
+      assertArrayEquals(djlWeight.toFloatArray(), ours.toFloatArray());
+      assertArrayEquals(ours.toFloatArray(), resumedWeight.toFloatArray());
+      assertNotEquals(constant.getFloat(0), ours.getFloat(0), "the schedule changed the updates");
+      adam.close();
+      resumed.close();
+      fixed.close();
+    }
+  }
+
+  private static Tracker cosine() {
+    return Tracker.cosine().setBaseValue(0.01f).optFinalValue(0.001f).setMaxUpdates(3).build();
   }
 
   @Test

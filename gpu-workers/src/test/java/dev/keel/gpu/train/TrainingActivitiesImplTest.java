@@ -102,6 +102,12 @@ class TrainingActivitiesImplTest {
     f = failure(small(10).putHparams("optimizer", Requests.str("lbfgs")).build());
     assertEquals("hyperparameters.optimizer: unknown optimizer 'lbfgs' (accepts: adam, sgd)", f.getOriginalMessage());
 
+    f = failure(small(10).putHparams("lr_schedule", Requests.str("cosine")).build());
+    assertEquals("hyperparameters.lr_decay_batches: must be a positive number of batches with lr_schedule cosine, got 0",
+        f.getOriginalMessage());
+    f = failure(small(10).putHparams("lr_schedule", Requests.str("step")).build());
+    assertEquals("hyperparameters.lr_schedule: unknown schedule 'step' (accepts: constant, cosine)", f.getOriginalMessage());
+
     f = failure(small(10).setData(TableRef.newBuilder().setUri("file:///nope").setVersion(3)).build());
     assertTrue(f.getOriginalMessage().startsWith("data: table file:///nope version 3 does not exist"), f.getOriginalMessage());
 

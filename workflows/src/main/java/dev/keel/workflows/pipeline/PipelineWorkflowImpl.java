@@ -28,6 +28,7 @@ import dev.keel.api.v1.InferenceRequest;
 import dev.keel.api.v1.InferenceResult;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
+import dev.keel.api.v1.ModelSelector;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PipelineProgress;
@@ -77,12 +78,13 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     String pipelineId = Workflow.getInfo().getWorkflowId();
     PipelineResult.Builder result = PipelineResult.newBuilder().setPipelineId(pipelineId);
     try {
+      Optional<ModelVersion> warmStart = warmStart(request, result);
       TableRef data = data(request, result);
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.DATA_TABLE.valueSet(data.getUri()),
           KeelSearchAttributes.DATA_VERSION.valueSet(data.getVersion()));
       ModelVersion model = request.getReuse().hasModel()
           ? reusedModel(request, result)
-          : register(request, trained(request, data, result));
+          : register(request, trained(request, data, warmStart, result), warmStart);
       result.setModel(model).setCheckpoint(model.getCheckpoint());
       progress.setModel(model);
       InferenceResult inference = infer(request, data, model);
@@ -149,9 +151,10 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
    * The search as a child Experiment (or a finished experiment from the catalog), then the best trial
    * trained on if asked: the checkpoint to register.
    */
-  private Trained trained(PipelineRequest request, TableRef data, PipelineResult.Builder result) {
+  private Trained trained(PipelineRequest request, TableRef data, Optional<ModelVersion> warmStart,
+      PipelineResult.Builder result) {
     Searched searched = request.getReuse().getExperimentId().isEmpty()
-        ? search(request, data) : reusedExperiment(request.getReuse().getExperimentId(), result);
+        ? search(request, data, warmStart) : reusedExperiment(request.getReuse().getExperimentId(), result);
     String experimentId = searched.experimentId();
     ExperimentConfig config = searched.config();
     progress.setExperimentId(experimentId);
@@ -193,7 +196,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   /** What the search found: the experiment, its config (with defaults) and result, the data its trials trained on. */
   private record Searched(String experimentId, ExperimentConfig config, ExperimentResult result, TableRef data) {}
 
-  private Searched search(PipelineRequest request, TableRef data) {
+  private Searched search(PipelineRequest request, TableRef data, Optional<ModelVersion> warmStart) {
     String experimentId = ExperimentWorkflow.childId(Workflow.getInfo().getWorkflowId());
     ExperimentConfig source = request.getExperiment();
     ExperimentConfig config = ConfigDefaults.withDefaults(source.toBuilder()
@@ -204,8 +207,9 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
         + " searcher) on " + tableName(data.getUri()) + " v" + data.getVersion());
     ExperimentWorkflow experiment = Workflow.newChildWorkflowStub(ExperimentWorkflow.class,
         ChildWorkflowOptions.newBuilder().setWorkflowId(experimentId).build());
-    ExperimentResult result = experiment.run(ExperimentRequest.newBuilder().setConfig(config)
-        .setOptions(request.getExperimentOptions()).build());
+    ExperimentRequest.Builder run = ExperimentRequest.newBuilder().setConfig(config).setOptions(request.getExperimentOptions());
+    warmStart.ifPresent(m -> run.setWarmStart(m.getCheckpoint()));
+    ExperimentResult result = experiment.run(run.build());
     return new Searched(experimentId, config, result, data);
   }
 
@@ -220,11 +224,43 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   /** The checkpoint to register, how it was configured and the data version it last trained on. */
   private record Trained(BestTrial best, CheckpointRef checkpoint, ExperimentConfig config, TableRef data) {}
 
-  private ModelVersion register(PipelineRequest request, Trained trained) {
+  /**
+   * The registered version {@code warm_start} names, resolved once before anything runs, so that a model or champion
+   * that does not exist fails the pipeline at once, naming the field.
+   */
+  private Optional<ModelVersion> warmStart(PipelineRequest request, PipelineResult.Builder result) {
+    if (!request.hasWarmStart()) {
+      return Optional.empty();
+    }
+    ModelSelector m = request.getWarmStart().getModel();
+    String what = m.getStage().isEmpty() ? m.getName() + " v" + m.getVersion() : "the " + m.getStage() + " of " + m.getName();
+    ModelVersion version;
+    try {
+      version = m.getStage().isEmpty()
+          ? registry("Describe model " + what).describe(ModelVersionRef.newBuilder().setName(m.getName())
+              .setVersion(m.getVersion()).build())
+          : registry("Find " + what).champion(ModelVersionRef.newBuilder().setName(m.getName()).build());
+    } catch (ActivityFailure e) {
+      throw ApplicationFailure.newNonRetryableFailure("warm_start.model: " + rootMessage(e),
+          FailureTypes.INVALID_PIPELINE_REQUEST);
+    }
+    if (version.getVersion() == 0) {
+      throw ApplicationFailure.newNonRetryableFailure("warm_start.model: model '" + m.getName() + "' has no "
+          + m.getStage() + " (promote a version, or name one with version)", FailureTypes.INVALID_PIPELINE_REQUEST);
+    }
+    result.setWarmStart(version);
+    progress.setWarmStart(version);
+    return Optional.of(version);
+  }
+
+  private ModelVersion register(PipelineRequest request, Trained trained, Optional<ModelVersion> warmStart) {
     String modelName = modelName(request);
     stage("register", "Keel pipeline " + name + ": registering checkpoint " + trained.checkpoint().getUuid()
         + " as model " + modelName);
-    return registry("Register model " + modelName).register(RegisterModelRequest.newBuilder()
+    RegisterModelRequest.Builder register = RegisterModelRequest.newBuilder();
+    warmStart.ifPresent(m -> register.setWarmStartedFrom(ModelVersionRef.newBuilder().setName(m.getName())
+        .setVersion(m.getVersion())));
+    return registry("Register model " + modelName).register(register
         .setName(modelName)
         .setCheckpoint(trained.checkpoint())
         .setConfig(trained.config())
@@ -280,7 +316,8 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     ModelVersion champion = registry("Find the champion of " + model.getName())
         .champion(ModelVersionRef.newBuilder().setName(model.getName()).build());
     Comparison.Builder comparison = Comparison.newBuilder().setChallenger(challenger).setMetric("accuracy")
-        .setChallengerValue(scored.getAccuracy()).setData(data).setSplit(split).setDecidedBy(pipelineId);
+        .setChallengerValue(scored.getAccuracy()).addAllChallengerClasses(scored.getClassesList())
+        .setData(data).setSplit(split).setDecidedBy(pipelineId);
     boolean promote = true;
     if (champion.getVersion() > 0 && champion.getVersion() != model.getVersion()) {
       stage("promote", "Keel pipeline " + name + ": scoring champion " + champion.getName() + " v" + champion.getVersion()
@@ -292,7 +329,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
               .setModel(champion.getConfig().getModel()).putAllHparams(champion.getHparamsMap())
               .setModelVersion(champion.getName() + "/" + champion.getVersion()).setEvaluateOnly(true).build());
       comparison.setChampion(ModelVersionRef.newBuilder().setName(champion.getName()).setVersion(champion.getVersion()))
-          .setChampionValue(champ.getAccuracy());
+          .setChampionValue(champ.getAccuracy()).addAllChampionClasses(champ.getClassesList());
       promote = ALWAYS.equals(policy) || scored.getAccuracy() > champ.getAccuracy();
     } else {
       stage("promote", "Keel pipeline " + name + ": " + model.getName() + " has no champion yet");

@@ -181,6 +181,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
           .setSourceChecksum(checksum)
           .setSkippedRecords(bad.count())
           .addAllSkippedExamples(bad.examples())
+          .putAllLabelLimits(source.getLabelLimitsMap())
           .setMode(mode);
       Map<String, String> record = new LinkedHashMap<>();
       record.put(INGEST_FORMAT, source.getFormat());

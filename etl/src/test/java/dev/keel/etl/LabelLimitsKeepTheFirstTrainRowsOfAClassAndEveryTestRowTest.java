@@ -70,6 +70,11 @@ class LabelLimitsKeepTheFirstTrainRowsOfAClassAndEveryTestRowTest {
     assertEquals(1, v1.getTable().getVersion());
     assertEquals(7_000, v1.getRowsPerLabelOrThrow("Sneaker"));
     assertEquals(Map.of(SNEAKER, 7_000L), Map.of(SNEAKER, TableRows.perLabel(TableRows.read(table, 1)).get(SNEAKER)));
+    // keel data describe tells the story: the limits of v0, then the whole class
+    String described = dev.keel.etl.history.DataTableHistory.render(dev.keel.etl.history.DataTableHistory.describe(table));
+    assertTrue(described.contains("        label limits:   sneaker=50 (train rows kept)\n"), described);
+    assertEquals(1, described.lines().filter(l -> l.contains("label limits")).count(), described);
+    assertTrue(described.contains("Sneaker=1050") && described.contains("Sneaker=7000"), described);
     assertEquals(50, TableRows.read(table, 0).stream().filter(r -> r.label() == SNEAKER && r.split().equals("train")).count(),
         "v0 stays readable as it was");
   }

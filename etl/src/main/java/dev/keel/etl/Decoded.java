@@ -55,6 +55,30 @@ record Decoded(int rows, int[] labels, String[] splits, List<String> classNames,
     return new Decoded(rows, newLabels, splits, tableClasses, pixels, height, width, features, featureNames);
   }
 
+  /** Only the rows {@code keep} (ascending row indices), in their order. */
+  Decoded select(int[] keep) {
+    int n = keep.length;
+    int[] lab = new int[n];
+    String[] spl = new String[n];
+    for (int k = 0; k < n; k++) {
+      lab[k] = labels[keep[k]];
+      spl[k] = splits[keep[k]];
+    }
+    if (isImages()) {
+      int size = height * width;
+      byte[] px = new byte[n * size];
+      for (int k = 0; k < n; k++) {
+        System.arraycopy(pixels, keep[k] * size, px, k * size, size);
+      }
+      return new Decoded(n, lab, spl, classNames, px, height, width, null, featureNames);
+    }
+    float[][] f = new float[n][];
+    for (int k = 0; k < n; k++) {
+      f[k] = features[keep[k]];
+    }
+    return new Decoded(n, lab, spl, classNames, null, 0, 0, f, featureNames);
+  }
+
   /**
    * One group of rows per split (each becomes its own Parquet files, so a reader of one split skips
    * the other's files by their statistics); row {@code i} has id {@code firstId + i}.

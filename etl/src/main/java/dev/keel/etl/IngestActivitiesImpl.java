@@ -58,7 +58,8 @@ import org.slf4j.LoggerFactory;
  * format, source, checksum, mode, idempotency key and the result), read back by {@code keel data
  * describe}. Idempotent under retries: when the latest version was written by an ingest with the
  * same key (format, source checksum, mode and options), nothing is written and the result says
- * {@code already_ingested}; the commit also carries a Delta {@code txn} with that key, so two
+ * {@code already_ingested}; {@code source.label_limits} ({@link LabelLimits}) keeps only the first N train rows
+ * of a class; the commit also carries a Delta {@code txn} with that key, so two
  * racing attempts cannot both commit.
  */
 public final class IngestActivitiesImpl implements IngestActivities {
@@ -161,7 +162,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
         return done.get();
       }
       BadRecords bad = new BadRecords(source.getOnBadRecord(), given);
-      Decoded data = decode(source, files, before, mode, bad);
+      Decoded data = LabelLimits.apply(decode(source, files, before, mode, bad), source.getLabelLimitsMap());
       if (data.rows() == 0) {
         throw ApplicationFailure.newNonRetryableFailure("source " + given + " has no usable records"
             + (bad.count() > 0 ? " (" + bad.count() + " skipped as corrupt, e.g. " + bad.examples().get(0) + ")" : ""),
@@ -180,6 +181,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
           .setSourceChecksum(checksum)
           .setSkippedRecords(bad.count())
           .addAllSkippedExamples(bad.examples())
+          .putAllLabelLimits(source.getLabelLimitsMap())
           .setMode(mode);
       Map<String, String> record = new LinkedHashMap<>();
       record.put(INGEST_FORMAT, source.getFormat());
@@ -373,6 +375,10 @@ public final class IngestActivitiesImpl implements IngestActivities {
     String options = String.join("\n", s.getFormat(), checksum, mode, s.getLabelColumn(),
         String.join(",", s.getFeatureColumnsList()), s.hasTestFraction() ? Double.toString(s.getTestFraction()) : "",
         s.getImageSize(), s.getOnBadRecord().isBlank() ? BadRecords.FAIL : s.getOnBadRecord());
+    if (s.getLabelLimitsCount() > 0) {
+      // only then, so that the keys of ingests without limits stay those recorded in existing tables
+      options += "\nlabel_limits:" + LabelLimits.key(s.getLabelLimitsMap());
+    }
     return sha256(options.getBytes(StandardCharsets.UTF_8));
   }
 

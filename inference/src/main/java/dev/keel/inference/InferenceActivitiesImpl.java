@@ -95,6 +95,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
           .addAllPartitions(plan.partitions())
           .setRows(plan.rows())
           .setSourceTableUri(DeltaTables.displayUri(request.getData().getUri()))
+          .addAllClassNames(plan.classNames())
           .build();
     } catch (IllegalArgumentException e) {
       throw invalid(e.getMessage());

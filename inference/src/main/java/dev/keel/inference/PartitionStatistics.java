@@ -6,8 +6,8 @@ import dev.keel.tables.dataset.LabeledFeatures;
 import dev.keel.tables.dataset.LabeledImages;
 
 /**
- * Sums, per pixel or feature, of the values and their squares, and the predicted-label histogram of
- * one partition: sums (not means) so that the workflow adds partitions up. Pixels are bytes, so their
+ * Sums, per pixel or feature, of the values and their squares, the predicted-label histogram, and rows and
+ * correct predictions per true label of one partition: sums (not means) so that the workflow adds partitions up. Pixels are bytes, so their
  * sums are integers and exact in a double up to 2^53 / 255^2 (about 10^11) rows.
  */
 final class PartitionStatistics {
@@ -29,6 +29,24 @@ final class PartitionStatistics {
     }
     for (long c : counts) {
       out.addPredictedLabelCounts(c);
+    }
+    addPerLabel(out, examples.labels(), predicted);
+  }
+
+  /** Rows and correct predictions per true label, so that a run's accuracy can be read per class. */
+  private static void addPerLabel(ScorePartitionResult.Builder out, int[] labels, int[] predicted) {
+    int max = -1;
+    for (int l : labels) {
+      max = Math.max(max, l);
+    }
+    long[] rows = new long[max + 1];
+    long[] correct = new long[max + 1];
+    for (int i = 0; i < labels.length; i++) {
+      rows[labels[i]]++;
+      correct[labels[i]] += predicted[i] == labels[i] ? 1 : 0;
+    }
+    for (int l = 0; l <= max; l++) {
+      out.addLabelRows(rows[l]).addLabelCorrect(correct[l]);
     }
   }
 

@@ -56,8 +56,8 @@ final class TablePartitions {
 
   private TablePartitions() {}
 
-  /** The plan and the number of rows it covers. */
-  record Plan(List<InferencePartition> partitions, long rows) {}
+  /** The plan, the number of rows it covers and the table's class names (empty when it has none). */
+  record Plan(List<InferencePartition> partitions, long rows, List<String> classNames) {}
 
   /**
    * @throws IllegalArgumentException naming the table, version and split when the version does
@@ -106,7 +106,8 @@ final class TablePartitions {
             .setFirstRow(from).setRows(to - from).build());
       }
     }
-    return new Plan(partitions, total);
+    return new Plan(partitions, total,
+        LabeledFeatures.names(snapshot.getTableProperties().get(TableSchemas.CLASS_NAMES_PROPERTY)));
   }
 
   /**

@@ -17,13 +17,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The partitioned workflow predicts what one loop over the whole split with the same checkpoint
- * predicts: the same rows, the same label per id, the same accuracy; its input statistics are the
+ * predicts: the same rows, the same label per id, the same accuracy overall and per class; its input statistics are the
  * per-pixel mean and variance and the predicted-label histogram of those rows.
  */
 class PartitionedScoringMatchesTheSingleLoopScorerTest {
 
   @Test
-  void sameRowsLabelsAccuracyAndStatistics() throws Exception {
+  void sameRowsLabelsAccuracyPerClassAccuracyAndStatistics() throws Exception {
     try (InferenceTestBed bed = new InferenceTestBed()) {
       InferenceResult result = bed.run("match", bed.request("match").build());
 
@@ -72,6 +72,22 @@ class PartitionedScoringMatchesTheSingleLoopScorerTest {
         histogram[label]++;
       }
       assertArrayEquals(histogram, stats.getPredictedLabelCountsList().stream().mapToLong(Long::longValue).toArray());
+
+      // per class: the rows of each true label and how many of them the single loop got right
+      long[] classRows = new long[10];
+      long[] classCorrect = new long[10];
+      for (int i = 0; i < split.size(); i++) {
+        classRows[split.labels()[i]]++;
+        classCorrect[split.labels()[i]] += single.labels()[i] == split.labels()[i] ? 1 : 0;
+      }
+      assertEquals(10, result.getClassesCount());
+      for (int l = 0; l < 10; l++) {
+        var c = result.getClasses(l);
+        assertEquals(l, c.getLabel());
+        assertEquals(classRows[l], c.getRows(), "rows of label " + l);
+        assertEquals(classCorrect[l], c.getCorrect(), "correct of label " + l);
+        assertEquals((double) classCorrect[l] / classRows[l], c.getAccuracy(), 1e-12);
+      }
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.keel.api.config;
 import dev.keel.api.length.LengthUnit;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.FinalTraining;
+import dev.keel.api.v1.ModelSelector;
 import dev.keel.api.v1.PipelineReuse;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.PipelineRequest;
@@ -20,6 +21,8 @@ public final class PipelineRequestValidator {
   private static final Set<String> MODES = Set.of("append", "overwrite");
   private static final Set<String> ON_BAD_RECORD = Set.of("fail", "skip");
   private static final Set<String> SPLITS = Set.of("train", "test");
+  /** A stage names one version only when it has one member. */
+  private static final Set<String> WARM_START_STAGES = Set.of("champion");
   private static final Set<String> PROMOTION_POLICIES = Set.of("champion_challenger", "always", "never");
   private static final String TABLE = "[A-Za-z0-9_.\\-]+|[a-z0-9]+://.+|/.+";
   /** The model registry's names. */
@@ -80,6 +83,9 @@ public final class PipelineRequestValidator {
     if (r.hasFinalTraining()) {
       finalTraining(r, reuseModel, problems);
     }
+    if (r.hasWarmStart()) {
+      warmStart(r, searches, problems);
+    }
     if (!r.getModelName().isEmpty() && !r.getModelName().matches(MODEL_NAME)) {
       problems.add("model_name", "must match " + MODEL_NAME + ", got '" + r.getModelName() + "'");
     }
@@ -121,6 +127,26 @@ public final class PipelineRequestValidator {
     }
   }
 
+  /** Which registered version is checked here; whether it exists is checked at submission and when the pipeline starts. */
+  private static void warmStart(PipelineRequest r, boolean searches, Problems problems) {
+    ModelSelector m = r.getWarmStart().getModel();
+    if (!searches) {
+      problems.add("warm_start", "only a search starts from it: remove warm_start, reuse.model or reuse.experiment_id");
+      return;
+    }
+    if (!m.getName().matches(MODEL_NAME)) {
+      problems.add("warm_start.model.name", "must match " + MODEL_NAME + ", got '" + m.getName() + "'");
+    }
+    boolean byStage = !m.getStage().isEmpty();
+    if (byStage && m.getVersion() != 0) {
+      problems.add("warm_start.model", "set version or stage, not both");
+    } else if (byStage && !WARM_START_STAGES.contains(m.getStage())) {
+      problems.add("warm_start.model.stage", "unknown stage '" + m.getStage() + "' (expected champion, or a version)");
+    } else if (!byStage && m.getVersion() < 1) {
+      problems.add("warm_start.model", "required: version (1 or more) or stage: champion");
+    }
+  }
+
   /** The source's own fields; whether its files exist is checked at submission (I/O), not here. */
   private static void source(DataSource s, Problems problems) {
     String format = s.getFormat();
@@ -155,5 +181,12 @@ public final class PipelineRequestValidator {
     if (!s.getOnBadRecord().isEmpty() && !ON_BAD_RECORD.contains(s.getOnBadRecord())) {
       problems.add("source.on_bad_record", "unknown value '" + s.getOnBadRecord() + "' (expected fail|skip)");
     }
+    s.getLabelLimitsMap().forEach((label, limit) -> {
+      if (label.isBlank()) {
+        problems.add("source.label_limits", "a class name or label number is required as the key");
+      } else if (limit < 0) {
+        problems.add("source.label_limits." + label, "must be >= 0, got " + limit);
+      }
+    });
   }
 }

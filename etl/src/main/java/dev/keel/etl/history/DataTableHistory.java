@@ -58,7 +58,8 @@ public final class DataTableHistory {
         d.setSourceFormat(p.getOrDefault(IngestActivitiesImpl.INGEST_FORMAT, ""))
             .setSourceUri(p.getOrDefault(IngestActivitiesImpl.INGEST_SOURCE, ""))
             .setSourceChecksum(p.getOrDefault(IngestActivitiesImpl.INGEST_CHECKSUM, ""))
-            .setSkippedRecords(recorded(p).getSkippedRecords());
+            .setSkippedRecords(recorded(p).getSkippedRecords())
+            .putAllLabelLimits(recorded(p).getLabelLimitsMap());
       }
       d.putAllRowsPerSplit(SplitCounter.count(engine, s));
       if (s.getSchema().indexOf("label") >= 0) {
@@ -88,6 +89,9 @@ public final class DataTableHistory {
           TIME.format(Instant.ofEpochMilli(v.getTimeMillis())), v.getOperation(),
           v.getSourceFormat().isEmpty() ? "-" : v.getSourceFormat(), sum, v.getSkippedRecords(),
           v.getSourceUri().isEmpty() ? "-" : v.getSourceUri()));
+      if (v.getLabelLimitsCount() > 0) {
+        sb.append("        label limits:   ").append(counts(v.getLabelLimitsMap())).append(" (train rows kept)\n");
+      }
       sb.append("        rows per split: ").append(counts(v.getRowsPerSplitMap())).append('\n');
       if (v.getRowsPerLabelCount() > 0) {
         sb.append("        rows per label: ").append(counts(v.getRowsPerLabelMap())).append('\n');

@@ -229,6 +229,13 @@ public final class Trainer {
   }
 
   private void warnIfOrderDiffers(CheckpointMetadata md, int trainExamples) {
+    if (!java.util.Objects.equals(md.experimentId(), plan.experimentId())
+        || !java.util.Objects.equals(md.trialId(), plan.trialId())) {
+      // a fork (fine-tuning, a warm start, PBT): another trial's checkpoint, often on other data; nothing to resume
+      log.info("trial {}: starting from checkpoint {} of {} {} ({} rows then, {} now)", plan.trialId(), md.uuid(),
+          md.experimentId(), md.trialId(), md.trainExamples(), trainExamples);
+      return;
+    }
     if (md.batchSize() != plan.batchSize() || md.trainExamples() != trainExamples
         || md.seed() != plan.seed() || !BatchOrder.SCHEME.equals(md.shuffle()) || md.threads() != plan.threads()) {
       log.warn("trial {}: checkpoint {} was written with seed {}, batch size {}, {} rows, {} threads, order {};"

@@ -7,6 +7,7 @@ import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.pipeline.PipelineLauncher;
+import dev.keel.tables.registry.ModelRegistryTable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Body;
@@ -24,10 +25,12 @@ import java.util.Map;
 @Controller("/api/v1")
 public class PipelineController {
   private final WorkflowClient client;
+  private final ModelRegistryTable registry;
 
   @Inject
-  public PipelineController(WorkflowClient client) {
+  public PipelineController(WorkflowClient client, ModelRegistryTable registry) {
     this.client = client;
+    this.registry = registry;
   }
 
   @Get(value = "/health", produces = MediaType.APPLICATION_JSON)
@@ -48,6 +51,7 @@ public class PipelineController {
     }
     String id;
     try {
+      PipelineLauncher.checkWarmStart(request, registry, "pipeline request"); // the stack's registry
       id = PipelineLauncher.start(client, request); // checks the data source exists first
     } catch (ConfigValidationException e) {
       return HttpResponse.badRequest(ValidationErrors.body(e));

@@ -6,6 +6,8 @@ import dev.keel.service.dev.DevStack;
 import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.pipeline.PipelineWatcher;
+import dev.keel.service.pipeline.StoryRequests;
+import dev.keel.service.pipeline.StoryRun;
 import dev.keel.service.worker.KeelWorkerHost;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -14,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -22,6 +25,12 @@ import picocli.CommandLine.Option;
 
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = {"Run the Fashion-MNIST pipeline end to end (ETL -> train -> infer) and print the test accuracy.",
+        "",
+        "With --story, the data-versioning story in two pipelines. First, table version v0 holds only 50 of the "
+            + "6,000 training sneakers (the test split whole) and a model trains on it. Then version v1 holds the "
+            + "whole class and the same pipeline, with only the data changed, warm-starts from the champion (the first "
+            + "model). Prints the accuracy per class before and after, and the versions and models involved.",
+        "",
         "Uses a running `keel dev` on 127.0.0.1:7233 if there is one, else starts the stack in this process."})
 final class DemoCommand implements Callable<Integer> {
   @Mixin StackOptions stack;
@@ -30,8 +39,13 @@ final class DemoCommand implements Callable<Integer> {
       description = "Directory with the Fashion-MNIST IDX files (default: ${DEFAULT-VALUE}).")
   Path data;
 
-  @Option(names = "--batches", paramLabel = "N", description = "Train for N batches instead of the demo's length.")
+  @Option(names = "--batches", paramLabel = "N",
+      description = "Train for N batches instead of the demo's length (with --story: per run, default 300).")
   Long batches;
+
+  @Option(names = "--story", description = "Run the data-versioning story (two pipelines on table fashion_mnist_story) "
+      + "and print the per-class accuracy before and after.")
+  boolean story;
 
   @Option(names = "--train-threads", defaultValue = "2", description = "Intra-op training threads (default: ${DEFAULT-VALUE}).")
   int trainThreads;
@@ -39,7 +53,10 @@ final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     DemoRequest.requireDataset(data);
-    PipelineRequest request = batches == null ? DemoRequest.load(data) : DemoRequest.load(data, batches);
+    PipelineRequest request = story
+        ? (batches == null ? StoryRequests.fewOfOneClass(data) : StoryRequests.fewOfOneClass(data, batches)).toBuilder()
+            .setModelName(StoryRequests.modelName(Instant.now())).build()
+        : batches == null ? DemoRequest.load(data) : DemoRequest.load(data, batches);
     long started = System.nanoTime();
     String address = stack.temporalAddressOrNull();
     DevStack devStack = null;
@@ -54,6 +71,10 @@ final class DemoCommand implements Callable<Integer> {
     try {
       WorkflowServiceStubs stubs = devStack != null ? devStack.workers().stubs() : KeelWorkerHost.connect(address);
       WorkflowClient client = KeelWorkerHost.client(stubs, "default");
+      if (story) {
+        new StoryRun(client, stubs, System.out).run(request, started);
+        return 0;
+      }
       String id = PipelineLauncher.start(client, request);
       System.out.println("Started pipeline " + id);
       PipelineResult r = new PipelineWatcher(client, stubs, System.out, Duration.ofMillis(500)).follow(id);

@@ -6,6 +6,7 @@ import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.pipeline.PipelineWatcher;
 import dev.keel.service.worker.KeelWorkerHost;
+import dev.keel.tables.registry.ModelRegistryTable;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.nio.file.Path;
@@ -32,6 +33,10 @@ final class SubmitCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PipelineRequest request = ExperimentConfigLoaders.pipelineLoader().fromFile(file);
     PipelineLauncher.checkSource(request, file.toString()); // before connecting: a wrong path needs no cluster
+    if (stack.storage != null) {
+      // only a root the user named: ./keel-data need not be the root of the stack that runs it
+      PipelineLauncher.checkWarmStart(request, new ModelRegistryTable(stack.storageRoot()), file.toString());
+    }
     String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
     WorkflowServiceStubs stubs = KeelWorkerHost.connect(address);
     try {

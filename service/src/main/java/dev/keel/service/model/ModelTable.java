@@ -40,6 +40,9 @@ public final class ModelTable {
     line(out, "trained as", v.getSourceCheckpointUri());
     line(out, "data", data(v));
     line(out, "experiment", source(v));
+    if (v.hasWarmStartedFrom()) {
+      line(out, "warm-started", "from " + v.getWarmStartedFrom().getName() + " v" + v.getWarmStartedFrom().getVersion());
+    }
     line(out, "model class", v.getConfig().getModel().getName().isEmpty() ? v.getConfig().getModel().getClass_()
         : v.getConfig().getModel().getName());
     line(out, "code", v.getCodeVersion());

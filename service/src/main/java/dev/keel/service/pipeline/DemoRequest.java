@@ -34,9 +34,14 @@ public final class DemoRequest {
   }
 
   public static String text() {
-    try (InputStream in = DemoRequest.class.getClassLoader().getResourceAsStream(RESOURCE)) {
+    return text(RESOURCE);
+  }
+
+  /** A request shipped on the class path. */
+  static String text(String resource) {
+    try (InputStream in = DemoRequest.class.getClassLoader().getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IllegalStateException(RESOURCE + " is missing from the classpath");
+        throw new IllegalStateException(resource + " is missing from the classpath");
       }
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {

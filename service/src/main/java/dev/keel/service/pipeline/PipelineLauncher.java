@@ -5,7 +5,10 @@ import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
+import dev.keel.api.v1.ModelSelector;
 import dev.keel.etl.SourceCheck;
+import dev.keel.tables.registry.ModelRegistryTable;
+import dev.keel.tables.registry.UnknownModelException;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -50,6 +53,31 @@ public final class PipelineLauncher {
     List<ConfigProblem> problems = SourceCheck.problems(request.getSource());
     if (!problems.isEmpty()) {
       throw new ConfigValidationException(what, problems);
+    }
+  }
+
+  /**
+   * The registered version {@code warm_start} names exists in {@code registry} (the stack's storage root): checked
+   * where that root is known, before a workflow starts. The workflow resolves it again when it starts.
+   *
+   * @throws ConfigValidationException naming {@code warm_start.model} and what is missing
+   */
+  public static void checkWarmStart(PipelineRequest request, ModelRegistryTable registry, String what) {
+    if (!request.hasWarmStart()) {
+      return;
+    }
+    ModelSelector m = request.getWarmStart().getModel();
+    try {
+      if (m.getStage().isEmpty()) {
+        registry.describe(m.getName(), m.getVersion());
+      } else if (registry.champion(m.getName()).isEmpty()) {
+        String problem = registry.list(m.getName()).isEmpty()
+            ? "no model named '" + m.getName() + "' in the registry " + registry.tableUri()
+            : "model '" + m.getName() + "' has no " + m.getStage() + " (promote a version, or name one with version)";
+        throw new UnknownModelException(problem);
+      }
+    } catch (UnknownModelException e) {
+      throw new ConfigValidationException(what, List.of(new ConfigProblem("warm_start.model", e.getMessage())));
     }
   }
 

@@ -49,14 +49,24 @@ public final class PipelineWatcher {
   /** Prints progress until the pipeline closes; returns its result or throws its failure. */
   public PipelineResult follow(String id) throws InterruptedException {
     String lastStage = "";
+    boolean warmStartShown = false;
     while (true) {
       DescribeWorkflowExecutionResponse d = describe(id);
       if (d.getWorkflowExecutionInfo().getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
         break;
       }
       PipelineProgress p = client.newWorkflowStub(PipelineWorkflow.class, id).progress();
+      if (p.hasWarmStart() && !warmStartShown) {
+        out.printf(Locale.ROOT, "[warm]     starting from %s v%d (%s), checkpoint %s (%,d batches)%n",
+            p.getWarmStart().getName(), p.getWarmStart().getVersion(), p.getWarmStart().getStage(),
+            p.getWarmStart().getCheckpoint().getUri(), p.getWarmStart().getCheckpoint().getBatches());
+        warmStartShown = true;
+      }
       if (!p.getStage().equals(lastStage)) {
-        out.println(stageLine(p));
+        String line = stageLine(p);
+        if (!line.isEmpty()) {
+          out.println(line);
+        }
         lastStage = p.getStage();
       }
       if ("search".equals(p.getStage()) && !p.getExperimentId().isEmpty()) {
@@ -80,6 +90,7 @@ public final class PipelineWatcher {
 
   private static String stageLine(PipelineProgress p) {
     return switch (p.getStage()) {
+      case "validate" -> ""; // a moment, or resolving warm_start (shown once resolved)
       case "etl" -> "[etl]      ingesting the source into a Delta table";
       case "search" -> dataLine(p) + String.format(Locale.ROOT, "%n[search]   experiment %s", p.getExperimentId());
       case "train" -> "[train]    training the best trial on";

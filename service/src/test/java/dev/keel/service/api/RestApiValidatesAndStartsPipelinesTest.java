@@ -21,7 +21,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The Micronaut API on a loopback port: health, a 400 naming each bad field, a 202 that really starts a workflow. */
+/**
+ * The Micronaut API on a loopback port: health, a 400 naming each bad field (a warm start from a model the registry
+ * lacks included), a 202 that really starts a workflow.
+ */
 class RestApiValidatesAndStartsPipelinesTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -67,6 +70,18 @@ class RestApiValidatesAndStartsPipelinesTest {
     assertEquals(2, errors.size(), r.body());
     assertEquals("source.format", errors.get(0).get("field").asText());
     assertEquals("experiment.hyperparameters.optimizer.type", errors.get(1).get("field").asText());
+  }
+
+  @Test
+  void aWarmStartFromAModelTheRegistryLacksGets400NamingTheField() throws Exception {
+    String yaml = DemoRequest.text() + "warm_start: {model: {name: no-such-model, stage: champion}}\n";
+    HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/pipelines"))
+        .header("Content-Type", "application/yaml").POST(HttpRequest.BodyPublishers.ofString(yaml)));
+    assertEquals(400, r.statusCode(), r.body());
+    JsonNode errors = JSON.readTree(r.body()).get("errors");
+    assertEquals(1, errors.size(), r.body());
+    assertEquals("warm_start.model", errors.get(0).get("field").asText());
+    assertTrue(errors.get(0).get("message").asText().startsWith("no model named 'no-such-model' in the registry"), r.body());
   }
 
   @Test

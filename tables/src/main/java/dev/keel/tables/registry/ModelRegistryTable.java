@@ -128,6 +128,9 @@ public final class ModelRegistryTable {
           .setCreatedMillis(clock.millis())
           .setRegisteredBy(request.getRegisteredBy())
           .build();
+      if (request.hasWarmStartedFrom()) {
+        registered = registered.toBuilder().setWarmStartedFrom(request.getWarmStartedFrom()).build();
+      }
       if (commit(name, snapshot, List.of(Event.registered(registered, key)), attempt)) {
         log.info("registered model {} v{} from checkpoint {} ({})", name, version, request.getCheckpoint().getUri(), key);
         return describe(name, version);

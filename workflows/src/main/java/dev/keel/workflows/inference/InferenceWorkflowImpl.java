@@ -92,7 +92,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
       Workflow.setCurrentDetails(String.format(java.util.Locale.ROOT,
           "Keel inference: done, evaluated %d rows in %d partitions, accuracy %.4f (nothing written)",
           totals.rows(), n, totals.accuracy()));
-      return result(request, totals, n, runId, started).build();
+      return result(request, totals, n, runId, started).addAllClasses(totals.classes(plan.getClassNamesList())).build();
     }
     progress.setStage("commit");
     Workflow.setCurrentDetails("Keel inference: committing " + n + " partitions (" + totals.rows()
@@ -107,7 +107,8 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
     Workflow.setCurrentDetails(String.format(java.util.Locale.ROOT,
         "Keel inference: done, %d rows in %d partitions, accuracy %.4f, %s @ version %d",
         totals.rows(), n, totals.accuracy(), predictions.getUri(), predictions.getVersion()));
-    return result(request, totals, n, runId, started).setPredictions(predictions).build();
+    return result(request, totals, n, runId, started).addAllClasses(totals.classes(plan.getClassNamesList()))
+        .setPredictions(predictions).build();
   }
 
   private static InferenceResult.Builder result(InferenceRequest request, PartitionTotals totals, int partitions,

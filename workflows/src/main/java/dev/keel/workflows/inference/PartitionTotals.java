@@ -1,11 +1,12 @@
 package dev.keel.workflows.inference;
 
+import dev.keel.api.v1.ClassAccuracy;
 import dev.keel.api.v1.InputStatistics;
 import dev.keel.api.v1.ScorePartitionResult;
 
 /**
- * Adds up the partitions' results (rows, correct predictions, per-feature sums, label histogram)
- * into a run's accuracy and {@link InputStatistics}. Pure arithmetic, so it may run in workflow code.
+ * Adds up the partitions' results (rows, correct predictions, per-feature sums, label histogram, rows and correct
+ * predictions per true label) into a run's accuracy, its {@link InputStatistics} and its accuracy per class. Pure arithmetic, so it may run in workflow code.
  */
 final class PartitionTotals {
   private long rows;
@@ -13,6 +14,8 @@ final class PartitionTotals {
   private double[] sums = new double[0];
   private double[] squares = new double[0];
   private long[] labels = new long[0];
+  private long[] labelRows = new long[0];
+  private long[] labelCorrect = new long[0];
 
   void add(ScorePartitionResult r) {
     rows += r.getRows();
@@ -31,6 +34,29 @@ final class PartitionTotals {
     for (int k = 0; k < r.getPredictedLabelCountsCount(); k++) {
       labels[k] += r.getPredictedLabelCounts(k);
     }
+    if (labelRows.length < r.getLabelRowsCount()) {
+      labelRows = java.util.Arrays.copyOf(labelRows, r.getLabelRowsCount());
+      labelCorrect = java.util.Arrays.copyOf(labelCorrect, r.getLabelRowsCount());
+    }
+    for (int k = 0; k < r.getLabelRowsCount(); k++) {
+      labelRows[k] += r.getLabelRows(k);
+      labelCorrect[k] += r.getLabelCorrect(k);
+    }
+  }
+
+  /**
+   * Accuracy per true label, every label up to the largest seen or named; {@code classNames} (the table's, may be
+   * empty) name them.
+   */
+  java.util.List<ClassAccuracy> classes(java.util.List<String> classNames) {
+    java.util.List<ClassAccuracy> out = new java.util.ArrayList<>();
+    for (int l = 0; l < Math.max(labelRows.length, classNames.size()); l++) {
+      long n = l < labelRows.length ? labelRows[l] : 0;
+      long c = l < labelCorrect.length ? labelCorrect[l] : 0;
+      out.add(ClassAccuracy.newBuilder().setLabel(l).setName(l < classNames.size() ? classNames.get(l) : "")
+          .setRows(n).setCorrect(c).setAccuracy(n == 0 ? 0 : (double) c / n).build());
+    }
+    return out;
   }
 
   long rows() {

@@ -29,6 +29,7 @@ import dev.keel.api.v1.InferenceRequest;
 import dev.keel.api.v1.InferenceResult;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
+import dev.keel.api.v1.ModelSelector;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PipelineProgress;
@@ -52,6 +53,7 @@ import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.ChildWorkflowFailure;
 import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Workflow;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -83,12 +85,17 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     PipelineResult.Builder result = PipelineResult.newBuilder().setPipelineId(pipelineId);
     try {
       Reused reused = reused(request);
-      TableRef data = data(request, result, reused);
+      Optional<ModelVersion> warmStart = warmStart(request, result);
+      List<TrainedOn> artefacts = new ArrayList<>();
+      reused.trainedOn().ifPresent(shape -> artefacts.add(new TrainedOn(reused.what(), shape)));
+      warmStart.flatMap(m -> shapeOf(m.getData())).ifPresent(shape -> artefacts.add(
+          new TrainedOn("warm_start.model " + warmStart.get().getName() + " v" + warmStart.get().getVersion(), shape)));
+      TableRef data = data(request, result, artefacts);
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.DATA_TABLE.valueSet(data.getUri()),
           KeelSearchAttributes.DATA_VERSION.valueSet(data.getVersion()));
       ModelVersion model = reused.model().isPresent()
           ? reusedModel(request, reused.model().get(), result)
-          : register(request, trained(request, data, reused, result));
+          : register(request, trained(request, data, reused, warmStart, result), warmStart);
       result.setModel(model).setCheckpoint(model.getCheckpoint());
       progress.setModel(model);
       InferenceResult inference = infer(request, data, model);
@@ -160,21 +167,32 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     }
   }
 
-  private static void refuse(Reused reused, String table, String why) {
-    throw ApplicationFailure.newNonRetryableFailure(reused.what() + " was trained on " + TableShapeMatch.describe(
-        reused.trainedOn().orElseThrow()) + " and cannot use " + table + ": " + why, FailureTypes.INVALID_PIPELINE_REQUEST);
+  /** A model or experiment the pipeline builds on, and the shape of the table version it trained on. */
+  private record TrainedOn(String what, TableShape shape) {}
+
+  private static void refuse(TrainedOn artefact, String table, String why) {
+    throw ApplicationFailure.newNonRetryableFailure(artefact.what() + " was trained on " + TableShapeMatch.describe(
+        artefact.shape()) + " and cannot use " + table + ": " + why, FailureTypes.INVALID_PIPELINE_REQUEST);
   }
 
-  /** ETL into the target table, or the reused table pinned at a version; refused when a reused artefact has another schema. */
-  private TableRef data(PipelineRequest request, PipelineResult.Builder result, Reused reused) {
-    if (reused.trainedOn().isPresent() && !request.getReuse().hasTable()) {
-      TableShapeMatch.formatMismatch(reused.trainedOn().get(), request.getSource().getFormat())
-          .ifPresent(why -> refuse(reused, "source " + request.getSource().getUri(), why));
+  /**
+   * ETL into the target table, or the reused table pinned at a version; refused when a model or
+   * experiment it builds on has another schema.
+   */
+  private TableRef data(PipelineRequest request, PipelineResult.Builder result, List<TrainedOn> artefacts) {
+    if (!request.getReuse().hasTable()) {
+      for (TrainedOn a : artefacts) {
+        TableShapeMatch.formatMismatch(a.shape(), request.getSource().getFormat())
+            .ifPresent(why -> refuse(a, "source " + request.getSource().getUri(), why));
+      }
     }
     TableRef data = ingestedOrReused(request, result);
-    if (reused.trainedOn().isPresent()) {
-      reusedTableShape.or(() -> shapeOf(data)).flatMap(shape -> TableShapeMatch.mismatch(reused.trainedOn().get(), shape))
-          .ifPresent(why -> refuse(reused, "table " + tableName(data.getUri()) + " v" + data.getVersion(), why));
+    if (!artefacts.isEmpty()) {
+      Optional<TableShape> shape = reusedTableShape.or(() -> shapeOf(data));
+      for (TrainedOn a : artefacts) {
+        shape.flatMap(s -> TableShapeMatch.mismatch(a.shape(), s))
+            .ifPresent(why -> refuse(a, "table " + tableName(data.getUri()) + " v" + data.getVersion(), why));
+      }
     }
     return data;
   }
@@ -213,9 +231,11 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
    * The search as a child Experiment (or a finished experiment from the catalog), then the best trial
    * trained on if asked: the checkpoint to register.
    */
-  private Trained trained(PipelineRequest request, TableRef data, Reused reused, PipelineResult.Builder result) {
+  private Trained trained(PipelineRequest request, TableRef data, Reused reused, Optional<ModelVersion> warmStart,
+      PipelineResult.Builder result) {
     Searched searched = reused.experiment().isEmpty()
-        ? search(request, data) : reusedExperiment(request.getReuse().getExperimentId(), reused.experiment().get(), result);
+        ? search(request, data, warmStart)
+        : reusedExperiment(request.getReuse().getExperimentId(), reused.experiment().get(), result);
     String experimentId = searched.experimentId();
     ExperimentConfig config = searched.config();
     progress.setExperimentId(experimentId);
@@ -257,7 +277,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   /** What the search found: the experiment, its config (with defaults) and result, the data its trials trained on. */
   private record Searched(String experimentId, ExperimentConfig config, ExperimentResult result, TableRef data) {}
 
-  private Searched search(PipelineRequest request, TableRef data) {
+  private Searched search(PipelineRequest request, TableRef data, Optional<ModelVersion> warmStart) {
     String experimentId = ExperimentWorkflow.childId(Workflow.getInfo().getWorkflowId());
     ExperimentConfig source = request.getExperiment();
     ExperimentConfig config = ConfigDefaults.withDefaults(source.toBuilder()
@@ -268,8 +288,9 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
         + " searcher) on " + tableName(data.getUri()) + " v" + data.getVersion());
     ExperimentWorkflow experiment = Workflow.newChildWorkflowStub(ExperimentWorkflow.class,
         ChildWorkflowOptions.newBuilder().setWorkflowId(experimentId).build());
-    ExperimentResult result = experiment.run(ExperimentRequest.newBuilder().setConfig(config)
-        .setOptions(request.getExperimentOptions()).build());
+    ExperimentRequest.Builder run = ExperimentRequest.newBuilder().setConfig(config).setOptions(request.getExperimentOptions());
+    warmStart.ifPresent(m -> run.setWarmStart(m.getCheckpoint()));
+    ExperimentResult result = experiment.run(run.build());
     return new Searched(experimentId, config, result, data);
   }
 
@@ -282,11 +303,43 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   /** The checkpoint to register, how it was configured and the data version it last trained on. */
   private record Trained(BestTrial best, CheckpointRef checkpoint, ExperimentConfig config, TableRef data) {}
 
-  private ModelVersion register(PipelineRequest request, Trained trained) {
+  /**
+   * The registered version {@code warm_start} names, resolved once before anything runs, so that a model or champion
+   * that does not exist fails the pipeline at once, naming the field.
+   */
+  private Optional<ModelVersion> warmStart(PipelineRequest request, PipelineResult.Builder result) {
+    if (!request.hasWarmStart()) {
+      return Optional.empty();
+    }
+    ModelSelector m = request.getWarmStart().getModel();
+    String what = m.getStage().isEmpty() ? m.getName() + " v" + m.getVersion() : "the " + m.getStage() + " of " + m.getName();
+    ModelVersion version;
+    try {
+      version = m.getStage().isEmpty()
+          ? registry("Describe model " + what).describe(ModelVersionRef.newBuilder().setName(m.getName())
+              .setVersion(m.getVersion()).build())
+          : registry("Find " + what).champion(ModelVersionRef.newBuilder().setName(m.getName()).build());
+    } catch (ActivityFailure e) {
+      throw ApplicationFailure.newNonRetryableFailure("warm_start.model: " + rootMessage(e),
+          FailureTypes.INVALID_PIPELINE_REQUEST);
+    }
+    if (version.getVersion() == 0) {
+      throw ApplicationFailure.newNonRetryableFailure("warm_start.model: model '" + m.getName() + "' has no "
+          + m.getStage() + " (promote a version, or name one with version)", FailureTypes.INVALID_PIPELINE_REQUEST);
+    }
+    result.setWarmStart(version);
+    progress.setWarmStart(version);
+    return Optional.of(version);
+  }
+
+  private ModelVersion register(PipelineRequest request, Trained trained, Optional<ModelVersion> warmStart) {
     String modelName = modelName(request);
     stage("register", "Keel pipeline " + name + ": registering checkpoint " + trained.checkpoint().getUuid()
         + " as model " + modelName);
-    return registry("Register model " + modelName).register(RegisterModelRequest.newBuilder()
+    RegisterModelRequest.Builder register = RegisterModelRequest.newBuilder();
+    warmStart.ifPresent(m -> register.setWarmStartedFrom(ModelVersionRef.newBuilder().setName(m.getName())
+        .setVersion(m.getVersion())));
+    return registry("Register model " + modelName).register(register
         .setName(modelName)
         .setCheckpoint(trained.checkpoint())
         .setConfig(trained.config())
@@ -342,7 +395,8 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     ModelVersion champion = registry("Find the champion of " + model.getName())
         .champion(ModelVersionRef.newBuilder().setName(model.getName()).build());
     Comparison.Builder comparison = Comparison.newBuilder().setChallenger(challenger).setMetric("accuracy")
-        .setChallengerValue(scored.getAccuracy()).setData(data).setSplit(split).setDecidedBy(pipelineId);
+        .setChallengerValue(scored.getAccuracy()).addAllChallengerClasses(scored.getClassesList())
+        .setData(data).setSplit(split).setDecidedBy(pipelineId);
     boolean promote = true;
     if (champion.getVersion() > 0 && champion.getVersion() != model.getVersion()) {
       stage("promote", "Keel pipeline " + name + ": scoring champion " + champion.getName() + " v" + champion.getVersion()
@@ -354,7 +408,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
               .setModel(champion.getConfig().getModel()).putAllHparams(champion.getHparamsMap())
               .setModelVersion(champion.getName() + "/" + champion.getVersion()).setEvaluateOnly(true).build());
       comparison.setChampion(ModelVersionRef.newBuilder().setName(champion.getName()).setVersion(champion.getVersion()))
-          .setChampionValue(champ.getAccuracy());
+          .setChampionValue(champ.getAccuracy()).addAllChampionClasses(champ.getClassesList());
       promote = ALWAYS.equals(policy) || scored.getAccuracy() > champ.getAccuracy();
     } else {
       stage("promote", "Keel pipeline " + name + ": " + model.getName() + " has no champion yet");

@@ -29,6 +29,8 @@ import dev.keel.tables.TableSchemas;
 import dev.keel.tables.dataset.LabeledImages;
 import dev.keel.tables.drift.DriftActivitiesImpl;
 import dev.keel.tables.drift.DriftTable;
+import dev.keel.tables.registry.ModelRegistryActivitiesImpl;
+import dev.keel.tables.registry.ModelRegistryTable;
 import dev.keel.tables.testing.KernelRows;
 import dev.keel.workflows.KeelSearchAttributes;
 import dev.keel.workflows.KeelWorkflows;
@@ -51,7 +53,7 @@ import java.util.stream.Collectors;
  * Fashion-MNIST; a real labeled-images Delta table version holding 2,000 test images in two data
  * files (1,200 test rows; 800 test rows followed by 300 training rows); and a Temporal test
  * environment running the real {@code Inference} workflow and the real activities (the drift check's
- * too, over {@code <storage>/_keel/drift}).
+ * too, over {@code <storage>/_keel/drift}, and the model registry's).
  */
 final class InferenceTestBed implements AutoCloseable {
   static final Path DATA = Path.of("/usr/share/datasets/fashion-mnist");
@@ -85,7 +87,8 @@ final class InferenceTestBed implements AutoCloseable {
     Worker control = env.newWorker(TaskQueues.CONTROL);
     KeelWorkflows.register(control);
     StorageRoot root = StorageRoot.of(storage.toString());
-    control.registerActivitiesImplementations(new DriftActivitiesImpl(root, new DriftTable(root), new DeltaDatasetReader()));
+    control.registerActivitiesImplementations(new DriftActivitiesImpl(root, new DriftTable(root), new DeltaDatasetReader()),
+        new ModelRegistryActivitiesImpl(new ModelRegistryTable(root)));
     real = new InferenceActivitiesImpl(StorageRoot.of(storage.toString()), ModelRegistry.withBuiltIns(), 1);
     env.newWorker(TaskQueues.INFER).registerActivitiesImplementations(new Faulty(real, afterScore));
     env.start();

@@ -10,6 +10,7 @@ import dev.keel.api.v1.DriftConfig;
 import dev.keel.api.v1.DriftRecord;
 import dev.keel.api.v1.DriftReport;
 import dev.keel.api.v1.InferenceResult;
+import dev.keel.api.v1.RegisterModelRequest;
 import dev.keel.api.v1.TableRef;
 import dev.keel.etl.fashionmnist.IdxFiles;
 import dev.keel.storage.StorageRoot;
@@ -19,6 +20,7 @@ import dev.keel.tables.DeltaTables;
 import dev.keel.tables.TableSchemas;
 import dev.keel.tables.dataset.LabeledImages;
 import dev.keel.tables.drift.DriftTable;
+import dev.keel.tables.registry.ModelRegistryTable;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ApplicationFailure;
 import java.util.List;
@@ -28,8 +30,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Real Fashion-MNIST, a real checkpoint, the real Inference workflow: test images like the training images
  * do not drift; the same test images inverted (255 - pixel), written as the table's next version, drift far
- * past the threshold, and the run's mark is read back from {@code _keel/drift}. The training split's
- * statistics are computed once and shared by both runs.
+ * past the threshold, and the run's mark is read back from {@code _keel/drift}. A run without a reference
+ * takes its registered model version's data. The training split's statistics are computed once and shared by
+ * every run.
  */
 class ShiftedInputDriftsPastTheThresholdAndMarksItsRunTest {
   private static final int TRAIN_ROWS = 6000;
@@ -77,7 +80,15 @@ class ShiftedInputDriftsPastTheThresholdAndMarksItsRunTest {
       assertFalse(reports.stream().filter(r -> r.getRunId().equals(calm.getRunId())).findFirst().orElseThrow()
           .getReport().getDrifted());
 
-      // one reference row for the training split, although two runs used it
+      // without a reference, the run takes the registered model version's data
+      new ModelRegistryTable(root).register(RegisterModelRequest.newBuilder().setName("fashion")
+          .setCheckpoint(InferenceTestBed.checkpoint()).setData(asTrained).setRegisteredBy("test").build());
+      InferenceResult byModel = bed.run("by-model", bed.request("drift-predictions").setData(asTrained)
+          .setModelVersion("fashion/1").setDrift(drift.toBuilder().clearReference()).build());
+      assertEquals(asTrained, byModel.getDrift().getReference());
+      assertEquals(c.getScore(), byModel.getDrift().getScore(), 1e-9, "the same rows against the same reference");
+
+      // one reference row for the training split, although three runs used it
       List<Map<String, Object>> rows = InferenceTestBed.rows(new DriftTable(root).tableUri());
       assertEquals(1, rows.stream().filter(r -> "reference".equals(r.get("kind"))).count(), rows.toString());
       assertEquals(List.of(true), rows.stream().filter(r -> shifted.getRunId().equals(r.get("key")))

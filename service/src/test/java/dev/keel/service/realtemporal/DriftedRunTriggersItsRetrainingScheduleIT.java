@@ -9,7 +9,6 @@ import dev.keel.api.v1.DriftRecord;
 import dev.keel.api.v1.DriftReport;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
-import dev.keel.service.cli.KeelCli;
 import dev.keel.service.schedule.PipelineSchedules;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.drift.DriftTable;
@@ -27,22 +26,10 @@ import org.junit.jupiter.api.Test;
  */
 class DriftedRunTriggersItsRetrainingScheduleIT {
 
-  private static int keel(String... args) {
-    String[] all = new String[args.length + 2];
-    System.arraycopy(args, 0, all, 0, args.length);
-    all[args.length] = "--temporal";
-    all[args.length + 1] = RealTemporal.stack().address();
-    return KeelCli.run(all);
-  }
-
-  private static PipelineSchedules schedules() {
-    return new PipelineSchedules(RealTemporal.stubs(), "default");
-  }
-
   @Test
   void aDriftedRunTriggersThePausedRetrainingSchedule() throws Exception {
     String schedule = "it-drift-retrain-" + UUID.randomUUID().toString().substring(0, 8);
-    assertEquals(0, keel("schedule", "create", schedule, "--cron", "0 3 * * *", "--paused", "--batches", "20"));
+    assertEquals(0, RealTemporal.keel("schedule", "create", schedule, "--cron", "0 3 * * *", "--paused", "--batches", "20"));
     try {
       // So small a threshold that any real scoring drifts past it: this test is about the trigger
       // (the drift measure itself is tested on shifted data in the inference module).
@@ -62,8 +49,8 @@ class DriftedRunTriggersItsRetrainingScheduleIT {
       assertEquals("", drift.getTriggerError());
       assertEquals(r.getData(), drift.getReference(), "the reference is the data the model trained on");
       RealTemporal.await("the triggered retraining run", Duration.ofSeconds(60),
-          () -> !PipelineSchedules.recentWorkflowIds(schedules().describe(schedule)).isEmpty());
-      assertTrue(schedules().describe(schedule).getSchedule().getState().isPaused(), "only the trigger started it");
+          () -> !PipelineSchedules.recentWorkflowIds(RealTemporal.schedules().describe(schedule)).isEmpty());
+      assertTrue(RealTemporal.schedules().describe(schedule).getSchedule().getState().isPaused(), "only the trigger started it");
 
       List<DriftRecord> recorded = new DriftTable(StorageRoot.of(RealTemporal.stack().storage().toString()))
           .reports(r.getModel().getName() + "/" + r.getModel().getVersion());
@@ -71,14 +58,8 @@ class DriftedRunTriggersItsRetrainingScheduleIT {
       assertEquals(schedule, recorded.get(0).getReport().getTriggeredSchedule());
       assertEquals(r.getInference().getRunId(), recorded.get(0).getRunId());
     } finally {
-      keel("schedule", "delete", schedule);
-      for (var w : RealTemporal.list("TemporalScheduledById = '" + schedule + "' AND ExecutionStatus = 'Running'")) {
-        try {
-          RealTemporal.client().newUntypedWorkflowStub(w.getExecution().getWorkflowId()).terminate("test cleanup");
-        } catch (RuntimeException alreadyClosed) {
-          // a 20-batch run may finish between the query and the terminate
-        }
-      }
+      RealTemporal.keel("schedule", "delete", schedule);
+      RealTemporal.terminateScheduledRuns(schedule);
     }
   }
 }

@@ -46,6 +46,10 @@ public final class FailureTypes {
   /** A model name or version that does not exist, a bad name or stage, a registration without a checkpoint. */
   public static final String INVALID_MODEL = "InvalidModel";
 
+  // ---- schedules (ScheduleActivities)
+  /** A drift trigger names a Temporal Schedule that does not exist. */
+  public static final String SCHEDULE_NOT_FOUND = "ScheduleNotFound";
+
   // ---- checkpoint GC (CheckpointGcActivities)
   /** A request naming a checkpoint the worker must not delete (outside its root, another experiment's). */
   public static final String CHECKPOINT_DELETION_REFUSED = "CheckpointDeletionRefused";

@@ -23,9 +23,14 @@ import dev.keel.gpu.train.TrainingPlan;
 import dev.keel.storage.StorageRoot;
 import dev.keel.storage.testing.TestDirs;
 import dev.keel.tables.Columns;
+import dev.keel.tables.DeltaDatasetReader;
 import dev.keel.tables.DeltaTableWriter;
 import dev.keel.tables.TableSchemas;
 import dev.keel.tables.dataset.LabeledImages;
+import dev.keel.tables.drift.DriftActivitiesImpl;
+import dev.keel.tables.drift.DriftTable;
+import dev.keel.tables.registry.ModelRegistryActivitiesImpl;
+import dev.keel.tables.registry.ModelRegistryTable;
 import dev.keel.tables.testing.KernelRows;
 import dev.keel.workflows.KeelSearchAttributes;
 import dev.keel.workflows.KeelWorkflows;
@@ -36,6 +41,7 @@ import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -46,7 +52,8 @@ import java.util.stream.Collectors;
  * What the inference tests share: a real checkpoint of {@code fashion_cnn} trained briefly on
  * Fashion-MNIST; a real labeled-images Delta table version holding 2,000 test images in two data
  * files (1,200 test rows; 800 test rows followed by 300 training rows); and a Temporal test
- * environment running the real {@code Inference} workflow and the real activities.
+ * environment running the real {@code Inference} workflow and the real activities (the drift check's
+ * too, over {@code <storage>/_keel/drift}, and the model registry's).
  */
 final class InferenceTestBed implements AutoCloseable {
   static final Path DATA = Path.of("/usr/share/datasets/fashion-mnist");
@@ -77,7 +84,11 @@ final class InferenceTestBed implements AutoCloseable {
         .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
         .build());
     KeelSearchAttributes.ALL.forEach(a -> env.registerSearchAttribute(a.name(), a.type()));
-    KeelWorkflows.register(env.newWorker(TaskQueues.CONTROL));
+    Worker control = env.newWorker(TaskQueues.CONTROL);
+    KeelWorkflows.register(control);
+    StorageRoot root = StorageRoot.of(storage.toString());
+    control.registerActivitiesImplementations(new DriftActivitiesImpl(root, new DriftTable(root), new DeltaDatasetReader()),
+        new ModelRegistryActivitiesImpl(new ModelRegistryTable(root)));
     real = new InferenceActivitiesImpl(StorageRoot.of(storage.toString()), ModelRegistry.withBuiltIns(), 1);
     env.newWorker(TaskQueues.INFER).registerActivitiesImplementations(new Faulty(real, afterScore));
     env.start();

@@ -11,6 +11,7 @@ import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.data.ScanStateRow;
 import io.delta.kernel.internal.util.Utils;
+import io.delta.kernel.types.BooleanType;
 import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.DoubleType;
 import io.delta.kernel.types.IntegerType;
@@ -100,6 +101,9 @@ public final class TableRows {
     }
     if (t instanceof StringType) {
       return v.getString(r);
+    }
+    if (t instanceof BooleanType) {
+      return v.getBoolean(r);
     }
     throw new IllegalArgumentException("column type " + t + " is not read by TableRows");
   }

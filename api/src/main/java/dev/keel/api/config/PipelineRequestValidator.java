@@ -101,6 +101,9 @@ public final class PipelineRequestValidator {
     if (!predictions.isEmpty() && !predictions.matches(TABLE)) {
       problems.add("inference.predictions_table", "must be a table name ([A-Za-z0-9_.-]) or a URI, got '" + predictions + "'");
     }
+    if (r.getInference().hasDrift()) {
+      DriftConfigRules.validate(r.getInference().getDrift(), "inference.drift", problems);
+    }
     return problems.list();
   }
 

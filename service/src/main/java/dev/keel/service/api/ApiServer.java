@@ -1,6 +1,7 @@
 package dev.keel.service.api;
 
 import dev.keel.storage.StorageRoot;
+import dev.keel.tables.drift.DriftTable;
 import dev.keel.tables.registry.ModelRegistryTable;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
@@ -22,7 +23,7 @@ public final class ApiServer implements AutoCloseable {
     ApplicationContext context = ApplicationContext.builder()
         .properties(Map.of("micronaut.server.host", host, "micronaut.server.port", port,
             "micronaut.application.name", "keel"))
-        .singletons(client, storage, new ModelRegistryTable(storage))
+        .singletons(client, storage, new ModelRegistryTable(storage), new DriftTable(storage))
         .deduceEnvironment(false)
         .banner(false)
         .start();

@@ -4,6 +4,7 @@ import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.ModelVersions;
 import dev.keel.api.v1.PromoteModelRequest;
 import dev.keel.service.model.ModelTable;
+import dev.keel.tables.drift.DriftTable;
 import dev.keel.tables.registry.ModelRegistryTable;
 import dev.keel.tables.registry.UnknownModelException;
 import io.micronaut.http.HttpResponse;
@@ -17,14 +18,16 @@ import jakarta.inject.Inject;
 import java.util.Map;
 import java.util.function.Supplier;
 
-/** REST for the model registry: list, describe, promote (the same operations as {@code keel model}). */
+/** REST for the model registry: list, describe, promote, drift reports (the same operations as {@code keel model}). */
 @Controller("/api/v1/models")
 public class ModelController {
   private final ModelRegistryTable registry;
+  private final DriftTable drift;
 
   @Inject
-  public ModelController(ModelRegistryTable registry) {
+  public ModelController(ModelRegistryTable registry, DriftTable drift) {
     this.registry = registry;
+    this.drift = drift;
   }
 
   @Get(produces = MediaType.APPLICATION_JSON)
@@ -46,6 +49,15 @@ public class ModelController {
   @Get(value = "/{name}/{version}", produces = MediaType.APPLICATION_JSON)
   public HttpResponse<?> describe(@PathVariable String name, @PathVariable long version) {
     return answer(() -> ModelTable.json(registry.describe(name, version)));
+  }
+
+  /** The drift reports of the version's inference runs ({@code _keel/drift}), oldest first; 404 for an unknown version. */
+  @Get(value = "/{name}/{version}/drift", produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<?> drift(@PathVariable String name, @PathVariable long version) {
+    return answer(() -> {
+      registry.describe(name, version);
+      return ModelTable.json(drift.reports(name + "/" + version));
+    });
   }
 
   /** Body {@code {"stage": "champion", "reason": "..."}}; 404 for a model that does not exist, 400 for a bad stage. */

@@ -4,6 +4,7 @@ import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.ModelVersions;
 import dev.keel.api.v1.PromoteModelRequest;
 import dev.keel.service.model.ModelTable;
+import dev.keel.tables.drift.DriftTable;
 import dev.keel.tables.registry.ModelRegistryTable;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -53,7 +54,8 @@ final class ModelCommand implements Runnable {
   }
 
   @Command(name = "describe", mixinStandardHelpOptions = true,
-      description = "One version's lineage: checkpoint, data version, experiment and trial, code commit, metrics, stages.")
+      description = "One version's lineage: checkpoint, data version, experiment and trial, code commit, metrics, stages, "
+          + "and the drift reports of its inference runs.")
   static final class Describe extends WithRegistry {
     @Parameters(index = "0", paramLabel = "NAME")
     String name;
@@ -64,7 +66,8 @@ final class ModelCommand implements Runnable {
     @Override
     int run(ModelRegistryTable registry) {
       var v = registry.describe(name, version);
-      System.out.print(json ? ModelTable.json(v) + "\n" : ModelTable.describe(v));
+      System.out.print(json ? ModelTable.json(v) + "\n" : ModelTable.describe(v)
+          + ModelTable.drift(new DriftTable(stack.storageRoot()).reports(name + "/" + version)));
       return 0;
     }
   }

@@ -4,6 +4,8 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.Comparison;
+import dev.keel.api.v1.DriftRecord;
+import dev.keel.api.v1.DriftReport;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.StageChange;
 import java.time.Instant;
@@ -66,6 +68,32 @@ public final class ModelTable {
           c.getReason()));
     }
     return out.toString();
+  }
+
+  /**
+   * The drift reports of a version's inference runs, one line each, oldest first: what moved, by how much
+   * against the threshold, and the schedule a drift triggered. Empty when no run had a drift block.
+   */
+  public static String drift(List<DriftRecord> records) {
+    if (records.isEmpty()) {
+      return "";
+    }
+    StringBuilder out = new StringBuilder("drift:\n");
+    for (DriftRecord r : records) {
+      DriftReport d = r.getReport();
+      String action = !d.getTriggeredSchedule().isEmpty() ? ", triggered schedule " + d.getTriggeredSchedule()
+          : !d.getTriggerError().isEmpty() ? ", trigger failed: " + d.getTriggerError() : "";
+      out.append(String.format(Locale.ROOT, "  %s  %s v%d %s  %s %.4f %s %.4f: %s%s  (run %s)%n",
+          Instant.ofEpochMilli(r.getTimeMillis()), tableName(r.getData().getUri()), r.getData().getVersion(), r.getSplit(),
+          d.getMeasure(), d.getScore(), d.getDrifted() ? ">" : "<=", d.getThreshold(), d.getDrifted() ? "DRIFTED" : "ok",
+          action, r.getRunId()));
+    }
+    return out.toString();
+  }
+
+  /** Drift records as one JSON array (REST). */
+  public static String json(List<DriftRecord> records) {
+    return records.stream().map(ModelTable::json).collect(Collectors.joining(",\n", "[", "]"));
   }
 
   public static String json(Message m) {

@@ -100,11 +100,22 @@ public final class PipelineWatcher {
           p.getExperimentId().isEmpty() ? dataLine(p) + String.format(Locale.ROOT, "%n") : "",
           p.getModel().getName(), p.getModel().getVersion(), p.getModel().getStage(), p.getModel().getCheckpoint().getUri());
       case "promote" -> String.format(Locale.ROOT, "[infer]    accuracy %.4f on %,d rows, predictions %s @ version %d%n"
-          + "[promote]  comparing %s v%d with the champion", p.getInference().getAccuracy(),
+          + "%s[promote]  comparing %s v%d with the champion", p.getInference().getAccuracy(),
           p.getInference().getRows(), p.getInference().getPredictions().getUri(), p.getInference().getPredictions().getVersion(),
-          p.getModel().getName(), p.getModel().getVersion());
+          driftLine(p), p.getModel().getName(), p.getModel().getVersion());
       default -> "[" + p.getStage() + "]";
     };
+  }
+
+  /** The run's drift check, when the request had one (a line with its newline), else nothing. */
+  private static String driftLine(PipelineProgress p) {
+    if (!p.getInference().hasDrift()) {
+      return "";
+    }
+    var d = p.getInference().getDrift();
+    return String.format(Locale.ROOT, "[drift]    %s %.4f %s threshold %.4f: %s%s%n", d.getMeasure(), d.getScore(),
+        d.getDrifted() ? ">" : "<=", d.getThreshold(), d.getDrifted() ? "DRIFTED" : "no drift",
+        d.getTriggeredSchedule().isEmpty() ? "" : ", triggered schedule " + d.getTriggeredSchedule());
   }
 
   private static String dataLine(PipelineProgress p) {

@@ -4,12 +4,17 @@ import dev.keel.etl.IngestActivitiesImpl;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.train.TrainingActivitiesImpl;
 import dev.keel.inference.InferenceActivitiesImpl;
+import dev.keel.service.schedule.PipelineSchedules;
+import dev.keel.service.schedule.ScheduleActivitiesImpl;
 import dev.keel.storage.checkpoint.CheckpointGcActivitiesImpl;
 import dev.keel.storage.checkpoint.CheckpointStorage;
 import dev.keel.tables.DeltaDatasetReader;
 import dev.keel.tables.catalog.CatalogActivitiesImpl;
+import dev.keel.tables.drift.DriftActivitiesImpl;
+import dev.keel.tables.drift.DriftTable;
 import dev.keel.tables.registry.ModelRegistryActivitiesImpl;
 import dev.keel.tables.registry.ModelRegistryTable;
+import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.time.Duration;
 
 /**
@@ -39,6 +44,19 @@ final class ActivityWiring {
   /** The model registry under {@code <storage>/_keel/models} and {@code <storage>/models/}; light, on {@code keel-control}. */
   ModelRegistryActivitiesImpl modelRegistry() {
     return new ModelRegistryActivitiesImpl(new ModelRegistryTable(options.storageRoot()));
+  }
+
+  /**
+   * Training-split statistics and drift reports under {@code <storage>/_keel/drift}; on {@code keel-control}
+   * (a split is read once per table version and split, then read back from the table).
+   */
+  DriftActivitiesImpl drift() {
+    return new DriftActivitiesImpl(options.storageRoot(), new DriftTable(options.storageRoot()), new DeltaDatasetReader());
+  }
+
+  /** Triggers Temporal Schedules through this worker's connection; on {@code keel-control}. */
+  ScheduleActivitiesImpl schedules(WorkflowServiceStubs stubs) {
+    return new ScheduleActivitiesImpl(new PipelineSchedules(stubs, options.namespace()));
   }
 
   /** Deletes checkpoints under {@code <storage>/checkpoints} only; light, on {@code keel-control}. */

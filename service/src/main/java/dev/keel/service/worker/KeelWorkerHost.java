@@ -56,7 +56,8 @@ public final class KeelWorkerHost implements AutoCloseable {
       Worker control = factory.newWorker(TaskQueues.CONTROL, workerOptions(options, 0));
       KeelWorkflows.register(control);
       // catalog commits and checkpoint GC: light, so they share keel-control with the workflows
-      control.registerActivitiesImplementations(wiring.catalog(), wiring.checkpointGc(), wiring.modelRegistry());
+      control.registerActivitiesImplementations(wiring.catalog(), wiring.checkpointGc(), wiring.modelRegistry(),
+          wiring.drift(), wiring.schedules(stubs));
     }
     if (options.roles().contains(Role.ETL)) {
       factory.newWorker(TaskQueues.ETL, workerOptions(options, 1)).registerActivitiesImplementations(wiring.ingest());

@@ -2,6 +2,8 @@ package dev.keel.service.realtemporal;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.keel.service.cli.KeelCli;
+import dev.keel.service.schedule.PipelineSchedules;
 import dev.keel.service.worker.KeelWorkerHost;
 import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
 import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
@@ -64,6 +66,30 @@ final class RealTemporal {
 
   static WorkflowClient client() {
     return KeelWorkerHost.client(stubs(), "default");
+  }
+
+  /** {@code keel ARGS --temporal <stack>}, in this JVM; its exit code. */
+  static int keel(String... args) {
+    String[] all = new String[args.length + 2];
+    System.arraycopy(args, 0, all, 0, args.length);
+    all[args.length] = "--temporal";
+    all[args.length + 1] = stack().address();
+    return KeelCli.run(all);
+  }
+
+  static PipelineSchedules schedules() {
+    return new PipelineSchedules(stubs(), "default");
+  }
+
+  /** Terminates the schedule's runs still going (a test's clean-up after deleting the schedule). */
+  static void terminateScheduledRuns(String scheduleId) {
+    for (WorkflowExecutionInfo w : list("TemporalScheduledById = '" + scheduleId + "' AND ExecutionStatus = 'Running'")) {
+      try {
+        client().newUntypedWorkflowStub(w.getExecution().getWorkflowId()).terminate("test cleanup");
+      } catch (RuntimeException alreadyClosed) {
+        // a short run may finish between the query and the terminate
+      }
+    }
   }
 
   /** The output and exit code of one {@code temporal} CLI call. */

@@ -3,8 +3,10 @@ package dev.keel.workflows.inference;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.infer.InferenceActivities;
 import dev.keel.activities.infer.InferenceActivityOptions;
+import dev.keel.api.config.DriftConfigRules;
 import dev.keel.api.v1.CommitPredictionsRequest;
 import dev.keel.api.v1.DiscardPredictionsRequest;
+import dev.keel.api.v1.DriftReport;
 import dev.keel.api.v1.InferencePartition;
 import dev.keel.api.v1.InferencePlan;
 import dev.keel.api.v1.InferenceProgress;
@@ -40,8 +42,12 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
         + request.getData().getVersion();
     Workflow.setCurrentDetails("Keel inference: planning partitions of " + what);
     InferencePlan plan;
+    DriftStage drift = null;
     try {
       plan = run("Plan the partitions of " + what).plan(request);
+      if (request.hasDrift()) {
+        drift = DriftStage.prepare(request);
+      }
     } catch (ActivityFailure e) {
       progress.setStage("failed");
       Workflow.setCurrentDetails("Keel inference refused: " + rootMessage(e));
@@ -92,7 +98,8 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
       Workflow.setCurrentDetails(String.format(java.util.Locale.ROOT,
           "Keel inference: done, evaluated %d rows in %d partitions, accuracy %.4f (nothing written)",
           totals.rows(), n, totals.accuracy()));
-      return result(request, totals, n, runId, started).addAllClasses(totals.classes(plan.getClassNamesList())).build();
+      return withDrift(result(request, totals, n, runId, started).addAllClasses(totals.classes(plan.getClassNamesList())),
+          drift, request, totals, null, runId).build();
     }
     progress.setStage("commit");
     Workflow.setCurrentDetails("Keel inference: committing " + n + " partitions (" + totals.rows()
@@ -107,8 +114,23 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
     Workflow.setCurrentDetails(String.format(java.util.Locale.ROOT,
         "Keel inference: done, %d rows in %d partitions, accuracy %.4f, %s @ version %d",
         totals.rows(), n, totals.accuracy(), predictions.getUri(), predictions.getVersion()));
-    return result(request, totals, n, runId, started).addAllClasses(totals.classes(plan.getClassNamesList()))
-        .setPredictions(predictions).build();
+    return withDrift(result(request, totals, n, runId, started).addAllClasses(totals.classes(plan.getClassNamesList()))
+        .setPredictions(predictions), drift, request, totals, predictions, runId).build();
+  }
+
+  /** The drift check runs after the commit: a drift marks the run, it never withholds its predictions. */
+  private static InferenceResult.Builder withDrift(InferenceResult.Builder result, DriftStage drift,
+      InferenceRequest request, PartitionTotals totals, TableRef predictions, String runId) {
+    if (drift != null) {
+      DriftReport report = drift.check(request, totals.statistics(), predictions, runId);
+      result.setDrift(report);
+      Workflow.setCurrentDetails(String.format(java.util.Locale.ROOT,
+          "Keel inference: done, %d rows in %d partitions, %s: %s %.4f %s threshold %.4f%s", totals.rows(),
+          result.getPartitions(), report.getDrifted() ? "DRIFTED" : "no drift", report.getMeasure(), report.getScore(),
+          report.getDrifted() ? ">" : "<=", report.getThreshold(),
+          report.getTriggeredSchedule().isEmpty() ? "" : ", triggered schedule " + report.getTriggeredSchedule()));
+    }
+    return result;
   }
 
   private static InferenceResult.Builder result(InferenceRequest request, PartitionTotals totals, int partitions,
@@ -175,6 +197,12 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
     }
     if (request.getMaxPartitionRows() < 0) {
       problems.add("max_partition_rows: must be >= 0, got " + request.getMaxPartitionRows());
+    }
+    if (request.hasDrift()) {
+      DriftConfigRules.validate(request.getDrift(), "drift").forEach(p -> problems.add(p.toString()));
+      if (!request.getDrift().hasReference() && !request.getModelVersion().matches(".+/[0-9]+")) {
+        problems.add("drift.reference: required when model_version (name/version) does not name a registered model");
+      }
     }
     if (!problems.isEmpty()) {
       String message = "invalid inference request: " + String.join("; ", problems);

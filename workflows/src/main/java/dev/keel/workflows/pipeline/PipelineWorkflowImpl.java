@@ -25,6 +25,7 @@ import dev.keel.api.v1.ExperimentRecord;
 import dev.keel.api.v1.ExperimentRecordRequest;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
+import dev.keel.api.v1.DriftConfig;
 import dev.keel.api.v1.InferenceRequest;
 import dev.keel.api.v1.InferenceResult;
 import dev.keel.api.v1.IngestRequest;
@@ -365,8 +366,15 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
         ? defaultPredictionsTable(name) : request.getInference().getPredictionsTable();
     stage("infer", "Keel pipeline " + name + ": scoring the " + split + " split with model " + model.getName()
         + " v" + model.getVersion() + " into " + predictions);
+    InferenceRequest.Builder infer = InferenceRequest.newBuilder();
+    if (request.getInference().hasDrift()) {
+      // the reference is the data the model trained on: its registered data version (reuse.model's own)
+      DriftConfig drift = request.getInference().getDrift();
+      infer.setDrift(drift.hasReference() ? drift
+          : drift.toBuilder().setReference(model.hasData() ? model.getData() : data).build());
+    }
     return inferrer(Workflow.getInfo().getWorkflowId(), "Score the " + split + " split of " + tableName(data.getUri())
-        + " v" + data.getVersion() + " into " + tableName(predictions)).run(InferenceRequest.newBuilder()
+        + " v" + data.getVersion() + " into " + tableName(predictions)).run(infer
         .setCheckpoint(model.getCheckpoint())
         .setData(data)
         .setSplit(split)

@@ -1,0 +1,2 @@
+/** Acting on Temporal Schedules from a workflow: triggering a scheduled retraining now. */
+package dev.keel.activities.schedule;

@@ -45,9 +45,10 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Batch-inference throughput on the Fashion-MNIST test split (10,000 images) with a checkpoint of
- * {@code fashion_cnn} trained briefly (demo hyperparameters), variants interleaved in one JVM after
- * a discarded warm-up:
+ * Batch-inference throughput on a split of Fashion-MNIST ({@code test}: 10,000 images, {@code train}:
+ * 60,000, one data file each) with a checkpoint of {@code fashion_cnn} trained briefly (demo
+ * hyperparameters), variants interleaved in one JVM after a discarded warm-up. Each run's wall time
+ * and this JVM's CPU time are printed: on a shared machine the CPU time is the steadier of the two.
  *
  * <ul>
  *   <li>{@code bare}: {@link CheckpointPredictor} over the split already in memory (load the model,
@@ -61,7 +62,8 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <pre>
- * InferenceBenchmark [--reps 5] [--threads 2] [--train-batches 300] [--partition-rows 2500] [--data DIR] [--storage DIR]
+ * InferenceBenchmark [--reps 5] [--threads 2] [--train-batches 300] [--split test|train]
+ *     [--partition-rows N (default: the workflow's)] [--variants bare,keel,keel-1w,keel-2w] [--data DIR] [--storage DIR]
  * </pre>
  */
 public final class InferenceBenchmark {

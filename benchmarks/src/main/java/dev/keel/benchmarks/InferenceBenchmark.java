@@ -26,6 +26,7 @@ import dev.keel.storage.StorageRoot;
 import dev.keel.tables.DeltaDatasetReader;
 import dev.keel.tables.dataset.LabeledImages;
 import dev.keel.workflows.inference.InferenceWorkflow;
+import dev.keel.workflows.inference.InferenceWorkflowImpl;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.worker.WorkerFactory;
@@ -44,9 +45,10 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Batch-inference throughput on the Fashion-MNIST test split (10,000 images) with a checkpoint of
- * {@code fashion_cnn} trained briefly (demo hyperparameters), variants interleaved in one JVM after
- * a discarded warm-up:
+ * Batch-inference throughput on a split of Fashion-MNIST ({@code test}: 10,000 images, {@code train}:
+ * 60,000, one data file each) with a checkpoint of {@code fashion_cnn} trained briefly (demo
+ * hyperparameters), variants interleaved in one JVM after a discarded warm-up. Each run's wall time
+ * and this JVM's CPU time are printed: on a shared machine the CPU time is the steadier of the two.
  *
  * <ul>
  *   <li>{@code bare}: {@link CheckpointPredictor} over the split already in memory (load the model,
@@ -60,7 +62,8 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <pre>
- * InferenceBenchmark [--reps 5] [--threads 2] [--train-batches 300] [--partition-rows 2500] [--data DIR] [--storage DIR]
+ * InferenceBenchmark [--reps 5] [--threads 2] [--train-batches 300] [--split test|train]
+ *     [--partition-rows N (default: the workflow's)] [--variants bare,keel,keel-1w,keel-2w] [--data DIR] [--storage DIR]
  * </pre>
  */
 public final class InferenceBenchmark {
@@ -70,7 +73,9 @@ public final class InferenceBenchmark {
     int reps = 5;
     int threads = 2;
     long trainBatches = 300;
-    long partitionRows = 2500;
+    long partitionRows = 0; // the workflow's default
+    String split = "test";
+    List<String> variants = List.of("bare", "keel", "keel-1w", "keel-2w");
     Path data = Path.of(DemoRequest.DEFAULT_DATA);
     Path storage = null;
     for (int i = 0; i < args.length; i++) {
@@ -79,10 +84,13 @@ public final class InferenceBenchmark {
         case "--threads" -> threads = Integer.parseInt(args[++i]);
         case "--train-batches" -> trainBatches = Long.parseLong(args[++i]);
         case "--partition-rows" -> partitionRows = Long.parseLong(args[++i]);
+        case "--split" -> split = args[++i];
+        case "--variants" -> variants = List.of(args[++i].split(","));
         case "--data" -> data = Path.of(args[++i]);
         case "--storage" -> storage = Path.of(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (--reps N --threads N --train-batches N --partition-rows N --data DIR --storage DIR)");
+            + " (--reps N --threads N --train-batches N --partition-rows N --split test|train"
+            + " --variants bare,keel,keel-1w,keel-2w --data DIR --storage DIR)");
       }
     }
     if (storage == null) {
@@ -96,22 +104,26 @@ public final class InferenceBenchmark {
     IngestResult table = FashionData.ingest(root, data);
     TableRef source = table.getTable();
     LabeledImages train = new DeltaDatasetReader().read(source, "train");
-    LabeledImages test = new DeltaDatasetReader().read(source, "test");
+    LabeledImages examples = new DeltaDatasetReader().read(source, split);
     CheckpointRef checkpoint = train(root, source, train, trainBatches, threads);
-    System.out.printf(Locale.ROOT, "table %s v%d: %d test rows; checkpoint %s (%d batches); %d intra-op thread(s), "
-        + "partitions of <= %d rows, %d repetitions%n", source.getUri(), source.getVersion(), test.size(),
-        checkpoint.getUuid(), trainBatches, threads, partitionRows, reps);
+    String sizing = String.format(Locale.ROOT, "partitions of <= %,d rows%s",
+        partitionRows > 0 ? partitionRows : InferenceWorkflowImpl.DEFAULT_PARTITION_ROWS,
+        partitionRows > 0 ? "" : " (the workflow's default)");
+    System.out.printf(Locale.ROOT, "table %s v%d: %d %s rows; checkpoint %s (%d batches); %d intra-op thread(s), "
+        + "%s, %d repetitions%n", source.getUri(), source.getVersion(), examples.size(), split,
+        checkpoint.getUuid(), trainBatches, threads, sizing, reps);
 
     try (LoopbackTemporalServer temporal = LoopbackTemporalServer.start(0);
         KeelWorkerHost control = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
             .setTemporalAddress(temporal.address()).setStorageRoot(root).optDevServer(true)
             .optRoles(EnumSet.of(Role.CONTROL)).build())) {
       WorkflowClient client = control.client();
-      List<String> variants = List.of("bare", "keel", "keel-1w", "keel-2w");
       Map<String, List<Double>> wall = new LinkedHashMap<>();
+      Map<String, List<Double>> cpu = new LinkedHashMap<>();
       variants.forEach(v -> wall.put(v, new ArrayList<>()));
+      variants.forEach(v -> cpu.put(v, new ArrayList<>()));
       Map<String, String> accuracy = new TreeMap<>();
-      InferenceRequest base = InferenceRequest.newBuilder().setCheckpoint(checkpoint).setData(source).setSplit("test")
+      InferenceRequest base = InferenceRequest.newBuilder().setCheckpoint(checkpoint).setData(source).setSplit(split)
           .setModel(ModelSpec.newBuilder().setName(FashionCnn.NAME)).setMaxPartitionRows(partitionRows).build();
       int run = 0;
       System.out.println("warm-up (discarded): one run of each variant");
@@ -121,14 +133,15 @@ public final class InferenceBenchmark {
         for (String v : order) {
           double seconds;
           String acc;
+          long cpu0 = cpuNanos();
           if (v.equals("bare")) {
             long t0 = System.nanoTime();
             Predictions p;
             try (CheckpointPredictor predictor = CheckpointPredictor.open(checkpoint.getUri(), ModelRegistry.withBuiltIns(), threads)) {
-              p = predictor.predict(test);
+              p = predictor.predict(examples);
             }
             seconds = (System.nanoTime() - t0) / 1e9;
-            acc = String.format(Locale.ROOT, "%.4f", p.accuracy(test.labels()));
+            acc = String.format(Locale.ROOT, "%.4f", p.accuracy(examples.labels()));
           } else {
             int workers = v.equals("keel-2w") ? 2 : 1;
             int t = v.equals("keel") ? threads : 1;
@@ -150,20 +163,23 @@ public final class InferenceBenchmark {
               factories.forEach(f -> f.awaitTermination(10, TimeUnit.SECONDS));
             }
           }
-          System.out.printf(Locale.ROOT, "  %s %-8s %6.2f s  %7.0f rows/s  accuracy %s  (load %s)%n",
-              rep < 0 ? "warm-up" : "rep " + (rep + 1), v, seconds, test.size() / seconds, acc, Machine.loadAverages());
+          double cpuSeconds = (cpuNanos() - cpu0) / 1e9;
+          System.out.printf(Locale.ROOT, "  %s %-8s %6.2f s  %7.0f rows/s  %6.2f s cpu  accuracy %s  (load %s)%n",
+              rep < 0 ? "warm-up" : "rep " + (rep + 1), v, seconds, examples.size() / seconds, cpuSeconds, acc,
+              Machine.loadAverages());
           if (rep >= 0) {
             wall.get(v).add(seconds);
+            cpu.get(v).add(cpuSeconds);
             accuracy.merge(v, acc, (a, b) -> a.equals(b) ? a : a + " | " + b);
           }
         }
       }
       String loadAfter = Machine.loadAverages();
       System.out.println();
-      System.out.printf(Locale.ROOT, "Batch inference: %d test images, fashion_cnn, %d reps%n", test.size(), reps);
-      System.out.printf(Locale.ROOT, "| %-8s | %-32s | %11s | %12s | %-36s |%n", "variant", "what", "median wall",
-          "median rows/s", "wall of each run (s)");
-      System.out.println("|----------|----------------------------------|-------------|--------------|--------------------------------------|");
+      System.out.printf(Locale.ROOT, "Batch inference: %d %s images, fashion_cnn, %s, %d reps%n",
+          examples.size(), split, sizing, reps);
+      System.out.println("| variant | what | median wall | median rows/s | median cpu | wall of each run (s) | cpu of each run (s) |");
+      System.out.println("|---|---|---|---|---|---|---|");
       Map<String, String> what = Map.of(
           "bare", "CheckpointPredictor, " + threads + " thread(s)",
           "keel", "Inference workflow, 1 worker x " + threads + " thr",
@@ -171,22 +187,39 @@ public final class InferenceBenchmark {
           "keel-2w", "Inference workflow, 2 workers x 1 thr");
       for (String v : variants) {
         double med = Machine.median(wall.get(v));
-        System.out.printf(Locale.ROOT, "| %-8s | %-32s | %9.2f s | %12.0f | %-36s |%n", v, what.get(v), med,
-            test.size() / med, Machine.seconds(wall.get(v)));
+        System.out.printf(Locale.ROOT, "| %s | %s | %.2f s | %,.0f | %.2f s | %s | %s |%n", v, what.get(v), med,
+            examples.size() / med, Machine.median(cpu.get(v)), Machine.seconds(wall.get(v)), Machine.seconds(cpu.get(v)));
       }
-      List<Double> pairs = new ArrayList<>();
-      for (int i = 0; i < reps; i++) {
-        pairs.add(wall.get("bare").get(i) / wall.get("keel").get(i));
+      if (wall.containsKey("bare") && wall.containsKey("keel")) {
+        System.out.printf(Locale.ROOT, "%nkeel throughput / bare throughput: %.3fx (medians), %.3fx (median of pairs)%n",
+            Machine.median(wall.get("bare")) / Machine.median(wall.get("keel")), medianOfPairs(wall, "bare", "keel"));
+        System.out.printf(Locale.ROOT, "keel cpu / bare cpu (this JVM: server, workers and scorer): %.3fx (medians)%n",
+            Machine.median(cpu.get("keel")) / Machine.median(cpu.get("bare")));
       }
-      System.out.printf(Locale.ROOT, "%nkeel throughput / bare throughput: %.3fx (medians), %.3fx (median of pairs)%n",
-          Machine.median(wall.get("bare")) / Machine.median(wall.get("keel")), Machine.median(pairs));
-      System.out.printf(Locale.ROOT, "2 workers / 1 worker throughput: %.3fx%n",
-          Machine.median(wall.get("keel-1w")) / Machine.median(wall.get("keel-2w")));
+      if (wall.containsKey("keel-1w") && wall.containsKey("keel-2w")) {
+        System.out.printf(Locale.ROOT, "2 workers / 1 worker throughput: %.3fx (medians), %.3fx (median of pairs)%n",
+            Machine.median(wall.get("keel-1w")) / Machine.median(wall.get("keel-2w")),
+            medianOfPairs(wall, "keel-1w", "keel-2w"));
+      }
       System.out.println("accuracy per variant (must agree: same checkpoint, same rows):");
       accuracy.forEach((k, v) -> System.out.println("  " + k + ": " + v));
       System.out.println("load averages before: " + loadBefore + ", after: " + loadAfter);
     }
     System.exit(0);
+  }
+
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  /** Median over repetitions of the throughput ratio {@code b / a} of the same repetition. */
+  private static double medianOfPairs(Map<String, List<Double>> wall, String a, String b) {
+    List<Double> pairs = new ArrayList<>();
+    for (int i = 0; i < wall.get(a).size(); i++) {
+      pairs.add(wall.get(a).get(i) / wall.get(b).get(i));
+    }
+    return Machine.median(pairs);
   }
 
   private static CheckpointRef train(StorageRoot root, TableRef source, LabeledImages train, long batches, int threads)

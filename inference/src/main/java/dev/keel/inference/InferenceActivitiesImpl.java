@@ -199,25 +199,8 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     int t = request.getThreads() > 0 ? request.getThreads() : threads;
     String key = request.getCheckpoint().getUri() + "#" + t;
     try {
-      CheckpointPredictor predictor = borrow(key, request.getCheckpoint().getUri(), t);
-      // libtorch (OpenMP) keeps the intra-op thread count per calling thread, and a reused predictor
-      // was opened on another activity thread: set it on this one
-      if (t > 0 && JniUtils.getNumThreads() != t) {
-        JniUtils.setNumThreads(t);
-      }
-      boolean ok = false;
-      try {
-        predictor.requireFits(request.getData().getUri() + " v" + request.getData().getVersion(), images);
-        Predictions p = predictor.predict(images);
-        ok = true;
-        return p;
-      } finally {
-        if (ok) {
-          giveBack(key, predictor);
-        } else {
-          predictor.close();
-        }
-      }
+      // on a long-lived scoring thread, not this activity thread: see ScoringThreads
+      return ScoringThreads.call(() -> predictOnScoringThread(request, images, key, t));
     } catch (InvalidFieldException e) {
       // a tabular checkpoint on an images table, another image size, ...: retrying cannot help
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_INFERENCE_REQUEST);
@@ -225,6 +208,29 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read checkpoint " + request.getCheckpoint().getUri(), e);
+    }
+  }
+
+  private Predictions predictOnScoringThread(InferenceRequest request, LabeledExamples images, String key, int t)
+      throws IOException {
+    CheckpointPredictor predictor = borrow(key, request.getCheckpoint().getUri(), t);
+    // libtorch (OpenMP) keeps the intra-op thread count per calling thread, and a reused predictor
+    // may have been opened on another scoring thread: set it on this one (once per thread and count)
+    if (t > 0 && JniUtils.getNumThreads() != t) {
+      JniUtils.setNumThreads(t);
+    }
+    boolean ok = false;
+    try {
+      predictor.requireFits(request.getData().getUri() + " v" + request.getData().getVersion(), images);
+      Predictions p = predictor.predict(images);
+      ok = true;
+      return p;
+    } finally {
+      if (ok) {
+        giveBack(key, predictor);
+      } else {
+        predictor.close();
+      }
     }
   }
 

@@ -107,6 +107,7 @@ public final class Trainer {
       }
       // from the training rows only, so validation and test rows stay unseen; a resume loads the same values
       plan.model().fitInputs(model.block(), split.train());
+      Augmentation augmentation = Augmentation.of(plan.hyperparameters(), split.train(), plan.seed());
       boolean writes = exchange.rank() == 0;
       long batch = 0;
       Optional<CheckpointRef> last = Optional.empty();
@@ -129,7 +130,7 @@ public final class Trainer {
         Engine.getInstance().setRandomSeed(Seeds.batch(plan.seed(), batch, exchange.rank()));
         float loss;
         try (NDManager step = model.manager().newSubManager()) {
-          loss = model.trainStep(Batches.inputs(step, split.train(), rows),
+          loss = model.trainStep(augmentation.inputs(step, split.train(), rows, batch),
               Batches.labels(step, split.train(), rows), exchange);
         }
         batch++;

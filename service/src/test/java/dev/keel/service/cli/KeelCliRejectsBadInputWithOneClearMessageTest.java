@@ -44,6 +44,20 @@ class KeelCliRejectsBadInputWithOneClearMessageTest {
   }
 
   @Test
+  void validateRecognisesAPipelineRequestWithoutBeingTold(@TempDir Path dir) throws Exception {
+    Path request = dir.resolve("demo-pipeline.yaml");
+    Files.writeString(request, dev.keel.service.pipeline.DemoRequest.text());
+    assertEquals("0", run("validate", request.toString())[0]);
+
+    // checked as a pipeline: its own problems, not the experiment config's "unknown field"s
+    Files.writeString(request, dev.keel.service.pipeline.DemoRequest.text().replace("target_table: fashion_mnist\n", ""));
+    String[] r = run("validate", request.toString());
+    assertEquals("2", r[0]);
+    assertTrue(r[1].contains("target_table"), r[1]);
+    assertFalse(r[1].contains("unknown field"), r[1]);
+  }
+
+  @Test
   void demoWithoutTheDatasetSaysInOneLineHowToGetIt(@TempDir Path dir) {
     String[] r = run("demo", "--data", dir.resolve("nowhere").toString());
     assertEquals("2", r[0]);

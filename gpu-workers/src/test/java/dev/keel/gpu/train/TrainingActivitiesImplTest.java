@@ -96,7 +96,7 @@ class TrainingActivitiesImplTest {
     assertEquals("target_batches: must be > 0, got 0", f.getOriginalMessage());
 
     f = failure(small(10).putHparams("foo", Requests.num(1)).build());
-    assertTrue(f.getOriginalMessage().startsWith("hyperparameters.foo: not used by model fashion_cnn (accepts: batch_size,"),
+    assertTrue(f.getOriginalMessage().startsWith("hyperparameters.foo: not used by model fashion_cnn (accepts: augment, batch_size,"),
         f.getOriginalMessage());
 
     f = failure(small(10).putHparams("optimizer", Requests.str("lbfgs")).build());

@@ -15,7 +15,7 @@ import java.util.stream.IntStream;
  * table version can hold only a few examples of one class (and a later version all of them). Test rows are never
  * dropped: the class stays measurable on the same test split in every version.
  */
-final class LabelLimits {
+public final class LabelLimits {
   private LabelLimits() {}
 
   /** The rows within the limits; {@code data} itself when there are none. */
@@ -37,10 +37,9 @@ final class LabelLimits {
    * {@code ankle_boot}, {@code T-shirt/top}), or a label number.
    */
   static int label(String key, Decoded data, int labels) {
-    String wanted = normal(key);
     List<String> names = data.classNames();
     for (int i = 0; i < names.size(); i++) {
-      if (normal(names.get(i)).equals(wanted)) {
+      if (namesClass(key, names.get(i))) {
         return i;
       }
     }
@@ -55,6 +54,15 @@ final class LabelLimits {
   static String key(Map<String, Long> limits) {
     return new TreeMap<>(limits).entrySet().stream().map(e -> normal(e.getKey()) + "=" + e.getValue())
         .collect(Collectors.joining(","));
+  }
+
+  /** Whether limit key {@code key} names class {@code className} (by name) or label {@code label} (by number). */
+  public static boolean names(String key, String className, int label) {
+    return namesClass(key, className) || key.strip().equals(Integer.toString(label));
+  }
+
+  private static boolean namesClass(String key, String className) {
+    return normal(key).equals(normal(className));
   }
 
   private static String normal(String name) {

@@ -1,12 +1,11 @@
 package dev.keel.inference;
 
+import dev.keel.gpu.train.ThreadWork;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -30,24 +29,11 @@ final class ScoringThreads {
    */
   static <T> T call(Callable<T> work) throws IOException {
     ExecutorService thread = borrow();
-    Future<T> result = thread.submit(work);
-    boolean interrupted = false;
     try {
-      while (true) {
-        try {
-          return result.get();
-        } catch (InterruptedException e) {
-          interrupted = true;
-        } catch (ExecutionException e) {
-          throw unwrap(e.getCause());
-        }
-      }
+      return ThreadWork.await(thread.submit(work), () -> {});
     } finally {
       synchronized (IDLE) {
         IDLE.push(thread);
-      }
-      if (interrupted) {
-        Thread.currentThread().interrupt();
       }
     }
   }
@@ -69,18 +55,5 @@ final class ScoringThreads {
       t.setDaemon(true);
       return t;
     });
-  }
-
-  private static IOException unwrap(Throwable cause) {
-    if (cause instanceof IOException io) {
-      return io;
-    }
-    if (cause instanceof RuntimeException r) {
-      throw r;
-    }
-    if (cause instanceof Error err) {
-      throw err;
-    }
-    return new IOException(cause);
   }
 }

@@ -2,10 +2,8 @@ package dev.keel.gpu.train;
 
 import java.io.IOException;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * The one thread of this JVM that trains. libtorch keeps per-thread native state (the OpenMP team
@@ -29,33 +27,6 @@ final class TrainerThread {
    * still waits, so the run closes its native resources before the caller moves on.
    */
   static <T> T call(Callable<T> work, Runnable onInterrupt) throws IOException {
-    Future<T> result = THREAD.submit(work);
-    boolean interrupted = false;
-    try {
-      while (true) {
-        try {
-          return result.get();
-        } catch (InterruptedException e) {
-          interrupted = true;
-          onInterrupt.run();
-        } catch (ExecutionException e) {
-          Throwable cause = e.getCause();
-          if (cause instanceof IOException io) {
-            throw io;
-          }
-          if (cause instanceof RuntimeException r) {
-            throw r;
-          }
-          if (cause instanceof Error err) {
-            throw err;
-          }
-          throw new IOException(cause);
-        }
-      }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    return ThreadWork.await(THREAD.submit(work), onInterrupt);
   }
 }

@@ -3,6 +3,7 @@ package dev.keel.service.pipeline;
 import dev.keel.api.v1.ClassAccuracy;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
+import dev.keel.etl.LabelLimits;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.io.PrintStream;
@@ -81,7 +82,7 @@ public final class StoryRun {
     StringBuilder sb = new StringBuilder();
     for (ClassAccuracy c : r.getInference().getClassesList()) {
       boolean limited = first.getSource().getLabelLimitsMap().keySet().stream()
-          .anyMatch(k -> normal(k).equals(normal(c.getName())) || k.equals(Integer.toString(c.getLabel())));
+          .anyMatch(k -> LabelLimits.names(k, c.getName(), c.getLabel()));
       if (limited) {
         sb.append(String.format(Locale.ROOT, ", %s %.4f (%,d of %,d)", c.getName(), c.getAccuracy(), c.getCorrect(), c.getRows()));
       }
@@ -91,9 +92,5 @@ public final class StoryRun {
 
   private static String trainRows(PipelineResult r) {
     return String.format(Locale.ROOT, "%,d training rows", r.getIngest().getRowsPerSplitOrDefault("train", 0));
-  }
-
-  private static String normal(String name) {
-    return name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "");
   }
 }

@@ -67,8 +67,6 @@ import java.util.Optional;
 public class PipelineWorkflowImpl implements PipelineWorkflow {
   private final PipelineProgress.Builder progress = PipelineProgress.newBuilder().setStage("validate").setStatus("running");
   private GangTraining gang;
-  /** The shape of the table of reuse.table, read with its version. */
-  private Optional<TableShape> reusedTableShape = Optional.empty();
   private String name;
 
   @Override
@@ -187,9 +185,12 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
             .ifPresent(why -> refuse(a, "source " + request.getSource().getUri(), why));
       }
     }
-    TableRef data = ingestedOrReused(request, result);
+    Pinned pinned = ingestedOrReused(request, result);
+    TableRef data = pinned.table();
+    progress.setData(data);
+    result.setData(data);
     if (!artefacts.isEmpty()) {
-      Optional<TableShape> shape = reusedTableShape.or(() -> shapeOf(data));
+      Optional<TableShape> shape = pinned.shape().or(() -> shapeOf(data));
       for (TrainedOn a : artefacts) {
         shape.flatMap(s -> TableShapeMatch.mismatch(a.shape(), s))
             .ifPresent(why -> refuse(a, "table " + tableName(data.getUri()) + " v" + data.getVersion(), why));
@@ -198,7 +199,10 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     return data;
   }
 
-  private TableRef ingestedOrReused(PipelineRequest request, PipelineResult.Builder result) {
+  /** The data version the pipeline pins, with its shape when describing it read that already. */
+  private record Pinned(TableRef table, Optional<TableShape> shape) {}
+
+  private Pinned ingestedOrReused(PipelineRequest request, PipelineResult.Builder result) {
     if (request.getReuse().hasTable()) {
       DataSpec reuse = request.getReuse().getTable();
       skip(result, "etl", "reuse.table " + reuse.getTable() + (reuse.hasVersion() ? " @ version " + reuse.getVersion() : ""));
@@ -207,11 +211,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
         describe.setVersion(reuse.getVersion());
       }
       DescribeTableResult described = catalog("Describe table " + tableName(reuse.getTable())).describeTable(describe.build());
-      reusedTableShape = Optional.of(described.getShape());
-      TableRef data = described.getTable();
-      progress.setData(data);
-      result.setData(data);
-      return data;
+      return new Pinned(described.getTable(), Optional.of(described.getShape()));
     }
     stage("etl", "Keel pipeline " + name + ": ETL of " + request.getSource().getFormat() + " "
         + request.getSource().getUri() + " into Delta table " + request.getTargetTable());
@@ -220,12 +220,9 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     progress.setIngest(ingest);
     result.setIngest(ingest);
     ExperimentConfig experiment = request.getExperiment();
-    TableRef data = TableRef.newBuilder().setUri(ingest.getTable().getUri())
+    return new Pinned(TableRef.newBuilder().setUri(ingest.getTable().getUri())
         .setVersion(experiment.getData().hasVersion() ? experiment.getData().getVersion() : ingest.getTable().getVersion())
-        .build();
-    progress.setData(data);
-    result.setData(data);
-    return data;
+        .build(), Optional.empty());
   }
 
   /**

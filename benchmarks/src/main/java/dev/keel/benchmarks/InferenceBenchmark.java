@@ -59,11 +59,16 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code keel-1w} / {@code keel-2w}: the same workflow with 1 thread per worker, served by one
  *       or by two in-process inference workers (two WorkerFactory instances polling
  *       {@code keel-infer}, one activity slot each).
+ *   <li>{@code proc-1w} / {@code proc-2w}: the same workflow served by {@code keel worker --roles INFER
+ *       --train-threads 1} processes, as on separate machines: after the interleaved variants, one
+ *       process is started and its runs timed, then a second one joins and the runs are timed again (a
+ *       warm-up run before each). Only wall time: the workers' CPU is not this JVM's.
  * </ul>
  *
  * <pre>
  * InferenceBenchmark [--reps 5] [--threads 2] [--train-batches 300] [--split test|train]
- *     [--partition-rows N (default: the workflow's)] [--variants bare,keel,keel-1w,keel-2w] [--data DIR] [--storage DIR]
+ *     [--partition-rows N (default: the workflow's)] [--variants bare,keel,keel-1w,keel-2w[,proc-1w,proc-2w]]
+ *     [--data DIR] [--storage DIR]
  * </pre>
  */
 public final class InferenceBenchmark {
@@ -90,7 +95,7 @@ public final class InferenceBenchmark {
         case "--storage" -> storage = Path.of(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]
             + " (--reps N --threads N --train-batches N --partition-rows N --split test|train"
-            + " --variants bare,keel,keel-1w,keel-2w --data DIR --storage DIR)");
+            + " --variants bare,keel,keel-1w,keel-2w,proc-1w,proc-2w --data DIR --storage DIR)");
       }
     }
     if (storage == null) {
@@ -127,8 +132,9 @@ public final class InferenceBenchmark {
           .setModel(ModelSpec.newBuilder().setName(FashionCnn.NAME)).setMaxPartitionRows(partitionRows).build();
       int run = 0;
       System.out.println("warm-up (discarded): one run of each variant");
-      for (int rep = -1; rep < reps; rep++) {
-        List<String> order = new ArrayList<>(variants);
+      List<String> interleaved = variants.stream().filter(v -> !v.startsWith("proc-")).toList();
+      for (int rep = -1; rep < reps && !interleaved.isEmpty(); rep++) {
+        List<String> order = new ArrayList<>(interleaved);
         Collections.rotate(order, -Math.max(rep, 0));
         for (String v : order) {
           double seconds;
@@ -174,6 +180,18 @@ public final class InferenceBenchmark {
           }
         }
       }
+      if (variants.contains("proc-1w") || variants.contains("proc-2w")) {
+        Path logs = storage.resolve("logs");
+        try (WorkerProcesses first = WorkerProcesses.start("INFER", "infer-", 1, 1, temporal.address(), root.toString(), logs)) {
+          first.awaitPolling(180_000);
+          timeProcesses("proc-1w", client, base, reps, examples.size(), wall, accuracy);
+          try (WorkerProcesses second = WorkerProcesses.start("INFER", "infer-second-", 1, 1, temporal.address(),
+              root.toString(), logs)) {
+            second.awaitPolling(180_000);
+            timeProcesses("proc-2w", client, base, reps, examples.size(), wall, accuracy);
+          }
+        }
+      }
       String loadAfter = Machine.loadAverages();
       System.out.println();
       System.out.printf(Locale.ROOT, "Batch inference: %d %s images, fashion_cnn, %s, %d reps%n",
@@ -184,11 +202,15 @@ public final class InferenceBenchmark {
           "bare", "CheckpointPredictor, " + threads + " thread(s)",
           "keel", "Inference workflow, 1 worker x " + threads + " thr",
           "keel-1w", "Inference workflow, 1 worker x 1 thr",
-          "keel-2w", "Inference workflow, 2 workers x 1 thr");
+          "keel-2w", "Inference workflow, 2 workers x 1 thr",
+          "proc-1w", "Inference workflow, 1 worker process x 1 thr",
+          "proc-2w", "Inference workflow, 2 worker processes x 1 thr");
       for (String v : variants) {
         double med = Machine.median(wall.get(v));
-        System.out.printf(Locale.ROOT, "| %s | %s | %.2f s | %,.0f | %.2f s | %s | %s |%n", v, what.get(v), med,
-            examples.size() / med, Machine.median(cpu.get(v)), Machine.seconds(wall.get(v)), Machine.seconds(cpu.get(v)));
+        boolean inThisJvm = !cpu.get(v).isEmpty();
+        System.out.printf(Locale.ROOT, "| %s | %s | %.2f s | %,.0f | %s | %s | %s |%n", v, what.get(v), med,
+            examples.size() / med, inThisJvm ? String.format(Locale.ROOT, "%.2f s", Machine.median(cpu.get(v))) : "–",
+            Machine.seconds(wall.get(v)), inThisJvm ? Machine.seconds(cpu.get(v)) : "–");
       }
       if (wall.containsKey("bare") && wall.containsKey("keel")) {
         System.out.printf(Locale.ROOT, "%nkeel throughput / bare throughput: %.3fx (medians), %.3fx (median of pairs)%n",
@@ -201,11 +223,35 @@ public final class InferenceBenchmark {
             Machine.median(wall.get("keel-1w")) / Machine.median(wall.get("keel-2w")),
             medianOfPairs(wall, "keel-1w", "keel-2w"));
       }
+      if (!wall.getOrDefault("proc-1w", List.of()).isEmpty() && !wall.getOrDefault("proc-2w", List.of()).isEmpty()) {
+        System.out.printf(Locale.ROOT, "2 worker processes / 1 worker process throughput: %.3fx (medians)%n",
+            Machine.median(wall.get("proc-1w")) / Machine.median(wall.get("proc-2w")));
+      }
       System.out.println("accuracy per variant (must agree: same checkpoint, same rows):");
       accuracy.forEach((k, v) -> System.out.println("  " + k + ": " + v));
       System.out.println("load averages before: " + loadBefore + ", after: " + loadAfter);
     }
     System.exit(0);
+  }
+
+  /** One warm-up and {@code reps} timed runs of the workflow on whatever worker processes poll now. */
+  private static void timeProcesses(String variant, WorkflowClient client, InferenceRequest base, int reps, int rows,
+      Map<String, List<Double>> wall, Map<String, String> accuracy) {
+    for (int rep = -1; rep < reps; rep++) {
+      InferenceRequest request = base.toBuilder().setPredictionsTableUri("bench_predictions_" + variant).setThreads(1).build();
+      long t0 = System.nanoTime();
+      InferenceResult r = client.newWorkflowStub(InferenceWorkflow.class, WorkflowOptions.newBuilder()
+          .setTaskQueue(TaskQueues.CONTROL).setWorkflowId("bench-inference-" + variant + "-" + (rep + 1)).build())
+          .run(request);
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      String acc = String.format(Locale.ROOT, "%.4f (%d rows, %d partitions)", r.getAccuracy(), r.getRows(), r.getPartitions());
+      System.out.printf(Locale.ROOT, "  %s %-8s %6.2f s  %7.0f rows/s  accuracy %s  (load %s)%n",
+          rep < 0 ? "warm-up" : "rep " + (rep + 1), variant, seconds, rows / seconds, acc, Machine.loadAverages());
+      if (rep >= 0) {
+        wall.get(variant).add(seconds);
+        accuracy.merge(variant, acc, (a, b) -> a.equals(b) ? a : a + " | " + b);
+      }
+    }
   }
 
   private static long cpuNanos() {

@@ -14,26 +14,34 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Training workers as child JVMs ({@code keel worker --roles TRAIN}), one per process because DJL
- * allows one active gradient collector per JVM and Keel's trainer serializes runs per JVM.
+ * Workers as child JVMs ({@code keel worker --roles TRAIN}, or {@code INFER}), one per process
+ * because DJL allows one active gradient collector per JVM and Keel's trainer serializes runs per JVM.
  */
 final class WorkerProcesses implements AutoCloseable {
   private final List<Process> processes = new ArrayList<>();
   private final List<Path> logs = new ArrayList<>();
 
   /**
+   * Training workers {@code worker-1 … worker-<count>}.
+   *
    * @param address the Temporal frontend
    * @param storage the storage root every worker shares
    */
   static WorkerProcesses start(int count, int threads, String address, String storage, Path logDir) throws IOException {
+    return start("TRAIN", "worker-", count, threads, address, storage, logDir);
+  }
+
+  /** Workers of {@code roles} named {@code <prefix>1 … <prefix><count>} (their logs' names). */
+  static WorkerProcesses start(String roles, String prefix, int count, int threads, String address, String storage,
+      Path logDir) throws IOException {
     Files.createDirectories(logDir);
     WorkerProcesses w = new WorkerProcesses();
     Runtime.getRuntime().addShutdownHook(new Thread(w::close));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     for (int i = 1; i <= count; i++) {
-      Path log = logDir.resolve("worker-" + i + ".log");
+      Path log = logDir.resolve(prefix + i + ".log");
       ProcessBuilder pb = new ProcessBuilder(java, "-Xmx1g", "-cp", classpath(), "dev.keel.service.cli.KeelCli",
-          "worker", "--roles", "TRAIN", "--train-threads", Integer.toString(threads),
+          "worker", "--roles", roles, "--train-threads", Integer.toString(threads),
           "--temporal", address, "--storage", storage)
           .redirectErrorStream(true).redirectOutput(log.toFile());
       pb.environment().put("OMP_WAIT_POLICY", "passive");

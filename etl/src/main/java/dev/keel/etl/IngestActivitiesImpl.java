@@ -3,6 +3,7 @@ package dev.keel.etl;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.HeartbeatTicker;
 import dev.keel.activities.etl.IngestActivities;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
@@ -140,7 +141,8 @@ public final class IngestActivitiesImpl implements IngestActivities {
     }
     String mode = mode(source);
     String table = storage == null ? request.getTableUri() : storage.table(request.getTableUri());
-    try {
+    // a long decode or write cannot heartbeat by itself: the ticker lets the server notice a killed worker
+    try (HeartbeatTicker alive = HeartbeatTicker.start()) {
       return ingest(source, mode, table);
     } catch (RuntimeException e) {
       throw StorageFailures.translate(table, e);

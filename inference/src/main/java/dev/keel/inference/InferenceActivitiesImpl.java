@@ -2,6 +2,7 @@ package dev.keel.inference;
 
 import ai.djl.pytorch.jni.JniUtils;
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.HeartbeatTicker;
 import dev.keel.activities.infer.InferenceActivities;
 import dev.keel.api.v1.CommitPredictionsRequest;
 import dev.keel.api.v1.DiscardPredictionsRequest;
@@ -16,6 +17,7 @@ import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.predict.CheckpointPredictor;
 import dev.keel.gpu.predict.Predictions;
+import dev.keel.gpu.train.ThreadWork;
 import dev.keel.storage.StorageFailures;
 import dev.keel.storage.StorageRoot;
 import dev.keel.storage.checkpoint.CheckpointStorage;
@@ -33,7 +35,6 @@ import io.delta.kernel.statistics.DataFileStatistics;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.DataFileStatus;
 import io.delta.kernel.utils.FileStatus;
-import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -43,6 +44,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +79,13 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
 
   @Override
   public InferencePlan plan(InferenceRequest request) {
+    // a big table's log or a slow store can take longer than the heartbeat timeout
+    try (HeartbeatTicker alive = HeartbeatTicker.start()) {
+      return planned(request);
+    }
+  }
+
+  private InferencePlan planned(InferenceRequest request) {
     String tableUri = request.getEvaluateOnly() ? "" : predictionsTable(request.getPredictionsTableUri());
     try {
       requireField(request.getCheckpoint().getUri(), "checkpoint.uri");
@@ -128,7 +137,8 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
 
   @Override
   public ScorePartitionResult scorePartition(ScorePartitionRequest request) {
-    try {
+    // reading, a forward pass over thousands of rows and writing cannot heartbeat by themselves
+    try (HeartbeatTicker alive = HeartbeatTicker.start()) {
       return score(request);
     } catch (IllegalArgumentException e) {
       throw invalid(e.getMessage());
@@ -150,11 +160,15 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
       deleteFiles(engine, staging);
     }
 
-    LabeledExamples images = TablePartitions.read(engine, r.getData(), split(r), partition);
-    long read = System.nanoTime();
-    Predictions predictions = predict(r, images);
+    LabeledExamples images;
+    Predictions predictions;
+    long read;
+    try (ScoringThreads.Lease scorer = ScoringThreads.lease(); Loading model = load(scorer, r)) {
+      images = TablePartitions.read(engine, r.getData(), split(r), partition);
+      read = System.nanoTime();
+      predictions = model.predict(images);
+    }
     long predicted = System.nanoTime();
-    Activity.getExecutionContext().heartbeat(partition.getIndex());
 
     int n = images.size();
     double[] scores = new double[n];
@@ -195,41 +209,84 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     return new DeltaTableWriter(tableUri, TableSchemas.PREDICTIONS).stageFiles(staging, rows);
   }
 
-  private Predictions predict(InferenceRequest request, LabeledExamples images) {
+  /**
+   * Starts loading (or borrowing) the request's model on the partition's scoring thread, so that it
+   * loads while the activity thread reads the rows: on a fresh worker, loading and reading each cost
+   * a tenth of scoring 10,000 images.
+   */
+  private Loading load(ScoringThreads.Lease scorer, InferenceRequest request) {
     int t = request.getThreads() > 0 ? request.getThreads() : threads;
     String key = request.getCheckpoint().getUri() + "#" + t;
-    try {
-      // on a long-lived scoring thread, not this activity thread: see ScoringThreads
-      return ScoringThreads.call(() -> predictOnScoringThread(request, images, key, t));
-    } catch (InvalidFieldException e) {
-      // a tabular checkpoint on an images table, another image size, ...: retrying cannot help
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_INFERENCE_REQUEST);
-    } catch (CorruptCheckpointException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read checkpoint " + request.getCheckpoint().getUri(), e);
-    }
+    Future<CheckpointPredictor> predictor = scorer.submit(() -> borrow(key, request.getCheckpoint().getUri(), t));
+    return new Loading(scorer, request, key, t, predictor);
   }
 
-  private Predictions predictOnScoringThread(InferenceRequest request, LabeledExamples images, String key, int t)
-      throws IOException {
-    CheckpointPredictor predictor = borrow(key, request.getCheckpoint().getUri(), t);
-    // libtorch (OpenMP) keeps the intra-op thread count per calling thread, and a reused predictor
-    // may have been opened on another scoring thread: set it on this one (once per thread and count)
-    if (t > 0 && JniUtils.getNumThreads() != t) {
-      JniUtils.setNumThreads(t);
+  /**
+   * A model loading on a scoring thread; {@link #predict} scores on that thread, once. Closed
+   * without scoring (the rows could not be read), it gives the loaded model back for the next partition.
+   */
+  private final class Loading implements AutoCloseable {
+    private final ScoringThreads.Lease scorer;
+    private final InferenceRequest request;
+    private final String key;
+    private final int threads;
+    private final Future<CheckpointPredictor> predictor;
+    private boolean used;
+
+    Loading(ScoringThreads.Lease scorer, InferenceRequest request, String key, int threads,
+        Future<CheckpointPredictor> predictor) {
+      this.scorer = scorer;
+      this.request = request;
+      this.key = key;
+      this.threads = threads;
+      this.predictor = predictor;
     }
-    boolean ok = false;
-    try {
-      predictor.requireFits(request.getData().getUri() + " v" + request.getData().getVersion(), images);
-      Predictions p = predictor.predict(images);
-      ok = true;
-      return p;
-    } finally {
-      if (ok) {
-        giveBack(key, predictor);
-      } else {
-        predictor.close();
+
+    Predictions predict(LabeledExamples images) {
+      used = true;
+      try {
+        // the load's failure, if any, surfaces here, after the rows were read
+        return scorer.call(() -> predictOnScoringThread(ThreadWork.await(predictor, () -> {}), images));
+      } catch (InvalidFieldException e) {
+        // a tabular checkpoint on an images table, another image size, ...: retrying cannot help
+        throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_INFERENCE_REQUEST);
+      } catch (CorruptCheckpointException e) {
+        throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read checkpoint " + request.getCheckpoint().getUri(), e);
+      }
+    }
+
+    @Override
+    public void close() {
+      if (used) {
+        return;
+      }
+      try {
+        giveBack(key, ThreadWork.await(predictor, () -> {}));
+      } catch (IOException | RuntimeException loadFailedToo) {
+        // nothing was loaded; the reading's failure is the one to report
+      }
+    }
+
+    private Predictions predictOnScoringThread(CheckpointPredictor predictor, LabeledExamples images) {
+      // libtorch (OpenMP) keeps the intra-op thread count per calling thread, and a reused predictor
+      // may have been opened on another scoring thread: set it on this one (once per thread and count)
+      if (threads > 0 && JniUtils.getNumThreads() != threads) {
+        JniUtils.setNumThreads(threads);
+      }
+      boolean ok = false;
+      try {
+        predictor.requireFits(request.getData().getUri() + " v" + request.getData().getVersion(), images);
+        Predictions p = predictor.predict(images);
+        ok = true;
+        return p;
+      } finally {
+        if (ok) {
+          giveBack(key, predictor);
+        } else {
+          predictor.close();
+        }
       }
     }
   }
@@ -266,6 +323,12 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
 
   @Override
   public TableRef commit(CommitPredictionsRequest request) {
+    try (HeartbeatTicker alive = HeartbeatTicker.start()) {
+      return committed(request);
+    }
+  }
+
+  private TableRef committed(CommitPredictionsRequest request) {
     String tableUri = request.getPredictionsTableUri();
     String appId = TXN_PREFIX + request.getRunId();
     List<DataFileStatus> files = new ArrayList<>();
@@ -324,6 +387,12 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
 
   @Override
   public void discard(DiscardPredictionsRequest request) {
+    try (HeartbeatTicker alive = HeartbeatTicker.start()) {
+      discardNow(request);
+    }
+  }
+
+  private void discardNow(DiscardPredictionsRequest request) {
     String run = runDirectory(request.getPredictionsTableUri(), request.getRunId());
     Engine engine = DeltaTables.defaultEngine();
     try {

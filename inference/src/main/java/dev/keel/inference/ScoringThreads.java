@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -28,10 +29,38 @@ final class ScoringThreads {
    * the caller's interrupt flag is set again when the work is done.
    */
   static <T> T call(Callable<T> work) throws IOException {
-    ExecutorService thread = borrow();
-    try {
+    try (Lease lease = lease()) {
+      return lease.call(work);
+    }
+  }
+
+  /** A scoring thread no other call uses until the lease is closed. */
+  static Lease lease() {
+    return new Lease(borrow());
+  }
+
+  /**
+   * One partition's hold on a scoring thread: what it submits runs there in order, so a model can
+   * be loaded there while the caller reads the rows it will score.
+   */
+  static final class Lease implements AutoCloseable {
+    private final ExecutorService thread;
+
+    private Lease(ExecutorService thread) {
+      this.thread = thread;
+    }
+
+    <T> Future<T> submit(Callable<T> work) {
+      return thread.submit(work);
+    }
+
+    /** As {@link ScoringThreads#call}, on this lease's thread. */
+    <T> T call(Callable<T> work) throws IOException {
       return ThreadWork.await(thread.submit(work), () -> {});
-    } finally {
+    }
+
+    @Override
+    public void close() {
       synchronized (IDLE) {
         IDLE.push(thread);
       }

@@ -14,11 +14,16 @@ public final class IngestActivityOptions {
 
   private IngestActivityOptions() {}
 
-  public static ActivityOptions forIngest(String summary) {
+  /**
+   * @param heartbeat how long an ETL worker may stay silent before its attempt counts as dead and the
+   *     ingest goes to another worker (it heartbeats while it decodes and writes)
+   */
+  public static ActivityOptions forIngest(String summary, Duration heartbeat) {
     return ActivityOptions.newBuilder()
         .setSummary(summary)
         .setTaskQueue(TaskQueues.ETL)
         .setStartToCloseTimeout(START_TO_CLOSE)
+        .setHeartbeatTimeout(heartbeat)
         .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(MAX_ATTEMPTS).build())
         .build();
   }

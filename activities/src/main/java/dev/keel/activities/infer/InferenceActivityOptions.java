@@ -12,28 +12,32 @@ public final class InferenceActivityOptions {
   public static final Duration PARTITION_START_TO_CLOSE = Duration.ofMinutes(30);
   /** Planning and committing read or write only Delta logs, file listings and a checkpoint's manifest. */
   public static final Duration LIGHT_START_TO_CLOSE = Duration.ofMinutes(10);
-  public static final Duration HEARTBEAT = Duration.ofSeconds(60);
   public static final int MAX_ATTEMPTS = 3;
 
   private InferenceActivityOptions() {}
 
-  /** Scoring one partition: a worker that dies is noticed by its missing heartbeat. */
-  public static ActivityOptions forPartition(String summary) {
+  /**
+   * Scoring one partition: a worker that dies is noticed by its missing heartbeats.
+   *
+   * @param heartbeat how long a worker may stay silent before its attempt counts as dead
+   */
+  public static ActivityOptions forPartition(String summary, Duration heartbeat) {
     return ActivityOptions.newBuilder()
         .setSummary(summary)
         .setTaskQueue(TaskQueues.INFER)
         .setStartToCloseTimeout(PARTITION_START_TO_CLOSE)
-        .setHeartbeatTimeout(HEARTBEAT)
+        .setHeartbeatTimeout(heartbeat)
         .setRetryOptions(retries())
         .build();
   }
 
-  /** Planning, committing and discarding a run. */
-  public static ActivityOptions forRun(String summary) {
+  /** Planning, committing and discarding a run; a worker that dies is noticed by its missing heartbeats too. */
+  public static ActivityOptions forRun(String summary, Duration heartbeat) {
     return ActivityOptions.newBuilder()
         .setSummary(summary)
         .setTaskQueue(TaskQueues.INFER)
         .setStartToCloseTimeout(LIGHT_START_TO_CLOSE)
+        .setHeartbeatTimeout(heartbeat)
         .setRetryOptions(retries())
         .build();
   }

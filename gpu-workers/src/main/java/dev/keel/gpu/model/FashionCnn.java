@@ -13,15 +13,18 @@ import ai.djl.nn.pooling.Pool;
 import java.util.Map;
 
 /**
- * Built-in {@code fashion_cnn}: two 3×3 conv + batch-norm + ReLU + 2×2 max-pool stages
- * ({@code width}, {@code 2*width} channels), then dropout, a {@code hidden}-unit dense layer,
- * dropout and 10 logits. For 28×28 grey images (Fashion-MNIST).
+ * Built-in {@code fashion_cnn}: {@code stages} (default 2) 3×3 conv + batch-norm + ReLU + 2×2
+ * max-pool stages ({@code width}, {@code 2*width}, {@code 4*width}, … channels), then dropout, a
+ * {@code hidden}-unit dense layer, dropout and 10 logits. For 28×28 grey images (Fashion-MNIST).
  */
 public final class FashionCnn implements KeelModel {
   public static final String NAME = "fashion_cnn";
   public static final String WIDTH = "width";
   public static final String HIDDEN = "hidden";
   public static final String DROPOUT = "dropout";
+  public static final String STAGES = "stages";
+  /** 28×28 halves to 14, 7, 3 and 1: a fifth pool would leave nothing. */
+  static final int MAX_STAGES = 4;
 
   @Override
   public String name() {
@@ -35,7 +38,8 @@ public final class FashionCnn implements KeelModel {
         TrainingHyperparameters.BATCH_SIZE, 128L,
         WIDTH, 16L,
         HIDDEN, 128L,
-        DROPOUT, 0.25);
+        DROPOUT, 0.25,
+        STAGES, 2L);
   }
 
   @Override
@@ -53,6 +57,7 @@ public final class FashionCnn implements KeelModel {
     int width = hp.getInt(WIDTH);
     int hidden = hp.getInt(HIDDEN);
     float dropout = (float) hp.getDouble(DROPOUT);
+    int stages = hp.getInt(STAGES);
     if (width < 1 || width > 1024) {
       throw new InvalidFieldException("hyperparameters." + WIDTH, "must be in [1, 1024], got " + width);
     }
@@ -62,9 +67,17 @@ public final class FashionCnn implements KeelModel {
     if (!(dropout >= 0 && dropout < 1)) {
       throw new InvalidFieldException("hyperparameters." + DROPOUT, "must be in [0, 1), got " + dropout);
     }
+    if (stages < 1 || stages > MAX_STAGES) {
+      throw new InvalidFieldException("hyperparameters." + STAGES, "must be in [1, " + MAX_STAGES + "], got " + stages);
+    }
+    if ((long) width << (stages - 1) > 4096) {
+      throw new InvalidFieldException("hyperparameters." + WIDTH, "width " + width + " gives " + ((long) width << (stages - 1))
+          + " channels in stage " + stages + "; at most 4096");
+    }
     SequentialBlock net = new SequentialBlock();
-    convStage(net, width);
-    convStage(net, 2 * width);
+    for (int stage = 0; stage < stages; stage++) {
+      convStage(net, width << stage);
+    }
     net.add(Blocks.batchFlattenBlock());
     if (dropout > 0) {
       net.add(Dropout.builder().optRate(dropout).build());

@@ -11,56 +11,74 @@ import dev.keel.tables.dataset.LabeledImages;
 import java.util.Locale;
 
 /**
- * How training inputs are varied ({@code augment}): {@code none}, or {@code flip}, which mirrors each
- * training image left to right with probability 1/2. Whether a row is mirrored depends only on the
- * trial's seed, the batch number and the row, so a resumed trial and every rank of a gang mirror the
- * same images; validation, test and scoring never are.
+ * How training inputs are varied ({@code augment}): {@code none}, or a comma-separated list of
+ * {@code flip}, which mirrors each training image left to right with probability 1/2, and {@code
+ * shift}, which moves it by up to {@value #MAX_SHIFT} pixels each way (uniform in both directions,
+ * the uncovered border black). What happens to a row depends only on the trial's seed, the batch
+ * number and the row, so a resumed trial and every rank of a gang see the same images; validation,
+ * test and scoring never are augmented.
  */
 public final class Augmentation {
-  private static final Augmentation NONE = new Augmentation(false, 0);
+  /** The largest translation of {@code shift}, in pixels, each way. */
+  public static final int MAX_SHIFT = 2;
+  private static final Augmentation NONE = new Augmentation(false, false, 0);
   private final boolean flip;
+  private final boolean shift;
   private final long seed;
 
-  private Augmentation(boolean flip, long seed) {
+  private Augmentation(boolean flip, boolean shift, long seed) {
     this.flip = flip;
+    this.shift = shift;
     this.seed = seed;
   }
 
-  /** @throws InvalidFieldException for an unknown kind, or {@code flip} on a table that holds no images */
+  /** @throws InvalidFieldException for an unknown kind, or an image augmentation on a table that holds no images */
   public static Augmentation of(Hyperparameters hp, LabeledExamples train, long seed) {
-    String kind = hp.getString(TrainingHyperparameters.AUGMENT).trim().toLowerCase(Locale.ROOT);
-    switch (kind) {
-      case "none":
-        return NONE;
-      case "flip":
-        if (!(train instanceof LabeledImages)) {
-          throw new InvalidFieldException("hyperparameters." + TrainingHyperparameters.AUGMENT,
-              "flip mirrors images, and the table holds " + train.describe());
-        }
-        return new Augmentation(true, seed);
-      default:
+    String value = hp.getString(TrainingHyperparameters.AUGMENT).trim().toLowerCase(Locale.ROOT);
+    boolean flip = false;
+    boolean shift = false;
+    for (String kind : value.split("\\s*,\\s*")) {
+      switch (kind) {
+        case "none" -> { }
+        case "flip" -> flip = true;
+        case "shift" -> shift = true;
+        default -> throw new InvalidFieldException("hyperparameters." + TrainingHyperparameters.AUGMENT,
+            "unknown augmentation '" + kind + "' (accepts: none, flip, shift, or a list such as flip,shift)");
+      }
+      if (!kind.equals("none") && !(train instanceof LabeledImages)) {
         throw new InvalidFieldException("hyperparameters." + TrainingHyperparameters.AUGMENT,
-            "unknown augmentation '" + kind + "' (accepts: none, flip)");
+            kind + (kind.equals("flip") ? " mirrors" : " moves") + " images, and the table holds " + train.describe());
+      }
     }
+    return flip || shift ? new Augmentation(flip, shift, seed) : NONE;
   }
 
   /** The inputs of {@code rows} for training batch {@code batch}. */
   public NDArray inputs(NDManager manager, LabeledExamples data, int[] rows, long batch) {
-    if (!flip) {
+    if (!flip && !shift) {
       return Batches.inputs(manager, data, rows);
     }
     long[] shape = data.exampleShape();
     int width = (int) shape[shape.length - 1];
     int size = data.exampleSize();
+    int height = size / width;
     float[] x = data.floats(rows);
+    float[] moved = shift ? new float[size] : null;
     for (int i = 0; i < rows.length; i++) {
-      if (mirrors(batch, rows[i])) {
-        for (int line = i * size; line < (i + 1) * size; line += width) {
+      int first = i * size;
+      if (flip && mirrors(batch, rows[i])) {
+        for (int line = first; line < first + size; line += width) {
           for (int a = line, b = line + width - 1; a < b; a++, b--) {
             float t = x[a];
             x[a] = x[b];
             x[b] = t;
           }
+        }
+      }
+      if (shift) {
+        int[] d = offset(batch, rows[i]);
+        if (d[0] != 0 || d[1] != 0) {
+          translate(x, first, width, height, d[0], d[1], moved);
         }
       }
     }
@@ -69,5 +87,25 @@ public final class Augmentation {
 
   boolean mirrors(long batch, int row) {
     return (Seeds.mix(Seeds.mix(seed ^ 0x464C4950L, batch), row) & 1) == 1;
+  }
+
+  /** {@code {dx, dy}} of {@code shift} for the row in the batch, each in [-MAX_SHIFT, MAX_SHIFT]. */
+  int[] offset(long batch, int row) {
+    long h = Seeds.mix(Seeds.mix(seed ^ 0x5348494654L, batch), row);
+    int span = 2 * MAX_SHIFT + 1;
+    return new int[] {(int) Math.floorMod(h, span) - MAX_SHIFT, (int) Math.floorMod(h >>> 16, span) - MAX_SHIFT};
+  }
+
+  /** Moves the image at {@code x[first..]} right by dx and down by dy, zero where nothing moved in. */
+  private static void translate(float[] x, int first, int width, int height, int dx, int dy, float[] moved) {
+    java.util.Arrays.fill(moved, 0f);
+    for (int r = Math.max(0, dy); r < Math.min(height, height + dy); r++) {
+      int from = first + (r - dy) * width;
+      int to = r * width;
+      int c0 = Math.max(0, dx);
+      int c1 = Math.min(width, width + dx);
+      System.arraycopy(x, from + c0 - dx, moved, to + c0, c1 - c0);
+    }
+    System.arraycopy(moved, 0, x, first, moved.length);
   }
 }

@@ -50,7 +50,7 @@ class ModelRegistryTest {
         () -> Hyperparameters.resolve(new FashionCnn(), Map.of(), Map.of("foo", Requests.num(1))));
     assertEquals("hyperparameters.foo", e.field());
     assertEquals("hyperparameters.foo: not used by model fashion_cnn (accepts: augment, batch_size, dropout, hidden, lr,"
-        + " lr_decay_batches, lr_min, lr_schedule, momentum, optimizer, weight_decay, width)", e.getMessage());
+        + " lr_decay_batches, lr_min, lr_schedule, momentum, optimizer, stages, weight_decay, width)", e.getMessage());
   }
 
   @Test

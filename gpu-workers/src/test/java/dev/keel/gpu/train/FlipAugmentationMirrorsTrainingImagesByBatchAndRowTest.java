@@ -79,6 +79,10 @@ class FlipAugmentationMirrorsTrainingImagesByBatchAndRowTest {
     assertEquals("hyperparameters.augment: flip mirrors images, and the table holds " + features.describe(), e.getMessage());
     e = assertThrows(InvalidFieldException.class, () -> Augmentation.of(
         Hyperparameters.resolve(new FashionCnn(), Map.of(), Map.of("augment", Requests.str("rotate"))), images(), 1));
-    assertEquals("hyperparameters.augment: unknown augmentation 'rotate' (accepts: none, flip)", e.getMessage());
+    assertEquals("hyperparameters.augment: unknown augmentation 'rotate' (accepts: none, flip, shift, or a list such as"
+        + " flip,shift)", e.getMessage());
+    e = assertThrows(InvalidFieldException.class, () -> Augmentation.of(
+        Hyperparameters.resolve(new TabularMlp(), Map.of(), Map.of("augment", Requests.str("shift"))), features, 1));
+    assertEquals("hyperparameters.augment: shift moves images, and the table holds " + features.describe(), e.getMessage());
   }
 }

@@ -1,7 +1,6 @@
 package dev.keel.service.worker;
 
 import dev.keel.activities.TaskQueues;
-import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.service.worker.WorkerHostOptions.Role;
 import dev.keel.workflows.KeelWorkflows;
 import io.temporal.client.WorkflowClient;
@@ -35,7 +34,7 @@ public final class KeelWorkerHost implements AutoCloseable {
   }
 
   private static WorkflowClientOptions.Builder clientOptions(String namespace) {
-    return WorkflowClientOptions.newBuilder().setNamespace(namespace).setDataConverter(KeelDataConverter.get());
+    return WorkflowClientOptions.newBuilder().setNamespace(namespace).setDataConverter(KeelWorkflows.dataConverter());
   }
 
   public static WorkflowServiceStubs connect(String address) {

@@ -18,7 +18,10 @@ import dev.keel.service.worker.WorkerHostOptions;
 import dev.keel.service.worker.WorkerHostOptions.Role;
 import dev.keel.storage.StorageRoot;
 import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.enums.v1.PendingActivityState;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.api.workflow.v1.PendingActivityInfo;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionResponse;
@@ -30,8 +33,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -151,6 +156,49 @@ final class FaultStack implements AutoCloseable {
   boolean running(String workflowId) {
     WorkflowExecutionStatus s = describe(workflowId).getWorkflowExecutionInfo().getStatus();
     return s == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+  }
+
+  /** Whether {@code activity} is running (started, not finished) in the workflow; false before the workflow exists. */
+  boolean runs(String workflowId, String activity) {
+    DescribeWorkflowExecutionResponse d;
+    try {
+      d = describe(workflowId);
+    } catch (io.grpc.StatusRuntimeException notYetStarted) {
+      return false;
+    }
+    return d.getPendingActivitiesList().stream().anyMatch(a -> a.getActivityType().getName().equals(activity)
+        && a.getState() == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED);
+  }
+
+  List<HistoryEvent> history(String workflowId) {
+    return client.fetchHistory(workflowId).getEvents();
+  }
+
+  /** How often each activity type was scheduled in the workflow. */
+  Map<String, Integer> scheduled(String workflowId) {
+    Map<String, Integer> out = new TreeMap<>();
+    for (HistoryEvent e : history(workflowId)) {
+      if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
+        out.merge(e.getActivityTaskScheduledEventAttributes().getActivityType().getName(), 1, Integer::sum);
+      }
+    }
+    return out;
+  }
+
+  /** The activities of the workflow whose completion came from a second or later attempt, by type: the attempt. */
+  Map<String, Integer> retried(String workflowId) {
+    Map<Long, String> types = new TreeMap<>();
+    Map<String, Integer> out = new TreeMap<>();
+    for (HistoryEvent e : history(workflowId)) {
+      if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
+        types.put(e.getEventId(), e.getActivityTaskScheduledEventAttributes().getActivityType().getName());
+      }
+      if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED && e.getActivityTaskStartedEventAttributes().getAttempt() > 1) {
+        out.merge(types.get(e.getActivityTaskStartedEventAttributes().getScheduledEventId()),
+            e.getActivityTaskStartedEventAttributes().getAttempt(), Math::max);
+      }
+    }
+    return out;
   }
 
   static Optional<TrainProgress> progress(PendingActivityInfo a) {

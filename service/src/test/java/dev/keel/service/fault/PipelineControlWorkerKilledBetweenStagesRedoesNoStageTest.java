@@ -17,7 +17,6 @@ import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.delta.standalone.DeltaLog;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
-import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionResponse;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import java.time.Duration;
@@ -88,16 +87,16 @@ class PipelineControlWorkerKilledBetweenStagesRedoesNoStageTest {
     ExperimentResult experiment = stack.client.newUntypedWorkflowStub(result.getExperimentId())
         .getResult(ExperimentResult.class);
 
-    assertEquals(Map.of("Ingest", 1, "RegisterModel", 1), only(scheduled(id), "Ingest", "RegisterModel"),
+    assertEquals(Map.of("Ingest", 1, "RegisterModel", 1), only(stack.scheduled(id), "Ingest", "RegisterModel"),
         "activities of the pipeline");
     assertEquals(1, childStarts(id).getOrDefault(result.getExperimentId(), 0), "experiment child started once");
     assertEquals(1, childStarts(id).getOrDefault(id + "/inference", 0), "inference child started once");
-    assertEquals(Map.of("Train", 1), only(scheduled(trial), "Train"), "activities of the trial");
-    Map<String, Integer> inference = scheduled(id + "/inference");
+    assertEquals(Map.of("Train", 1), only(stack.scheduled(trial), "Train"), "activities of the trial");
+    Map<String, Integer> inference = stack.scheduled(id + "/inference");
     assertEquals(1, inference.get("CommitPredictions"), inference.toString());
     assertEquals(result.getInference().getPartitions(), inference.get("ScorePartition"), inference.toString());
     for (String workflow : List.of(id, trial, id + "/inference")) {
-      assertTrue(retries(workflow).isEmpty(), workflow + " retried " + retries(workflow));
+      assertTrue(stack.retried(workflow).isEmpty(), workflow + " retried " + stack.retried(workflow));
     }
 
     assertEquals(300, experiment.getBestCheckpoint().getBatches());
@@ -120,37 +119,12 @@ class PipelineControlWorkerKilledBetweenStagesRedoesNoStageTest {
    * starts a new CONTROL worker.
    */
   private static void killWhileItRuns(String what, Supplier<String> workflowId, String activity) throws Exception {
-    FaultStack.await(what + " to start", Duration.ofMinutes(2), () -> pending(workflowId.get(), activity));
+    FaultStack.await(what + " to start", Duration.ofMinutes(2), () -> stack.runs(workflowId.get(), activity));
     controls.get(controls.size() - 1).kill();
     FaultStack.await(what + " to finish with no CONTROL worker", Duration.ofMinutes(2),
-        () -> !pending(workflowId.get(), activity));
+        () -> !stack.runs(workflowId.get(), activity));
     assertTrue(stack.running(workflowId.get()), workflowId.get() + " ended without a CONTROL worker");
     controls.add(stack.child("control-" + controls.size(), "--roles", "CONTROL", "--dev-server"));
-  }
-
-  private static boolean pending(String workflowId, String activity) {
-    DescribeWorkflowExecutionResponse d;
-    try {
-      d = stack.describe(workflowId);
-    } catch (io.grpc.StatusRuntimeException notYetStarted) {
-      return false;
-    }
-    return d.getPendingActivitiesList().stream().anyMatch(a -> a.getActivityType().getName().equals(activity)
-        && a.getState() == io.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED);
-  }
-
-  private static List<HistoryEvent> history(String workflowId) {
-    return stack.client.fetchHistory(workflowId).getEvents();
-  }
-
-  private static Map<String, Integer> scheduled(String workflowId) {
-    Map<String, Integer> out = new TreeMap<>();
-    for (HistoryEvent e : history(workflowId)) {
-      if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
-        out.merge(e.getActivityTaskScheduledEventAttributes().getActivityType().getName(), 1, Integer::sum);
-      }
-    }
-    return out;
   }
 
   private static Map<String, Integer> only(Map<String, Integer> counts, String... types) {
@@ -163,20 +137,9 @@ class PipelineControlWorkerKilledBetweenStagesRedoesNoStageTest {
 
   private static Map<String, Integer> childStarts(String workflowId) {
     Map<String, Integer> out = new TreeMap<>();
-    for (HistoryEvent e : history(workflowId)) {
+    for (HistoryEvent e : stack.history(workflowId)) {
       if (e.getEventType() == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED) {
         out.merge(e.getStartChildWorkflowExecutionInitiatedEventAttributes().getWorkflowId(), 1, Integer::sum);
-      }
-    }
-    return out;
-  }
-
-  /** Activities whose completion came from a second or later attempt. */
-  private static List<String> retries(String workflowId) {
-    List<String> out = new ArrayList<>();
-    for (HistoryEvent e : history(workflowId)) {
-      if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED && e.getActivityTaskStartedEventAttributes().getAttempt() > 1) {
-        out.add("event " + e.getEventId() + " attempt " + e.getActivityTaskStartedEventAttributes().getAttempt());
       }
     }
     return out;

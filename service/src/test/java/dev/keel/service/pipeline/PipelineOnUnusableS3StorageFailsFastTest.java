@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.TaskQueues;
+import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.pipeline.DemoRequest;
@@ -73,8 +74,14 @@ class PipelineOnUnusableS3StorageFailsFastTest {
     long attempts = workers.client().fetchHistory(id).getEvents().stream()
         .filter(ev -> ev.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED).count();
     assertEquals(1, attempts, "a non-retryable failure is not retried");
-    // (the workflow's progress error is ApplicationFailure.getMessage(): "message='…', type=…")
-    assertTrue(pipeline.progress().getError().contains(
-        "storage " + ROOT + "/tables/fashion_mnist: the bucket does not exist"), pipeline.progress().getError());
+    PipelineProgress progress = pipeline.progress();
+    assertEquals("storage " + ROOT + "/tables/fashion_mnist: the bucket does not exist", progress.getError());
+    assertEquals(FailureTypes.STORAGE_UNUSABLE, progress.getErrorType());
+    assertEquals("etl", progress.getFailedStage());
+    // keel status: the message as written (no Java toString, no JSON escapes), its type and stage
+    String status = PipelineStatusText.render(id, progress);
+    assertTrue(status.startsWith("pipeline " + id + ": failed in stage etl\n"), status);
+    assertTrue(status.contains("  error:      storage " + ROOT + "/tables/fashion_mnist: the bucket does not exist\n"), status);
+    assertTrue(status.contains("  type:       " + FailureTypes.STORAGE_UNUSABLE + "\n"), status);
   }
 }

@@ -81,6 +81,9 @@ class TemporalCliDrivesKeelIT {
     assertTrue(result.output().contains("source.formatt: unknown field"), result.output());
     assertTrue(result.output().contains("target_table: expected a string, got 3"), result.output());
     assertEquals(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED, status(id));
+    // rejected before any workflow code ran, and still found by the failed-stage query
+    assertEquals(1, RealTemporal.listUntilFound("WorkflowId = '" + id + "' AND KeelStage = 'failed'", 1,
+        Duration.ofSeconds(30)).size());
 
     String invalid = "pipeline-it-invalid-" + UUID.randomUUID().toString().substring(0, 8);
     assertEquals(0, RealTemporal.temporal(Duration.ofSeconds(60), "workflow", "start", "--type", "Pipeline",

@@ -3,6 +3,7 @@ package dev.keel.workflows.inference;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.infer.InferenceActivities;
 import dev.keel.activities.infer.InferenceActivityOptions;
+import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.config.DriftConfigRules;
 import dev.keel.api.v1.CommitPredictionsRequest;
 import dev.keel.api.v1.DiscardPredictionsRequest;
@@ -20,6 +21,7 @@ import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -37,10 +39,14 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
   public static final long DEFAULT_PARTITION_ROWS = 10_000;
 
   private final InferenceProgress.Builder progress = InferenceProgress.newBuilder().setStage("plan");
+  /** How long an inference worker may stay silent before its attempt counts as dead (the request's, or 60 s). */
+  private Duration heartbeat = ConfigDefaults.HEARTBEAT_TIMEOUT;
 
   @Override
   public InferenceResult run(InferenceRequest input) {
     InferenceRequest request = withDefaults(validate(input));
+    heartbeat = request.getHeartbeatTimeoutSeconds() > 0
+        ? Duration.ofSeconds(request.getHeartbeatTimeoutSeconds()) : ConfigDefaults.HEARTBEAT_TIMEOUT;
     long started = Workflow.currentTimeMillis();
     // The Temporal run id: unique per run, stable across replays and activity retries.
     String runId = Workflow.getInfo().getRunId();
@@ -204,6 +210,9 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
     if (request.getMaxPartitionRows() < 0) {
       problems.add("max_partition_rows: must be >= 0, got " + request.getMaxPartitionRows());
     }
+    if (request.getHeartbeatTimeoutSeconds() < 0) {
+      problems.add("heartbeat_timeout_seconds: must be >= 0 (0: 60 s), got " + request.getHeartbeatTimeoutSeconds());
+    }
     if (request.hasDrift()) {
       DriftConfigRules.validate(request.getDrift(), "drift").forEach(p -> problems.add(p.toString()));
       if (!request.getDrift().hasReference() && !request.getModelVersion().matches(".+/[0-9]+")) {
@@ -246,11 +255,11 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
     return c.getMessage();
   }
 
-  private static InferenceActivities run(String summary) {
-    return Workflow.newActivityStub(InferenceActivities.class, InferenceActivityOptions.forRun(summary));
+  private InferenceActivities run(String summary) {
+    return Workflow.newActivityStub(InferenceActivities.class, InferenceActivityOptions.forRun(summary, heartbeat));
   }
 
-  private static InferenceActivities partitions(String summary) {
-    return Workflow.newActivityStub(InferenceActivities.class, InferenceActivityOptions.forPartition(summary));
+  private InferenceActivities partitions(String summary) {
+    return Workflow.newActivityStub(InferenceActivities.class, InferenceActivityOptions.forPartition(summary, heartbeat));
   }
 }

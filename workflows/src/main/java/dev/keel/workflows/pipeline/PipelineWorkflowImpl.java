@@ -54,6 +54,7 @@ import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.ChildWorkflowFailure;
 import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Workflow;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -114,7 +115,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
           inference.getRows()));
       return result.build();
     } catch (ActivityFailure | ChildWorkflowFailure | ApplicationFailure e) {
-      progress.setStatus("failed").setError(rootMessage(e));
+      progress.setStatus("failed").setError(rootMessage(e)).setErrorType(rootType(e)).setFailedStage(progress.getStage());
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet("failed"));
       Workflow.setCurrentDetails("Keel pipeline " + name + " failed in stage " + progress.getStage() + ": " + rootMessage(e));
       throw e;
@@ -264,9 +265,9 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     TrainRequest train = TrainRequests.of(Workflow.getInfo().getWorkflowId(), 1, finalConfig, data, best.hparams(),
         finalConfig.getReproducibility().getSeed() + best.trialId(), target.get(), Optional.of(best.checkpoint()), 0);
     TrainResult trained = slots > 1
-        ? gang.train(train, slots, finalConfig.getResources().getResourcePool(), ConfigDefaults.HEARTBEAT_TIMEOUT,
+        ? gang.train(train, slots, finalConfig.getResources().getResourcePool(), heartbeat(request),
             finalConfig.getMaxRestarts(), summary)
-        : trainer(finalConfig, summary).train(train);
+        : trainer(finalConfig, heartbeat(request), summary).train(train);
     progress.setTrain(trained);
     result.setTrain(trained);
     return new Trained(best, trained.getCheckpoint(), finalConfig, data);
@@ -379,6 +380,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
         .setModel(model.getConfig().getModel())
         .putAllHparams(model.getHparamsMap())
         .setModelVersion(model.getName() + "/" + model.getVersion())
+        .setHeartbeatTimeoutSeconds((int) heartbeat(request).toSeconds())
         .build());
   }
 
@@ -411,7 +413,8 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
           .setStaticSummary("Evaluate champion " + champion.getName() + " v" + champion.getVersion()).build())
           .run(InferenceRequest.newBuilder().setCheckpoint(champion.getCheckpoint()).setData(data).setSplit(split)
               .setModel(champion.getConfig().getModel()).putAllHparams(champion.getHparamsMap())
-              .setModelVersion(champion.getName() + "/" + champion.getVersion()).setEvaluateOnly(true).build());
+              .setModelVersion(champion.getName() + "/" + champion.getVersion()).setEvaluateOnly(true)
+              .setHeartbeatTimeoutSeconds((int) heartbeat(request).toSeconds()).build());
       comparison.setChampion(ModelVersionRef.newBuilder().setName(champion.getName()).setVersion(champion.getVersion()))
           .setChampionValue(champ.getAccuracy()).addAllChampionClasses(champ.getClassesList());
       promote = ALWAYS.equals(policy) || scored.getAccuracy() > champ.getAccuracy();
@@ -448,7 +451,8 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     List<ConfigProblem> problems = ExperimentConfigs.validatePipeline(request);
     if (!problems.isEmpty()) {
       String message = new ConfigValidationException(ExperimentConfigs.PIPELINE, problems).getMessage();
-      progress.setStatus("failed").setError(message);
+      progress.setStatus("failed").setError(message).setErrorType(FailureTypes.INVALID_PIPELINE_REQUEST)
+          .setFailedStage(progress.getStage());
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet("failed"));
       Workflow.setCurrentDetails("Invalid pipeline request:\n" + message);
       throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_PIPELINE_REQUEST);
@@ -474,6 +478,15 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     return u.substring(u.lastIndexOf('/') + 1);
   }
 
+  /** The type of the innermost failure: an application failure's own type, else the failure's class. */
+  private static String rootType(Throwable t) {
+    Throwable c = t;
+    while (c.getCause() != null) {
+      c = c.getCause();
+    }
+    return c instanceof ApplicationFailure a ? a.getType() : c.getClass().getSimpleName();
+  }
+
   private static String rootMessage(Throwable t) {
     Throwable c = t;
     while (c.getCause() != null) {
@@ -484,7 +497,14 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
 
   private static IngestActivities etl(PipelineRequest request) {
     return Workflow.newActivityStub(IngestActivities.class, IngestActivityOptions.forIngest(
-        "Ingest " + request.getSource().getFormat() + " into Delta table " + tableName(request.getTargetTable())));
+        "Ingest " + request.getSource().getFormat() + " into Delta table " + tableName(request.getTargetTable()),
+        heartbeat(request)));
+  }
+
+  /** How long any of the pipeline's workers may stay silent before its attempt counts as dead. */
+  private static Duration heartbeat(PipelineRequest request) {
+    int seconds = request.getExperimentOptions().getHeartbeatTimeoutSeconds();
+    return seconds > 0 ? Duration.ofSeconds(seconds) : ConfigDefaults.HEARTBEAT_TIMEOUT;
   }
 
   private static CatalogActivities catalog(String summary) {
@@ -496,10 +516,9 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     return Workflow.newActivityStub(ModelRegistryActivities.class, options);
   }
 
-  private static TrainingActivities trainer(ExperimentConfig experiment, String summary) {
+  private static TrainingActivities trainer(ExperimentConfig experiment, Duration heartbeat, String summary) {
     return Workflow.newActivityStub(TrainingActivities.class, TrainingActivityOptions.forTrial(
-        experiment.getResources().getResourcePool(), experiment.getMaxRestarts(), 0, ConfigDefaults.HEARTBEAT_TIMEOUT,
-        summary));
+        experiment.getResources().getResourcePool(), experiment.getMaxRestarts(), 0, heartbeat, summary));
   }
 
   /** The infer stage is an Inference child workflow (partitions scored in parallel, one commit). */

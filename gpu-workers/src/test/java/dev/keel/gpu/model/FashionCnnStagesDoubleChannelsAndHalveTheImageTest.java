@@ -1,0 +1,58 @@
+package dev.keel.gpu.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Block;
+import ai.djl.nn.Parameter;
+import ai.djl.training.ParameterStore;
+import ai.djl.util.PairList;
+import dev.keel.gpu.testing.Requests;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class FashionCnnStagesDoubleChannelsAndHalveTheImageTest {
+  private static Block build(long stages, long width) {
+    return new FashionCnn().build(Hyperparameters.resolve(new FashionCnn(), Map.of(),
+        Map.of("stages", Requests.num(stages), "width", Requests.num(width), "hidden", Requests.num(32))));
+  }
+
+  /** The conv kernels' shapes, in order, and the dense layer's input width, after initializing on a batch. */
+  private static String shapes(long stages, long width) {
+    try (NDManager m = NDManager.newBaseManager()) {
+      Block net = build(stages, width);
+      net.initialize(m, DataType.FLOAT32, new Shape(2, 1, 28, 28));
+      StringBuilder out = new StringBuilder();
+      PairList<String, Parameter> params = net.getParameters();
+      for (int i = 0; i < params.size(); i++) {
+        Parameter p = params.get(i).getValue();
+        if (p.getType() == Parameter.Type.WEIGHT && p.getArray().getShape().dimension() != 1) {
+          out.append(p.getArray().getShape()).append(' ');
+        }
+      }
+      Shape logits = net.forward(new ParameterStore(m, false), new ai.djl.ndarray.NDList(m.ones(new Shape(2, 1, 28, 28))),
+          false).singletonOrThrow().getShape();
+      return out.toString().strip() + " -> " + logits;
+    }
+  }
+
+  @Test
+  void twoStagesAreTheDefaultAndEachStageDoublesTheChannels() {
+    // conv 1→8, conv 8→16, dense 16·7·7 → 32, dense 32 → 10
+    assertEquals("(8, 1, 3, 3) (16, 8, 3, 3) (32, 784) (10, 32) -> (2, 10)", shapes(2, 8));
+    assertEquals(2L, new FashionCnn().hyperparameterDefaults().get("stages"));
+    // a third stage: 16→32 channels, 7×7 pooled to 3×3
+    assertEquals("(8, 1, 3, 3) (16, 8, 3, 3) (32, 16, 3, 3) (32, 288) (10, 32) -> (2, 10)", shapes(3, 8));
+  }
+
+  @Test
+  void stagesOutsideOneToFourAreRefusedNamingTheField() {
+    InvalidFieldException e = assertThrows(InvalidFieldException.class, () -> build(5, 8));
+    assertEquals("hyperparameters.stages: must be in [1, 4], got 5", e.getMessage());
+    e = assertThrows(InvalidFieldException.class, () -> build(0, 8));
+    assertEquals("hyperparameters.stages: must be in [1, 4], got 0", e.getMessage());
+  }
+}

@@ -1,11 +1,9 @@
 package dev.keel.workflows;
 
-import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.workflows.experiment.ExperimentWorkflowImpl;
 import dev.keel.workflows.experiment.TrialWorkflowImpl;
 import dev.keel.workflows.inference.InferenceWorkflowImpl;
 import dev.keel.workflows.pipeline.PipelineWorkflowImpl;
-import io.temporal.common.converter.DataConverter;
 import io.temporal.common.converter.DataConverterException;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkflowImplementationOptions;
@@ -22,14 +20,6 @@ public final class KeelWorkflows {
     return WorkflowImplementationOptions.newBuilder()
         .setFailWorkflowExceptionTypes(DataConverterException.class)
         .build();
-  }
-
-  /**
-   * Keel's data converter for workers' clients: {@link KeelDataConverter}, and a Pipeline whose input
-   * it cannot decode is marked failed (see {@link RejectedInputMarksThePipeline}).
-   */
-  public static DataConverter dataConverter() {
-    return new RejectedInputMarksThePipeline(KeelDataConverter.get());
   }
 
   public static void register(Worker worker) {

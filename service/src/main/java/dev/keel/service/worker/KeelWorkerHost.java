@@ -1,8 +1,10 @@
 package dev.keel.service.worker;
 
 import dev.keel.activities.TaskQueues;
+import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.service.worker.WorkerHostOptions.Role;
 import dev.keel.workflows.KeelWorkflows;
+import dev.keel.workflows.RejectedInputMarksThePipeline;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -34,7 +36,7 @@ public final class KeelWorkerHost implements AutoCloseable {
   }
 
   private static WorkflowClientOptions.Builder clientOptions(String namespace) {
-    return WorkflowClientOptions.newBuilder().setNamespace(namespace).setDataConverter(KeelWorkflows.dataConverter());
+    return WorkflowClientOptions.newBuilder().setNamespace(namespace).setDataConverter(new RejectedInputMarksThePipeline(KeelDataConverter.get()));
   }
 
   public static WorkflowServiceStubs connect(String address) {

@@ -10,6 +10,11 @@ public final class FailureTypes {
   // ---- any activity that touches the storage root
   /** The storage root refuses access or does not exist (credentials, bucket, permissions). */
   public static final String STORAGE_UNUSABLE = "StorageUnusable";
+  /**
+   * The run names a storage root (it travels in every activity's header) that the worker picking up
+   * the activity does not serve: the run would split its artefacts across two roots.
+   */
+  public static final String STORAGE_ROOT_MISMATCH = "StorageRootMismatch";
 
   // ---- training (TrainingActivities)
   /** The loss became NaN or diverged: the trial's hyperparameters, not the worker, are at fault. */

@@ -74,6 +74,36 @@ import java.util.concurrent.TimeUnit;
 public final class InferenceBenchmark {
   private InferenceBenchmark() {}
 
+  /** A hand-written data-parallel loop: {@code threads} threads, each opening a 1-thread predictor and scoring its slice. */
+  private static Predictions bareSplit(String checkpoint, LabeledImages examples, int threads) throws Exception {
+    int n = examples.size();
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    try {
+      List<java.util.concurrent.Future<Predictions>> parts = new ArrayList<>();
+      for (int i = 0; i < threads; i++) {
+        int from = (int) ((long) n * i / threads);
+        int to = (int) ((long) n * (i + 1) / threads);
+        parts.add(pool.submit(() -> {
+          try (CheckpointPredictor predictor = CheckpointPredictor.open(checkpoint, ModelRegistry.withBuiltIns(), 1)) {
+            return predictor.predict(examples.slice(from, to));
+          }
+        }));
+      }
+      int[] labels = new int[n];
+      float[] scores = new float[n];
+      int at = 0;
+      for (java.util.concurrent.Future<Predictions> f : parts) {
+        Predictions p = f.get();
+        System.arraycopy(p.labels(), 0, labels, at, p.size());
+        System.arraycopy(p.scores(), 0, scores, at, p.size());
+        at += p.size();
+      }
+      return new Predictions(labels, scores);
+    } finally {
+      pool.shutdown();
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     int reps = 5;
     int threads = 2;
@@ -148,6 +178,11 @@ public final class InferenceBenchmark {
             }
             seconds = (System.nanoTime() - t0) / 1e9;
             acc = String.format(Locale.ROOT, "%.4f", p.accuracy(examples.labels()));
+          } else if (v.equals("bare-split")) {
+            long t0 = System.nanoTime();
+            Predictions p = bareSplit(checkpoint.getUri(), examples, threads);
+            seconds = (System.nanoTime() - t0) / 1e9;
+            acc = String.format(Locale.ROOT, "%.4f", p.accuracy(examples.labels()));
           } else {
             int workers = v.equals("keel-2w") ? 2 : 1;
             int t = v.equals("keel") ? threads : 1;
@@ -200,6 +235,7 @@ public final class InferenceBenchmark {
       System.out.println("|---|---|---|---|---|---|---|");
       Map<String, String> what = Map.of(
           "bare", "CheckpointPredictor, " + threads + " thread(s)",
+          "bare-split", threads + " CheckpointPredictors x 1 thread, a slice each",
           "keel", "Inference workflow, 1 worker x " + threads + " thr",
           "keel-1w", "Inference workflow, 1 worker x 1 thr",
           "keel-2w", "Inference workflow, 2 workers x 1 thr",

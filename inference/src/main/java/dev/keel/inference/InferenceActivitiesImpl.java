@@ -45,6 +45,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -163,10 +164,10 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     LabeledExamples images;
     Predictions predictions;
     long read;
-    try (ScoringThreads.Lease scorer = ScoringThreads.lease(); Loading model = load(scorer, r)) {
+    try (Lanes lanes = lanes(r, partition.getRows())) {
       images = TablePartitions.read(engine, r.getData(), split(r), partition);
       read = System.nanoTime();
-      predictions = model.predict(images);
+      predictions = lanes.predict(images);
     }
     long predicted = System.nanoTime();
 
@@ -210,20 +211,104 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
   }
 
   /**
-   * Starts loading (or borrowing) the request's model on the partition's scoring thread, so that it
-   * loads while the activity thread reads the rows: on a fresh worker, loading and reading each cost
-   * a tenth of scoring 10,000 images.
+   * The scoring lanes of one partition, each loading (or borrowing) the request's model on a scoring
+   * thread of its own while the activity thread reads the rows: on a fresh worker, loading and reading
+   * each cost a tenth of scoring 10,000 images. With {@code t} threads on a CPU the partition is scored
+   * as {@code t} slices by {@code t} one-thread models at once rather than by one model with {@code t}
+   * intra-op threads: the CNN's layers are too small for libtorch to keep two threads busy (measured
+   * in benchmarks/README.md), slices are independent and need no synchronisation. A GPU scores the
+   * whole partition with one model.
    */
-  private Loading load(ScoringThreads.Lease scorer, InferenceRequest request) {
+  private Lanes lanes(InferenceRequest request, long rows) {
     int t = request.getThreads() > 0 ? request.getThreads() : threads;
+    int lanes = CheckpointPredictor.cpuOnly() && t > 1
+        ? (int) Math.max(1, Math.min(t, ceilDiv(rows, CheckpointPredictor.DEFAULT_BATCH))) : 1;
+    int perLane = lanes > 1 ? 1 : t;
+    Lanes out = new Lanes();
+    try {
+      for (int i = 0; i < lanes; i++) {
+        out.add(load(ScoringThreads.lease(), request, perLane));
+      }
+    } catch (RuntimeException e) {
+      out.close();
+      throw e;
+    }
+    return out;
+  }
+
+  private static final AtomicLong LANED_PARTITIONS = new AtomicLong();
+
+  /** Partitions this JVM scored in more than one lane (tests). */
+  static long partitionsScoredInLanes() {
+    return LANED_PARTITIONS.get();
+  }
+
+  private static long ceilDiv(long a, long b) {
+    return (a + b - 1) / b;
+  }
+
+  private Loading load(ScoringThreads.Lease scorer, InferenceRequest request, int t) {
     String key = request.getCheckpoint().getUri() + "#" + t;
     Future<CheckpointPredictor> predictor = scorer.submit(() -> borrow(key, request.getCheckpoint().getUri(), t));
     return new Loading(scorer, request, key, t, predictor);
   }
 
   /**
-   * A model loading on a scoring thread; {@link #predict} scores on that thread, once. Closed
-   * without scoring (the rows could not be read), it gives the loaded model back for the next partition.
+   * A partition's lanes: {@link #predict} scores one slice per lane at once (slices start at whole
+   * batches, so each batch is the one a single lane would score) and joins them in row order.
+   */
+  private static final class Lanes implements AutoCloseable {
+    private final List<Loading> lanes = new ArrayList<>();
+
+    void add(Loading lane) {
+      lanes.add(lane);
+    }
+
+    Predictions predict(LabeledExamples images) {
+      int n = images.size();
+      if (lanes.size() == 1) {
+        return lanes.get(0).predict(images);
+      }
+      LANED_PARTITIONS.incrementAndGet();
+      int batch = CheckpointPredictor.DEFAULT_BATCH;
+      int perLane = (int) ceilDiv(ceilDiv(n, lanes.size()), batch) * batch;
+      List<Future<Predictions>> parts = new ArrayList<>();
+      for (int i = 0; i < lanes.size(); i++) {
+        int from = Math.min(n, i * perLane);
+        int to = Math.min(n, from + perLane);
+        parts.add(lanes.get(i).predictAsync(images.slice(from, to)));
+      }
+      int[] labels = new int[n];
+      float[] scores = new float[n];
+      int at = 0;
+      RuntimeException failed = null;
+      for (int i = 0; i < parts.size(); i++) {
+        try {
+          Predictions p = lanes.get(i).await(parts.get(i));
+          System.arraycopy(p.labels(), 0, labels, at, p.size());
+          System.arraycopy(p.scores(), 0, scores, at, p.size());
+          at += p.size();
+        } catch (RuntimeException e) {
+          // wait for every lane before failing: each holds a model it must give back or close
+          failed = failed == null ? e : failed;
+        }
+      }
+      if (failed != null) {
+        throw failed;
+      }
+      return new Predictions(labels, scores);
+    }
+
+    @Override
+    public void close() {
+      lanes.forEach(Loading::close);
+    }
+  }
+
+  /**
+   * A model loading on a scoring thread it leases; {@link #predict} scores on that thread, once.
+   * Closed without scoring (the rows could not be read), it gives the loaded model back for the next
+   * partition; closed, it gives the thread back.
    */
   private final class Loading implements AutoCloseable {
     private final ScoringThreads.Lease scorer;
@@ -243,10 +328,18 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     }
 
     Predictions predict(LabeledExamples images) {
+      return await(predictAsync(images));
+    }
+
+    Future<Predictions> predictAsync(LabeledExamples images) {
       used = true;
+      // the load's failure, if any, surfaces when the scoring is awaited, after the rows were read
+      return scorer.submit(() -> predictOnScoringThread(ThreadWork.await(predictor, () -> {}), images));
+    }
+
+    Predictions await(Future<Predictions> scored) {
       try {
-        // the load's failure, if any, surfaces here, after the rows were read
-        return scorer.call(() -> predictOnScoringThread(ThreadWork.await(predictor, () -> {}), images));
+        return ThreadWork.await(scored, () -> {});
       } catch (InvalidFieldException e) {
         // a tabular checkpoint on an images table, another image size, ...: retrying cannot help
         throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_INFERENCE_REQUEST);
@@ -259,13 +352,14 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
 
     @Override
     public void close() {
-      if (used) {
-        return;
-      }
       try {
-        giveBack(key, ThreadWork.await(predictor, () -> {}));
+        if (!used) {
+          giveBack(key, ThreadWork.await(predictor, () -> {}));
+        }
       } catch (IOException | RuntimeException loadFailedToo) {
         // nothing was loaded; the reading's failure is the one to report
+      } finally {
+        scorer.close();
       }
     }
 

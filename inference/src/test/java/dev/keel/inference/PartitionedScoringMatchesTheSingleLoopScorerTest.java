@@ -22,6 +22,41 @@ import org.junit.jupiter.api.Test;
  */
 class PartitionedScoringMatchesTheSingleLoopScorerTest {
 
+  /**
+   * With two threads a CPU worker scores a partition as two slices on two one-thread models at once
+   * (lanes); slices start at whole batches, so every row gets the very score of the one-thread loop.
+   */
+  @Test
+  void twoLanesScoreEveryRowAsTheOneThreadLoop() throws Exception {
+    try (InferenceTestBed bed = new InferenceTestBed()) {
+      long before = InferenceActivitiesImpl.partitionsScoredInLanes();
+      // partitions of 1,200 and 800 rows: the first is two batches of up to 1,000, so two lanes
+      InferenceResult result = bed.run("lanes", bed.request("lanes").setThreads(2).setMaxPartitionRows(2000).build());
+      assertEquals(before + 1, InferenceActivitiesImpl.partitionsScoredInLanes(), "the 1,200-row partition ran in lanes");
+      LabeledImages split = new DeltaDatasetReader().read(InferenceTestBed.source(), "test");
+      Predictions single;
+      try (CheckpointPredictor predictor =
+          CheckpointPredictor.open(InferenceTestBed.checkpoint().getUri(), ModelRegistry.withBuiltIns(), 1)) {
+        single = predictor.predict(split);
+      }
+      assertEquals(single.accuracy(split.labels()), result.getAccuracy(), 1e-12);
+      Map<Long, Integer> expectedLabels = new HashMap<>();
+      Map<Long, Double> expectedScores = new HashMap<>();
+      for (int i = 0; i < split.size(); i++) {
+        expectedLabels.put(split.ids()[i], single.labels()[i]);
+        expectedScores.put(split.ids()[i], (double) single.scores()[i]);
+      }
+      Map<Long, Integer> labels = new HashMap<>();
+      Map<Long, Double> scores = new HashMap<>();
+      for (Map<String, Object> r : InferenceTestBed.rows(bed.table("lanes"))) {
+        labels.put((Long) r.get("id"), ((Number) r.get("predicted_label")).intValue());
+        scores.put((Long) r.get("id"), ((Number) r.get("score")).doubleValue());
+      }
+      assertEquals(expectedLabels, labels);
+      assertEquals(expectedScores, scores, "bit for bit");
+    }
+  }
+
   @Test
   void sameRowsLabelsAccuracyPerClassAccuracyAndStatistics() throws Exception {
     try (InferenceTestBed bed = new InferenceTestBed()) {

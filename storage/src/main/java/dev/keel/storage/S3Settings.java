@@ -24,13 +24,17 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  *   <li>credentials: the SDK's default provider chain (env {@code AWS_ACCESS_KEY_ID} / {@code
  *       AWS_SECRET_ACCESS_KEY}, {@code aws.accessKeyId} / {@code aws.secretAccessKey}, profiles,
  *       container and instance roles), unless static keys are given (tests).
+ *   <li>single writer: {@code KEEL_S3_SINGLE_WRITER=true} ({@code keel.s3.singleWriter}) lets Keel
+ *       commit tables on a store that ignores conditional PUT, which it otherwise refuses ({@link
+ *       StoreGuarantees}); the user promises that one process at a time writes each table.
  * </ul>
  *
  * @param endpoint null for AWS itself
  * @param region null to let the SDK resolve it
  * @param accessKey null for the default credentials chain
  */
-public record S3Settings(URI endpoint, String region, boolean pathStyle, String accessKey, String secretKey) {
+public record S3Settings(URI endpoint, String region, boolean pathStyle, String accessKey, String secretKey,
+    boolean singleWriter) {
 
   public static final String DEFAULT_REGION_WITH_ENDPOINT = "us-east-1";
 
@@ -42,6 +46,7 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
   static final String S3A_ACCESS_KEY = "fs.s3a.access.key";
   static final String S3A_SECRET_KEY = "fs.s3a.secret.key";
   static final String S3A_CREDENTIALS_PROVIDER = "fs.s3a.aws.credentials.provider";
+  static final String SINGLE_WRITER_KEY = "keel.s3.single-writer";
 
   public S3Settings {
     if ((accessKey == null) != (secretKey == null)) {
@@ -70,7 +75,12 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
         region = DEFAULT_REGION_WITH_ENDPOINT;
       }
     }
-    return new S3Settings(uri, region, uri != null, null, null);
+    String single = first(sysProps.apply("keel.s3.singleWriter"), env.apply("KEEL_S3_SINGLE_WRITER"));
+    return new S3Settings(uri, region, uri != null, null, null, single != null && isTrue(single));
+  }
+
+  private static boolean isTrue(String value) {
+    return value.equalsIgnoreCase("true") || value.equals("1") || value.equalsIgnoreCase("yes");
   }
 
   /** Reads back what {@link #hadoopProperties()} wrote (used inside Hadoop plug-ins). */
@@ -80,13 +90,19 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
     boolean pathStyle = Boolean.parseBoolean(conf.apply(S3A_PATH_STYLE));
     String access = blankToNull(conf.apply(S3A_ACCESS_KEY));
     String secret = blankToNull(conf.apply(S3A_SECRET_KEY));
-    return new S3Settings(endpoint == null ? null : URI.create(endpoint), region, pathStyle, access, secret);
+    return new S3Settings(endpoint == null ? null : URI.create(endpoint), region, pathStyle, access, secret,
+        Boolean.parseBoolean(conf.apply(SINGLE_WRITER_KEY)));
   }
 
   /** The same settings with static credentials (tests, or a wrong key on purpose). */
   public S3Settings withStaticCredentials(String accessKey, String secretKey) {
     return new S3Settings(endpoint, region, pathStyle, Objects.requireNonNull(accessKey),
-        Objects.requireNonNull(secretKey));
+        Objects.requireNonNull(secretKey), singleWriter);
+  }
+
+  /** The same settings in single-writer mode (see the class comment), or not. */
+  public S3Settings withSingleWriter(boolean on) {
+    return new S3Settings(endpoint, region, pathStyle, accessKey, secretKey, on);
   }
 
   public AwsCredentialsProvider credentialsProvider() {
@@ -117,6 +133,7 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
     } else {
       p.put(S3A_CREDENTIALS_PROVIDER, DefaultCredentialsProvider.class.getName());
     }
+    p.put(SINGLE_WRITER_KEY, Boolean.toString(singleWriter));
     return p;
   }
 
@@ -125,7 +142,7 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
   public String toString() {
     return "S3Settings[endpoint=" + (endpoint == null ? "AWS" : endpoint) + ", region="
         + (region == null ? "(SDK default)" : region) + ", pathStyle=" + pathStyle + ", credentials="
-        + (accessKey == null ? "default chain" : "static " + accessKey) + "]";
+        + (accessKey == null ? "default chain" : "static " + accessKey) + (singleWriter ? ", single writer" : "") + "]";
   }
 
   private static String first(String... values) {

@@ -26,6 +26,9 @@ public final class StorageFailures {
       if (t instanceof ApplicationFailure) {
         return Optional.empty();
       }
+      if (t instanceof StoreGuarantees.UnsafeStoreException) {
+        return Optional.of(t.getMessage());
+      }
       if (t instanceof AwsServiceException e) {
         String code = e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
         int status = e.statusCode();

@@ -27,9 +27,18 @@ public final class StorageRoot {
       return new StorageRoot(URI.create(s3.key().isEmpty() ? "s3://" + s3.bucket() : s3.toString()));
     }
     if (location.startsWith("file:")) {
-      return new StorageRoot(Path.of(URI.create(location)).toAbsolutePath().normalize().toUri());
+      return local(Path.of(URI.create(location)));
     }
-    return new StorageRoot(Path.of(location).toAbsolutePath().normalize().toUri());
+    return local(Path.of(location));
+  }
+
+  /**
+   * One spelling per directory: {@code Path.toUri()} ends a directory that exists with a slash, so a
+   * root named before its directory was created would otherwise differ from the same root named after.
+   */
+  private static StorageRoot local(Path dir) {
+    String uri = dir.toAbsolutePath().normalize().toUri().toString();
+    return new StorageRoot(URI.create(uri.endsWith("/") && !uri.equals("file:///") ? uri.substring(0, uri.length() - 1) : uri));
   }
 
   public boolean isS3() {

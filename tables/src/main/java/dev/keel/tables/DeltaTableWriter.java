@@ -1,7 +1,10 @@
 package dev.keel.tables;
 
 import dev.keel.activities.FailureTypes;
+import dev.keel.storage.S3Settings;
+import dev.keel.storage.S3Uri;
 import dev.keel.storage.StorageFailures;
+import dev.keel.storage.StoreGuarantees;
 import io.delta.kernel.DataWriteContext;
 import io.delta.kernel.Operation;
 import io.delta.kernel.Snapshot;
@@ -186,6 +189,7 @@ public final class DeltaTableWriter {
      */
     public long commit() {
       try {
+        engineInfo = engineInfo(tableUri);
         return commitWithCreateRetry();
       } catch (RuntimeException e) {
         // access denied, no credentials, no bucket: one non-retryable line naming the table
@@ -212,6 +216,7 @@ public final class DeltaTableWriter {
     }
 
     private boolean createAttempted;
+    private String engineInfo = DeltaTables.ENGINE_INFO;
     private boolean replaceContents;
     private Map<String, String> commitProperties = Map.of();
 
@@ -231,7 +236,7 @@ public final class DeltaTableWriter {
         // REPLACE TABLE: one commit removes every current file and adds the new ones; older
         // versions stay readable by time travel.
         TransactionBuilder b = ((io.delta.kernel.internal.TableImpl) Table.forPath(engine, path))
-            .createReplaceTableTransactionBuilder(engine, DeltaTables.ENGINE_INFO)
+            .createReplaceTableTransactionBuilder(engine, engineInfo)
             .withSchema(engine, schema)
             .withTableProperties(engine, creationProperties());
         if (appId != null) {
@@ -241,7 +246,7 @@ public final class DeltaTableWriter {
       } else if (snapshot.isPresent()) {
         checkSchema(snapshot.get().getSchema());
         UpdateTableTransactionBuilder b =
-            snapshot.get().buildUpdateTableTransaction(DeltaTables.ENGINE_INFO, Operation.WRITE);
+            snapshot.get().buildUpdateTableTransaction(engineInfo, Operation.WRITE);
         if (!commitProperties.isEmpty()) {
           b = b.withTablePropertiesAdded(commitProperties);
         }
@@ -258,7 +263,7 @@ public final class DeltaTableWriter {
         // builder does, so creation goes through it to keep create+data+txn in one commit.
         TransactionBuilder b =
             Table.forPath(engine, path)
-                .createTransactionBuilder(engine, DeltaTables.ENGINE_INFO, Operation.CREATE_TABLE)
+                .createTransactionBuilder(engine, engineInfo, Operation.CREATE_TABLE)
                 .withSchema(engine, schema)
                 .withTableProperties(engine, creationProperties());
         if (appId != null) {
@@ -360,6 +365,11 @@ public final class DeltaTableWriter {
    * @return the files with their statistics (all columns before the first binary one)
    */
   public List<DataFileStatus> stageFiles(String directoryUri, Columns rows) {
+    try {
+      engineInfo(tableUri);
+    } catch (RuntimeException e) {
+      throw StorageFailures.translate(DeltaTables.displayUri(tableUri), e);
+    }
     Object[] arrays = ArrayBatch.bind(schema, rows);
     int n = rows.rows();
     List<FilteredColumnarBatch> batches = new ArrayList<>();
@@ -384,6 +394,22 @@ public final class DeltaTableWriter {
       throw StorageFailures.translate(DeltaTables.displayUri(directoryUri), e);
     }
     return out;
+  }
+
+  /**
+   * The engine info a commit to {@code tableUri} records, after making sure that the store keeps
+   * concurrent commits apart (before any data file is written): {@link DeltaTables#ENGINE_INFO}, or
+   * {@link DeltaTables#SINGLE_WRITER_ENGINE_INFO} on a store without conditional PUT in the
+   * single-writer mode the user chose.
+   *
+   * @throws StoreGuarantees.UnsafeStoreException on such a store without that mode
+   */
+  private static String engineInfo(String tableUri) {
+    if (!S3Uri.isS3(tableUri)) {
+      return DeltaTables.ENGINE_INFO;
+    }
+    boolean singleWriter = StoreGuarantees.requireSafeCommits(S3Settings.fromEnvironment(), S3Uri.parse(tableUri));
+    return singleWriter ? DeltaTables.SINGLE_WRITER_ENGINE_INFO : DeltaTables.ENGINE_INFO;
   }
 
   private void runHooks(TransactionCommitResult result) {

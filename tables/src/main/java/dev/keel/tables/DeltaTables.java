@@ -23,6 +23,13 @@ public final class DeltaTables {
   /** Engine info recorded in every commit. */
   public static final String ENGINE_INFO = "Keel";
 
+  /**
+   * Engine info of a commit made in single-writer mode on a store that ignores conditional PUT
+   * ({@code KEEL_S3_SINGLE_WRITER}): the table's history shows which versions had no protection
+   * against a concurrent writer.
+   */
+  public static final String SINGLE_WRITER_ENGINE_INFO = "Keel (single-writer mode: the store ignores If-None-Match)";
+
   /** Kernel's setting for the log store of a URI scheme. */
   static final String LOG_STORE_KEY = "io.delta.kernel.logStore.%s.impl";
 

@@ -1,8 +1,10 @@
 package dev.keel.tables;
 
 import dev.keel.storage.S3Clients;
+import dev.keel.storage.S3Objects;
 import dev.keel.storage.S3Settings;
 import dev.keel.storage.S3Uri;
+import dev.keel.storage.StoreGuarantees;
 import io.delta.storage.HadoopFileSystemLogStore;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -45,7 +47,14 @@ public final class S3ConditionalPutLogStore extends HadoopFileSystemLogStore {
       sb.append(actions.next()).append('\n');
     }
     byte[] body = sb.toString().getBytes(StandardCharsets.UTF_8);
-    S3Client s3 = S3Clients.get(S3Settings.fromHadoopProperties(hadoopConf::get));
+    S3Settings settings = S3Settings.fromHadoopProperties(hadoopConf::get);
+    S3Client s3 = S3Clients.get(settings);
+    if (!overwrite && unprotected(settings, S3Uri.of(path.getParent().getParent().toUri()))) {
+      // single-writer mode on a store that would overwrite: refuse at least a commit that is already there
+      if (exists(s3, target)) {
+        throw new FileAlreadyExistsException(path.toString());
+      }
+    }
     for (int attempt = 1; ; attempt++) {
       try {
         s3.putObject(b -> {
@@ -70,6 +79,29 @@ public final class S3ConditionalPutLogStore extends HadoopFileSystemLogStore {
       } catch (UncheckedIOException e) {
         throw e.getCause();
       }
+    }
+  }
+
+  /**
+   * Whether commits to {@code target} go to a store without conditional PUT in single-writer mode.
+   *
+   * @throws IOException the store ignores conditional PUT and single-writer mode is off
+   */
+  private static boolean unprotected(S3Settings settings, S3Uri table) throws IOException {
+    try {
+      return StoreGuarantees.requireSafeCommits(settings, table);
+    } catch (StoreGuarantees.UnsafeStoreException e) {
+      throw new IOException(e.getMessage(), e);
+    } catch (SdkException e) {
+      throw new IOException("probing " + table + " for conditional PUT: " + e.getMessage(), e);
+    }
+  }
+
+  private static boolean exists(S3Client s3, S3Uri target) throws IOException {
+    try {
+      return S3Objects.exists(s3, target.bucket(), target.key());
+    } catch (SdkException e) {
+      throw new IOException("checking " + target + ": " + e.getMessage(), e);
     }
   }
 

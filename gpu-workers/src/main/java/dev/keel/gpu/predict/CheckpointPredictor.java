@@ -66,6 +66,11 @@ public final class CheckpointPredictor implements AutoCloseable {
     return new CheckpointPredictor(checkpoint, model);
   }
 
+  /** Whether predictors run on the CPU: the engine's default device, a GPU when one is visible. */
+  public static boolean cpuOnly() {
+    return !ai.djl.engine.Engine.getInstance().defaultDevice().isGpu();
+  }
+
   public CheckpointMetadata metadata() {
     return checkpoint.metadata();
   }

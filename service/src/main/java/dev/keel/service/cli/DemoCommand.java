@@ -3,12 +3,14 @@ package dev.keel.service.cli;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.service.dev.DevStack;
+import dev.keel.service.dev.LocalStacks;
 import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.pipeline.PipelineWatcher;
 import dev.keel.service.pipeline.StoryRequests;
 import dev.keel.service.pipeline.StoryRun;
 import dev.keel.service.worker.KeelWorkerHost;
+import dev.keel.storage.StorageRoot;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.io.IOException;
@@ -18,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -31,7 +34,9 @@ import picocli.CommandLine.Option;
             + "whole class and the same pipeline, with only the data changed, warm-starts from the champion (the first "
             + "model). Prints the accuracy per class before and after, and the versions and models involved.",
         "",
-        "Uses a running `keel dev` on 127.0.0.1:7233 if there is one, else starts the stack in this process."})
+        "Uses a running `keel dev` on 127.0.0.1:7233 if there is one (and its storage root), else starts the stack in "
+            + "this process. With --temporal HOST:PORT (or $TEMPORAL_ADDRESS) it only starts the run there, for the "
+            + "workers of that cluster, unless --local-workers is given."})
 final class DemoCommand implements Callable<Integer> {
   @Mixin StackOptions stack;
 
@@ -47,6 +52,10 @@ final class DemoCommand implements Callable<Integer> {
       + "and print the per-class accuracy before and after.")
   boolean story;
 
+  @Option(names = "--local-workers", description = "With --temporal HOST:PORT: also run every worker in this process "
+      + "(on the storage root of --storage); they then share the cluster's task queues with its workers.")
+  boolean withLocalWorkers;
+
   @Option(names = "--train-threads", defaultValue = "2", description = "Intra-op training threads (default: ${DEFAULT-VALUE}).")
   int trainThreads;
 
@@ -60,17 +69,25 @@ final class DemoCommand implements Callable<Integer> {
     long started = System.nanoTime();
     String address = stack.temporalAddressOrNull();
     DevStack devStack = null;
+    StorageRoot root;
     if (address == null && listening("127.0.0.1", 7233)) {
       address = "127.0.0.1:7233";
-      System.out.println("Using the Keel dev stack already running on " + address);
+      root = attachedRoot(LocalStacks.on(7233));
+      System.out.println("Using the Keel dev stack already running on " + address
+          + LocalStacks.on(7233).map(s -> ": " + s.describe()).orElse(""));
+    } else if (address != null && !withLocalWorkers) {
+      root = stack.writableStorageRoot();
+      System.out.println("Temporal: " + address + " (no local workers: the run needs CONTROL, ETL, TRAIN (pool cpu)"
+          + " and INFER workers there, started with --storage " + root + "; --local-workers runs them in this process)");
     } else {
-      devStack = DevStack.start(new DevStack.Config(stack.backend(), address, 7233, 8233, stack.storageRoot(), -1,
+      root = stack.writableStorageRoot();
+      devStack = DevStack.start(new DevStack.Config(stack.backend(), address, 7233, 8233, root, -1,
           trainThreads), System.out);
       address = devStack.address();
     }
     try {
       WorkflowServiceStubs stubs = devStack != null ? devStack.workers().stubs() : KeelWorkerHost.connect(address);
-      WorkflowClient client = KeelWorkerHost.client(stubs, "default");
+      WorkflowClient client = KeelWorkerHost.client(stubs, "default", root);
       if (story) {
         new StoryRun(client, stubs, System.out).run(request, started);
         return 0;
@@ -99,6 +116,27 @@ final class DemoCommand implements Callable<Integer> {
         devStack.close();
       }
     }
+  }
+
+  /**
+   * The storage root of a run on a stack already running here: the stack's own, unless the user named
+   * another one, which is refused (its workers would write elsewhere).
+   */
+  private StorageRoot attachedRoot(Optional<LocalStacks.Stack> running) {
+    boolean named = stack.storage != null || System.getenv("KEEL_STORAGE") != null;
+    if (running.isEmpty()) {
+      return stack.writableStorageRoot();
+    }
+    StorageRoot theirs = StorageRoot.of(running.get().storage());
+    if (named) {
+      StorageRoot mine = stack.storageRoot();
+      if (!mine.toString().equals(theirs.toString())) {
+        throw new IllegalArgumentException("the Keel dev stack on 127.0.0.1:7233 (pid " + running.get().pid()
+            + ") serves storage " + theirs + ", not " + mine + ": stop it, or run the demo without --storage"
+            + " (or with --storage " + theirs + ")");
+      }
+    }
+    return theirs;
   }
 
   private static boolean listening(String host, int port) {

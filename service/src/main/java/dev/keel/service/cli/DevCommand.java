@@ -29,7 +29,7 @@ final class DevCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     DevStack devStack = DevStack.start(new DevStack.Config(stack.backend(), stack.temporalAddressOrNull(), port, uiPort,
-        stack.storageRoot(), apiPort, trainThreads), System.out);
+        stack.writableStorageRoot(), apiPort, trainThreads), System.out);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       devStack.close();

@@ -26,12 +26,31 @@ final class StackOptions {
    * @throws IllegalArgumentException one line naming the root and what is wrong with it
    */
   StorageRoot storageRoot() {
-    String s = storage != null ? storage : System.getenv().getOrDefault("KEEL_STORAGE", "keel-data");
-    StorageRoot root = StorageRoot.of(s);
+    StorageRoot root = StorageRoot.of(storageLocation());
     StorageProbe.problem(root).ifPresent(p -> {
       throw new IllegalArgumentException(p);
     });
     return root;
+  }
+
+  /**
+   * The storage root of a process that writes (dev, demo, worker): on top of {@link #storageRoot()},
+   * an object can be written and deleted there, and an {@code s3://} store refuses a second
+   * conditional PUT of one object, so concurrent table commits cannot be lost (or the user chose
+   * {@code KEEL_S3_SINGLE_WRITER=true}).
+   *
+   * @throws IllegalArgumentException one line naming the root and what is wrong with it
+   */
+  StorageRoot writableStorageRoot() {
+    StorageRoot root = StorageRoot.of(storageLocation());
+    StorageProbe.problemForWriting(root).ifPresent(p -> {
+      throw new IllegalArgumentException(p);
+    });
+    return root;
+  }
+
+  private String storageLocation() {
+    return storage != null ? storage : System.getenv().getOrDefault("KEEL_STORAGE", "keel-data");
   }
 
   /** Null when no cluster is configured ({@code cli} and {@code embedded} name local servers, not addresses). */

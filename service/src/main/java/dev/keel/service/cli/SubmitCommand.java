@@ -1,11 +1,13 @@
 package dev.keel.service.cli;
 
+import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.pipeline.PipelineWatcher;
 import dev.keel.service.worker.KeelWorkerHost;
+import dev.keel.storage.StorageRoot;
 import dev.keel.tables.registry.ModelRegistryTable;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -40,9 +42,14 @@ final class SubmitCommand implements Callable<Integer> {
     String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
     WorkflowServiceStubs stubs = KeelWorkerHost.connect(address);
     try {
-      WorkflowClient client = KeelWorkerHost.client(stubs, "default");
+      // a root the user named travels with the run; unnamed, the run uses the workers' own
+      StorageRoot root = stack.storage != null || System.getenv("KEEL_STORAGE") != null ? stack.storageRoot() : null;
+      WorkflowClient client = KeelWorkerHost.client(stubs, "default", root);
       String id = PipelineLauncher.start(client, request);
       System.out.println(id);
+      System.err.println("keel: started on " + address + "; it runs on that cluster's CONTROL, ETL, TRAIN (pool "
+          + pool(request) + ") and INFER workers" + (root == null ? " (on their storage root)"
+              : ", which must serve storage " + root));
       if (await) {
         PipelineResult r = new PipelineWatcher(client, stubs, System.out, Duration.ofSeconds(1)).follow(id);
         System.out.printf(Locale.ROOT, "accuracy %.4f, predictions %s%n", r.getInference().getAccuracy(),
@@ -52,5 +59,10 @@ final class SubmitCommand implements Callable<Integer> {
     } finally {
       stubs.shutdown();
     }
+  }
+
+  private static String pool(PipelineRequest request) {
+    String pool = request.getExperiment().getResources().getResourcePool();
+    return pool.isBlank() ? ConfigDefaults.RESOURCE_POOL : pool;
   }
 }

@@ -75,7 +75,7 @@ final class WorkerCommand implements Callable<Integer> {
     if (slots != null && slots < 1) {
       throw new IllegalArgumentException("--slots must be at least 1, got " + slots);
     }
-    StorageRoot root = stack.storageRoot();
+    StorageRoot root = stack.writableStorageRoot();
     // A slot process's parent already found the devices and printed the slot lines.
     List<SlotDevice> devices = roles.contains(Role.TRAIN) && parentPid == null ? discoverSlots() : List.of();
     boolean slotProcesses = devices.size() > 1;

@@ -7,6 +7,7 @@ import dev.keel.storage.StorageRoot;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -46,12 +47,14 @@ public final class DevStack implements AutoCloseable {
   private final KeelWorkerHost workers;
   private final ApiServer api;
   private final String address;
+  private final AutoCloseable record;
 
-  private DevStack(AutoCloseable server, KeelWorkerHost workers, ApiServer api, String address) {
+  private DevStack(AutoCloseable server, KeelWorkerHost workers, ApiServer api, String address, AutoCloseable record) {
     this.server = server;
     this.workers = workers;
     this.api = api;
     this.address = address;
+    this.record = record;
   }
 
   /** Kept for callers that only know an address: null embeds the Java test server. */
@@ -62,6 +65,11 @@ public final class DevStack implements AutoCloseable {
   }
 
   public static DevStack start(Config config, PrintStream out) {
+    boolean local = config.backend() != Backend.REMOTE;
+    LocalStacks.requireFree(List.of(
+        new LocalStacks.Port(local ? config.temporalPort() : 0, "Temporal"),
+        new LocalStacks.Port(config.backend() == Backend.CLI ? config.uiPort() : 0, "web UI"),
+        new LocalStacks.Port(config.apiPort(), "REST API")));
     AutoCloseable server = null;
     String address;
     boolean javaTestServer = false;
@@ -104,7 +112,11 @@ public final class DevStack implements AutoCloseable {
         api = ApiServer.start("127.0.0.1", config.apiPort(), workers.client(), config.storage());
         out.println("API: " + api.url() + "/api/v1/health");
       }
-      return new DevStack(server, workers, api, address);
+      AutoCloseable record = local && config.temporalPort() > 0
+          ? LocalStacks.record(LocalStacks.ofThisProcess(config.storage().toString(), config.temporalPort(),
+              config.backend() == Backend.CLI ? config.uiPort() : -1, config.apiPort(), config.backend().name()))
+          : () -> {};
+      return new DevStack(server, workers, api, address, record);
     } catch (RuntimeException e) {
       closeQuietly(server);
       throw e;
@@ -135,6 +147,7 @@ public final class DevStack implements AutoCloseable {
 
   @Override
   public void close() {
+    closeQuietly(record);
     if (api != null) {
       api.close();
     }

@@ -11,8 +11,11 @@ import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
+import dev.keel.storage.StorageRoot;
 import java.time.Duration;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,13 +33,23 @@ public final class KeelWorkerHost implements AutoCloseable {
     this.factory = factory;
   }
 
-  /** A client with Keel's data converter, for starting and watching workflows. */
+  /** A client with Keel's data converter, for watching workflows; runs it starts name no storage root. */
   public static WorkflowClient client(WorkflowServiceStubs stubs, String namespace) {
-    return WorkflowClient.newInstance(stubs, clientOptions(namespace).build());
+    return client(stubs, namespace, null);
   }
 
-  private static WorkflowClientOptions.Builder clientOptions(String namespace) {
-    return WorkflowClientOptions.newBuilder().setNamespace(namespace).setDataConverter(new RejectedInputMarksThePipeline(KeelDataConverter.get()));
+  /**
+   * A client with Keel's data converter whose runs belong to {@code root}: every activity of them
+   * refuses to run on a worker that serves another root ({@link StorageRootCheck}).
+   */
+  public static WorkflowClient client(WorkflowServiceStubs stubs, String namespace, StorageRoot root) {
+    return WorkflowClient.newInstance(stubs, clientOptions(namespace, root).build());
+  }
+
+  private static WorkflowClientOptions.Builder clientOptions(String namespace, StorageRoot root) {
+    return WorkflowClientOptions.newBuilder().setNamespace(namespace)
+        .setDataConverter(new RejectedInputMarksThePipeline(KeelDataConverter.get()))
+        .setContextPropagators(List.of(new StorageRootPropagator(root)));
   }
 
   public static WorkflowServiceStubs connect(String address) {
@@ -48,10 +61,11 @@ public final class KeelWorkerHost implements AutoCloseable {
       SearchAttributeRegistrar.ensureRegistered(options.temporalAddress(), options.namespace(), Duration.ofSeconds(60));
     }
     WorkflowServiceStubs stubs = connect(options.temporalAddress());
-    WorkflowClientOptions.Builder clientOptions = clientOptions(options.namespace());
+    WorkflowClientOptions.Builder clientOptions = clientOptions(options.namespace(), options.storageRoot());
     options.identity().ifPresent(clientOptions::setIdentity);
     WorkflowClient client = WorkflowClient.newInstance(stubs, clientOptions.build());
-    WorkerFactory factory = WorkerFactory.newInstance(client);
+    WorkerFactory factory = WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder()
+        .setWorkerInterceptors(new StorageRootCheck(options.storageRoot())).build());
     ActivityWiring wiring = new ActivityWiring(options);
     if (options.roles().contains(Role.CONTROL)) {
       Worker control = factory.newWorker(TaskQueues.CONTROL, workerOptions(options, 0));

@@ -2,6 +2,7 @@ package dev.keel.storage.checkpoint;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.storage.S3Clients;
+import dev.keel.storage.S3Objects;
 import dev.keel.storage.S3Uri;
 import dev.keel.storage.StorageFailures;
 import java.io.IOException;
@@ -264,17 +265,7 @@ public final class S3CheckpointStorage implements CheckpointStorage {
     }
 
     private boolean exists(String key) {
-      try {
-        s3.headObject(b -> b.bucket(target.bucket()).key(key));
-        return true;
-      } catch (NoSuchKeyException e) {
-        return false;
-      } catch (S3Exception e) {
-        if (e.statusCode() == 404) {
-          return false;
-        }
-        throw e;
-      }
+      return S3Objects.exists(s3, target.bucket(), key);
     }
 
     @Override

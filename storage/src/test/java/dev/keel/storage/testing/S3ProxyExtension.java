@@ -40,34 +40,43 @@ public final class S3ProxyExtension implements BeforeAllCallback {
   /** Starts the JVM's server (once) and points the AWS system properties at it. */
   public static synchronized URI start() throws Exception {
     if (proxy == null) {
-      S3Proxy p = S3Proxy.builder()
-          .blobStore(new TransientNio2BlobStore())
-          .endpoint(URI.create("http://127.0.0.1:0"))
-          .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
-          .build();
-      p.start();
-      long deadline = System.nanoTime() + 30_000_000_000L;
-      while (!"STARTED".equals(p.getState())) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("S3Proxy did not start: " + p.getState());
-        }
-        Thread.sleep(10);
-      }
+      S3Proxy p = startServer(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY);
       endpoint = URI.create("http://127.0.0.1:" + p.getPort());
       proxy = p;
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        try {
-          p.stop();
-        } catch (Exception ignored) {
-          // JVM exit
-        }
-      }, "s3proxy-stop"));
     }
     System.setProperty("aws.endpointUrl", endpoint.toString());
     System.setProperty("aws.region", REGION);
     System.setProperty("aws.accessKeyId", ACCESS_KEY);
     System.setProperty("aws.secretAccessKey", SECRET_KEY);
     return endpoint;
+  }
+
+  /**
+   * Starts an S3Proxy over a transient in-memory store on 127.0.0.1 and a free port, stopped when the
+   * JVM exits.
+   */
+  static S3Proxy startServer(AuthenticationType auth, String accessKey, String secretKey) throws Exception {
+    S3Proxy p = S3Proxy.builder()
+        .blobStore(new TransientNio2BlobStore())
+        .endpoint(URI.create("http://127.0.0.1:0"))
+        .awsAuthentication(auth, accessKey, secretKey)
+        .build();
+    p.start();
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (!"STARTED".equals(p.getState())) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("S3Proxy did not start: " + p.getState());
+      }
+      Thread.sleep(10);
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        p.stop();
+      } catch (Exception ignored) {
+        // JVM exit
+      }
+    }, "s3proxy-stop"));
+    return p;
   }
 
   public static URI endpoint() {

@@ -80,39 +80,53 @@ record Decoded(int rows, int[] labels, String[] splits, List<String> classNames,
   }
 
   /**
-   * One group of rows per split (each becomes its own Parquet files, so a reader of one split skips
-   * the other's files by their statistics); row {@code i} has id {@code firstId + i}.
+   * Rows per data file at most. Batch inference scores a file's rows in partitions and a partition
+   * decodes its file from the first row (a Parquet reader cannot start inside a row group), so files
+   * of one partition's size make every partition decode only its own rows.
+   */
+  static final int FILE_ROWS = 10_000;
+
+  /**
+   * Groups of rows per split, of at most {@link #FILE_ROWS} rows each (each becomes its own Parquet
+   * file, so a reader of one split skips the other's files by their statistics); row {@code i} has id
+   * {@code firstId + i}.
    */
   List<Columns> groups(long firstId) {
     List<Columns> out = new java.util.ArrayList<>();
     for (String split : new java.util.TreeSet<>(java.util.Arrays.asList(splits))) {
-      int[] rowsOf = java.util.stream.IntStream.range(0, rows).filter(i -> splits[i].equals(split)).toArray();
-      int n = rowsOf.length;
-      long[] ids = new long[n];
-      int[] lab = new int[n];
-      String[] spl = new String[n];
-      for (int k = 0; k < n; k++) {
-        ids[k] = firstId + rowsOf[k];
-        lab[k] = labels[rowsOf[k]];
-        spl[k] = split;
-      }
-      Columns c = Columns.of(n).add("id", ids).add("label", lab).add("split", spl);
-      if (isImages()) {
-        int size = height * width;
-        byte[] px = new byte[n * size];
-        for (int k = 0; k < n; k++) {
-          System.arraycopy(pixels, rowsOf[k] * size, px, k * size, size);
-        }
-        out.add(c.addFixedBinary("image", px, size));
-      } else {
-        float[][] f = new float[n][];
-        for (int k = 0; k < n; k++) {
-          f[k] = features[rowsOf[k]];
-        }
-        out.add(c.add("features", f));
+      int[] rowsOfSplit = java.util.stream.IntStream.range(0, rows).filter(i -> splits[i].equals(split)).toArray();
+      for (int from = 0; from < rowsOfSplit.length; from += FILE_ROWS) {
+        out.add(group(firstId, split,
+            java.util.Arrays.copyOfRange(rowsOfSplit, from, Math.min(rowsOfSplit.length, from + FILE_ROWS))));
       }
     }
     return out;
+  }
+
+  private Columns group(long firstId, String split, int[] rowsOf) {
+    int n = rowsOf.length;
+    long[] ids = new long[n];
+    int[] lab = new int[n];
+    String[] spl = new String[n];
+    for (int k = 0; k < n; k++) {
+      ids[k] = firstId + rowsOf[k];
+      lab[k] = labels[rowsOf[k]];
+      spl[k] = split;
+    }
+    Columns c = Columns.of(n).add("id", ids).add("label", lab).add("split", spl);
+    if (isImages()) {
+      int size = height * width;
+      byte[] px = new byte[n * size];
+      for (int k = 0; k < n; k++) {
+        System.arraycopy(pixels, rowsOf[k] * size, px, k * size, size);
+      }
+      return c.addFixedBinary("image", px, size);
+    }
+    float[][] f = new float[n][];
+    for (int k = 0; k < n; k++) {
+      f[k] = features[rowsOf[k]];
+    }
+    return c.add("features", f);
   }
 
   Map<String, Long> rowsPerSplit() {

@@ -8,6 +8,7 @@ import dev.keel.tables.dataset.LabeledExamples;
 import dev.keel.tables.dataset.LabeledFeatures;
 import dev.keel.tables.dataset.LabeledImages;
 import io.delta.kernel.Scan;
+import io.delta.kernel.ScanBuilder;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
@@ -15,6 +16,9 @@ import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.engine.FileReadResult;
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.expressions.Literal;
+import io.delta.kernel.expressions.Predicate;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.data.ScanStateRow;
 import io.delta.kernel.internal.util.Utils;
@@ -69,7 +73,49 @@ final class TablePartitions {
     String name = DeltaTables.displayUri(table.getUri()) + " v" + table.getVersion();
     Map<String, long[]> perFile = new java.util.LinkedHashMap<>(); // path -> rows of the split
     Map<String, Long> splits = new TreeMap<>();
-    forEachFile(engine, snapshot, SPLIT_ONLY, (path, batch) -> {
+    // Delta's file statistics skip the files that hold none of the split (the ETL writes a file per
+    // split); only when nothing is left are all files read, for the message that lists the splits
+    countSplits(engine, snapshot, Optional.of(splitIs(split)), split, perFile, splits);
+    if (!splits.containsKey(split)) {
+      perFile.clear();
+      countSplits(engine, snapshot, Optional.empty(), split, perFile, splits);
+    }
+    if (splits.isEmpty()) {
+      throw new IllegalArgumentException("table " + name + " holds no rows");
+    }
+    if (!splits.containsKey(split)) {
+      throw new IllegalArgumentException("split '" + split + "' has no rows in table " + name
+          + " (splits: " + String.join(", ", new TreeSet<>(splits.keySet())) + ")");
+    }
+    List<InferencePartition> partitions = new ArrayList<>();
+    long total = 0;
+    for (Map.Entry<String, long[]> f : perFile.entrySet()) {
+      long n = f.getValue()[0];
+      if (n == 0) {
+        continue;
+      }
+      total += n;
+      // equal ranges of at most maxRows rows each
+      long pieces = (n + maxRows - 1) / maxRows;
+      for (long k = 0; k < pieces; k++) {
+        long from = n * k / pieces;
+        long to = n * (k + 1) / pieces;
+        partitions.add(InferencePartition.newBuilder().setIndex(partitions.size()).setFile(f.getKey())
+            .setFirstRow(from).setRows(to - from).build());
+      }
+    }
+    return new Plan(partitions, total,
+        LabeledFeatures.names(snapshot.getTableProperties().get(TableSchemas.CLASS_NAMES_PROPERTY)));
+  }
+
+  private static Predicate splitIs(String split) {
+    return new Predicate("=", new Column("split"), Literal.ofString(split));
+  }
+
+  /** Counts the rows of every split in the files the scan keeps, and per file the rows of {@code split}. */
+  private static void countSplits(Engine engine, Snapshot snapshot, Optional<Predicate> filter, String split,
+      Map<String, long[]> perFile, Map<String, Long> splits) {
+    forEachFile(engine, snapshot, SPLIT_ONLY, null, filter, (path, batch) -> {
       long[] count = perFile.computeIfAbsent(path, p -> new long[1]);
       ColumnVector sp = batch.getData().getColumnVector(0);
       Optional<ColumnVector> sel = batch.getSelectionVector();
@@ -85,29 +131,6 @@ final class TablePartitions {
       }
       return true;
     });
-    if (splits.isEmpty()) {
-      throw new IllegalArgumentException("table " + name + " holds no rows");
-    }
-    if (!splits.containsKey(split)) {
-      throw new IllegalArgumentException("split '" + split + "' has no rows in table " + name
-          + " (splits: " + String.join(", ", new TreeSet<>(splits.keySet())) + ")");
-    }
-    List<InferencePartition> partitions = new ArrayList<>();
-    long total = 0;
-    for (Map.Entry<String, long[]> f : perFile.entrySet()) {
-      long n = f.getValue()[0];
-      total += n;
-      // equal ranges of at most maxRows rows each
-      long pieces = (n + maxRows - 1) / maxRows;
-      for (long k = 0; k < pieces; k++) {
-        long from = n * k / pieces;
-        long to = n * (k + 1) / pieces;
-        partitions.add(InferencePartition.newBuilder().setIndex(partitions.size()).setFile(f.getKey())
-            .setFirstRow(from).setRows(to - from).build());
-      }
-    }
-    return new Plan(partitions, total,
-        LabeledFeatures.names(snapshot.getTableProperties().get(TableSchemas.CLASS_NAMES_PROPERTY)));
   }
 
   /**
@@ -138,7 +161,7 @@ final class TablePartitions {
     long[] ordinal = {0};
     int[] filled = {0};
     boolean[] found = {false};
-    forEachFile(engine, snapshot, images ? IMAGE_ROWS : FEATURE_ROWS, partition.getFile(), (path, batch) -> {
+    forEachFile(engine, snapshot, images ? IMAGE_ROWS : FEATURE_ROWS, partition.getFile(), Optional.empty(), (path, batch) -> {
       found[0] = true;
       ColumnarBatch b = batch.getData();
       ColumnVector id = b.getColumnVector(0);
@@ -238,14 +261,14 @@ final class TablePartitions {
     boolean accept(String path, FilteredColumnarBatch batch);
   }
 
-  private static void forEachFile(Engine engine, Snapshot snapshot, StructType schema, BatchConsumer consumer) {
-    forEachFile(engine, snapshot, schema, null, consumer);
-  }
-
-  /** Reads every data file of the snapshot (or only {@code onlyPath}), in scan order. */
-  private static void forEachFile(
-      Engine engine, Snapshot snapshot, StructType schema, String onlyPath, BatchConsumer consumer) {
-    Scan scan = snapshot.getScanBuilder().withReadSchema(schema).build();
+  /**
+   * Reads every data file of the snapshot (or only {@code onlyPath}), in scan order; with a filter,
+   * only the files whose statistics may hold matching rows (their rows are not filtered).
+   */
+  private static void forEachFile(Engine engine, Snapshot snapshot, StructType schema, String onlyPath,
+      Optional<Predicate> filter, BatchConsumer consumer) {
+    ScanBuilder builder = snapshot.getScanBuilder().withReadSchema(schema);
+    Scan scan = (filter.isPresent() ? builder.withFilter(filter.get()) : builder).build();
     Row scanState = scan.getScanState(engine);
     StructType physical = ScanStateRow.getPhysicalDataReadSchema(scanState);
     try (CloseableIterator<FilteredColumnarBatch> scanFiles = scan.getScanFiles(engine)) {

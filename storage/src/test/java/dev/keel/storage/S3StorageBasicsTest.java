@@ -11,6 +11,7 @@ import dev.keel.storage.testing.S3ProxyExtension;
 import io.temporal.failure.ApplicationFailure;
 import java.net.URI;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -78,6 +79,7 @@ class S3StorageBasicsTest {
         StorageProbe.problem(StorageRoot.of("s3://keel-absent-bucket/keel")).orElseThrow());
   }
 
+  @Tag("s3-credentials") // moto checks no credentials: not run against it
   @Test
   void wrongCredentialsBecomeOneNonRetryableLine() {
     S3Client bad = S3Clients.get(S3ProxyExtension.settings().withStaticCredentials("nobody", "wrong"));
@@ -92,6 +94,7 @@ class S3StorageBasicsTest {
     assertFalse(f.getOriginalMessage().contains("\n"));
   }
 
+  @Tag("s3-credentials") // moto checks no credentials: not run against it
   @Test
   void aWrongSecretKeyIsNamedAsTheSettingToFix() {
     S3Client bad = S3Clients.get(S3ProxyExtension.settings().withStaticCredentials(S3ProxyExtension.ACCESS_KEY, "wrong"));

@@ -35,6 +35,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.services.s3.model.S3Object;
@@ -139,6 +140,7 @@ class S3DeltaTablesTest {
     assertEquals(1 + commits, files, "data files referenced by the table (one per commit)");
   }
 
+  @Tag("s3-credentials") // moto checks no credentials: not run against it
   @Test
   void wrongCredentialsFailOnceWithOneLineNamingTheTable() {
     String bucket = S3ProxyExtension.newBucket("denied");

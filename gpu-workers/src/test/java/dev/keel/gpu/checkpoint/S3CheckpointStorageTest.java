@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -150,6 +151,7 @@ class S3CheckpointStorageTest {
     assertTrue(e.getMessage().contains("no checkpoint at"), e.getMessage());
   }
 
+  @Tag("s3-credentials") // moto checks no credentials: not run against it
   @Test
   void wrongCredentialsFailNonRetryablyWithOneLine() throws IOException {
     CheckpointStorage denied = new S3CheckpointStorage("s3://" + bucket + "/keel/checkpoints",

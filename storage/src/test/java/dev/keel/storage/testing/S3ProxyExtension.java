@@ -13,7 +13,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * An in-memory S3 (S3Proxy, transient store) on 127.0.0.1 and a random port, one per test JVM,
+ * An in-memory S3 (S3Proxy, transient store) on 127.0.0.1 and a random port, one per test JVM (or,
+ * with {@code -Dkeel.test.s3.server=minio|moto}, a MinIO or moto server process: {@link ExternalS3Server}),
  * configured the way users configure Keel: {@code aws.endpointUrl}, {@code aws.region}, {@code
  * aws.accessKeyId} and {@code aws.secretAccessKey} system properties (the AWS SDK's equivalents of
  * {@code AWS_ENDPOINT_URL}, {@code AWS_REGION}, {@code AWS_ACCESS_KEY_ID}, {@code
@@ -29,7 +30,8 @@ public final class S3ProxyExtension implements BeforeAllCallback {
   public static final String SECRET_KEY = "keel-test-secret";
   public static final String REGION = "us-east-1";
 
-  private static S3Proxy proxy;
+  /** System property naming the server: s3proxy (default), minio or moto. */
+  public static final String SERVER_PROPERTY = "keel.test.s3.server";
   private static URI endpoint;
 
   @Override
@@ -39,16 +41,47 @@ public final class S3ProxyExtension implements BeforeAllCallback {
 
   /** Starts the JVM's server (once) and points the AWS system properties at it. */
   public static synchronized URI start() throws Exception {
-    if (proxy == null) {
-      S3Proxy p = startServer(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY);
-      endpoint = URI.create("http://127.0.0.1:" + p.getPort());
-      proxy = p;
+    if (endpoint == null) {
+      String server = System.getProperty(SERVER_PROPERTY, "s3proxy");
+      if (server.equals("s3proxy")) {
+        S3Proxy p = startServer(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY);
+        endpoint = URI.create("http://127.0.0.1:" + p.getPort());
+      } else {
+        endpoint = ExternalS3Server.start(server, ACCESS_KEY, SECRET_KEY);
+        pointAwsPropertiesHere();
+        awaitReady(server);
+      }
     }
+    pointAwsPropertiesHere();
+    return endpoint;
+  }
+
+  /** The server the S3 tests of this JVM use: s3proxy (default), minio or moto (see {@link ExternalS3Server}). */
+  public static String server() {
+    return System.getProperty(SERVER_PROPERTY, "s3proxy");
+  }
+
+  private static void pointAwsPropertiesHere() {
     System.setProperty("aws.endpointUrl", endpoint.toString());
     System.setProperty("aws.region", REGION);
     System.setProperty("aws.accessKeyId", ACCESS_KEY);
     System.setProperty("aws.secretAccessKey", SECRET_KEY);
-    return endpoint;
+  }
+
+  /** A server process may listen before it serves requests. */
+  private static void awaitReady(String server) throws InterruptedException {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (true) {
+      try {
+        client().listBuckets();
+        return;
+      } catch (RuntimeException e) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(server + " at " + endpoint + " does not answer ListBuckets: " + e.getMessage(), e);
+        }
+        Thread.sleep(200);
+      }
+    }
   }
 
   /**

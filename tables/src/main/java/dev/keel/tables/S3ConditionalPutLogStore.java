@@ -12,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.util.Iterator;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -33,6 +34,7 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  */
 public final class S3ConditionalPutLogStore extends HadoopFileSystemLogStore {
   private static final int CONFLICT_RETRIES = 5;
+  private static final AtomicLong CONFLICTS = new AtomicLong();
 
   public S3ConditionalPutLogStore(Configuration conf) {
     super(conf);
@@ -66,6 +68,7 @@ public final class S3ConditionalPutLogStore extends HadoopFileSystemLogStore {
         return;
       } catch (S3Exception e) {
         if (!overwrite && e.statusCode() == 412) {
+          CONFLICTS.incrementAndGet();
           throw new FileAlreadyExistsException(path.toString());
         }
         if (!overwrite && e.statusCode() == 409 && attempt < CONFLICT_RETRIES) {
@@ -80,6 +83,14 @@ public final class S3ConditionalPutLogStore extends HadoopFileSystemLogStore {
         throw e.getCause();
       }
     }
+  }
+
+  /**
+   * Commits this process lost to another writer so far (the store refused their {@code N.json}; Delta
+   * Kernel then checked for conflicts and committed at a later version).
+   */
+  public static long conflictsSeen() {
+    return CONFLICTS.get();
   }
 
   /**

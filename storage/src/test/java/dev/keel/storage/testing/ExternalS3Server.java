@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * {@code keel.test.s3.server=minio|moto}. moto checks no credentials, so tests about wrong
  * credentials ({@code @Tag("s3-credentials")}) are not run against it.
  */
-final class ExternalS3Server {
+public final class ExternalS3Server {
   private ExternalS3Server() {}
 
   /** Starts the server {@code kind} names and returns its endpoint; it stops when the JVM exits. */

@@ -118,25 +118,13 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  /**
-   * The storage root of a run on a stack already running here: the stack's own, unless the user named
-   * another one, which is refused (its workers would write elsewhere).
-   */
+  /** The storage root of a run on a stack already running here ({@link LocalStacks#rootForAttaching}). */
   private StorageRoot attachedRoot(Optional<LocalStacks.Stack> running) {
     boolean named = stack.storage != null || System.getenv("KEEL_STORAGE") != null;
     if (running.isEmpty()) {
       return stack.writableStorageRoot();
     }
-    StorageRoot theirs = StorageRoot.of(running.get().storage());
-    if (named) {
-      StorageRoot mine = stack.storageRoot();
-      if (!mine.toString().equals(theirs.toString())) {
-        throw new IllegalArgumentException("the Keel dev stack on 127.0.0.1:7233 (pid " + running.get().pid()
-            + ") serves storage " + theirs + ", not " + mine + ": stop it, or run the demo without --storage"
-            + " (or with --storage " + theirs + ")");
-      }
-    }
-    return theirs;
+    return LocalStacks.rootForAttaching(running.get(), named ? Optional.of(stack.storageRoot()) : Optional.empty());
   }
 
   private static boolean listening(String host, int port) {

@@ -1,5 +1,6 @@
 package dev.keel.service.dev;
 
+import dev.keel.storage.StorageRoot;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
@@ -37,6 +38,22 @@ public final class LocalStacks {
   /** The live stack whose Temporal server listens on {@code temporalPort}, if any. */
   public static Optional<Stack> on(int temporalPort) {
     return read(file(temporalPort)).filter(s -> ProcessHandle.of(s.pid()).map(ProcessHandle::isAlive).orElse(false));
+  }
+
+  /**
+   * The storage root a run started on the running stack {@code running} uses: the stack's own, unless
+   * the user named another one, which is refused (the stack's workers would write elsewhere).
+   *
+   * @throws IllegalArgumentException naming both roots
+   */
+  public static StorageRoot rootForAttaching(Stack running, Optional<StorageRoot> named) {
+    StorageRoot theirs = StorageRoot.of(running.storage());
+    if (named.isPresent() && !named.get().toString().equals(theirs.toString())) {
+      throw new IllegalArgumentException("the Keel dev stack on 127.0.0.1:" + running.temporalPort() + " (pid "
+          + running.pid() + ") serves storage " + theirs + ", not " + named.get() + ": stop it, or run without"
+          + " --storage (or with --storage " + theirs + ")");
+    }
+    return theirs;
   }
 
   /** The live stack that uses {@code port} for anything (Temporal, web UI or API), if any. */

@@ -12,6 +12,7 @@ import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +42,21 @@ class SecondDevStackNamesTheTakenPortAndItsHolderTest {
           + " or run `keel demo` against it"), e.getMessage());
     }
     assertFalse(LocalStacks.on(temporalPort).isPresent(), "the record goes with the stack");
+  }
+
+  @Test
+  void aDemoAttachingToARunningStackUsesItsRootAndRefusesAnotherNamedOne() throws Exception {
+    StorageRoot theirs = StorageRoot.of(TestDirs.create("running-stack").toString());
+    StorageRoot mine = StorageRoot.of(TestDirs.create("my-demo").toString());
+    LocalStacks.Stack running = new LocalStacks.Stack(4242, theirs.toString(), 7233, 8233, 8080, "CLI", "then");
+    assertEquals(theirs.toString(), LocalStacks.rootForAttaching(running, Optional.empty()).toString(),
+        "no --storage: the stack's root");
+    assertEquals(theirs.toString(), LocalStacks.rootForAttaching(running,
+        Optional.of(StorageRoot.of(theirs + "/"))).toString(), "the same root, spelt with a slash");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> LocalStacks.rootForAttaching(running, Optional.of(mine)));
+    assertEquals("the Keel dev stack on 127.0.0.1:7233 (pid 4242) serves storage " + theirs + ", not " + mine
+        + ": stop it, or run without --storage (or with --storage " + theirs + ")", e.getMessage());
   }
 
   @Test

@@ -42,6 +42,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -77,9 +80,9 @@ public final class InferenceBenchmark {
   /** A hand-written data-parallel loop: {@code threads} threads, each opening a 1-thread predictor and scoring its slice. */
   private static Predictions bareSplit(String checkpoint, LabeledImages examples, int threads) throws Exception {
     int n = examples.size();
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
-      List<java.util.concurrent.Future<Predictions>> parts = new ArrayList<>();
+      List<Future<Predictions>> parts = new ArrayList<>();
       for (int i = 0; i < threads; i++) {
         int from = (int) ((long) n * i / threads);
         int to = (int) ((long) n * (i + 1) / threads);
@@ -89,16 +92,11 @@ public final class InferenceBenchmark {
           }
         }));
       }
-      int[] labels = new int[n];
-      float[] scores = new float[n];
-      int at = 0;
-      for (java.util.concurrent.Future<Predictions> f : parts) {
-        Predictions p = f.get();
-        System.arraycopy(p.labels(), 0, labels, at, p.size());
-        System.arraycopy(p.scores(), 0, scores, at, p.size());
-        at += p.size();
+      List<Predictions> slices = new ArrayList<>();
+      for (Future<Predictions> f : parts) {
+        slices.add(f.get());
       }
-      return new Predictions(labels, scores);
+      return Predictions.concatenate(slices);
     } finally {
       pool.shutdown();
     }

@@ -278,16 +278,11 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
         int to = Math.min(n, from + perLane);
         parts.add(lanes.get(i).predictAsync(images.slice(from, to)));
       }
-      int[] labels = new int[n];
-      float[] scores = new float[n];
-      int at = 0;
+      List<Predictions> slices = new ArrayList<>();
       RuntimeException failed = null;
       for (int i = 0; i < parts.size(); i++) {
         try {
-          Predictions p = lanes.get(i).await(parts.get(i));
-          System.arraycopy(p.labels(), 0, labels, at, p.size());
-          System.arraycopy(p.scores(), 0, scores, at, p.size());
-          at += p.size();
+          slices.add(lanes.get(i).await(parts.get(i)));
         } catch (RuntimeException e) {
           // wait for every lane before failing: each holds a model it must give back or close
           failed = failed == null ? e : failed;
@@ -296,7 +291,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
       if (failed != null) {
         throw failed;
       }
-      return new Predictions(labels, scores);
+      return Predictions.concatenate(slices);
     }
 
     @Override

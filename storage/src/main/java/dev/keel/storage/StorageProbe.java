@@ -28,7 +28,7 @@ public final class StorageProbe {
       S3Clients.get(settings).listObjectsV2(b -> b.bucket(location.bucket()).prefix(location.prefix()).maxKeys(1));
       return Optional.empty();
     } catch (SdkException | IllegalArgumentException e) {
-      return Optional.of(failed(root, settings, e));
+      return Optional.of(failed(root, settings, "", e));
     }
   }
 
@@ -48,13 +48,12 @@ public final class StorageProbe {
     }
     S3Settings settings = S3Settings.fromEnvironment();
     try {
-      StoreGuarantees g = StoreGuarantees.of(settings, S3Uri.of(root.uri()));
-      if (!g.conditionalPut() && !settings.singleWriter()) {
-        return Optional.of("storage " + root + ": " + StoreGuarantees.unsafeMessage(settings));
-      }
+      StoreGuarantees.requireSafeCommits(settings, S3Uri.of(root.uri()));
       return Optional.empty();
+    } catch (StoreGuarantees.UnsafeStoreException e) {
+      return Optional.of("storage " + root + ": " + e.getMessage());
     } catch (SdkException | IllegalArgumentException e) {
-      return Optional.of(failed(root, settings, e).replace(root + ": ", root + ": cannot write: "));
+      return Optional.of(failed(root, settings, "cannot write: ", e));
     }
   }
 
@@ -70,10 +69,10 @@ public final class StorageProbe {
     }
   }
 
-  private static String failed(StorageRoot root, S3Settings settings, Exception e) {
+  private static String failed(StorageRoot root, S3Settings settings, String doing, Exception e) {
     String why = StorageFailures.problem(e).orElseGet(() -> "cannot reach S3 ("
         + (settings.endpoint() == null ? "AWS" : settings.endpoint()) + "): " + oneLine(e.getMessage()));
-    return "storage " + root + ": " + why;
+    return "storage " + root + ": " + doing + why;
   }
 
   private static String oneLine(String s) {

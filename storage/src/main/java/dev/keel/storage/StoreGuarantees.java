@@ -78,7 +78,7 @@ public record StoreGuarantees(boolean conditionalPut, long probeMillis) {
   }
 
   /** Why a store without conditional PUT is refused, and the two ways out. */
-  public static String unsafeMessage(S3Settings settings) {
+  private static String unsafeMessage(S3Settings settings) {
     return "the S3 server (" + (settings.endpoint() == null ? "AWS" : settings.endpoint())
         + ") ignores If-None-Match on PUT (a second conditional write of one object succeeded), so two writers"
         + " could overwrite each other's table commits without an error; use a server that honours conditional"

@@ -189,7 +189,7 @@ public final class DeltaTableWriter {
      */
     public long commit() {
       try {
-        engineInfo = engineInfo(tableUri);
+        engineInfo = checkedEngineInfo(tableUri);
         return commitWithCreateRetry();
       } catch (RuntimeException e) {
         // access denied, no credentials, no bucket: one non-retryable line naming the table
@@ -365,11 +365,6 @@ public final class DeltaTableWriter {
    * @return the files with their statistics (all columns before the first binary one)
    */
   public List<DataFileStatus> stageFiles(String directoryUri, Columns rows) {
-    try {
-      engineInfo(tableUri);
-    } catch (RuntimeException e) {
-      throw StorageFailures.translate(DeltaTables.displayUri(tableUri), e);
-    }
     Object[] arrays = ArrayBatch.bind(schema, rows);
     int n = rows.rows();
     List<FilteredColumnarBatch> batches = new ArrayList<>();
@@ -383,6 +378,11 @@ public final class DeltaTableWriter {
       statsColumns.add(new io.delta.kernel.expressions.Column(schema.at(i).getName()));
     }
     List<DataFileStatus> out = new ArrayList<>();
+    try {
+      checkedEngineInfo(tableUri); // staged files are committed later: refuse an unsafe store before writing them
+    } catch (RuntimeException e) {
+      throw StorageFailures.translate(DeltaTables.displayUri(tableUri), e);
+    }
     try (CloseableIterator<DataFileStatus> files = engine.getParquetHandler().writeParquetFiles(
         DeltaTables.tablePath(directoryUri), Utils.toCloseableIterator(batches.iterator()), statsColumns)) {
       while (files.hasNext()) {
@@ -404,7 +404,7 @@ public final class DeltaTableWriter {
    *
    * @throws StoreGuarantees.UnsafeStoreException on such a store without that mode
    */
-  private static String engineInfo(String tableUri) {
+  private static String checkedEngineInfo(String tableUri) {
     if (!S3Uri.isS3(tableUri)) {
       return DeltaTables.ENGINE_INFO;
     }

@@ -1,5 +1,7 @@
 package dev.keel.gpu.predict;
 
+import java.util.List;
+
 /**
  * Per-image predictions, in input order.
  *
@@ -7,6 +9,20 @@ package dev.keel.gpu.predict;
  * @param scores its softmax probability
  */
 public record Predictions(int[] labels, float[] scores) {
+
+  /** The predictions of consecutive slices of one input, joined in input order. */
+  public static Predictions concatenate(List<Predictions> parts) {
+    int n = parts.stream().mapToInt(Predictions::size).sum();
+    int[] labels = new int[n];
+    float[] scores = new float[n];
+    int at = 0;
+    for (Predictions p : parts) {
+      System.arraycopy(p.labels, 0, labels, at, p.size());
+      System.arraycopy(p.scores, 0, scores, at, p.size());
+      at += p.size();
+    }
+    return new Predictions(labels, scores);
+  }
 
   public int size() {
     return labels.length;

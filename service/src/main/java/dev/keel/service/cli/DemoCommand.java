@@ -72,13 +72,15 @@ final class DemoCommand implements Callable<Integer> {
     StorageRoot root;
     if (address == null && listening("127.0.0.1", 7233)) {
       address = "127.0.0.1:7233";
-      root = attachedRoot(LocalStacks.on(7233));
+      Optional<LocalStacks.Stack> running = LocalStacks.on(7233);
+      root = running.map(s -> LocalStacks.rootForAttaching(s, stack.namedStorageRoot()))
+          .orElseGet(stack::writableStorageRoot);
       System.out.println("Using the Keel dev stack already running on " + address
-          + LocalStacks.on(7233).map(s -> ": " + s.describe()).orElse(""));
+          + running.map(s -> ": " + s.describe()).orElse(""));
     } else if (address != null && !withLocalWorkers) {
       root = stack.writableStorageRoot();
-      System.out.println("Temporal: " + address + " (no local workers: the run needs CONTROL, ETL, TRAIN (pool cpu)"
-          + " and INFER workers there, started with --storage " + root + "; --local-workers runs them in this process)");
+      System.out.println("Temporal: " + address + " (no local workers: the run needs " + PipelineLauncher.expectedWorkers(request)
+          + " there, started with --storage " + root + "; --local-workers runs them in this process)");
     } else {
       root = stack.writableStorageRoot();
       devStack = DevStack.start(new DevStack.Config(stack.backend(), address, 7233, 8233, root, -1,
@@ -116,15 +118,6 @@ final class DemoCommand implements Callable<Integer> {
         devStack.close();
       }
     }
-  }
-
-  /** The storage root of a run on a stack already running here ({@link LocalStacks#rootForAttaching}). */
-  private StorageRoot attachedRoot(Optional<LocalStacks.Stack> running) {
-    boolean named = stack.storage != null || System.getenv("KEEL_STORAGE") != null;
-    if (running.isEmpty()) {
-      return stack.writableStorageRoot();
-    }
-    return LocalStacks.rootForAttaching(running.get(), named ? Optional.of(stack.storageRoot()) : Optional.empty());
   }
 
   private static boolean listening(String host, int port) {

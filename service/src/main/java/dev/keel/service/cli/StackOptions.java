@@ -4,6 +4,8 @@ import dev.keel.service.dev.DevStack;
 import dev.keel.service.dev.TemporalCliServer;
 import dev.keel.storage.StorageProbe;
 import dev.keel.storage.StorageRoot;
+import java.util.Optional;
+import java.util.function.Function;
 import picocli.CommandLine.Option;
 
 /** Where Temporal and the storage root are; shared by the commands. */
@@ -26,11 +28,7 @@ final class StackOptions {
    * @throws IllegalArgumentException one line naming the root and what is wrong with it
    */
   StorageRoot storageRoot() {
-    StorageRoot root = StorageRoot.of(storageLocation());
-    StorageProbe.problem(root).ifPresent(p -> {
-      throw new IllegalArgumentException(p);
-    });
-    return root;
+    return checked(StorageProbe::problem);
   }
 
   /**
@@ -42,15 +40,24 @@ final class StackOptions {
    * @throws IllegalArgumentException one line naming the root and what is wrong with it
    */
   StorageRoot writableStorageRoot() {
-    StorageRoot root = StorageRoot.of(storageLocation());
-    StorageProbe.problemForWriting(root).ifPresent(p -> {
+    return checked(StorageProbe::problemForWriting);
+  }
+
+  /**
+   * The root the user named with {@code --storage} or {@code $KEEL_STORAGE} (readable, as {@link
+   * #storageRoot()}), or empty when they named none and {@code ./keel-data} would only be the default.
+   */
+  Optional<StorageRoot> namedStorageRoot() {
+    return storage != null || System.getenv("KEEL_STORAGE") != null ? Optional.of(storageRoot()) : Optional.empty();
+  }
+
+  private StorageRoot checked(Function<StorageRoot, Optional<String>> probe) {
+    String location = storage != null ? storage : System.getenv().getOrDefault("KEEL_STORAGE", "keel-data");
+    StorageRoot root = StorageRoot.of(location);
+    probe.apply(root).ifPresent(p -> {
       throw new IllegalArgumentException(p);
     });
     return root;
-  }
-
-  private String storageLocation() {
-    return storage != null ? storage : System.getenv().getOrDefault("KEEL_STORAGE", "keel-data");
   }
 
   /** Null when no cluster is configured ({@code cli} and {@code embedded} name local servers, not addresses). */

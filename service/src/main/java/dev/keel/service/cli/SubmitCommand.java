@@ -1,6 +1,5 @@
 package dev.keel.service.cli;
 
-import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.search.ExperimentConfigLoaders;
@@ -14,6 +13,7 @@ import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -43,13 +43,13 @@ final class SubmitCommand implements Callable<Integer> {
     WorkflowServiceStubs stubs = KeelWorkerHost.connect(address);
     try {
       // a root the user named travels with the run; unnamed, the run uses the workers' own
-      StorageRoot root = stack.storage != null || System.getenv("KEEL_STORAGE") != null ? stack.storageRoot() : null;
-      WorkflowClient client = KeelWorkerHost.client(stubs, "default", root);
+      Optional<StorageRoot> root = stack.namedStorageRoot();
+      WorkflowClient client = KeelWorkerHost.client(stubs, "default", root.orElse(null));
       String id = PipelineLauncher.start(client, request);
       System.out.println(id);
-      System.err.println("keel: started on " + address + "; it runs on that cluster's CONTROL, ETL, TRAIN (pool "
-          + pool(request) + ") and INFER workers" + (root == null ? " (on their storage root)"
-              : ", which must serve storage " + root));
+      System.err.println("keel: started on " + address + "; it runs on that cluster's "
+          + PipelineLauncher.expectedWorkers(request)
+          + root.map(r -> ", which must serve storage " + r).orElse(" (on their storage root)"));
       if (await) {
         PipelineResult r = new PipelineWatcher(client, stubs, System.out, Duration.ofSeconds(1)).follow(id);
         System.out.printf(Locale.ROOT, "accuracy %.4f, predictions %s%n", r.getInference().getAccuracy(),
@@ -61,8 +61,4 @@ final class SubmitCommand implements Callable<Integer> {
     }
   }
 
-  private static String pool(PipelineRequest request) {
-    String pool = request.getExperiment().getResources().getResourcePool();
-    return pool.isBlank() ? ConfigDefaults.RESOURCE_POOL : pool;
-  }
 }

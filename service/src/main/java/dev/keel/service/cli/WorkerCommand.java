@@ -75,7 +75,8 @@ final class WorkerCommand implements Callable<Integer> {
     if (slots != null && slots < 1) {
       throw new IllegalArgumentException("--slots must be at least 1, got " + slots);
     }
-    StorageRoot root = stack.writableStorageRoot();
+    // a slot process's parent probed the root's writes and guarantees already: one probe per machine, not per slot
+    StorageRoot root = parentPid == null ? stack.writableStorageRoot() : stack.storageRoot();
     // A slot process's parent already found the devices and printed the slot lines.
     List<SlotDevice> devices = roles.contains(Role.TRAIN) && parentPid == null ? discoverSlots() : List.of();
     boolean slotProcesses = devices.size() > 1;

@@ -37,7 +37,7 @@ public final class LocalStacks {
 
   /** The live stack whose Temporal server listens on {@code temporalPort}, if any. */
   public static Optional<Stack> on(int temporalPort) {
-    return read(file(temporalPort)).filter(s -> ProcessHandle.of(s.pid()).map(ProcessHandle::isAlive).orElse(false));
+    return read(file(temporalPort)).filter(LocalStacks::alive);
   }
 
   /**
@@ -63,7 +63,7 @@ public final class LocalStacks {
               && f.getFileName().toString().endsWith(".properties"))
           .map(LocalStacks::read).flatMap(Optional::stream)
           .filter(s -> s.temporalPort() == port || s.uiPort() == port || s.apiPort() == port)
-          .filter(s -> ProcessHandle.of(s.pid()).map(ProcessHandle::isAlive).orElse(false))
+          .filter(LocalStacks::alive)
           .findFirst();
     } catch (IOException e) {
       return Optional.empty();
@@ -126,6 +126,10 @@ public final class LocalStacks {
   static Stack ofThisProcess(String storage, int temporalPort, int uiPort, int apiPort, String backend) {
     return new Stack(ProcessHandle.current().pid(), storage, temporalPort, uiPort, apiPort, backend,
         Instant.now().toString());
+  }
+
+  private static boolean alive(Stack s) {
+    return ProcessHandle.of(s.pid()).map(ProcessHandle::isAlive).orElse(false);
   }
 
   private static boolean free(int port) {

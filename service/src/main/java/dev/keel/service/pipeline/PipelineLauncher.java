@@ -29,6 +29,12 @@ public final class PipelineLauncher {
    *
    * @throws ConfigValidationException naming the source field and the path the user gave
    */
+  /** The workers a pipeline run needs, for a message to whoever started it on a cluster. */
+  public static String expectedWorkers(PipelineRequest request) {
+    return "CONTROL, ETL and INFER workers, and TRAIN workers polling "
+        + TaskQueues.train(request.getExperiment().getResources().getResourcePool());
+  }
+
   public static String start(WorkflowClient client, PipelineRequest request) {
     checkSource(request, "pipeline request");
     String name = request.getName().isBlank() ? "unnamed" : request.getName().replaceAll("[^A-Za-z0-9_.-]", "-");

@@ -86,10 +86,7 @@ public final class IgnoresIfNoneMatchS3 {
 
   /** Points the {@code aws.*} system properties (the settings Keel reads) at this server. */
   public void pointAwsPropertiesHere() {
-    System.setProperty("aws.endpointUrl", endpoint.toString());
-    System.setProperty("aws.region", S3ProxyExtension.REGION);
-    System.setProperty("aws.accessKeyId", "any");
-    System.setProperty("aws.secretAccessKey", "any");
+    S3ProxyExtension.pointAwsProperties(endpoint, "any", "any");
   }
 
   /** Creates a bucket with a unique name starting with {@code prefix} and returns its name. */

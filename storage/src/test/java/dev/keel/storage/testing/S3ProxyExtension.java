@@ -62,10 +62,15 @@ public final class S3ProxyExtension implements BeforeAllCallback {
   }
 
   private static void pointAwsPropertiesHere() {
-    System.setProperty("aws.endpointUrl", endpoint.toString());
+    pointAwsProperties(endpoint, ACCESS_KEY, SECRET_KEY);
+  }
+
+  /** Points the {@code aws.*} system properties (the settings Keel reads) at {@code server}. */
+  static void pointAwsProperties(URI server, String accessKey, String secretKey) {
+    System.setProperty("aws.endpointUrl", server.toString());
     System.setProperty("aws.region", REGION);
-    System.setProperty("aws.accessKeyId", ACCESS_KEY);
-    System.setProperty("aws.secretAccessKey", SECRET_KEY);
+    System.setProperty("aws.accessKeyId", accessKey);
+    System.setProperty("aws.secretAccessKey", secretKey);
   }
 
   /** A server process may listen before it serves requests. */

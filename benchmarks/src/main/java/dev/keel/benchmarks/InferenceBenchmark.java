@@ -57,11 +57,12 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code bare}: {@link CheckpointPredictor} over the split already in memory (load the model,
  *       one DJL forward pass per batch of 1,000) — no Delta, no Parquet, no Temporal;
  *   <li>{@code keel}: the {@code Inference} workflow on a loopback Temporal server, one in-process
- *       inference worker with one activity slot and the same intra-op threads: plan, partitions
+ *       inference worker with a real worker's activity slots and the same intra-op threads: plan, partitions
  *       read from the Delta table, scored, staged as Parquet, one commit. Timed from start to result;
+ *   <li>{@code keel-eval}: as {@code keel}, evaluating only: no predictions staged or committed;
  *   <li>{@code keel-1w} / {@code keel-2w}: the same workflow with 1 thread per worker, served by one
  *       or by two in-process inference workers (two WorkerFactory instances polling
- *       {@code keel-infer}, one activity slot each).
+ *       {@code keel-infer}).
  *   <li>{@code proc-1w} / {@code proc-2w}: the same workflow served by {@code keel worker --roles INFER
  *       --train-threads 1} processes, as on separate machines: after the interleaved variants, one
  *       process is started and its runs timed, then a second one joins and the runs are timed again (a
@@ -69,8 +70,8 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <pre>
- * InferenceBenchmark [--reps 5] [--threads 2] [--train-batches 300] [--split test|train]
- *     [--partition-rows N (default: the workflow's)] [--variants bare,keel,keel-1w,keel-2w[,proc-1w,proc-2w]]
+ * InferenceBenchmark [--reps 5] [--warmups 1] [--threads 2] [--train-batches 300] [--split test|train]
+ *     [--partition-rows N (default: the workflow's)] [--variants bare,keel[,bare-split,keel-eval,keel-1w,keel-2w,proc-1w,proc-2w]]
  *     [--data DIR] [--storage DIR]
  * </pre>
  */
@@ -104,6 +105,7 @@ public final class InferenceBenchmark {
 
   public static void main(String[] args) throws Exception {
     int reps = 5;
+    int warmups = 1;
     int threads = 2;
     long trainBatches = 300;
     long partitionRows = 0; // the workflow's default
@@ -114,6 +116,7 @@ public final class InferenceBenchmark {
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--reps" -> reps = Integer.parseInt(args[++i]);
+        case "--warmups" -> warmups = Integer.parseInt(args[++i]);
         case "--threads" -> threads = Integer.parseInt(args[++i]);
         case "--train-batches" -> trainBatches = Long.parseLong(args[++i]);
         case "--partition-rows" -> partitionRows = Long.parseLong(args[++i]);
@@ -122,8 +125,8 @@ public final class InferenceBenchmark {
         case "--data" -> data = Path.of(args[++i]);
         case "--storage" -> storage = Path.of(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (--reps N --threads N --train-batches N --partition-rows N --split test|train"
-            + " --variants bare,keel,keel-1w,keel-2w,proc-1w,proc-2w --data DIR --storage DIR)");
+            + " (--reps N --warmups N --threads N --train-batches N --partition-rows N --split test|train"
+            + " --variants bare,bare-split,keel,keel-eval,keel-1w,keel-2w,proc-1w,proc-2w --data DIR --storage DIR)");
       }
     }
     if (storage == null) {
@@ -159,9 +162,9 @@ public final class InferenceBenchmark {
       InferenceRequest base = InferenceRequest.newBuilder().setCheckpoint(checkpoint).setData(source).setSplit(split)
           .setModel(ModelSpec.newBuilder().setName(FashionCnn.NAME)).setMaxPartitionRows(partitionRows).build();
       int run = 0;
-      System.out.println("warm-up (discarded): one run of each variant");
+      System.out.printf(Locale.ROOT, "warm-up (discarded): %d run(s) of each variant%n", warmups);
       List<String> interleaved = variants.stream().filter(v -> !v.startsWith("proc-")).toList();
-      for (int rep = -1; rep < reps && !interleaved.isEmpty(); rep++) {
+      for (int rep = -warmups; rep < reps && !interleaved.isEmpty(); rep++) {
         List<String> order = new ArrayList<>(interleaved);
         Collections.rotate(order, -Math.max(rep, 0));
         for (String v : order) {
@@ -183,23 +186,22 @@ public final class InferenceBenchmark {
             acc = String.format(Locale.ROOT, "%.4f", p.accuracy(examples.labels()));
           } else {
             int workers = v.equals("keel-2w") ? 2 : 1;
-            int t = v.equals("keel") ? threads : 1;
-            List<WorkerFactory> factories = new ArrayList<>();
+            int t = v.equals("keel") || v.equals("keel-eval") ? threads : 1;
+            List<InferenceWorker> inferenceWorkers = new ArrayList<>();
             for (int w = 0; w < workers; w++) {
-              factories.add(inferenceWorker(client, root, t));
+              inferenceWorkers.add(InferenceWorker.start(client, root, t));
             }
             try {
               String id = "bench-inference-" + (++run);
               InferenceRequest request = base.toBuilder().setPredictionsTableUri("bench_predictions_" + v)
-                  .setThreads(t).build();
+                  .setThreads(t).setEvaluateOnly(v.equals("keel-eval")).build();
               long t0 = System.nanoTime();
               InferenceResult r = client.newWorkflowStub(InferenceWorkflow.class, WorkflowOptions.newBuilder()
                   .setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build()).run(request);
               seconds = (System.nanoTime() - t0) / 1e9;
               acc = String.format(Locale.ROOT, "%.4f (%d rows, %d partitions)", r.getAccuracy(), r.getRows(), r.getPartitions());
             } finally {
-              factories.forEach(WorkerFactory::shutdown);
-              factories.forEach(f -> f.awaitTermination(10, TimeUnit.SECONDS));
+              inferenceWorkers.forEach(InferenceWorker::close);
             }
           }
           double cpuSeconds = (cpuNanos() - cpu0) / 1e9;
@@ -235,6 +237,7 @@ public final class InferenceBenchmark {
           "bare", "CheckpointPredictor, " + threads + " thread(s)",
           "bare-split", threads + " CheckpointPredictors x 1 thread, a slice each",
           "keel", "Inference workflow, 1 worker x " + threads + " thr",
+          "keel-eval", "Inference workflow, evaluate only (nothing written), 1 worker x " + threads + " thr",
           "keel-1w", "Inference workflow, 1 worker x 1 thr",
           "keel-2w", "Inference workflow, 2 workers x 1 thr",
           "proc-1w", "Inference workflow, 1 worker process x 1 thr",
@@ -313,13 +316,27 @@ public final class InferenceBenchmark {
         .run().checkpoint();
   }
 
-  /** An in-process inference worker: its own factory, one activity slot, the real activities. */
-  private static WorkerFactory inferenceWorker(WorkflowClient client, StorageRoot root, int threads) {
-    WorkerFactory factory = WorkerFactory.newInstance(client);
-    factory.newWorker(TaskQueues.INFER, WorkerOptions.newBuilder().setMaxConcurrentActivityExecutionSize(1)
-            .setStickyQueueScheduleToStartTimeout(Duration.ZERO).build())
-        .registerActivitiesImplementations(new InferenceActivitiesImpl(root, ModelRegistry.withBuiltIns(), threads));
-    factory.start();
-    return factory;
+  /**
+   * An in-process inference worker started for one run: its own factory, fresh real activities (their
+   * scoring lanes load the model again, as bare opens the checkpoint) and a real worker's activity slots.
+   */
+  private record InferenceWorker(WorkerFactory factory, InferenceActivitiesImpl activities) implements AutoCloseable {
+    static InferenceWorker start(WorkflowClient client, StorageRoot root, int threads) {
+      WorkerFactory factory = WorkerFactory.newInstance(client);
+      InferenceActivitiesImpl activities = new InferenceActivitiesImpl(root, ModelRegistry.withBuiltIns(), threads);
+      factory.newWorker(TaskQueues.INFER, WorkerOptions.newBuilder()
+              .setMaxConcurrentActivityExecutionSize(InferenceActivitiesImpl.ACTIVITY_SLOTS)
+              .setStickyQueueScheduleToStartTimeout(Duration.ZERO).build())
+          .registerActivitiesImplementations(activities);
+      factory.start();
+      return new InferenceWorker(factory, activities);
+    }
+
+    @Override
+    public void close() {
+      factory.shutdown();
+      factory.awaitTermination(10, TimeUnit.SECONDS);
+      activities.close();
+    }
   }
 }

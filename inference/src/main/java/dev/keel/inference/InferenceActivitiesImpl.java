@@ -1,6 +1,5 @@
 package dev.keel.inference;
 
-import ai.djl.pytorch.jni.JniUtils;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.HeartbeatTicker;
 import dev.keel.activities.infer.InferenceActivities;
@@ -55,16 +54,22 @@ import org.slf4j.LoggerFactory;
  * the files a partition's accepted result lists are committed, in one Delta commit whose
  * transaction id is the run's, so a retried, duplicated or abandoned attempt never adds rows.
  */
-public final class InferenceActivitiesImpl implements InferenceActivities {
+public final class InferenceActivitiesImpl implements InferenceActivities, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(InferenceActivitiesImpl.class);
   static final String TXN_PREFIX = "keel-infer:";
+
+  /**
+   * Activity slots an inference worker should offer: two, so that one partition's rows are read (or
+   * its predictions written) while another partition is scored. Both partitions' batches queue for
+   * the same {@link ScoringLanes}, which already use every thread the worker was given.
+   */
+  public static final int ACTIVITY_SLOTS = 2;
 
   private final StorageRoot storage;
   private final ModelRegistry registry;
   private final int threads;
-  /** Idle predictors of one checkpoint (and thread count), see {@link #borrow}. */
-  private final java.util.ArrayDeque<CheckpointPredictor> idle = new java.util.ArrayDeque<>();
-  private String idleKey;
+  /** Scoring lanes by lanes x threads per lane (one entry unless requests ask for other thread counts). */
+  private final java.util.Map<String, ScoringLanes> lanes = new java.util.HashMap<>();
 
   /**
    * @param storage resolves table names in requests ({@code tables/<name>}); null means requests carry URIs
@@ -161,14 +166,18 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
       deleteFiles(engine, staging);
     }
 
-    LabeledExamples images;
-    Predictions predictions;
-    long read;
-    try (Lanes lanes = lanes(r, partition.getRows())) {
-      images = TablePartitions.read(engine, r.getData(), split(r), partition);
-      read = System.nanoTime();
-      predictions = lanes.predict(images);
+    ScoringLanes lanes = lanes(r);
+    String key = r.getCheckpoint().getUri() + "#" + lanes.threadsPerLane();
+    ScoringLanes.Opener opener = () -> CheckpointPredictor.open(r.getCheckpoint().getUri(), registry,
+        lanes.threadsPerLane());
+    lanes.prepare(key, opener); // a fresh worker loads its models while the rows are read
+    LabeledExamples images = TablePartitions.read(engine, r.getData(), split(r), partition);
+    long read = System.nanoTime();
+    if (lanes.lanes() > 1 && images.size() > CheckpointPredictor.DEFAULT_BATCH) {
+      LANED_PARTITIONS.incrementAndGet();
     }
+    Predictions predictions = scored(r, lanes.score(key, opener,
+        DeltaTables.displayUri(r.getData().getUri()) + " v" + r.getData().getVersion(), images));
     long predicted = System.nanoTime();
 
     int n = images.size();
@@ -211,29 +220,26 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
   }
 
   /**
-   * The scoring lanes of one partition, each loading (or borrowing) the request's model on a scoring
-   * thread of its own while the activity thread reads the rows: on a fresh worker, loading and reading
-   * each cost a tenth of scoring 10,000 images. With {@code t} threads on a CPU the partition is scored
-   * as {@code t} slices by {@code t} one-thread models at once rather than by one model with {@code t}
-   * intra-op threads: the CNN's layers are too small for libtorch to keep two threads busy (measured
-   * in benchmarks/README.md), slices are independent and need no synchronisation. A GPU scores the
-   * whole partition with one model.
+   * The worker's scoring lanes for the request's thread count, started on first use. With {@code t}
+   * threads on a CPU a partition is scored by {@code t} one-thread models at once, a batch each; a
+   * GPU scores with one model.
    */
-  private Lanes lanes(InferenceRequest request, long rows) {
+  private ScoringLanes lanes(InferenceRequest request) {
     int t = request.getThreads() > 0 ? request.getThreads() : threads;
-    int lanes = CheckpointPredictor.cpuOnly() && t > 1
-        ? (int) Math.max(1, Math.min(t, ceilDiv(rows, CheckpointPredictor.DEFAULT_BATCH))) : 1;
+    int lanes = CheckpointPredictor.cpuOnly() && t > 1 ? t : 1;
     int perLane = lanes > 1 ? 1 : t;
-    Lanes out = new Lanes();
-    try {
-      for (int i = 0; i < lanes; i++) {
-        out.add(load(ScoringThreads.lease(), request, perLane));
-      }
-    } catch (RuntimeException e) {
-      out.close();
-      throw e;
+    synchronized (this.lanes) {
+      return this.lanes.computeIfAbsent(lanes + "x" + perLane, k -> new ScoringLanes(lanes, perLane));
     }
-    return out;
+  }
+
+  /** Ends the scoring lanes' threads and closes their models, once the partitions queued so far are scored. */
+  @Override
+  public void close() {
+    synchronized (lanes) {
+      lanes.values().forEach(ScoringLanes::close);
+      lanes.clear();
+    }
   }
 
   private static final AtomicLong LANED_PARTITIONS = new AtomicLong();
@@ -243,169 +249,17 @@ public final class InferenceActivitiesImpl implements InferenceActivities {
     return LANED_PARTITIONS.get();
   }
 
-  private static long ceilDiv(long a, long b) {
-    return (a + b - 1) / b;
-  }
-
-  private Loading load(ScoringThreads.Lease scorer, InferenceRequest request, int t) {
-    String key = request.getCheckpoint().getUri() + "#" + t;
-    Future<CheckpointPredictor> predictor = scorer.submit(() -> borrow(key, request.getCheckpoint().getUri(), t));
-    return new Loading(scorer, request, key, t, predictor);
-  }
-
-  /**
-   * A partition's lanes: {@link #predict} scores one slice per lane at once (slices start at whole
-   * batches, so each batch is the one a single lane would score) and joins them in row order.
-   */
-  private static final class Lanes implements AutoCloseable {
-    private final List<Loading> lanes = new ArrayList<>();
-
-    void add(Loading lane) {
-      lanes.add(lane);
+  private static Predictions scored(InferenceRequest request, Future<Predictions> scoring) {
+    try {
+      return ThreadWork.await(scoring, () -> {});
+    } catch (InvalidFieldException e) {
+      // a tabular checkpoint on an images table, another image size, ...: retrying cannot help
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_INFERENCE_REQUEST);
+    } catch (CorruptCheckpointException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read checkpoint " + request.getCheckpoint().getUri(), e);
     }
-
-    Predictions predict(LabeledExamples images) {
-      int n = images.size();
-      if (lanes.size() == 1) {
-        return lanes.get(0).predict(images);
-      }
-      LANED_PARTITIONS.incrementAndGet();
-      int batch = CheckpointPredictor.DEFAULT_BATCH;
-      int perLane = (int) ceilDiv(ceilDiv(n, lanes.size()), batch) * batch;
-      List<Future<Predictions>> parts = new ArrayList<>();
-      for (int i = 0; i < lanes.size(); i++) {
-        int from = Math.min(n, i * perLane);
-        int to = Math.min(n, from + perLane);
-        parts.add(lanes.get(i).predictAsync(images.slice(from, to)));
-      }
-      List<Predictions> slices = new ArrayList<>();
-      RuntimeException failed = null;
-      for (int i = 0; i < parts.size(); i++) {
-        try {
-          slices.add(lanes.get(i).await(parts.get(i)));
-        } catch (RuntimeException e) {
-          // wait for every lane before failing: each holds a model it must give back or close
-          failed = failed == null ? e : failed;
-        }
-      }
-      if (failed != null) {
-        throw failed;
-      }
-      return Predictions.concatenate(slices);
-    }
-
-    @Override
-    public void close() {
-      lanes.forEach(Loading::close);
-    }
-  }
-
-  /**
-   * A model loading on a scoring thread it leases; {@link #predict} scores on that thread, once.
-   * Closed without scoring (the rows could not be read), it gives the loaded model back for the next
-   * partition; closed, it gives the thread back.
-   */
-  private final class Loading implements AutoCloseable {
-    private final ScoringThreads.Lease scorer;
-    private final InferenceRequest request;
-    private final String key;
-    private final int threads;
-    private final Future<CheckpointPredictor> predictor;
-    private boolean used;
-
-    Loading(ScoringThreads.Lease scorer, InferenceRequest request, String key, int threads,
-        Future<CheckpointPredictor> predictor) {
-      this.scorer = scorer;
-      this.request = request;
-      this.key = key;
-      this.threads = threads;
-      this.predictor = predictor;
-    }
-
-    Predictions predict(LabeledExamples images) {
-      return await(predictAsync(images));
-    }
-
-    Future<Predictions> predictAsync(LabeledExamples images) {
-      used = true;
-      // the load's failure, if any, surfaces when the scoring is awaited, after the rows were read
-      return scorer.submit(() -> predictOnScoringThread(ThreadWork.await(predictor, () -> {}), images));
-    }
-
-    Predictions await(Future<Predictions> scored) {
-      try {
-        return ThreadWork.await(scored, () -> {});
-      } catch (InvalidFieldException e) {
-        // a tabular checkpoint on an images table, another image size, ...: retrying cannot help
-        throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_INFERENCE_REQUEST);
-      } catch (CorruptCheckpointException e) {
-        throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot read checkpoint " + request.getCheckpoint().getUri(), e);
-      }
-    }
-
-    @Override
-    public void close() {
-      try {
-        if (!used) {
-          giveBack(key, ThreadWork.await(predictor, () -> {}));
-        }
-      } catch (IOException | RuntimeException loadFailedToo) {
-        // nothing was loaded; the reading's failure is the one to report
-      } finally {
-        scorer.close();
-      }
-    }
-
-    private Predictions predictOnScoringThread(CheckpointPredictor predictor, LabeledExamples images) {
-      // libtorch (OpenMP) keeps the intra-op thread count per calling thread, and a reused predictor
-      // may have been opened on another scoring thread: set it on this one (once per thread and count)
-      if (threads > 0 && JniUtils.getNumThreads() != threads) {
-        JniUtils.setNumThreads(threads);
-      }
-      boolean ok = false;
-      try {
-        predictor.requireFits(request.getData().getUri() + " v" + request.getData().getVersion(), images);
-        Predictions p = predictor.predict(images);
-        ok = true;
-        return p;
-      } finally {
-        if (ok) {
-          giveBack(key, predictor);
-        } else {
-          predictor.close();
-        }
-      }
-    }
-  }
-
-  /**
-   * A loaded model of the checkpoint, reused across the partitions a worker scores: loading one
-   * (verifying the checkpoint's files, building and restoring the model) per partition cost as much as
-   * scoring a few hundred rows. Each predictor serves one partition at a time; predictors of the
-   * previous checkpoint are closed when another checkpoint's come back.
-   */
-  private CheckpointPredictor borrow(String key, String uri, int t) throws IOException {
-    synchronized (idle) {
-      if (key.equals(idleKey) && !idle.isEmpty()) {
-        return idle.pop();
-      }
-    }
-    return CheckpointPredictor.open(uri, registry, t);
-  }
-
-  private void giveBack(String key, CheckpointPredictor predictor) {
-    List<CheckpointPredictor> evicted = new ArrayList<>();
-    synchronized (idle) {
-      if (!key.equals(idleKey)) {
-        evicted.addAll(idle);
-        idle.clear();
-        idleKey = key;
-      }
-      idle.push(predictor);
-    }
-    evicted.forEach(CheckpointPredictor::close);
   }
 
   // ---------------------------------------------------------------- commit / discard

@@ -197,6 +197,7 @@ final class InferenceTestBed implements AutoCloseable {
   @Override
   public void close() {
     env.close();
+    real.close();
   }
 
   /** The real activities with a fault injected after the real scoring of a partition. */

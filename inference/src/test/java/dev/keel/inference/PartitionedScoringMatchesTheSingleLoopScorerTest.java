@@ -23,8 +23,9 @@ import org.junit.jupiter.api.Test;
 class PartitionedScoringMatchesTheSingleLoopScorerTest {
 
   /**
-   * With two threads a CPU worker scores a partition as two slices on two one-thread models at once
-   * (lanes); slices start at whole batches, so every row gets the very score of the one-thread loop.
+   * With two threads a CPU worker scores a partition's batches on two one-thread models at once
+   * (lanes); batches start at whole multiples of 1,000 rows, so every row gets the very score of the
+   * one-thread loop.
    */
   @Test
   void twoLanesScoreEveryRowAsTheOneThreadLoop() throws Exception {

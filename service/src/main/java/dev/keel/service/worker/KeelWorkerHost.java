@@ -2,6 +2,7 @@ package dev.keel.service.worker;
 
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.temporal.KeelDataConverter;
+import dev.keel.inference.InferenceActivitiesImpl;
 import dev.keel.service.worker.WorkerHostOptions.Role;
 import dev.keel.storage.StorageRoot;
 import dev.keel.workflows.KeelWorkflows;
@@ -26,11 +27,15 @@ public final class KeelWorkerHost implements AutoCloseable {
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
   private final WorkerFactory factory;
+  /** The inference activities (their scoring threads and models), when this host serves INFER. */
+  private final InferenceActivitiesImpl inference;
 
-  private KeelWorkerHost(WorkflowServiceStubs stubs, WorkflowClient client, WorkerFactory factory) {
+  private KeelWorkerHost(WorkflowServiceStubs stubs, WorkflowClient client, WorkerFactory factory,
+      InferenceActivitiesImpl inference) {
     this.stubs = stubs;
     this.client = client;
     this.factory = factory;
+    this.inference = inference;
   }
 
   /** A client with Keel's data converter, for watching workflows; runs it starts name no storage root. */
@@ -84,13 +89,16 @@ public final class KeelWorkerHost implements AutoCloseable {
       factory.newWorker(TaskQueues.train(options.trainPool()), workerOptions(options, 1))
           .registerActivitiesImplementations(wiring.training());
     }
+    InferenceActivitiesImpl inference = null;
     if (options.roles().contains(Role.INFER)) {
-      factory.newWorker(TaskQueues.INFER, workerOptions(options, 1)).registerActivitiesImplementations(wiring.inference());
+      inference = wiring.inference();
+      factory.newWorker(TaskQueues.INFER, workerOptions(options, InferenceActivitiesImpl.ACTIVITY_SLOTS))
+          .registerActivitiesImplementations(inference);
     }
     factory.start();
     log.info("Keel workers {} polling {} as {} (storage {})", options.roles(), options.temporalAddress(),
         client.getOptions().getIdentity(), options.storageRoot());
-    return new KeelWorkerHost(stubs, client, factory);
+    return new KeelWorkerHost(stubs, client, factory, inference);
   }
 
   private static WorkerOptions workerOptions(WorkerHostOptions options, int activitySlots) {
@@ -125,6 +133,9 @@ public final class KeelWorkerHost implements AutoCloseable {
     factory.shutdown();
     factory.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
     factory.shutdownNow();
+    if (inference != null) {
+      inference.close();
+    }
     stubs.shutdown();
   }
 }

@@ -134,6 +134,7 @@ public final class Trainer {
               Batches.labels(step, split.train(), rows), exchange);
         }
         batch++;
+        TrainingMeters.SAMPLES.increment(rows.length);
         if (!Float.isFinite(loss) || loss > DIVERGED_LOSS) {
           throw invalidLoss(loss, batch);
         }

@@ -10,6 +10,7 @@ import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
 import dev.keel.storage.checkpoint.CheckpointFiles;
 import dev.keel.storage.testing.TestDirs;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -53,6 +54,15 @@ class ResumeTest {
     assertTrue(straight.validationMetrics().get(Metrics.VALIDATION_LOSS) < 0.8, straight.validationMetrics().toString());
     assertEquals(straight.validationMetrics().get(Metrics.VALIDATION_ACCURACY),
         straight.checkpoint().getMetricsMap().get(Metrics.VALIDATION_ACCURACY));
+  }
+
+  @Test
+  void everyTrainedRowIsCountedInTheProcessMetrics() throws IOException {
+    // the global registry counts only through the registries in it: what a process exporting metrics adds
+    io.micrometer.core.instrument.Metrics.addRegistry(new SimpleMeterRegistry());
+    double before = TrainingMeters.SAMPLES.count();
+    train(request(root, 20).setTrialId("counted").build());
+    assertEquals(20 * 64, TrainingMeters.SAMPLES.count() - before, 0.0, "20 batches of 64 rows");
   }
 
   @Test

@@ -6,6 +6,8 @@ import dev.keel.tables.registry.ModelRegistryTable;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.temporal.client.WorkflowClient;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.Map;
 
 /** The Micronaut HTTP server of the REST API, bound to one host and port. */
@@ -20,10 +22,25 @@ public final class ApiServer implements AutoCloseable {
 
   /** Serves the API of the Temporal namespace of {@code client}, the tables and the model registry of {@code storage}. */
   public static ApiServer start(String host, int port, WorkflowClient client, StorageRoot storage) {
+    return start(host, port, client, storage, ApiToken.none());
+  }
+
+  /**
+   * As {@link #start(String, int, WorkflowClient, StorageRoot)}, requiring {@code token} on every
+   * request but the health probes.
+   *
+   * @throws IllegalArgumentException when {@code host} is not a loopback address and there is no token
+   */
+  public static ApiServer start(String host, int port, WorkflowClient client, StorageRoot storage, ApiToken token) {
+    if (!token.required() && !isLoopback(host)) {
+      throw new IllegalArgumentException("the API would listen on " + host + ", which is not a loopback address,"
+          + " without a token: set " + ApiToken.ENV + " (at least 16 characters, e.g. openssl rand -hex 32) or"
+          + " listen on 127.0.0.1");
+    }
     ApplicationContext context = ApplicationContext.builder()
         .properties(Map.of("micronaut.server.host", host, "micronaut.server.port", port,
             "micronaut.application.name", "keel"))
-        .singletons(client, storage, new ModelRegistryTable(storage), new DriftTable(storage))
+        .singletons(client, storage, new ModelRegistryTable(storage), new DriftTable(storage), token)
         .deduceEnvironment(false)
         .banner(false)
         .start();
@@ -32,6 +49,24 @@ public final class ApiServer implements AutoCloseable {
       server.start();
     }
     return new ApiServer(context, server);
+  }
+
+  /** Whether {@code host} names only this machine (127.0.0.0/8, ::1, localhost). */
+  static boolean isLoopback(String host) {
+    try {
+      for (InetAddress a : InetAddress.getAllByName(host)) {
+        if (!a.isLoopbackAddress()) {
+          return false;
+        }
+      }
+      return true;
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException("cannot listen on " + host + ": unknown host", e);
+    }
+  }
+
+  public int port() {
+    return server.getPort();
   }
 
   public String url() {

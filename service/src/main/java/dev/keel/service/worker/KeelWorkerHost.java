@@ -3,6 +3,8 @@ package dev.keel.service.worker;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.inference.InferenceActivitiesImpl;
+import dev.keel.service.metrics.ActivityMetrics;
+import dev.keel.service.metrics.KeelMetrics;
 import dev.keel.service.worker.WorkerHostOptions.Role;
 import dev.keel.storage.StorageRoot;
 import dev.keel.workflows.KeelWorkflows;
@@ -57,20 +59,27 @@ public final class KeelWorkerHost implements AutoCloseable {
         .setContextPropagators(List.of(new StorageRootPropagator(root)));
   }
 
+  /** Stubs for a command that talks to Temporal and ends (no metrics). */
   public static WorkflowServiceStubs connect(String address) {
     return WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
+  }
+
+  /** Stubs for a long-running process: Temporal's client and worker metrics go to {@link KeelMetrics}. */
+  public static WorkflowServiceStubs connectReporting(String address) {
+    return WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(address)
+        .setMetricsScope(KeelMetrics.temporalScope()).build());
   }
 
   public static KeelWorkerHost start(WorkerHostOptions options) {
     if (options.roles().contains(Role.CONTROL)) {
       SearchAttributeRegistrar.ensureRegistered(options.temporalAddress(), options.namespace(), Duration.ofSeconds(60));
     }
-    WorkflowServiceStubs stubs = connect(options.temporalAddress());
+    WorkflowServiceStubs stubs = connectReporting(options.temporalAddress());
     WorkflowClientOptions.Builder clientOptions = clientOptions(options.namespace(), options.storageRoot());
     options.identity().ifPresent(clientOptions::setIdentity);
     WorkflowClient client = WorkflowClient.newInstance(stubs, clientOptions.build());
     WorkerFactory factory = WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder()
-        .setWorkerInterceptors(new StorageRootCheck(options.storageRoot())).build());
+        .setWorkerInterceptors(new StorageRootCheck(options.storageRoot()), new ActivityMetrics()).build());
     ActivityWiring wiring = new ActivityWiring(options);
     if (options.roles().contains(Role.CONTROL)) {
       Worker control = factory.newWorker(TaskQueues.CONTROL, workerOptions(options, 0));

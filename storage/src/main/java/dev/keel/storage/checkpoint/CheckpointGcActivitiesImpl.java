@@ -57,7 +57,9 @@ public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities 
       }
       done++;
       try {
-        bytes += storage.delete(ref.getUri());
+        long freed = storage.delete(ref.getUri());
+        CheckpointMeters.BYTES_DELETED.increment(freed);
+        bytes += freed;
       } catch (IOException e) {
         throw new UncheckedIOException("deleting checkpoint " + ref.getUri() + ": " + e.getMessage(), e);
       } catch (RuntimeException e) {

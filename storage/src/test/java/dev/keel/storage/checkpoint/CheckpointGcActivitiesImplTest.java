@@ -12,6 +12,8 @@ import dev.keel.api.v1.GcRequest;
 import dev.keel.api.v1.GcResult;
 import dev.keel.storage.testing.FakeCheckpoints;
 import dev.keel.storage.testing.TestDirs;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -50,6 +52,27 @@ class CheckpointGcActivitiesImplTest {
     assertFalse(Files.exists(root.resolve("exp/trial-1/a")));
     assertFalse(Files.exists(root.resolve("exp/trial-2/b")));
     assertDoesNotThrow(() -> VerifiedCheckpoint.open(storage, keep.getUri()), "the kept checkpoint is intact");
+  }
+
+  @Test
+  void committedAndDeletedBytesAreCountedInTheProcessMetrics() throws IOException {
+    double written = bytes("keel.checkpoint.written");
+    CheckpointRef c = FakeCheckpoints.write(storage, "exp", "trial-3", "c", 3000);
+    assertEquals(c.getSizeBytes(), bytes("keel.checkpoint.written") - written, 0.0);
+
+    double deleted = bytes("keel.checkpoint.deleted");
+    GcResult r = new CheckpointGcActivitiesImpl(storage).collect(gc("exp", a, c));
+    assertEquals(r.getBytesFreed(), bytes("keel.checkpoint.deleted") - deleted, 0.0);
+    assertTrue(r.getBytesFreed() > 7000, "both checkpoints' bytes: " + r.getBytesFreed());
+  }
+
+  private static double bytes(String counter) {
+    return Metrics.globalRegistry.counter(counter).count();
+  }
+
+  static {
+    // the global registry counts only through the registries in it: what a process exporting metrics adds
+    Metrics.addRegistry(new SimpleMeterRegistry());
   }
 
   @Test

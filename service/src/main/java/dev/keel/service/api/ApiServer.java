@@ -65,6 +65,15 @@ public final class ApiServer implements AutoCloseable {
     }
   }
 
+  /** Every route the server answers but HEAD, as {@code METHOD /path/{variable}} (tests compare them with the OpenAPI document). */
+  java.util.SortedSet<String> routes() {
+    java.util.SortedSet<String> out = new java.util.TreeSet<>();
+    context.getBean(io.micronaut.web.router.Router.class).uriRoutes()
+        .filter(r -> !r.getHttpMethodName().equals("HEAD")) // Micronaut answers HEAD for every GET by itself
+        .forEach(r -> out.add(r.getHttpMethodName() + " " + r.getUriMatchTemplate().toString()));
+    return out;
+  }
+
   public int port() {
     return server.getPort();
   }

@@ -39,7 +39,7 @@ public final class ApiToken {
   }
 
   /** Whether an {@code Authorization} header value carries the token ({@code Bearer <token>}). */
-  boolean accepts(String authorization) {
+  public boolean accepts(String authorization) {
     if (token.isEmpty()) {
       return true;
     }

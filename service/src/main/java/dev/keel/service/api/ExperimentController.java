@@ -8,19 +8,29 @@ import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.search.Searchers;
 import dev.keel.service.experiment.ExperimentLauncher;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
+import dev.keel.workflows.experiment.ExperimentWorkflow;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import jakarta.inject.Inject;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
 
 /** REST: create experiments from YAML/JSON configs, read their state, pause/activate/kill them. */
 @Controller("/api/v1/experiments")
@@ -57,39 +67,73 @@ public class ExperimentController {
   }
 
   @Get(value = "/{id}", produces = MediaType.APPLICATION_JSON)
-  public HttpResponse<String> state(@PathVariable String id) throws InvalidProtocolBufferException {
+  public HttpResponse<?> state(@PathVariable String id) throws InvalidProtocolBufferException {
     try {
       return HttpResponse.ok(JsonFormat.printer().preservingProtoFieldNames().print(ExperimentLauncher.state(client, id)));
     } catch (WorkflowNotFoundException e) {
-      return HttpResponse.notFound("{\"message\": \"no experiment " + id + "\"}");
+      return HttpResponse.notFound(Map.of("message", "no experiment " + id));
     }
   }
 
   @Post(value = "/{id}/pause", consumes = MediaType.ALL, produces = MediaType.APPLICATION_JSON)
-  public HttpResponse<Map<String, String>> pause(@PathVariable String id) {
-    ExperimentLauncher.stub(client, id).pause();
-    return HttpResponse.accepted().body(Map.of("experiment_id", id, "requested", "pause"));
+  public HttpResponse<Map<String, Object>> pause(@PathVariable String id) {
+    return signal(id, "paused", ExperimentWorkflow::pause, requested(id, "pause"));
   }
 
   @Post(value = "/{id}/activate", consumes = MediaType.ALL, produces = MediaType.APPLICATION_JSON)
-  public HttpResponse<Map<String, String>> activate(@PathVariable String id) {
-    ExperimentLauncher.stub(client, id).activate();
-    return HttpResponse.accepted().body(Map.of("experiment_id", id, "requested", "activate"));
+  public HttpResponse<Map<String, Object>> activate(@PathVariable String id) {
+    return signal(id, "activated", ExperimentWorkflow::activate, requested(id, "activate"));
   }
 
   @Post(value = "/{id}/kill", consumes = MediaType.ALL, produces = MediaType.APPLICATION_JSON)
-  public HttpResponse<Map<String, String>> kill(@PathVariable String id) {
-    ExperimentLauncher.stub(client, id).kill();
-    return HttpResponse.accepted().body(Map.of("experiment_id", id, "requested", "kill"));
+  public HttpResponse<Map<String, Object>> kill(@PathVariable String id) {
+    return signal(id, "killed", ExperimentWorkflow::kill, requested(id, "kill"));
   }
 
   @Post(value = "/{id}/trials/{trial}/kill", consumes = MediaType.ALL, produces = MediaType.APPLICATION_JSON)
   public HttpResponse<Map<String, Object>> killTrial(@PathVariable String id, @PathVariable long trial) {
-    ExperimentLauncher.stub(client, id).killTrial(trial);
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("experiment_id", id);
     body.put("trial", trial);
     body.put("requested", "kill");
-    return HttpResponse.accepted().body(body);
+    return signal(id, "asked to kill a trial", e -> e.killTrial(trial), body);
+  }
+
+  private static Map<String, Object> requested(String id, String what) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("experiment_id", id);
+    body.put("requested", what);
+    return body;
+  }
+
+  /** 202 once the running experiment has the signal; 404 when there is no such experiment, 409 when it has ended. */
+  private HttpResponse<Map<String, Object>> signal(String id, String done, Consumer<ExperimentWorkflow> send,
+      Map<String, Object> body) {
+    try {
+      send.accept(ExperimentLauncher.stub(client, id));
+      return HttpResponse.accepted().body(body);
+    } catch (WorkflowNotFoundException e) {
+      Optional<WorkflowExecutionStatus> status = status(id);
+      if (status.isEmpty()) {
+        return HttpResponse.<Map<String, Object>>notFound().body(Map.of("message", "no experiment " + id));
+      }
+      String state = status.get().name().substring("WORKFLOW_EXECUTION_STATUS_".length()).toLowerCase(Locale.ROOT);
+      return HttpResponse.<Map<String, Object>>status(HttpStatus.CONFLICT).body(Map.of("message",
+          "experiment " + id + " has ended (" + state + "): it cannot be " + done));
+    }
+  }
+
+  private Optional<WorkflowExecutionStatus> status(String id) {
+    try {
+      return Optional.of(client.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
+          DescribeWorkflowExecutionRequest.newBuilder().setNamespace(client.getOptions().getNamespace())
+              .setExecution(WorkflowExecution.newBuilder().setWorkflowId(id)).build())
+          .getWorkflowExecutionInfo().getStatus());
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw e;
+    }
   }
 }

@@ -5,6 +5,8 @@ import dev.keel.gpu.device.DeviceDiscovery;
 import dev.keel.gpu.device.DeviceInventory;
 import dev.keel.gpu.device.SlotAssignment;
 import dev.keel.gpu.device.SlotDevice;
+import dev.keel.service.api.ApiToken;
+import dev.keel.service.api.MetricsServer;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.TrainSlotProcesses;
 import dev.keel.service.worker.WorkerHostOptions;
@@ -62,6 +64,11 @@ final class WorkerCommand implements Callable<Integer> {
           + "caching, because that server never hands a dead worker's workflows to another worker otherwise.")
   boolean devServer;
 
+  @Option(names = "--metrics", paramLabel = "HOST:PORT",
+      description = "Serve this process's metrics (Prometheus text) at http://HOST:PORT/metrics; slot process i "
+          + "serves its own on PORT+1+i. Off loopback only with $" + ApiToken.ENV + " (sent as a bearer token).")
+  String metrics;
+
   /** Set by a parent worker on its slot processes. */
   @Option(names = "--parent-pid", hidden = true)
   Long parentPid;
@@ -77,6 +84,13 @@ final class WorkerCommand implements Callable<Integer> {
     }
     // a slot process's parent probed the root's writes and guarantees already: one probe per machine, not per slot
     StorageRoot root = parentPid == null ? stack.writableStorageRoot() : stack.storageRoot();
+    MetricsServer metricsServer = null;
+    if (metrics != null) {
+      String env = System.getenv(ApiToken.ENV);
+      metricsServer = MetricsServer.start(metrics, env == null ? ApiToken.none() : ApiToken.of(env));
+      System.out.println("metrics on http://" + metrics.substring(0, metrics.lastIndexOf(':')) + ":"
+          + metricsServer.port() + "/metrics");
+    }
     // A slot process's parent already found the devices and printed the slot lines.
     List<SlotDevice> devices = roles.contains(Role.TRAIN) && parentPid == null ? discoverSlots() : List.of();
     boolean slotProcesses = devices.size() > 1;
@@ -89,7 +103,7 @@ final class WorkerCommand implements Callable<Integer> {
       for (SlotDevice d : devices) {
         String id = prefix + "-slot-" + d.slot();
         System.out.println("slot " + d.slot() + ": " + d.describe(false) + ", identity " + id);
-        children.add(new TrainSlotProcesses.Slot(d.slot(), id, childCommand(address, root, id),
+        children.add(new TrainSlotProcesses.Slot(d.slot(), id, childCommand(address, root, id, d.slot()),
             d.visibleDevices().map(v -> Map.of(CudaDeviceInventory.VISIBLE_DEVICES, v)).orElse(Map.of())));
       }
     } else if (!devices.isEmpty()) {
@@ -103,9 +117,13 @@ final class WorkerCommand implements Callable<Integer> {
         .optTrainThreads(threads).optDevServer(devServer).optIdentity(identity).build());
     TrainSlotProcesses processes = children.isEmpty() ? null : TrainSlotProcesses.start(children, System.out, System.err);
     CountDownLatch stopped = new CountDownLatch(1);
+    MetricsServer exporting = metricsServer;
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       if (processes != null) {
         processes.close();
+      }
+      if (exporting != null) {
+        exporting.close();
       }
       if (host != null) {
         host.close();
@@ -130,11 +148,16 @@ final class WorkerCommand implements Callable<Integer> {
     return SlotAssignment.assign(found, n, Optional.ofNullable(System.getenv(CudaDeviceInventory.VISIBLE_DEVICES)));
   }
 
-  private List<String> childCommand(String address, StorageRoot root, String childIdentity) {
+  private List<String> childCommand(String address, StorageRoot root, String childIdentity, int slot) {
     List<String> command = new ArrayList<>(TrainSlotProcesses.thisJvm());
     command.addAll(List.of(KeelCli.class.getName(), "worker", "--temporal", address, "--storage", root.toString(),
         "--roles", Role.TRAIN.name(), "--pool", pool, "--slots", "1", "--train-threads", Integer.toString(threads),
         "--identity", childIdentity, "--parent-pid", Long.toString(ProcessHandle.current().pid())));
+    if (metrics != null) {
+      int colon = metrics.lastIndexOf(':');
+      int port = Integer.parseInt(metrics.substring(colon + 1));
+      command.addAll(List.of("--metrics", metrics.substring(0, colon) + ":" + (port == 0 ? 0 : port + 1 + slot)));
+    }
     if (devServer) {
       command.add("--dev-server");
     }

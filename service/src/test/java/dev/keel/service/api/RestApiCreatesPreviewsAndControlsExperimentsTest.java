@@ -55,6 +55,25 @@ class RestApiCreatesPreviewsAndControlsExperimentsTest {
   }
 
   @Test
+  void signalsToAnUnknownExperimentAre404AndToAnEndedOne409() throws Exception {
+    HttpResponse<String> unknown = post("/api/v1/experiments/no-such-experiment/pause", "");
+    assertEquals(404, unknown.statusCode(), unknown.body());
+    assertEquals("no experiment no-such-experiment", JSON.readTree(unknown.body()).get("message").asText());
+    HttpResponse<String> described = HTTP.send(HttpRequest.newBuilder(
+        URI.create(api.url() + "/api/v1/experiments/no-such-experiment")).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(404, described.statusCode(), described.body());
+    assertEquals("no experiment no-such-experiment", JSON.readTree(described.body()).get("message").asText());
+
+    String id = JSON.readTree(post("/api/v1/experiments", CONFIG).body()).get("experiment_id").asText();
+    KeelWorkerHost.client(stubs, "default").newUntypedWorkflowStub(id).terminate("ended by the test");
+    HttpResponse<String> ended = post("/api/v1/experiments/" + id + "/activate", "");
+    assertEquals(409, ended.statusCode(), ended.body());
+    assertEquals("experiment " + id + " has ended (terminated): it cannot be activated",
+        JSON.readTree(ended.body()).get("message").asText());
+    assertEquals(409, post("/api/v1/experiments/" + id + "/trials/1/kill", "").statusCode());
+  }
+
+  @Test
   void previewShowsTheRungsWithoutStartingAnything() throws Exception {
     HttpResponse<String> r = post("/api/v1/experiments/preview", CONFIG);
     assertEquals(200, r.statusCode(), r.body());

@@ -62,6 +62,8 @@ class TrainWorkerWithTwoSlotsRunsTwoRestartedProcessesTest {
       reproducibility: {seed: 7}
       model: {name: fashion_cnn}
       """;
+  private static final Pattern METRICS_LINE = Pattern.compile("(?m)^(\\[[^\\]]+\\] )?metrics on (http://\\S+)$");
+  private static final Pattern SAMPLES_LINE = Pattern.compile("(?m)^keel_training_samples_total (\\S+)$");
   private static final Pattern SLOT_LINE = Pattern.compile("(?m)^slot (\\d): (.+), identity (\\S+)$");
 
   private static FaultStack stack;
@@ -83,7 +85,8 @@ class TrainWorkerWithTwoSlotsRunsTwoRestartedProcessesTest {
 
   @Test
   void twoSlotsAreTwoProcessesThatTrainAtOnceAndADeadOneIsStartedAgain() throws Exception {
-    ChildWorker worker = stack.child("two-slots", "--roles", "TRAIN", "--slots", "2", "--train-threads", "1");
+    ChildWorker worker = stack.child("two-slots", "--roles", "TRAIN", "--slots", "2", "--train-threads", "1",
+        "--metrics", "127.0.0.1:0");
     FaultStack.await("the slot lines", Duration.ofSeconds(60), () -> SLOT_LINE.matcher(worker.logText()).results().count() == 2);
 
     // What this machine has decides the device line: on a build machine, the CPU and why.
@@ -146,6 +149,25 @@ class TrainWorkerWithTwoSlotsRunsTwoRestartedProcessesTest {
       assertEquals(LENGTH, t.getCompletedLength().getBatches());
       assertEquals(t.getTrialId() == victim.trial() ? 1 : 0, t.getRestarts(), t.toString());
     }
+
+    // --metrics: the worker and each slot process serve their own /metrics; the slots count what they trained
+    Map<String, String> metricsUrls = new java.util.TreeMap<>(); // by the line's prefix: the last one printed
+    METRICS_LINE.matcher(worker.logText()).results().forEach(line -> metricsUrls.put(String.valueOf(line.group(1)), line.group(2)));
+    assertEquals(3, metricsUrls.size(), "the worker's and two slots' metrics lines:\n" + worker.logText());
+    double trained = 0;
+    for (Map.Entry<String, String> e : metricsUrls.entrySet()) {
+      java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(e.getValue())).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, r.statusCode(), e.getValue());
+      assertTrue(r.body().contains("jvm_memory_used_bytes"), e.getValue());
+      Matcher samples = SAMPLES_LINE.matcher(r.body());
+      if (!e.getKey().equals("null") && samples.find()) {
+        trained += Double.parseDouble(samples.group(1));
+      }
+    }
+    // the restarted slot counts only since its restart; the other slot trained whole trials of 64-row batches
+    assertTrue(trained >= LENGTH * 64, "training samples the slot processes exported: " + trained);
 
     List<ProcessHandle> slotProcesses = worker.process.children().toList();
     assertEquals(2, slotProcesses.size(), slotProcesses.toString());

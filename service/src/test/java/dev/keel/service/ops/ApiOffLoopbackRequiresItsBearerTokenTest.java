@@ -7,12 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.service.api.ApiServer;
 import dev.keel.service.api.ApiToken;
-import dev.keel.service.dev.LoopbackTemporalServer;
-import dev.keel.service.worker.KeelWorkerHost;
+import dev.keel.service.api.LoopbackStack;
 import dev.keel.storage.StorageRoot;
-import dev.keel.storage.testing.TestDirs;
 import io.temporal.client.WorkflowClient;
-import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -30,23 +27,20 @@ import org.junit.jupiter.api.Test;
 class ApiOffLoopbackRequiresItsBearerTokenTest {
   private static final String TOKEN = "0123456789abcdef0123456789abcdef";
   private static final HttpClient HTTP = HttpClient.newHttpClient();
-  private static LoopbackTemporalServer temporal;
-  private static WorkflowServiceStubs stubs;
+  private static LoopbackStack stack;
   private static WorkflowClient client;
   private static StorageRoot root;
 
   @BeforeAll
   static void start() throws Exception {
-    temporal = LoopbackTemporalServer.start(0);
-    stubs = KeelWorkerHost.connect(temporal.address());
-    client = KeelWorkerHost.client(stubs, "default");
-    root = StorageRoot.of(TestDirs.create("token").toString());
+    stack = LoopbackStack.start("token");
+    client = stack.client();
+    root = stack.root();
   }
 
   @AfterAll
   static void stop() {
-    stubs.shutdown();
-    temporal.close();
+    stack.close();
   }
 
   @Test

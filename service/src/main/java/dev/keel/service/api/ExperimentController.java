@@ -8,8 +8,12 @@ import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.search.Searchers;
 import dev.keel.service.experiment.ExperimentLauncher;
+import dev.keel.service.experiment.ExperimentListing;
+import dev.keel.storage.StorageRoot;
+import dev.keel.tables.catalog.ExperimentList;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
@@ -18,6 +22,7 @@ import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.QueryValue;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -36,10 +41,28 @@ import java.util.function.Consumer;
 @Controller("/api/v1/experiments")
 public class ExperimentController {
   private final WorkflowClient client;
+  private final StorageRoot storage;
 
   @Inject
-  public ExperimentController(WorkflowClient client) {
+  public ExperimentController(WorkflowClient client, StorageRoot storage) {
     this.client = client;
+    this.storage = storage;
+  }
+
+  /**
+   * The storage root's experiments from the catalog, newest first: {@code state} and {@code name}
+   * (a part of it) filter, {@code offset} and {@code limit} (1..1000, default 50) page; 400 for bad paging.
+   */
+  @Get(produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<?> list(@Nullable @QueryValue String state, @Nullable @QueryValue String name,
+      @QueryValue(defaultValue = "0") int offset, @QueryValue(defaultValue = "50") int limit) {
+    try {
+      // written by Jackson here, not by Micronaut, which would leave an empty list out
+      return HttpResponse.ok(ExperimentListing.json(new ExperimentList(storage)
+          .page(Optional.ofNullable(state), Optional.ofNullable(name), offset, limit)));
+    } catch (IllegalArgumentException e) {
+      return HttpResponse.badRequest(Map.of("message", e.getMessage()));
+    }
   }
 
   /** 202 with the experiment id, or 400 listing every problem with its field path. */

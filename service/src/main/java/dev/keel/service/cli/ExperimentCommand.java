@@ -8,12 +8,15 @@ import dev.keel.api.v1.ExperimentState;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.search.Searchers;
 import dev.keel.service.experiment.ExperimentLauncher;
+import dev.keel.service.experiment.ExperimentListing;
 import dev.keel.service.experiment.ExperimentTable;
+import dev.keel.tables.catalog.ExperimentList;
 import dev.keel.service.worker.KeelWorkerHost;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -21,8 +24,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "experiment", mixinStandardHelpOptions = true,
-    description = "Hyperparameter searches: create, preview, describe, pause, activate, kill.",
-    subcommands = {ExperimentCommand.Create.class, ExperimentCommand.Preview.class, ExperimentCommand.Describe.class,
+    description = "Hyperparameter searches: list, create, preview, describe, pause, activate, kill.",
+    subcommands = {ExperimentCommand.ListExperiments.class, ExperimentCommand.Create.class, ExperimentCommand.Preview.class, ExperimentCommand.Describe.class,
         ExperimentCommand.Pause.class, ExperimentCommand.Activate.class, ExperimentCommand.Kill.class,
         ExperimentCommand.KillTrial.class})
 final class ExperimentCommand implements Runnable {
@@ -47,6 +50,36 @@ final class ExperimentCommand implements Runnable {
     }
 
     abstract int run(WorkflowClient client) throws Exception;
+  }
+
+  @Command(name = "list", mixinStandardHelpOptions = true,
+      description = {"The storage root's experiments as the catalog records them, newest first (no Temporal needed:"
+          + " experiments past Temporal's retention are listed too)."})
+  static final class ListExperiments implements Callable<Integer> {
+    @Mixin StackOptions stack;
+
+    @Option(names = "--state", paramLabel = "STATE", description = "Only experiments in this state (ACTIVE, PAUSED, COMPLETED, ...).")
+    String state;
+
+    @Option(names = "--name", paramLabel = "TEXT", description = "Only experiments whose name contains TEXT.")
+    String name;
+
+    @Option(names = "--offset", defaultValue = "0", description = "Skip this many (default: ${DEFAULT-VALUE}).")
+    int offset;
+
+    @Option(names = "--limit", defaultValue = "50", description = "At most this many, 1..1000 (default: ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(names = "--json", description = "Print JSON, as GET /api/v1/experiments returns it.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      ExperimentList.Page page = new ExperimentList(stack.storageRoot())
+          .page(Optional.ofNullable(state), Optional.ofNullable(name), offset, limit);
+      System.out.print(json ? ExperimentListing.json(page) + "\n" : ExperimentListing.table(page));
+      return 0;
+    }
   }
 
   @Command(name = "create", mixinStandardHelpOptions = true,

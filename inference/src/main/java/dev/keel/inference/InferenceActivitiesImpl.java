@@ -167,7 +167,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
     }
 
     ScoringLanes lanes = lanes(r);
-    String key = r.getCheckpoint().getUri() + "#" + lanes.threadsPerLane();
+    String key = r.getCheckpoint().getUri(); // a set of lanes has one thread count: the checkpoint names the model
     ScoringLanes.Opener opener = () -> CheckpointPredictor.open(r.getCheckpoint().getUri(), registry,
         lanes.threadsPerLane());
     lanes.prepare(key, opener); // a fresh worker loads its models while the rows are read

@@ -18,6 +18,12 @@ public final class ApiToken {
     this.token = token;
   }
 
+  /** The token in {@code KEEL_API_TOKEN}, or none when it is unset. */
+  public static ApiToken fromEnvironment() {
+    String env = System.getenv(ENV);
+    return env == null ? none() : of(env);
+  }
+
   public static ApiToken none() {
     return new ApiToken(Optional.empty());
   }

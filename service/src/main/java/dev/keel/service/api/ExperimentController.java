@@ -11,8 +11,6 @@ import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.experiment.ExperimentListing;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.catalog.ExperimentList;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
@@ -24,9 +22,7 @@ import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
-import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
-import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import jakarta.inject.Inject;
@@ -136,27 +132,13 @@ public class ExperimentController {
       send.accept(ExperimentLauncher.stub(client, id));
       return HttpResponse.accepted().body(body);
     } catch (WorkflowNotFoundException e) {
-      Optional<WorkflowExecutionStatus> status = status(id);
+      Optional<WorkflowExecutionStatus> status = ExperimentLauncher.status(client, id);
       if (status.isEmpty()) {
         return HttpResponse.<Map<String, Object>>notFound().body(Map.of("message", "no experiment " + id));
       }
       String state = status.get().name().substring("WORKFLOW_EXECUTION_STATUS_".length()).toLowerCase(Locale.ROOT);
       return HttpResponse.<Map<String, Object>>status(HttpStatus.CONFLICT).body(Map.of("message",
           "experiment " + id + " has ended (" + state + "): it cannot be " + done));
-    }
-  }
-
-  private Optional<WorkflowExecutionStatus> status(String id) {
-    try {
-      return Optional.of(client.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
-          DescribeWorkflowExecutionRequest.newBuilder().setNamespace(client.getOptions().getNamespace())
-              .setExecution(WorkflowExecution.newBuilder().setWorkflowId(id)).build())
-          .getWorkflowExecutionInfo().getStatus());
-    } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
-        return Optional.empty();
-      }
-      throw e;
     }
   }
 }

@@ -16,9 +16,40 @@ import java.util.concurrent.Executors;
  */
 public final class MetricsServer implements AutoCloseable {
   private final HttpServer server;
+  private final String host;
 
-  private MetricsServer(HttpServer server) {
+  private MetricsServer(HttpServer server, String host) {
     this.server = server;
+    this.host = host;
+  }
+
+  /** Where a metrics server listens; port 0 picks a free one. */
+  public record Address(String host, int port) {
+    /**
+     * @param address {@code HOST:PORT}
+     * @throws IllegalArgumentException naming {@code --metrics} and the value, for anything else
+     */
+    public static Address parse(String address) {
+      int colon = address.lastIndexOf(':');
+      if (colon <= 0) {
+        throw new IllegalArgumentException("--metrics: '" + address + "' is not HOST:PORT (e.g. 127.0.0.1:9464)");
+      }
+      try {
+        return new Address(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--metrics: '" + address + "' has no port number (e.g. 127.0.0.1:9464)");
+      }
+    }
+
+    /** The address of slot process {@code slot}: the next ports up, or again a free one. */
+    public Address forSlot(int slot) {
+      return new Address(host, port == 0 ? 0 : port + 1 + slot);
+    }
+
+    @Override
+    public String toString() {
+      return host + ":" + port;
+    }
   }
 
   /**
@@ -26,22 +57,16 @@ public final class MetricsServer implements AutoCloseable {
    * @throws IllegalArgumentException for a malformed address, or one off loopback without a token
    */
   public static MetricsServer start(String address, ApiToken token) throws IOException {
-    int colon = address.lastIndexOf(':');
-    if (colon <= 0) {
-      throw new IllegalArgumentException("--metrics: '" + address + "' is not HOST:PORT (e.g. 127.0.0.1:9464)");
+    return start(Address.parse(address), token);
+  }
+
+  /** @throws IllegalArgumentException for an address off loopback without a token */
+  public static MetricsServer start(Address address, ApiToken token) throws IOException {
+    if (!token.required() && !ApiServer.isLoopback(address.host())) {
+      throw new IllegalArgumentException("--metrics would listen on " + address.host() + ", which is not a loopback"
+          + " address, without a token: set " + ApiToken.ENV + " or use 127.0.0.1");
     }
-    String host = address.substring(0, colon);
-    int port;
-    try {
-      port = Integer.parseInt(address.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("--metrics: '" + address + "' has no port number (e.g. 127.0.0.1:9464)");
-    }
-    if (!token.required() && !ApiServer.isLoopback(host)) {
-      throw new IllegalArgumentException("--metrics would listen on " + host + ", which is not a loopback address,"
-          + " without a token: set " + ApiToken.ENV + " or use 127.0.0.1");
-    }
-    HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 0);
+    HttpServer server = HttpServer.create(new InetSocketAddress(address.host(), address.port()), 0);
     server.createContext("/metrics", exchange -> answer(exchange, token));
     server.setExecutor(Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "keel-metrics-http");
@@ -49,7 +74,7 @@ public final class MetricsServer implements AutoCloseable {
       return t;
     }));
     server.start();
-    return new MetricsServer(server);
+    return new MetricsServer(server, address.host());
   }
 
   private static void answer(HttpExchange exchange, ApiToken token) throws IOException {
@@ -75,6 +100,10 @@ public final class MetricsServer implements AutoCloseable {
 
   public int port() {
     return server.getAddress().getPort();
+  }
+
+  public String url() {
+    return "http://" + host + ":" + port() + "/metrics";
   }
 
   @Override

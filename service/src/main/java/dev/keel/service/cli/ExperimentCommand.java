@@ -101,10 +101,8 @@ final class ExperimentCommand implements Runnable {
       }
       String last = "";
       while (true) {
-        var status = client.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
-            io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest.newBuilder().setNamespace("default")
-                .setExecution(io.temporal.api.common.v1.WorkflowExecution.newBuilder().setWorkflowId(id)).build())
-            .getWorkflowExecutionInfo().getStatus();
+        // the experiment was just started: Temporal knows it
+        WorkflowExecutionStatus status = ExperimentLauncher.status(client, id).orElseThrow();
         if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
             && status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW) {
           break;

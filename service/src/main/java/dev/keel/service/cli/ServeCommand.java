@@ -30,8 +30,7 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    String env = System.getenv(ApiToken.ENV);
-    ApiToken token = env == null ? ApiToken.none() : ApiToken.of(env);
+    ApiToken token = ApiToken.fromEnvironment();
     StorageRoot root = stack.storageRoot();
     String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
     WorkflowServiceStubs stubs = KeelWorkerHost.connectReporting(address);

@@ -84,12 +84,11 @@ final class WorkerCommand implements Callable<Integer> {
     }
     // a slot process's parent probed the root's writes and guarantees already: one probe per machine, not per slot
     StorageRoot root = parentPid == null ? stack.writableStorageRoot() : stack.storageRoot();
+    MetricsServer.Address metricsAddress = metrics == null ? null : MetricsServer.Address.parse(metrics);
     MetricsServer metricsServer = null;
-    if (metrics != null) {
-      String env = System.getenv(ApiToken.ENV);
-      metricsServer = MetricsServer.start(metrics, env == null ? ApiToken.none() : ApiToken.of(env));
-      System.out.println("metrics on http://" + metrics.substring(0, metrics.lastIndexOf(':')) + ":"
-          + metricsServer.port() + "/metrics");
+    if (metricsAddress != null) {
+      metricsServer = MetricsServer.start(metricsAddress, ApiToken.fromEnvironment());
+      System.out.println("metrics on " + metricsServer.url());
     }
     // A slot process's parent already found the devices and printed the slot lines.
     List<SlotDevice> devices = roles.contains(Role.TRAIN) && parentPid == null ? discoverSlots() : List.of();
@@ -103,7 +102,8 @@ final class WorkerCommand implements Callable<Integer> {
       for (SlotDevice d : devices) {
         String id = prefix + "-slot-" + d.slot();
         System.out.println("slot " + d.slot() + ": " + d.describe(false) + ", identity " + id);
-        children.add(new TrainSlotProcesses.Slot(d.slot(), id, childCommand(address, root, id, d.slot()),
+        MetricsServer.Address slotMetrics = metricsAddress == null ? null : metricsAddress.forSlot(d.slot());
+        children.add(new TrainSlotProcesses.Slot(d.slot(), id, childCommand(address, root, id, slotMetrics),
             d.visibleDevices().map(v -> Map.of(CudaDeviceInventory.VISIBLE_DEVICES, v)).orElse(Map.of())));
       }
     } else if (!devices.isEmpty()) {
@@ -148,15 +148,14 @@ final class WorkerCommand implements Callable<Integer> {
     return SlotAssignment.assign(found, n, Optional.ofNullable(System.getenv(CudaDeviceInventory.VISIBLE_DEVICES)));
   }
 
-  private List<String> childCommand(String address, StorageRoot root, String childIdentity, int slot) {
+  private List<String> childCommand(String address, StorageRoot root, String childIdentity,
+      MetricsServer.Address childMetrics) {
     List<String> command = new ArrayList<>(TrainSlotProcesses.thisJvm());
     command.addAll(List.of(KeelCli.class.getName(), "worker", "--temporal", address, "--storage", root.toString(),
         "--roles", Role.TRAIN.name(), "--pool", pool, "--slots", "1", "--train-threads", Integer.toString(threads),
         "--identity", childIdentity, "--parent-pid", Long.toString(ProcessHandle.current().pid())));
-    if (metrics != null) {
-      int colon = metrics.lastIndexOf(':');
-      int port = Integer.parseInt(metrics.substring(colon + 1));
-      command.addAll(List.of("--metrics", metrics.substring(0, colon) + ":" + (port == 0 ? 0 : port + 1 + slot)));
+    if (childMetrics != null) {
+      command.addAll(List.of("--metrics", childMetrics.toString()));
     }
     if (devServer) {
       command.add("--dev-server");

@@ -5,11 +5,17 @@ import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Optional;
 
 /** Starts experiments with readable ids and sends them control signals. */
 public final class ExperimentLauncher {
@@ -42,5 +48,20 @@ public final class ExperimentLauncher {
 
   public static ExperimentState state(WorkflowClient client, String id) {
     return stub(client, id).state();
+  }
+
+  /** The experiment workflow's execution status, or empty when Temporal knows no workflow of that id. */
+  public static Optional<WorkflowExecutionStatus> status(WorkflowClient client, String id) {
+    try {
+      return Optional.of(client.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
+          DescribeWorkflowExecutionRequest.newBuilder().setNamespace(client.getOptions().getNamespace())
+              .setExecution(WorkflowExecution.newBuilder().setWorkflowId(id)).build())
+          .getWorkflowExecutionInfo().getStatus());
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw e;
+    }
   }
 }

@@ -15,7 +15,7 @@ public final class ExperimentListing {
   private ExperimentListing() {}
 
   /** {@code {"experiments": [...], "total": N, "offset": N, "limit": N}}, field names as the catalog's columns. */
-  static Map<String, Object> body(ExperimentList.Page page) {
+  private static Map<String, Object> body(ExperimentList.Page page) {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("experiments", page.experiments().stream().map(ExperimentListing::row).toList());
     out.put("total", page.total());

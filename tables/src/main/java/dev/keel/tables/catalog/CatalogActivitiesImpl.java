@@ -76,7 +76,7 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
   /** URI of catalog table {@code name} ({@link CatalogTables#NAMES}). */
   public String tableUri(String name) {
     CatalogTables.schema(name); // known name
-    return DeltaTables.displayUri(storage.resolve(CatalogTables.DIRECTORY + "/" + name));
+    return CatalogTables.uri(storage, name);
   }
 
   // ---- describe ----

@@ -1,7 +1,9 @@
 package dev.keel.tables.catalog;
 
 import dev.keel.api.v1.CatalogRow;
+import dev.keel.storage.StorageRoot;
 import dev.keel.tables.Columns;
+import dev.keel.tables.DeltaTables;
 import io.delta.kernel.types.DoubleType;
 import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StringType;
@@ -38,6 +40,11 @@ public final class CatalogTables {
 
   /** Table names in commit order. */
   public static final List<String> NAMES = List.of(EXPERIMENTS, TRIALS, METRICS, CHECKPOINTS);
+
+  /** The URI of catalog table {@code name} under {@code storage}. */
+  static String uri(StorageRoot storage, String name) {
+    return DeltaTables.displayUri(storage.resolve(DIRECTORY + "/" + name));
+  }
 
   public static final StructType EXPERIMENTS_SCHEMA =
       new StructType()

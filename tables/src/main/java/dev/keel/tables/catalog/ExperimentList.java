@@ -6,7 +6,6 @@ import dev.keel.tables.TableRows;
 import io.delta.kernel.engine.Engine;
 import java.time.Instant;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -29,7 +28,7 @@ public final class ExperimentList {
 
   public ExperimentList(StorageRoot storage) {
     this.engine = DeltaTables.defaultEngine();
-    this.tableUri = DeltaTables.tablePath(storage.resolve(CatalogTables.DIRECTORY + "/" + CatalogTables.EXPERIMENTS));
+    this.tableUri = CatalogTables.uri(storage, CatalogTables.EXPERIMENTS);
   }
 
   /**
@@ -44,11 +43,10 @@ public final class ExperimentList {
     if (limit < 1 || limit > 1000) {
       throw new IllegalArgumentException("limit: must be between 1 and 1000, got " + limit);
     }
-    Map<String, Summary> latest = new LinkedHashMap<>();
-    DeltaTables.latestSnapshot(engine, tableUri).map(s -> TableRows.read(engine, s)).orElse(List.of())
-        .forEach(r -> latest.merge((String) r.get("experiment_id"), summary(r),
-            (a, b) -> b.time().isBefore(a.time()) ? a : b));
-    List<Summary> matching = latest.values().stream()
+    List<Map<String, Object>> rows = DeltaTables.latestSnapshot(engine, tableUri)
+        .map(s -> TableRows.read(engine, s)).orElse(List.of());
+    List<Summary> matching = ExperimentRecords.latest(rows, r -> r.get("experiment_id")).values().stream()
+        .map(ExperimentList::summary)
         .filter(s -> state.map(want -> want.equalsIgnoreCase(s.state())).orElse(true))
         .filter(s -> nameContains.map(part -> s.name() != null
             && s.name().toLowerCase(Locale.ROOT).contains(part.toLowerCase(Locale.ROOT))).orElse(true))

@@ -87,8 +87,8 @@ final class ExperimentRecords {
         .filter(r -> experimentId.equals(r.get("experiment_id"))).toList();
   }
 
-  /** The latest row (by time, then by position) per key. */
-  private static Map<Object, Map<String, Object>> latest(List<Map<String, Object>> rows, Function<Map<String, Object>, Object> key) {
+  /** The latest row (by time, then by position) per key: the current state of what the key names. */
+  static Map<Object, Map<String, Object>> latest(List<Map<String, Object>> rows, Function<Map<String, Object>, Object> key) {
     Map<Object, Map<String, Object>> out = new LinkedHashMap<>();
     for (Map<String, Object> r : rows) {
       out.merge(key.apply(r), r, (a, b) -> ((Instant) b.get("time")).isBefore((Instant) a.get("time")) ? a : b);

@@ -12,7 +12,8 @@ import java.util.Map;
 
 /**
  * Refuses every request without the API's bearer token (401, a JSON message and a {@code
- * WWW-Authenticate} header) when the server has one, except the health probes, which carry no data.
+ * WWW-Authenticate} header) when the server has one, except the health probes and the dashboard's page and
+ * files, which carry no data.
  */
 @ServerFilter(ServerFilter.MATCH_ALL_PATTERN)
 public class ApiTokenFilter {
@@ -26,7 +27,7 @@ public class ApiTokenFilter {
   @RequestFilter
   @Nullable
   public MutableHttpResponse<?> check(HttpRequest<?> request) {
-    if (!token.required() || request.getPath().equals("/health") || request.getPath().startsWith("/health/")) {
+    if (!token.required() || isOpen(request.getPath())) {
       return null;
     }
     String authorization = request.getHeaders().get(HttpHeaders.AUTHORIZATION);
@@ -39,5 +40,9 @@ public class ApiTokenFilter {
         : "the bearer token is not this API's";
     return HttpResponse.unauthorized().header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"keel\"")
         .body(Map.of("message", message));
+  }
+
+  private static boolean isOpen(String path) {
+    return path.equals("/") || path.startsWith("/dashboard/") || path.equals("/health") || path.startsWith("/health/");
   }
 }

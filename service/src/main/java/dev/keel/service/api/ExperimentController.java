@@ -9,6 +9,7 @@ import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.search.Searchers;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.experiment.ExperimentListing;
+import dev.keel.service.experiment.ExperimentView;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.catalog.ExperimentList;
 import io.micronaut.core.annotation.Nullable;
@@ -26,6 +27,7 @@ import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -36,13 +38,17 @@ import java.util.function.Consumer;
 /** REST: create experiments from YAML/JSON configs, read their state, pause/activate/kill them. */
 @Controller("/api/v1/experiments")
 public class ExperimentController {
+  private static final Duration EVENT_PERIOD = Duration.ofSeconds(1);
+
   private final WorkflowClient client;
   private final StorageRoot storage;
+  private final ExperimentView views;
 
   @Inject
   public ExperimentController(WorkflowClient client, StorageRoot storage) {
     this.client = client;
     this.storage = storage;
+    this.views = new ExperimentView(client, storage);
   }
 
   /**
@@ -92,6 +98,56 @@ public class ExperimentController {
     } catch (WorkflowNotFoundException e) {
       return HttpResponse.notFound(Map.of("message", "no experiment " + id));
     }
+  }
+
+  /**
+   * Everything the dashboard shows of the experiment (state, trials, learning curves, rungs, checkpoints),
+   * also for one Temporal no longer has but the catalog does.
+   */
+  @Get(value = "/{id}/view", produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<?> view(@PathVariable String id) {
+    return views.read(id).<HttpResponse<?>>map(v -> HttpResponse.ok(v.json())).orElseGet(() -> unknown(id));
+  }
+
+  /** The experiment's trials, by id: {@code state} filters, {@code offset} and {@code limit} page. */
+  @Get(value = "/{id}/trials", produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<?> trials(@PathVariable String id, @Nullable @QueryValue String state,
+      @QueryValue(defaultValue = "0") int offset, @QueryValue(defaultValue = "50") int limit) {
+    return page(id, "trials", state, offset, limit);
+  }
+
+  /** The experiment's checkpoints (SAVED or DELETED by GC), by trial and batches; filters and paging as for trials. */
+  @Get(value = "/{id}/checkpoints", produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<?> checkpoints(@PathVariable String id, @Nullable @QueryValue String state,
+      @QueryValue(defaultValue = "0") int offset, @QueryValue(defaultValue = "50") int limit) {
+    return page(id, "checkpoints", state, offset, limit);
+  }
+
+  /**
+   * Server-Sent Events: an {@code experiment} event carrying the {@link #view} document at once and again
+   * whenever it changes (looked at every second), until the experiment has ended.
+   */
+  @Get(value = "/{id}/events", produces = MediaType.TEXT_EVENT_STREAM)
+  public HttpResponse<?> events(@PathVariable String id) {
+    if (views.read(id).isEmpty()) {
+      return unknown(id);
+    }
+    return HttpResponse.ok(ExperimentEvents.stream(() -> views.read(id), EVENT_PERIOD))
+        .contentType(MediaType.TEXT_EVENT_STREAM_TYPE);
+  }
+
+  private HttpResponse<?> page(String id, String list, @Nullable String state, int offset, int limit) {
+    try {
+      dev.keel.tables.catalog.Paging.check(offset, limit);
+      return views.read(id).<HttpResponse<?>>map(v -> HttpResponse.ok(v.page(list, state, offset, limit)))
+          .orElseGet(() -> unknown(id));
+    } catch (IllegalArgumentException e) {
+      return HttpResponse.badRequest(Map.of("message", e.getMessage()));
+    }
+  }
+
+  private static HttpResponse<?> unknown(String id) {
+    return HttpResponse.notFound(Map.of("message", "no experiment " + id + " in Temporal or the catalog"));
   }
 
   @Post(value = "/{id}/pause", consumes = MediaType.ALL, produces = MediaType.APPLICATION_JSON)

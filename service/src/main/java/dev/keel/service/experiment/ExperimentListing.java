@@ -38,12 +38,13 @@ public final class ExperimentListing {
     List<ExperimentList.Summary> rows = page.experiments();
     int idWidth = Math.max("EXPERIMENT".length(), rows.stream().mapToInt(r -> r.experimentId().length()).max().orElse(0));
     int nameWidth = Math.max("NAME".length(), rows.stream().mapToInt(r -> text(r.name()).length()).max().orElse(0));
-    String format = "%-" + idWidth + "s  %-" + nameWidth + "s  %-9s  %-20s  %s%n";
+    String format = "%-" + idWidth + "s  %-" + nameWidth + "s  %-9s  %-20s  %-22s  %s%n";
     StringBuilder out = new StringBuilder(String.format(Locale.ROOT, format, "EXPERIMENT", "NAME", "STATE", "UPDATED (UTC)",
-        "DATA"));
+        "BEST", "DATA"));
     for (ExperimentList.Summary r : rows) {
       out.append(String.format(Locale.ROOT, format, r.experimentId(), text(r.name()), text(r.state()),
           r.time().toString().replace('T', ' ').substring(0, 19),
+          r.bestMetric() == null ? "" : r.metric() + " " + String.format(Locale.ROOT, "%.4f", r.bestMetric()),
           r.dataTable() == null ? "" : r.dataTable() + (r.dataVersion() == null ? "" : " v" + r.dataVersion())));
     }
     int shownTo = page.offset() + rows.size();
@@ -63,6 +64,8 @@ public final class ExperimentListing {
     putIfPresent(out, "data_table", s.dataTable());
     putIfPresent(out, "data_version", s.dataVersion());
     out.put("time", s.time().toString());
+    putIfPresent(out, "metric", s.searcherMetric().orElse(null));
+    putIfPresent(out, "best_metric", s.bestMetric());
     return out;
   }
 

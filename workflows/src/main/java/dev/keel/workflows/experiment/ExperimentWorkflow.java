@@ -1,5 +1,6 @@
 package dev.keel.workflows.experiment;
 
+import dev.keel.api.v1.CatalogAppend;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentState;
@@ -50,4 +51,12 @@ public interface ExperimentWorkflow {
 
   @QueryMethod(name = "state")
   ExperimentState state();
+
+  /**
+   * The catalog rows the experiment holds but has not yet appended to the catalog tables (it appends
+   * them in batches), and in {@code sequence} how many batches it has appended: a reader joins them
+   * with the tables to see every validation so far, e.g. for live learning curves.
+   */
+  @QueryMethod(name = "pendingCatalog")
+  CatalogAppend pendingCatalog();
 }

@@ -3,6 +3,7 @@ package dev.keel.workflows.experiment;
 import dev.keel.activities.FailureTypes;
 import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.config.ConfigValidationException;
+import dev.keel.api.v1.CatalogAppend;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.DescribeTableResult;
 import dev.keel.api.v1.ExperimentCarry;
@@ -253,6 +254,15 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       s.addAllTrials(book.snapshot());
     }
     return s.build();
+  }
+
+  @Override
+  public CatalogAppend pendingCatalog() {
+    CatalogAppend.Builder out = CatalogAppend.newBuilder().setExperimentId(about.getExperimentId());
+    if (housekeeping != null) {
+      out.setSequence(housekeeping.catalog().sequence()).addAllRows(housekeeping.catalog().pending());
+    }
+    return out.build();
   }
 
   /** The experiment without its trials. */

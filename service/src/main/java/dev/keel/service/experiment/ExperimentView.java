@@ -1,0 +1,259 @@
+package dev.keel.service.experiment;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.MessageOrBuilder;
+import com.google.protobuf.util.JsonFormat;
+import dev.keel.api.v1.CatalogRow;
+import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.search.Searchers;
+import dev.keel.storage.StorageRoot;
+import dev.keel.tables.catalog.ExperimentHistory;
+import dev.keel.tables.catalog.ExperimentList;
+import dev.keel.tables.catalog.Paging;
+import dev.keel.workflows.experiment.ExperimentWorkflow;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowQueryException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Everything the dashboard shows of one experiment, as one JSON document: the experiment's state and its
+ * trials (from the workflow's {@code state} query while Temporal has it, else from the catalog), the
+ * learning curves (every validation of the searcher's metric, also those not yet appended to the
+ * catalog), the rungs (which trials reached which length, and which went on), and the checkpoints with
+ * their GC state. The REST API serves it and streams it as Server-Sent Events.
+ */
+public final class ExperimentView {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final WorkflowClient client;
+  private final StorageRoot storage;
+
+  public ExperimentView(WorkflowClient client, StorageRoot storage) {
+    this.client = client;
+    this.storage = storage;
+  }
+
+  /** One reading of the experiment. */
+  public static final class Document {
+    private final ObjectNode root;
+
+    private Document(ObjectNode root) {
+      this.root = root;
+    }
+
+    public String json() {
+      return write(root);
+    }
+
+    /**
+     * Whether the experiment's workflow has closed (or Temporal no longer has it): its document will not
+     * change any more. Its state reads COMPLETED a little earlier, while its last checkpoints are collected.
+     */
+    public boolean ended() {
+      return !root.path("experiment").path("running").asBoolean();
+    }
+
+    /**
+     * A page of one of the document's lists ({@code trials} or {@code checkpoints}) as {@code {"<list>": [...],
+     * "total", "offset", "limit"}}; {@code state} (any case) keeps only the items in that state.
+     */
+    public String page(String list, String state, int offset, int limit) {
+      List<JsonNode> items = new ArrayList<>();
+      root.path(list).forEach(item -> {
+        if (state == null || state.equalsIgnoreCase(item.path("state").asText(""))) {
+          items.add(item);
+        }
+      });
+      ObjectNode out = JSON.createObjectNode();
+      out.putArray(list).addAll(Paging.slice(items, offset, limit));
+      out.put("total", items.size()).put("offset", offset).put("limit", limit);
+      return write(out);
+    }
+  }
+
+
+  /** The experiment as Temporal and the catalog know it now, or empty when neither knows it. */
+  public Optional<Document> read(String experimentId) {
+    return document(experimentId).map(Document::new);
+  }
+
+  Optional<ObjectNode> document(String experimentId) {
+    // The workflow's status before its rows: once it is closed, its last rows (checkpoint GC's included)
+    // are in the tables. The pending rows before the tables: a batch appended in between is then found
+    // in both, not in neither.
+    Optional<WorkflowExecutionStatus> status = ExperimentLauncher.status(client, experimentId);
+    ObjectNode experiment = null;
+    List<CatalogRow> pending = List.of();
+    if (status.isPresent()) {
+      try {
+        ExperimentWorkflow stub = ExperimentLauncher.stub(client, experimentId);
+        pending = stub.pendingCatalog().getRowsList();
+        experiment = (ObjectNode) tree(stub.state());
+      } catch (WorkflowNotFoundException | WorkflowQueryException e) {
+        // not an experiment workflow, or gone between the two calls: the catalog may still know it
+      }
+    }
+    boolean live = experiment != null;
+    if (!live) {
+      Optional<ExperimentList.Summary> summary = new ExperimentList(storage).find(experimentId);
+      if (summary.isEmpty()) {
+        return Optional.empty();
+      }
+      experiment = catalogSummary(summary.get());
+    }
+    boolean running = live && status.get() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+    ExperimentHistory.Records records = new ExperimentHistory(storage).read(experimentId, pending);
+    String metric = experiment.path("metric").asText("");
+    ObjectNode out = JSON.createObjectNode();
+    ArrayNode trials = experiment.has("trials") ? (ArrayNode) experiment.remove("trials") : catalogTrials(records);
+    experiment.put("live", live).put("running", running);
+    out.set("experiment", experiment);
+    out.set("trials", trials);
+    out.set("curves", curves(records, metric));
+    out.set("rungs", rungs(records, metric, trials, rungLengths(records.configJson())));
+    out.set("checkpoints", checkpoints(records));
+    return Optional.of(out);
+  }
+
+  /** One line per trial: {@code [batches, value]} of each validation of the searcher's metric. */
+  private static ObjectNode curves(ExperimentHistory.Records records, String metric) {
+    ObjectNode curves = JSON.createObjectNode().put("metric", metric);
+    Map<Long, ArrayNode> byTrial = new TreeMap<>();
+    for (ExperimentHistory.Metric m : records.metrics()) {
+      if (m.name().equals(metric)) {
+        byTrial.computeIfAbsent(m.trialId(), t -> JSON.createArrayNode())
+            .add(JSON.createArrayNode().add(m.batches()).add(m.value()).add(m.length()));
+      }
+    }
+    ArrayNode series = curves.putArray("series");
+    byTrial.forEach((trial, points) -> series.addObject().put("trial_id", trial).set("points", points));
+    return curves;
+  }
+
+  /**
+   * The lengths the searcher's plan trains trials to (the rungs of ASHA and Hyperband; the one length of
+   * searchers that train every trial to the end), shortest first; empty when the config cannot be read,
+   * and then every validated length is shown as a rung.
+   */
+  private static Set<Long> rungLengths(String configJson) {
+    if (configJson.isEmpty()) {
+      return Set.of();
+    }
+    try {
+      ExperimentConfig.Builder config = ExperimentConfig.newBuilder();
+      JsonFormat.parser().ignoringUnknownFields().merge(configJson, config);
+      Set<Long> lengths = new TreeSet<>();
+      Searchers.preview(config.build()).rows().forEach(row -> lengths.add(row.length()));
+      return lengths;
+    } catch (InvalidProtocolBufferException | RuntimeException e) {
+      return Set.of();
+    }
+  }
+
+  /**
+   * Each rung, shortest first, with the trials validated there and whether they went on ({@code promoted}),
+   * ended there ({@code stopped}) or are still at it ({@code running}). Validations between rungs
+   * ({@code min_validation_period}) are on the curves, not here.
+   */
+  private static ArrayNode rungs(ExperimentHistory.Records records, String metric, ArrayNode trials, Set<Long> rungs) {
+    Map<Long, Map<Long, Double>> byLength = new TreeMap<>();
+    Map<Long, Long> furthest = new TreeMap<>();
+    for (ExperimentHistory.Metric m : records.metrics()) {
+      if (m.name().equals(metric)) {
+        if (rungs.isEmpty() || rungs.contains(m.length())) {
+          byLength.computeIfAbsent(m.length(), l -> new TreeMap<>()).put(m.trialId(), m.value());
+        }
+        furthest.merge(m.trialId(), m.length(), Math::max);
+      }
+    }
+    Map<Long, String> stateOf = new TreeMap<>();
+    trials.forEach(t -> stateOf.put(t.path("trial_id").asLong(), t.path("state").asText("")));
+    ArrayNode out = JSON.createArrayNode();
+    byLength.forEach((length, reached) -> {
+      ArrayNode at = out.addObject().put("length", length).putArray("trials");
+      reached.forEach((trial, value) -> at.addObject().put("trial_id", trial).put("metric", value)
+          .put("outcome", furthest.get(trial) > length ? "promoted"
+              : "ACTIVE".equals(stateOf.get(trial)) || "PAUSED".equals(stateOf.get(trial)) ? "running" : "stopped"));
+    });
+    return out;
+  }
+
+  private static ArrayNode checkpoints(ExperimentHistory.Records records) {
+    ArrayNode out = JSON.createArrayNode();
+    for (ExperimentHistory.Checkpoint c : records.checkpoints()) {
+      ObjectNode n = out.addObject().put("trial_id", c.trialId()).put("uuid", c.uuid()).put("state", c.state())
+          .put("uri", c.uri()).put("size_bytes", c.sizeBytes()).put("batches", c.batches());
+      if (c.length() != null) {
+        n.put("length", c.length());
+      }
+      if (c.metric() != null) {
+        n.put("metric", c.metric());
+      }
+    }
+    return out;
+  }
+
+  /** Trials of an experiment Temporal no longer has, as far as the catalog's rows tell. */
+  private static ArrayNode catalogTrials(ExperimentHistory.Records records) {
+    ArrayNode out = JSON.createArrayNode();
+    for (ExperimentHistory.Trial t : records.trials()) {
+      ObjectNode n = out.addObject().put("trial_id", t.trialId()).put("state", t.state())
+          .put("completed_units", t.length());
+      n.set("hparams", t.hparamsJson().isEmpty() ? JSON.createObjectNode() : parse(t.hparamsJson()));
+      if (!t.error().isEmpty()) {
+        n.put("error", t.error());
+      }
+    }
+    return out;
+  }
+
+  private static ObjectNode catalogSummary(ExperimentList.Summary s) {
+    ObjectNode n = JSON.createObjectNode().put("experiment_id", s.experimentId()).put("name", s.name())
+        .put("state", s.state());
+    s.searcherMetric().ifPresent(m -> n.put("metric", m));
+    if (s.bestMetric() != null) {
+      n.put("best_metric", s.bestMetric());
+    }
+    if (s.dataTable() != null) {
+      n.putObject("data").put("uri", s.dataTable()).put("version", s.dataVersion());
+    }
+    return n;
+  }
+
+  private static JsonNode tree(MessageOrBuilder message) {
+    try {
+      return parse(JsonFormat.printer().preservingProtoFieldNames().print(message));
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static JsonNode parse(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("unreadable JSON from the catalog: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  private static String write(JsonNode node) {
+    try {
+      return JSON.writeValueAsString(node);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

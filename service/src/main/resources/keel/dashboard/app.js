@@ -252,6 +252,47 @@ async function modelPage(name, version) {
     <h2>Stage history</h2><table><tbody>${(v.history || []).map(h => `<tr><td>${esc(h.stage)}</td><td>${esc(h.reason)}</td></tr>`).join('')}</tbody></table>`;
 }
 
+// ---- pipelines -----------------------------------------------------------------------------------
+async function pipelinesPage() {
+  const render = async () => {
+    const page = await api('/api/v1/pipelines?limit=200');
+    main.innerHTML = `<h1>Pipelines</h1><p class="muted">${page.total} in Temporal (within its retention), newest first</p>
+      <table id="pipelines"><thead><tr><th>Pipeline</th><th>Status</th><th>Stage</th><th>Test accuracy</th><th>Data</th>
+      <th>Started (UTC)</th><th>Closed (UTC)</th></tr></thead><tbody>${page.pipelines.map(p => `
+      <tr data-pipeline="${esc(p.pipeline_id)}"><td><a href="#/pipelines/${encodeURIComponent(p.pipeline_id)}">${esc(p.pipeline_id)}</a></td>
+      <td>${state(p.status.toUpperCase())}</td><td>${esc(p.stage)}</td><td class="num">${num(p.test_accuracy)}</td>
+      <td class="wrap">${esc(p.data_table)}</td><td>${time(p.started)}</td><td>${time(p.closed)}</td></tr>`).join('')}</tbody></table>
+      ${page.pipelines.length ? '' : '<p class="muted">No pipeline yet: <code>keel submit pipeline.yaml</code>.</p>'}`;
+  };
+  await render();
+  const timer = setInterval(() => render().catch(showError), 5000);
+  leavePage = () => clearInterval(timer);
+}
+
+const STAGES = ['validate', 'etl', 'search', 'train', 'register', 'infer', 'promote', 'done'];
+
+async function pipelinePage(id) {
+  const render = async () => {
+    const p = await api(`/api/v1/pipelines/${encodeURIComponent(id)}`);
+    const at = STAGES.indexOf(p.stage);
+    main.innerHTML = `<h1>${esc(id)} ${state((p.status || '').toUpperCase())}</h1>
+      ${p.error ? `<p class="error">${esc(p.failed_stage ? `${p.failed_stage}: ` : '')}${esc(p.error)}</p>` : ''}
+      <h2>Stages</h2><div class="lineage" id="stages">${STAGES.map((s, i) => `<div class="card" data-stage="${s}">
+        <b>${s}</b>${p.skipped?.includes(s) ? '<span class="muted">skipped</span>' : i < at || p.status === 'completed' ? 'passed' : i === at ? esc(p.status) : '<span class="muted">to come</span>'}</div>`).join('<span class="arrow">→</span>')}</div>
+      <h2>What it produced</h2><table><tbody>
+        <tr><th>Data</th><td class="wrap">${esc(p.data?.uri ?? p.ingest?.table?.uri)} ${p.data?.version !== undefined ? `v${esc(p.data.version)}` : ''}</td></tr>
+        <tr><th>Experiment</th><td>${link(p.experiment_id) || '—'}</td></tr>
+        <tr><th>Model</th><td>${p.model?.name ? `<a href="#/models/${encodeURIComponent(p.model.name)}/${p.model.version}">${esc(p.model.name)} v${esc(p.model.version)}</a> ${state(p.model.stage)}` : '—'}</td></tr>
+        <tr><th>Predictions</th><td class="wrap">${esc(p.inference?.predictions?.uri ?? '')}</td></tr>
+      </tbody></table>`;
+    return p.status === 'running';
+  };
+  if (await render()) {
+    const timer = setInterval(() => render().then(running => { if (!running) clearInterval(timer); }).catch(showError), 3000);
+    leavePage = () => clearInterval(timer);
+  }
+}
+
 // ---- routing -------------------------------------------------------------------------------------
 function showError(e) { main.innerHTML = `<p class="error">${esc(e.message)}</p>`; }
 
@@ -260,6 +301,8 @@ async function route() {
   const parts = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   try {
     if (parts[0] === 'experiments' && parts[1]) experimentPage(parts[1]);
+    else if (parts[0] === 'pipelines' && parts[1]) await pipelinePage(parts[1]);
+    else if (parts[0] === 'pipelines') await pipelinesPage();
     else if (parts[0] === 'models' && parts[2]) await modelPage(parts[1], parts[2]);
     else if (parts[0] === 'models') await modelsPage();
     else await experimentsPage();

@@ -132,7 +132,7 @@ public class ExperimentController {
     if (views.read(id).isEmpty()) {
       return unknown(id);
     }
-    return HttpResponse.ok(ExperimentEvents.stream(() -> views.read(id), EVENT_PERIOD))
+    return HttpResponse.ok(ExperimentEvents.of(views.follow(id, EVENT_PERIOD)))
         .contentType(MediaType.TEXT_EVENT_STREAM_TYPE);
   }
 

@@ -7,7 +7,9 @@ import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.pipeline.PipelineLauncher;
+import dev.keel.service.pipeline.PipelineList;
 import dev.keel.tables.registry.ModelRegistryTable;
+import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Body;
@@ -15,11 +17,13 @@ import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.QueryValue;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** REST: start a pipeline from JSON or YAML, read its progress. */
 @Controller("/api/v1")
@@ -58,6 +62,17 @@ public class PipelineController {
     }
     return HttpResponse.accepted().body(Map.of("pipeline_id", id, "links",
         List.of("/api/v1/pipelines/" + id)));
+  }
+
+  /** The pipelines Temporal knows, newest first: {@code status} filters, {@code offset} and {@code limit} page. */
+  @Get(value = "/pipelines", produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<?> list(@Nullable @QueryValue String status, @QueryValue(defaultValue = "0") int offset,
+      @QueryValue(defaultValue = "50") int limit) {
+    try {
+      return HttpResponse.ok(PipelineList.json(PipelineList.page(client, Optional.ofNullable(status), offset, limit)));
+    } catch (IllegalArgumentException e) {
+      return HttpResponse.badRequest(Map.of("message", e.getMessage()));
+    }
   }
 
   @Get(value = "/pipelines/{id}", produces = MediaType.APPLICATION_JSON)

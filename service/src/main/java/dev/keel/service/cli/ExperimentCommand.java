@@ -1,5 +1,6 @@
 package dev.keel.service.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
@@ -9,14 +10,22 @@ import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.search.Searchers;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.experiment.ExperimentListing;
+import dev.keel.service.experiment.ExperimentLog;
 import dev.keel.service.experiment.ExperimentTable;
-import dev.keel.tables.catalog.ExperimentList;
+import dev.keel.service.experiment.ExperimentView;
 import dev.keel.service.worker.KeelWorkerHost;
+import dev.keel.tables.catalog.ExperimentList;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,8 +33,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "experiment", mixinStandardHelpOptions = true,
-    description = "Hyperparameter searches: list, create, preview, describe, pause, activate, kill.",
+    description = "Hyperparameter searches: list, create, preview, describe, wait, logs, pause, activate, kill.",
     subcommands = {ExperimentCommand.ListExperiments.class, ExperimentCommand.Create.class, ExperimentCommand.Preview.class, ExperimentCommand.Describe.class,
+        ExperimentCommand.Wait.class, ExperimentCommand.Logs.class,
         ExperimentCommand.Pause.class, ExperimentCommand.Activate.class, ExperimentCommand.Kill.class,
         ExperimentCommand.KillTrial.class})
 final class ExperimentCommand implements Runnable {
@@ -50,6 +60,46 @@ final class ExperimentCommand implements Runnable {
     }
 
     abstract int run(WorkflowClient client) throws Exception;
+
+    /** The experiment as Temporal and the storage root's catalog know it. */
+    ExperimentView view(WorkflowClient client) {
+      return new ExperimentView(client, stack.storageRoot());
+    }
+  }
+
+  /** How often a followed experiment is looked at. */
+  static final Duration FOLLOW_PERIOD = Duration.ofSeconds(1);
+
+  /**
+   * Follows the experiment until its workflow closes, showing its progress, then prints its trials and
+   * best checkpoint: exit 0 when it COMPLETED, 1 when it ended otherwise (ERRORED, KILLED).
+   *
+   * @throws IllegalArgumentException when neither Temporal nor the catalog knows it
+   */
+  static int follow(ExperimentView view, String id, boolean quiet) {
+    ExperimentProgress progress = new ExperimentProgress(System.out, ExperimentProgress.onTerminal());
+    JsonNode last = null;
+    for (ExperimentView.Reading r : view.follow(id, FOLLOW_PERIOD).toIterable()) {
+      if (r instanceof ExperimentView.Changed c) {
+        last = c.document().tree();
+        if (!quiet) {
+          progress.show(last);
+        }
+      } else if (r instanceof ExperimentView.Problem p) {
+        progress.finish();
+        System.err.println("keel: " + p.message() + " (still following)");
+      } else {
+        throw new IllegalArgumentException("no experiment " + id + " in Temporal or the catalog");
+      }
+    }
+    progress.finish();
+    JsonNode e = last.path("experiment");
+    String state = e.path("state").asText("");
+    String best = e.has("best_metric") ? String.format(Locale.ROOT, ", best %s %.4f (trial %s)",
+        e.path("metric").asText(), e.path("best_metric").asDouble(), e.path("best_trial_id").asText()) : "";
+    System.out.println("experiment " + id + " " + state + best
+        + (e.path("error").asText("").isEmpty() ? "" : ": " + e.path("error").asText()));
+    return "COMPLETED".equals(state) ? 0 : FriendlyErrors.FAILED;
   }
 
   @Command(name = "list", mixinStandardHelpOptions = true,
@@ -88,7 +138,7 @@ final class ExperimentCommand implements Runnable {
     @Parameters(paramLabel = "FILE")
     Path file;
 
-    @Option(names = "--follow", description = "Print the trial table as it changes until the experiment ends.")
+    @Option(names = "--follow", description = "Show its progress until it ends, then its trials (as experiment wait).")
     boolean follow;
 
     @Override
@@ -99,25 +149,11 @@ final class ExperimentCommand implements Runnable {
       if (!follow) {
         return 0;
       }
-      String last = "";
-      while (true) {
-        // the experiment was just started: Temporal knows it
-        WorkflowExecutionStatus status = ExperimentLauncher.status(client, id).orElseThrow();
-        if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
-            && status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW) {
-          break;
-        }
-        String table = ExperimentTable.render(ExperimentLauncher.state(client, id));
-        if (!table.equals(last)) {
-          System.out.println(table);
-          last = table;
-        }
-        Thread.sleep(2000);
-      }
+      int exit = follow(view(client), id, false);
       ExperimentResult result = client.newUntypedWorkflowStub(id).getResult(ExperimentResult.class);
-      System.out.println(ExperimentTable.render(result.getState()));
+      System.out.print(ExperimentTable.render(result.getState()));
       System.out.println("best checkpoint: " + result.getBestCheckpoint().getUri());
-      return 0;
+      return exit;
     }
   }
 
@@ -134,20 +170,79 @@ final class ExperimentCommand implements Runnable {
     }
   }
 
-  @Command(name = "describe", mixinStandardHelpOptions = true, description = "The experiment's trials and metrics.")
+  @Command(name = "describe", mixinStandardHelpOptions = true,
+      description = "The experiment's trials and metrics (also after Temporal's retention, from the catalog).")
   static final class Describe extends Connected {
     @Parameters(paramLabel = "EXPERIMENT_ID")
     String id;
 
-    @Option(names = "--json", description = "Print the state as JSON.")
+    @Option(names = "--json", description = "Print the view JSON, as GET /api/v1/experiments/{id}/view returns it.")
     boolean json;
 
     @Override
     int run(WorkflowClient client) throws Exception {
-      ExperimentState s = ExperimentLauncher.state(client, id);
-      System.out.print(json ? JsonFormat.printer().preservingProtoFieldNames().print(s) + "\n" : ExperimentTable.render(s));
+      ExperimentView.Document d = view(client).read(id)
+          .orElseThrow(() -> new IllegalArgumentException("no experiment " + id + " in Temporal or the catalog"));
+      System.out.print(json ? d.json() + "\n" : ExperimentTable.render(ExperimentTable.state(d.tree())));
       return 0;
     }
+  }
+
+  @Command(name = "wait", mixinStandardHelpOptions = true,
+      description = {"Follow an experiment until it ends: a progress bar on a terminal (plain lines otherwise).",
+          "Exit code 0 when it COMPLETED, 1 when it ERRORED or was KILLED, 2 when there is no such experiment."})
+  static final class Wait extends Connected {
+    @Parameters(paramLabel = "EXPERIMENT_ID")
+    String id;
+
+    @Option(names = {"-q", "--quiet"}, description = "Print only the final line.")
+    boolean quiet;
+
+    @Override
+    int run(WorkflowClient client) {
+      return follow(view(client), id, quiet);
+    }
+  }
+
+  @Command(name = "logs", mixinStandardHelpOptions = true,
+      description = {"The experiment's event log, oldest first: validations with their metrics, checkpoints saved",
+          "and deleted by GC, trial states. What the workers print stays in their own logs."})
+  static final class Logs extends Connected {
+    @Parameters(paramLabel = "EXPERIMENT_ID")
+    String id;
+
+    @Option(names = "--trial", paramLabel = "N", description = "Only trial N.")
+    Long trial;
+
+    @Option(names = {"-f", "--follow"}, description = "Keep printing new lines until the experiment ends.")
+    boolean follow;
+
+    @Override
+    int run(WorkflowClient client) {
+      return printLogs(view(client), id, trial == null ? OptionalLong.empty() : OptionalLong.of(trial), follow);
+    }
+  }
+
+  /** Prints the log lines of the experiment (or one trial), with {@code follow} also those to come. */
+  static int printLogs(ExperimentView view, String id, OptionalLong trial, boolean follow) {
+    Set<String> printed = new HashSet<>();
+    Iterable<ExperimentView.Reading> readings = follow ? view.follow(id, FOLLOW_PERIOD).toIterable()
+        : List.of(view.read(id).<ExperimentView.Reading>map(ExperimentView.Changed::new).orElse(new ExperimentView.Gone()));
+    for (ExperimentView.Reading r : readings) {
+      if (r instanceof ExperimentView.Changed c) {
+        String unit = c.document().tree().path("experiment").path("unit").asText("units");
+        for (ExperimentLog.Line line : ExperimentLog.lines(c.document().records(), trial, unit)) {
+          if (printed.add(line.key())) {
+            System.out.println(ExperimentLog.format(line));
+          }
+        }
+      } else if (r instanceof ExperimentView.Problem p) {
+        System.err.println("keel: " + p.message() + " (still following)");
+      } else {
+        throw new IllegalArgumentException("no experiment " + id + " in Temporal or the catalog");
+      }
+    }
+    return 0;
   }
 
   @Command(name = "pause", mixinStandardHelpOptions = true, description = "Stop training after each trial's current step.")

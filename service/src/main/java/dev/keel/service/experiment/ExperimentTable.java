@@ -2,6 +2,10 @@ package dev.keel.service.experiment;
 
 import com.google.protobuf.Value;
 import dev.keel.api.length.TrainingLength;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.Length;
 import dev.keel.api.v1.TrialState;
@@ -12,6 +16,22 @@ import java.util.stream.Collectors;
 /** An experiment's state as a terminal table, one row per trial. */
 public final class ExperimentTable {
   private ExperimentTable() {}
+
+  /**
+   * The state a view document ({@link ExperimentView}) holds: its experiment and trials, fields the state
+   * message does not know (live, running, planned_trials, ...) left out.
+   */
+  public static ExperimentState state(JsonNode view) {
+    ObjectNode experiment = view.path("experiment").deepCopy();
+    experiment.set("trials", view.path("trials"));
+    try {
+      ExperimentState.Builder s = ExperimentState.newBuilder();
+      JsonFormat.parser().ignoringUnknownFields().merge(experiment.toString(), s);
+      return s.build();
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("an experiment view the state message cannot read: " + e.getMessage(), e);
+    }
+  }
 
   public static String render(ExperimentState s) {
     StringBuilder out = new StringBuilder();

@@ -10,6 +10,7 @@ import com.google.protobuf.MessageOrBuilder;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.CatalogRow;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.search.SearchPreview;
 import dev.keel.search.Searchers;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.catalog.ExperimentHistory;
@@ -20,6 +21,7 @@ import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowQueryException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +29,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Everything the dashboard shows of one experiment, as one JSON document: the experiment's state and its
@@ -49,9 +54,21 @@ public final class ExperimentView {
   /** One reading of the experiment. */
   public static final class Document {
     private final ObjectNode root;
+    private final ExperimentHistory.Records records;
 
-    private Document(ObjectNode root) {
+    private Document(ObjectNode root, ExperimentHistory.Records records) {
       this.root = root;
+      this.records = records;
+    }
+
+    /** The document as a tree (read it, don't change it). */
+    public JsonNode tree() {
+      return root;
+    }
+
+    /** The catalog rows the document was built from, with their times. */
+    public ExperimentHistory.Records records() {
+      return records;
     }
 
     public String json() {
@@ -85,12 +102,57 @@ public final class ExperimentView {
   }
 
 
-  /** The experiment as Temporal and the catalog know it now, or empty when neither knows it. */
-  public Optional<Document> read(String experimentId) {
-    return document(experimentId).map(Document::new);
+  /** One look at a followed experiment: its changed document, a failed reading, or the experiment gone. */
+  public sealed interface Reading permits Changed, Problem, Gone {}
+
+  /** The document differs from the one before (the first reading always does). */
+  public record Changed(Document document) implements Reading {}
+
+  /** The reading failed (Temporal or the storage briefly away); following goes on. */
+  public record Problem(String message) implements Reading {}
+
+  /** Neither Temporal nor the catalog knows the experiment (any more); following ends. */
+  public record Gone() implements Reading {}
+
+  /**
+   * The experiment looked at every {@code period} on a worker thread: each changed document, then the
+   * end once its workflow has closed. What the REST API streams as Server-Sent Events and what {@code keel
+   * experiment wait} and {@code logs --follow} print.
+   */
+  public Flux<Reading> follow(String experimentId, Duration period) {
+    AtomicReference<String> last = new AtomicReference<>("");
+    return Flux.interval(Duration.ZERO, period)
+        .onBackpressureDrop()
+        // the readings block on Temporal and the tables: not on the timer's thread
+        .publishOn(Schedulers.boundedElastic(), 1)
+        .handle((tick, sink) -> {
+          Optional<Document> document;
+          try {
+            document = read(experimentId);
+          } catch (RuntimeException e) {
+            sink.next(new Problem("cannot read experiment " + experimentId + " now: " + e.getMessage()));
+            return;
+          }
+          if (document.isEmpty()) {
+            sink.next(new Gone());
+            sink.complete();
+            return;
+          }
+          if (!document.get().json().equals(last.getAndSet(document.get().json()))) {
+            sink.next(new Changed(document.get()));
+          }
+          if (document.get().ended()) {
+            sink.complete();
+          }
+        });
   }
 
-  Optional<ObjectNode> document(String experimentId) {
+  /** The experiment as Temporal and the catalog know it now, or empty when neither knows it. */
+  public Optional<Document> read(String experimentId) {
+    return document(experimentId);
+  }
+
+  private Optional<Document> document(String experimentId) {
     // The workflow's status before its rows: once it is closed, its last rows (checkpoint GC's included)
     // are in the tables. The pending rows before the tables: a batch appended in between is then found
     // in both, not in neither.
@@ -117,15 +179,20 @@ public final class ExperimentView {
     boolean running = live && status.get() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
     ExperimentHistory.Records records = new ExperimentHistory(storage).read(experimentId, pending);
     String metric = experiment.path("metric").asText("");
+    Optional<SearchPreview> plan = plan(records.configJson());
+    String unit = plan.map(p -> p.unit().label()).orElse("");
     ObjectNode out = JSON.createObjectNode();
-    ArrayNode trials = experiment.has("trials") ? (ArrayNode) experiment.remove("trials") : catalogTrials(records);
+    ArrayNode trials = experiment.has("trials") ? (ArrayNode) experiment.remove("trials") : catalogTrials(records, unit);
     experiment.put("live", live).put("running", running);
+    if (plan.isPresent()) {
+      experiment.put("planned_trials", plan.get().trials()).put("unit", unit);
+    }
     out.set("experiment", experiment);
     out.set("trials", trials);
     out.set("curves", curves(records, metric));
-    out.set("rungs", rungs(records, metric, trials, rungLengths(records.configJson())));
+    out.set("rungs", rungs(records, metric, trials, plan.map(ExperimentView::rungLengths).orElse(Set.of())));
     out.set("checkpoints", checkpoints(records));
-    return Optional.of(out);
+    return Optional.of(new Document(out, records));
   }
 
   /** One line per trial: {@code [batches, value]} of each validation of the searcher's metric. */
@@ -143,24 +210,28 @@ public final class ExperimentView {
     return curves;
   }
 
-  /**
-   * The lengths the searcher's plan trains trials to (the rungs of ASHA and Hyperband; the one length of
-   * searchers that train every trial to the end), shortest first; empty when the config cannot be read,
-   * and then every validated length is shown as a rung.
-   */
-  private static Set<Long> rungLengths(String configJson) {
+  /** The searcher's plan for the experiment's config, or empty when the config cannot be read. */
+  private static Optional<SearchPreview> plan(String configJson) {
     if (configJson.isEmpty()) {
-      return Set.of();
+      return Optional.empty();
     }
     try {
       ExperimentConfig.Builder config = ExperimentConfig.newBuilder();
       JsonFormat.parser().ignoringUnknownFields().merge(configJson, config);
-      Set<Long> lengths = new TreeSet<>();
-      Searchers.preview(config.build()).rows().forEach(row -> lengths.add(row.length()));
-      return lengths;
+      return Optional.of(Searchers.preview(config.build()));
     } catch (InvalidProtocolBufferException | RuntimeException e) {
-      return Set.of();
+      return Optional.empty();
     }
+  }
+
+  /**
+   * The lengths the plan trains trials to, shortest first: the rungs of ASHA and Hyperband, the one length
+   * of searchers that train every trial to the end.
+   */
+  private static Set<Long> rungLengths(SearchPreview plan) {
+    Set<Long> lengths = new TreeSet<>();
+    plan.rows().forEach(row -> lengths.add(row.length()));
+    return lengths;
   }
 
   /**
@@ -206,12 +277,19 @@ public final class ExperimentView {
     return out;
   }
 
-  /** Trials of an experiment Temporal no longer has, as far as the catalog's rows tell. */
-  private static ArrayNode catalogTrials(ExperimentHistory.Records records) {
+  /**
+   * Trials of an experiment Temporal no longer has, as far as the catalog's rows tell: their completed length
+   * in the searcher's unit ({@code completed_units} when the config cannot be read).
+   */
+  private static ArrayNode catalogTrials(ExperimentHistory.Records records, String unit) {
     ArrayNode out = JSON.createArrayNode();
     for (ExperimentHistory.Trial t : records.trials()) {
-      ObjectNode n = out.addObject().put("trial_id", t.trialId()).put("state", t.state())
-          .put("completed_units", t.length());
+      ObjectNode n = out.addObject().put("trial_id", t.trialId()).put("state", t.state());
+      if (unit.isEmpty()) {
+        n.put("completed_units", t.length());
+      } else {
+        n.putObject("completed_length").put(unit, t.length());
+      }
       n.set("hparams", t.hparamsJson().isEmpty() ? JSON.createObjectNode() : parse(t.hparamsJson()));
       if (!t.error().isEmpty()) {
         n.put("error", t.error());

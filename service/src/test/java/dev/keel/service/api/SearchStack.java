@@ -60,6 +60,11 @@ public final class SearchStack implements AutoCloseable {
     return root;
   }
 
+  /** HOST:PORT of the Temporal test server, for {@code keel ... --temporal}. */
+  public String temporalAddress() {
+    return temporal.address();
+  }
+
   /** Submits an experiment config (YAML) through the API and returns its id. */
   public String submit(String yaml) throws IOException, InterruptedException {
     HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(URI.create(url() + "/api/v1/experiments"))
@@ -69,6 +74,11 @@ public final class SearchStack implements AutoCloseable {
       throw new IllegalStateException("the API refused the experiment: " + created.statusCode() + " " + created.body());
     }
     return JSON.readTree(created.body()).get("experiment_id").asText();
+  }
+
+  public HttpResponse<String> post(String path) throws IOException, InterruptedException {
+    return HTTP.send(HttpRequest.newBuilder(URI.create(url() + path)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   public HttpResponse<String> get(String path) throws IOException, InterruptedException {

@@ -1,0 +1,100 @@
+package dev.keel.service.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * The progress of a followed experiment: on a terminal one line redrawn in place (a bar, trials done of
+ * planned, batches trained, ETA); elsewhere (a pipe, a CI log) a plain line whenever trials finish or the
+ * state changes, so a log is not flooded.
+ */
+final class ExperimentProgress {
+  private static final int BAR = 24;
+
+  private final PrintStream out;
+  private final boolean terminal;
+  private long firstNanos;
+  private double firstProgress = -1;
+  private String lastPlain = "";
+  private int lastWidth;
+
+  ExperimentProgress(PrintStream out, boolean terminal) {
+    this.out = out;
+    this.terminal = terminal;
+  }
+
+  /** Whether this process writes to a terminal (not redirected). */
+  static boolean onTerminal() {
+    return System.console() != null;
+  }
+
+  /** Shows the document of a view reading. */
+  void show(JsonNode view) {
+    JsonNode e = view.path("experiment");
+    double progress = e.path("progress").asDouble(0);
+    int done = 0;
+    int active = 0;
+    long units = 0;
+    for (JsonNode t : view.path("trials")) {
+      String state = t.path("state").asText("");
+      if (state.equals("ACTIVE")) {
+        active++;
+      } else if (!state.isEmpty() && !state.equals("PAUSED")) {
+        done++;
+      }
+      JsonNode length = t.path("completed_length");
+      units += length.isObject() && length.size() > 0 ? length.elements().next().asLong() : t.path("completed_units").asLong(0);
+    }
+    int planned = e.path("planned_trials").asInt(0);
+    String unit = e.path("unit").asText("units");
+    String best = e.has("best_metric")
+        ? String.format(Locale.ROOT, "  best %s %.4f", e.path("metric").asText(), e.path("best_metric").asDouble()) : "";
+    String counts = String.format(Locale.ROOT, "trials %d/%s done, %d active  %,d %s%s", done,
+        planned > 0 ? Integer.toString(planned) : "?", active, units, unit, best);
+    String state = e.path("state").asText("");
+    if (terminal) {
+      int filled = (int) Math.round(progress * BAR);
+      String line = String.format(Locale.ROOT, "%s [%s%s] %3.0f%%  %s  %s", state, "#".repeat(filled),
+          ".".repeat(BAR - filled), progress * 100, counts, eta(progress));
+      out.print("\r" + line + " ".repeat(Math.max(0, lastWidth - line.length())));
+      out.flush();
+      lastWidth = line.length();
+    } else {
+      String line = String.format(Locale.ROOT, "%s %3.0f%%  %s", state, progress * 100, counts);
+      String withoutMetric = line.replace(best, "");
+      if (!withoutMetric.equals(lastPlain)) {
+        out.println(line);
+        lastPlain = withoutMetric;
+      }
+    }
+  }
+
+  /** Ends the redrawn line. */
+  void finish() {
+    if (terminal && lastWidth > 0) {
+      out.println();
+    }
+  }
+
+  /** From the rate of progress since following began (the experiment may have started long before). */
+  private String eta(double progress) {
+    long now = System.nanoTime();
+    if (firstProgress < 0) {
+      firstProgress = progress;
+      firstNanos = now;
+    }
+    if (progress <= firstProgress || progress >= 1.0) {
+      return "";
+    }
+    double rate = (progress - firstProgress) / (now - firstNanos);
+    return "ETA " + duration(Duration.ofNanos((long) ((1 - progress) / rate)));
+  }
+
+  static String duration(Duration d) {
+    long s = d.toSeconds();
+    return s >= 3600 ? String.format(Locale.ROOT, "%dh%02dm", s / 3600, s / 60 % 60)
+        : s >= 60 ? String.format(Locale.ROOT, "%dm%02ds", s / 60, s % 60) : s + "s";
+  }
+}

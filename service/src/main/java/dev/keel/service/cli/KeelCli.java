@@ -11,7 +11,14 @@ import picocli.CommandLine.Command;
         ScheduleCommand.class, ValidateCommand.class, WorkerCommand.class, ServeCommand.class, CommandLine.HelpCommand.class})
 public final class KeelCli implements Runnable {
 
+  /** The logback configuration {@code KEEL_LOG_FORMAT=json} selects: one JSON object per log line. */
+  static final String JSON_LOG_CONFIG = "keel/logback-json.xml";
+
   public static void main(String[] args) {
+    // before the first logger exists, which reads the configuration
+    if ("json".equalsIgnoreCase(System.getenv("KEEL_LOG_FORMAT")) && System.getProperty("logback.configurationFile") == null) {
+      System.setProperty("logback.configurationFile", JSON_LOG_CONFIG);
+    }
     System.exit(run(args));
   }
 

@@ -3,6 +3,7 @@ package dev.keel.service.worker;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.inference.InferenceActivitiesImpl;
+import dev.keel.service.logging.LogContext;
 import dev.keel.service.metrics.ActivityMetrics;
 import dev.keel.service.metrics.KeelMetrics;
 import dev.keel.service.worker.WorkerHostOptions.Role;
@@ -79,7 +80,8 @@ public final class KeelWorkerHost implements AutoCloseable {
     options.identity().ifPresent(clientOptions::setIdentity);
     WorkflowClient client = WorkflowClient.newInstance(stubs, clientOptions.build());
     WorkerFactory factory = WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder()
-        .setWorkerInterceptors(new StorageRootCheck(options.storageRoot()), new ActivityMetrics()).build());
+        .setWorkerInterceptors(new StorageRootCheck(options.storageRoot()), new ActivityMetrics(), new LogContext())
+        .build());
     ActivityWiring wiring = new ActivityWiring(options);
     if (options.roles().contains(Role.CONTROL)) {
       Worker control = factory.newWorker(TaskQueues.CONTROL, workerOptions(options, 0));

@@ -12,10 +12,13 @@ import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
+import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.annotation.Post;
 import jakarta.inject.Inject;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /** REST for the model registry: list, describe, promote, drift reports (the same operations as {@code keel model}). */
@@ -30,9 +33,15 @@ public class ModelController {
     this.drift = drift;
   }
 
+  /** Every registered version: {@code stage} filters, {@code offset} and {@code limit} page (400 naming a bad one). */
   @Get(produces = MediaType.APPLICATION_JSON)
-  public HttpResponse<String> list() {
-    return HttpResponse.ok(ModelTable.json(ModelVersions.newBuilder().addAllVersions(registry.list()).build()));
+  public HttpResponse<?> list(@Nullable @QueryValue String stage, @QueryValue(defaultValue = "0") int offset,
+      @QueryValue(defaultValue = "50") int limit) {
+    try {
+      return HttpResponse.ok(ModelTable.json(ModelTable.page(registry.list(), Optional.ofNullable(stage), offset, limit)));
+    } catch (IllegalArgumentException e) {
+      return HttpResponse.badRequest(Map.of("message", e.getMessage()));
+    }
   }
 
   @Get(value = "/{name}", produces = MediaType.APPLICATION_JSON)

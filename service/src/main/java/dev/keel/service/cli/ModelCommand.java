@@ -7,6 +7,7 @@ import dev.keel.service.model.ModelTable;
 import dev.keel.tables.drift.DriftTable;
 import dev.keel.tables.registry.ModelRegistryTable;
 import java.util.concurrent.Callable;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -41,14 +42,23 @@ final class ModelCommand implements Runnable {
     @Parameters(paramLabel = "NAME", arity = "0..1", description = "Only this model's versions.")
     String name;
 
+    @Option(names = "--stage", paramLabel = "STAGE", description = "Only versions in this stage: candidate, champion or archived.")
+    String stage;
+
+    @Option(names = "--offset", defaultValue = "0", description = "Skip this many (default: ${DEFAULT-VALUE}).")
+    int offset;
+
+    @Option(names = "--limit", defaultValue = "50", description = "At most this many, 1..1000 (default: ${DEFAULT-VALUE}).")
+    int limit;
+
     @Override
     int run(ModelRegistryTable registry) {
       var versions = name == null ? registry.list() : registry.list(name);
       if (name != null && versions.isEmpty()) {
         registry.describe(name, 1); // a name that does not exist: say so, naming those that do
       }
-      System.out.print(json ? ModelTable.json(ModelVersions.newBuilder().addAllVersions(versions).build()) + "\n"
-          : ModelTable.list(versions));
+      ModelTable.Page page = ModelTable.page(versions, Optional.ofNullable(stage), offset, limit);
+      System.out.print(json ? ModelTable.json(page) + "\n" : ModelTable.list(page.versions()));
       return 0;
     }
   }

@@ -7,11 +7,14 @@ import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.DriftRecord;
 import dev.keel.api.v1.DriftReport;
 import dev.keel.api.v1.ModelVersion;
+import dev.keel.api.v1.ModelVersions;
 import dev.keel.api.v1.StageChange;
+import dev.keel.tables.catalog.Paging;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -94,6 +97,29 @@ public final class ModelTable {
   /** Drift records as one JSON array (REST). */
   public static String json(List<DriftRecord> records) {
     return records.stream().map(ModelTable::json).collect(Collectors.joining(",\n", "[", "]"));
+  }
+
+  /** One page of registered versions, and how many matched in all. */
+  public record Page(List<ModelVersion> versions, int total, int offset, int limit) {}
+
+  /**
+   * The versions in {@code stage} (candidate, champion, archived; any case), or all, paged.
+   *
+   * @throws IllegalArgumentException for bad paging, naming the parameter
+   */
+  public static Page page(List<ModelVersion> versions, Optional<String> stage, int offset, int limit) {
+    List<ModelVersion> matching = versions.stream()
+        .filter(v -> stage.map(s -> s.equalsIgnoreCase(v.getStage())).orElse(true)).toList();
+    return new Page(Paging.slice(matching, offset, limit), matching.size(), offset, limit);
+  }
+
+  /** {@code {"versions": [...], "total", "offset", "limit"}}: GET /api/v1/models and keel model list --json. */
+  public static String json(Page page) {
+    String versions = json(ModelVersions.newBuilder().addAllVersions(page.versions()).build());
+    // the printer leaves out an empty list; the page always names it
+    String body = versions.equals("{\n}") ? "\"versions\": []" : versions.substring(versions.indexOf('{') + 1, versions.lastIndexOf('}')).trim();
+    return "{\n  " + body + ",\n  \"total\": " + page.total() + ",\n  \"offset\": " + page.offset()
+        + ",\n  \"limit\": " + page.limit() + "\n}";
   }
 
   public static String json(Message m) {

@@ -3,20 +3,13 @@ package dev.keel.service.pipeline;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.Timestamp;
+import dev.keel.service.visibility.WorkflowListing;
 import dev.keel.tables.catalog.Paging;
 import dev.keel.workflows.KeelSearchAttributes;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
-import io.temporal.api.filter.v1.WorkflowTypeFilter;
 import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
-import io.temporal.api.workflowservice.v1.ListClosedWorkflowExecutionsRequest;
-import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
-import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
-import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
-import io.temporal.api.workflowservice.v1.WorkflowServiceGrpc;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.converter.DefaultDataConverter;
 import java.time.Instant;
@@ -31,9 +24,7 @@ import java.util.Set;
 
 /**
  * The pipelines Temporal knows in the client's namespace (within its retention), newest first, with the
- * stage each is in or ended in (Keel's search attributes). Listed through Temporal's visibility query, or,
- * on a server without one (the Java test server behind {@code keel dev --temporal embedded}), through its
- * open and closed lists.
+ * stage each is in or ended in (Keel's search attributes), listed by {@link WorkflowListing}.
  */
 public final class PipelineList {
   /** One pipeline run. */
@@ -46,9 +37,6 @@ public final class PipelineList {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Set<String> STATUSES = Set.of("running", "completed", "failed", "canceled", "terminated",
       "timed_out", "continued_as_new");
-  /** Visibility is read in pages of this many; a listing reads at most MAX_LISTED. */
-  private static final int PAGE = 500;
-  private static final int MAX_LISTED = 10_000;
 
   private PipelineList() {}
 
@@ -63,10 +51,7 @@ public final class PipelineList {
       throw new IllegalArgumentException("status: '" + status.get() + "' is not one of " + new java.util.TreeSet<>(STATUSES));
     }
     List<Summary> all = new ArrayList<>();
-    for (WorkflowExecutionInfo info : executions(client)) {
-      if (!info.getType().getName().equals(PipelineWorkflow.TYPE)) {
-        continue; // the Java test server answers every type
-      }
+    for (WorkflowExecutionInfo info : WorkflowListing.executions(client, PipelineWorkflow.TYPE, false)) {
       Summary s = summary(info);
       if (wanted.isEmpty() || wanted.get().equals(s.status())) {
         all.add(s);
@@ -124,33 +109,6 @@ public final class PipelineList {
     if (s.testAccuracy() != null) {
       out.put("test_accuracy", s.testAccuracy());
     }
-    return out;
-  }
-
-  private static List<WorkflowExecutionInfo> executions(WorkflowClient client) {
-    String namespace = client.getOptions().getNamespace();
-    WorkflowServiceGrpc.WorkflowServiceBlockingStub stub = client.getWorkflowServiceStubs().blockingStub();
-    List<WorkflowExecutionInfo> out = new ArrayList<>();
-    try {
-      com.google.protobuf.ByteString token = com.google.protobuf.ByteString.EMPTY;
-      do {
-        ListWorkflowExecutionsResponse r = stub.listWorkflowExecutions(ListWorkflowExecutionsRequest.newBuilder()
-            .setNamespace(namespace).setPageSize(PAGE).setNextPageToken(token)
-            .setQuery("WorkflowType = '" + PipelineWorkflow.TYPE + "'").build());
-        out.addAll(r.getExecutionsList());
-        token = r.getNextPageToken();
-      } while (!token.isEmpty() && out.size() < MAX_LISTED);
-      return out;
-    } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() != Status.Code.UNIMPLEMENTED) {
-        throw e;
-      }
-    }
-    WorkflowTypeFilter type = WorkflowTypeFilter.newBuilder().setName(PipelineWorkflow.TYPE).build();
-    out.addAll(stub.listOpenWorkflowExecutions(ListOpenWorkflowExecutionsRequest.newBuilder().setNamespace(namespace)
-        .setMaximumPageSize(MAX_LISTED).setTypeFilter(type).build()).getExecutionsList());
-    out.addAll(stub.listClosedWorkflowExecutions(ListClosedWorkflowExecutionsRequest.newBuilder().setNamespace(namespace)
-        .setMaximumPageSize(MAX_LISTED).setTypeFilter(type).build()).getExecutionsList());
     return out;
   }
 

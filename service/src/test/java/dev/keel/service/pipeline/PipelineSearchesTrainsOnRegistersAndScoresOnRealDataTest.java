@@ -173,6 +173,19 @@ class PipelineSearchesTrainsOnRegistersAndScoresOnRealDataTest {
     assertTrue(describe.contains("hyperparameters: batch_size=64, dropout=0, hidden=32, lr=0.003, optimizer=adam, width=8"),
         describe);
     assertEquals("search-e2e v2 is now champion\n", cli("model", "promote", "search-e2e", "2", "--storage", storage.toString()));
+    // paged and filtered by stage, as GET /api/v1/models?stage=&offset=&limit= returns it
+    var champions = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+        cli("model", "list", "--stage", "CHAMPION", "--json", "--storage", storage.toString()));
+    assertEquals(1, champions.get("total").asInt(), champions.toString());
+    assertEquals(2, champions.get("versions").get(0).get("version").asInt(), champions.toString());
+    var secondPage = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+        cli("model", "list", "--offset", "1", "--limit", "1", "--json", "--storage", storage.toString()));
+    assertEquals(2, secondPage.get("total").asInt(), secondPage.toString());
+    assertEquals(1, secondPage.get("versions").size(), secondPage.toString());
+    var noneArchived = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+        cli("model", "list", "--stage", "archived", "--json", "--storage", storage.toString()));
+    assertEquals(won ? 1 : 0, noneArchived.get("total").asInt(), noneArchived.toString());
+    assertTrue(noneArchived.get("versions").isArray(), "an empty page still lists its versions: " + noneArchived);
 
     try (ApiServer api = ApiServer.start("127.0.0.1", 0, workers.client(), StorageRoot.of(storage.toString()))) {
       HttpClient http = HttpClient.newHttpClient();

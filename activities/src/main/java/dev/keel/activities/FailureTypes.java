@@ -55,6 +55,15 @@ public final class FailureTypes {
   /** A drift trigger names a Temporal Schedule that does not exist. */
   public static final String SCHEDULE_NOT_FOUND = "ScheduleNotFound";
 
+  // ---- pool provisioning (PoolCapacityActivities)
+  /**
+   * The cloud or tofu refused a pool request (a missing group, an unknown instance type, a rejected
+   * apply, a timed-out apply): retrying would not help; the message is the provider's reason.
+   */
+  public static final String POOL_PROVIDER_REFUSED = "PoolProviderRefused";
+  /** A pool spec that cannot run; the message names the field. */
+  public static final String INVALID_POOL_SPEC = "InvalidPoolSpec";
+
   // ---- checkpoint GC (CheckpointGcActivities)
   /** A request naming a checkpoint the worker must not delete (outside its root, another experiment's). */
   public static final String CHECKPOINT_DELETION_REFUSED = "CheckpointDeletionRefused";

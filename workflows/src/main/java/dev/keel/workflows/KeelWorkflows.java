@@ -4,6 +4,7 @@ import dev.keel.workflows.experiment.ExperimentWorkflowImpl;
 import dev.keel.workflows.experiment.TrialWorkflowImpl;
 import dev.keel.workflows.inference.InferenceWorkflowImpl;
 import dev.keel.workflows.pipeline.PipelineWorkflowImpl;
+import dev.keel.workflows.pool.PoolProvisionerWorkflowImpl;
 import io.temporal.common.converter.DataConverterException;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkflowImplementationOptions;
@@ -25,6 +26,6 @@ public final class KeelWorkflows {
   public static void register(Worker worker) {
     worker.registerWorkflowImplementationTypes(options(),
         PipelineWorkflowImpl.class, ExperimentWorkflowImpl.class, TrialWorkflowImpl.class,
-        InferenceWorkflowImpl.class);
+        InferenceWorkflowImpl.class, PoolProvisionerWorkflowImpl.class);
   }
 }

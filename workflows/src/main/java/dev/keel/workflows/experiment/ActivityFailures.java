@@ -3,11 +3,11 @@ package dev.keel.workflows.experiment;
 import io.temporal.failure.ApplicationFailure;
 
 /** What the experiment and its trials tell the user about a failed activity. */
-final class ActivityFailures {
+public final class ActivityFailures {
   private ActivityFailures() {}
 
   /** The innermost cause's message; for an application failure its own message, without Temporal's wrapping. */
-  static String rootMessage(Throwable t) {
+  public static String rootMessage(Throwable t) {
     Throwable c = t;
     while (c.getCause() != null) {
       c = c.getCause();

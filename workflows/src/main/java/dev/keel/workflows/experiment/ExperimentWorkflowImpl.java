@@ -55,7 +55,9 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     options = ConfigDefaults.withDefaults(input.getOptions());
     String experimentId = Workflow.getInfo().getWorkflowId();
     about.setExperimentId(experimentId).setName(config.getName()).setSearcher(config.getSearcher().getName())
-        .setMetric(config.getSearcher().getMetric()).setSmallerIsBetter(config.getSearcher().getSmallerIsBetter());
+        .setMetric(config.getSearcher().getMetric()).setSmallerIsBetter(config.getSearcher().getSmallerIsBetter())
+        .setResourcePool(config.getResources().getResourcePool().isBlank() ? ConfigDefaults.RESOURCE_POOL
+            : config.getResources().getResourcePool());
     book = new TrialBook(config.getSearcher().getSmallerIsBetter());
     housekeeping = new ExperimentHousekeeping(experimentId, options);
     if (input.hasCarry()) {

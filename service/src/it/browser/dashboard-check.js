@@ -18,8 +18,9 @@ const count = page => page.evaluate(() => ({
     args: ['--no-sandbox', '--disable-dev-shm-usage'],
   });
   const seen = {};
+  let page;
   try {
-    const page = await browser.newPage({ viewport: { width: 1500, height: 1250 } });
+    page = await browser.newPage({ viewport: { width: 1500, height: 1250 } });
     let navigations = 0;
     page.on('framenavigated', f => { if (f === page.mainFrame()) navigations++; });
     await page.goto(`${api}/#/experiments/${encodeURIComponent(experimentId)}`);
@@ -52,6 +53,11 @@ const count = page => page.evaluate(() => ({
     console.log(JSON.stringify(seen));
   } catch (e) {
     console.error(`dashboard check failed: ${e.message}; seen so far: ${JSON.stringify(seen)}`);
+    if (page) {
+      // what the page showed when it failed
+      await page.screenshot({ path: `${outDir}/failure-${Date.now()}.png`, fullPage: true }).catch(() => {});
+      console.error(`page ${page.url()} showed: ${(await page.locator('main').innerText().catch(() => '?')).slice(0, 2000)}`);
+    }
     process.exitCode = 1;
   } finally {
     await browser.close();

@@ -235,17 +235,20 @@ function link(experimentId) {
 
 async function modelPage(name, version) {
   const base = `/api/v1/models/${encodeURIComponent(name)}/${encodeURIComponent(version)}`;
-  const [v, drift] = await Promise.all([api(base), api(`${base}/drift`).catch(() => ({}))]);
-  const reports = drift.reports || [];
+  const [v, drift] = await Promise.all([api(base), api(`${base}/drift`).catch(() => [])]);
+  const runs = (Array.isArray(drift) ? drift : []).filter(r => r.predictions?.uri);
   const box = (title, body) => `<div class="card"><b>${title}</b>${body}</div>`;
+  const pipeline = v.registered_by ? `<a href="#/pipelines/${encodeURIComponent(v.registered_by)}">${esc(v.registered_by)}</a>` : '';
   main.innerHTML = `<h1>${esc(v.name)} v${esc(v.version)} ${state(v.stage)}</h1>
+    <div class="muted">registered by ${pipeline || '—'}${v.code_version ? ` · code ${esc(v.code_version)}` : ''}</div>
     <h2>Lineage</h2><div class="lineage" id="lineage">
-      ${box('Data', `${esc(v.data?.uri)}<br>version ${esc(v.data?.version ?? 0)}`)}<span class="arrow">→</span>
+      ${box('Data', `<span class="wrap">${esc(v.data?.uri)}</span><br>version ${esc(v.data?.version ?? 0)}`)}<span class="arrow">→</span>
       ${box('Experiment', link(v.experiment_id) || '—')}<span class="arrow">→</span>
       ${box('Trial', esc(v.trial_id) || '—')}<span class="arrow">→</span>
-      ${box('Checkpoint', `${esc(v.source_checkpoint_uri)}`)}<span class="arrow">→</span>
-      ${box('Model', `${esc(v.name)} v${esc(v.version)}<br>${esc(v.checkpoint?.uri)}`)}<span class="arrow">→</span>
-      ${box('Predictions', reports.length ? reports.map(r => esc(r.predictions_table || r.run_id || r.data?.uri || '')).join('<br>') : '<span class="muted">none yet</span>')}
+      ${box('Checkpoint', `<span class="wrap">${esc(v.source_checkpoint_uri)}</span>`)}<span class="arrow">→</span>
+      ${box('Model', `${esc(v.name)} v${esc(v.version)}<br><span class="wrap">${esc(v.checkpoint?.uri)}</span>`)}<span class="arrow">→</span>
+      ${box('Predictions', runs.length ? runs.map(r => `<span class="wrap">${esc(r.predictions.uri)}</span> v${esc(r.predictions.version ?? 0)}`).join('<br>')
+        : pipeline ? `see the pipeline ${pipeline}` : '<span class="muted">none yet</span>')}
     </div>
     <h2>Metrics</h2><table><tbody>${Object.entries(v.metrics || {}).map(([k, x]) => `<tr><th>${esc(k)}</th><td class="num">${num(x)}</td></tr>`).join('')}</tbody></table>
     <h2>Hyperparameters</h2><table><tbody>${Object.entries(v.hparams || {}).map(([k, x]) => `<tr><th>${esc(k)}</th><td>${esc(x)}</td></tr>`).join('')}</tbody></table>
@@ -269,6 +272,11 @@ async function pipelinesPage() {
   leavePage = () => clearInterval(timer);
 }
 
+// Why the pipeline skipped a stage ("train: the best checkpoint already has ..."), or undefined.
+function skipped(p, stage) {
+  return (p.skipped || []).find(line => line.startsWith(`${stage}:`));
+}
+
 const STAGES = ['validate', 'etl', 'search', 'train', 'register', 'infer', 'promote', 'done'];
 
 async function pipelinePage(id) {
@@ -278,7 +286,7 @@ async function pipelinePage(id) {
     main.innerHTML = `<h1>${esc(id)} ${state((p.status || '').toUpperCase())}</h1>
       ${p.error ? `<p class="error">${esc(p.failed_stage ? `${p.failed_stage}: ` : '')}${esc(p.error)}</p>` : ''}
       <h2>Stages</h2><div class="lineage" id="stages">${STAGES.map((s, i) => `<div class="card" data-stage="${s}">
-        <b>${s}</b>${p.skipped?.includes(s) ? '<span class="muted">skipped</span>' : i < at || p.status === 'completed' ? 'passed' : i === at ? esc(p.status) : '<span class="muted">to come</span>'}</div>`).join('<span class="arrow">→</span>')}</div>
+        <b>${s}</b>${skipped(p, s) ? `<span class="muted" title="${esc(skipped(p, s))}">skipped</span>` : i < at || p.status === 'completed' ? 'passed' : i === at ? esc(p.status) : '<span class="muted">to come</span>'}</div>`).join('<span class="arrow">→</span>')}</div>
       <h2>What it produced</h2><table><tbody>
         <tr><th>Data</th><td class="wrap">${esc(p.data?.uri ?? p.ingest?.table?.uri)} ${p.data?.version !== undefined ? `v${esc(p.data.version)}` : ''}</td></tr>
         <tr><th>Experiment</th><td>${link(p.experiment_id) || '—'}</td></tr>

@@ -17,12 +17,33 @@ import picocli.CommandLine.Parameters;
 @Command(name = "schedule", mixinStandardHelpOptions = true,
     description = {"Scheduled retraining on a Temporal Schedule (needs the CLI's dev server, `keel dev --temporal cli`,",
         "or a Temporal cluster: the embedded Java test server has no Schedules). The UI lists them under Schedules."},
-    subcommands = {ScheduleCommand.Create.class, ScheduleCommand.Pause.class, ScheduleCommand.Unpause.class,
+    subcommands = {ScheduleCommand.ListSchedules.class, ScheduleCommand.Create.class, ScheduleCommand.Pause.class, ScheduleCommand.Unpause.class,
         ScheduleCommand.Trigger.class, ScheduleCommand.Describe.class, ScheduleCommand.Delete.class})
 final class ScheduleCommand implements Runnable {
   @Override
   public void run() {
     new picocli.CommandLine(this).usage(System.out);
+  }
+
+  @Command(name = "list", mixinStandardHelpOptions = true, description = "Every schedule of the namespace: state, next run, note.")
+  static final class ListSchedules implements Callable<Integer> {
+    @Mixin StackOptions stack;
+
+    @Option(names = "--json", description = "Print JSON, as GET /api/v1/schedules returns it.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
+      WorkflowServiceStubs stubs = KeelWorkerHost.connect(address);
+      try {
+        List<PipelineSchedules.Listed> all = new PipelineSchedules(stubs, "default").list();
+        System.out.print(json ? PipelineSchedules.json(all) + "\n" : PipelineSchedules.table(all));
+        return 0;
+      } finally {
+        stubs.shutdown();
+      }
+    }
   }
 
   /** Connects, runs, disconnects. */

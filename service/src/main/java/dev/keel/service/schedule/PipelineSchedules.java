@@ -1,9 +1,13 @@
 package dev.keel.service.schedule;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.temporal.api.enums.v1.ScheduleOverlapPolicy;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.schedules.Schedule;
@@ -14,12 +18,19 @@ import io.temporal.client.schedules.ScheduleClient;
 import io.temporal.client.schedules.ScheduleClientOptions;
 import io.temporal.client.schedules.ScheduleDescription;
 import io.temporal.client.schedules.ScheduleHandle;
+import io.temporal.client.schedules.ScheduleListActionStartWorkflow;
+import io.temporal.client.schedules.ScheduleListDescription;
 import io.temporal.client.schedules.ScheduleOptions;
 import io.temporal.client.schedules.SchedulePolicy;
 import io.temporal.client.schedules.ScheduleSpec;
 import io.temporal.client.schedules.ScheduleState;
 import io.temporal.serviceclient.WorkflowServiceStubs;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Stream;
 import java.util.List;
 import java.util.Locale;
 
@@ -29,6 +40,8 @@ import java.util.Locale;
  * id {@code pipeline-<name>-<scheduled time>} on {@code keel-control}.
  */
 public final class PipelineSchedules {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private final ScheduleClient client;
 
   public PipelineSchedules(WorkflowServiceStubs stubs, String namespace) {
@@ -45,6 +58,69 @@ public final class PipelineSchedules {
       throw new IllegalArgumentException("--overlap: unknown policy '" + name
           + "' (skip, buffer-one, buffer-all, cancel-other, terminate-other, allow-all)");
     }
+  }
+
+  /** One schedule of the namespace as {@code keel schedule list} and {@code GET /api/v1/schedules} show it. */
+  public record Listed(String scheduleId, String workflowType, boolean paused, String note, List<Instant> nextActionTimes,
+      int recentActions) {}
+
+  /**
+   * Every schedule of the namespace, by id.
+   *
+   * @throws IllegalStateException naming the reason when the server has no Schedule API (the Java test server)
+   */
+  public List<Listed> list() {
+    try (Stream<ScheduleListDescription> all = client.listSchedules()) {
+      return all.map(d -> new Listed(d.getScheduleId(),
+              d.getSchedule().getAction() instanceof ScheduleListActionStartWorkflow w ? w.getWorkflow() : "",
+              d.getSchedule().getState().isPaused(), d.getSchedule().getState().getNote(),
+              d.getInfo().getNextActionTimes().stream().limit(3).toList(), d.getInfo().getRecentActions().size()))
+          .sorted(Comparator.comparing(Listed::scheduleId)).toList();
+    } catch (RuntimeException e) {
+      if (e instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.UNIMPLEMENTED
+          || e.getCause() instanceof StatusRuntimeException c && c.getStatus().getCode() == Status.Code.UNIMPLEMENTED) {
+        throw new IllegalStateException("this Temporal server has no Schedules (the embedded Java test server):"
+            + " use keel dev --temporal cli or a cluster", e);
+      }
+      throw e;
+    }
+  }
+
+  /** {@code {"schedules": [...]}}. */
+  public static String json(List<Listed> schedules) {
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (Listed l : schedules) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("schedule_id", l.scheduleId());
+      row.put("workflow_type", l.workflowType());
+      row.put("paused", l.paused());
+      row.put("note", l.note());
+      row.put("next_action_times", l.nextActionTimes().stream().map(Instant::toString).toList());
+      row.put("recent_actions", l.recentActions());
+      rows.add(row);
+    }
+    try {
+      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(Map.of("schedules", rows));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Aligned columns, one schedule per line. */
+  public static String table(List<Listed> schedules) {
+    if (schedules.isEmpty()) {
+      return "no schedules in this namespace\n";
+    }
+    int idWidth = Math.max("SCHEDULE".length(), schedules.stream().mapToInt(l -> l.scheduleId().length()).max().orElse(0));
+    String format = "%-" + idWidth + "s  %-8s  %-7s  %-20s  %6s  %s%n";
+    StringBuilder out = new StringBuilder(String.format(Locale.ROOT, format, "SCHEDULE", "WORKFLOW", "STATE",
+        "NEXT (UTC)", "RECENT", "NOTE"));
+    for (Listed l : schedules) {
+      out.append(String.format(Locale.ROOT, format, l.scheduleId(), l.workflowType(), l.paused() ? "paused" : "active",
+          l.nextActionTimes().isEmpty() ? "" : l.nextActionTimes().get(0).toString().replace('T', ' ').substring(0, 19),
+          l.recentActions(), l.note()));
+    }
+    return out.toString();
   }
 
   /** Creates a schedule that starts {@code request} on every cron time. */

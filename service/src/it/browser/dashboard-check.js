@@ -4,7 +4,7 @@
 // It follows one page load through the run: the page must update by itself (Server-Sent Events) from a
 // first view with fewer validations to the completed experiment. Prints one JSON line on stdout.
 // Needs playwright-core (NODE_PATH) and Debian's chromium at /usr/bin/chromium.
-const { chromium } = require('playwright-core');
+const withChromiumPage = require('./chromium-page');
 
 const count = page => page.evaluate(() => ({
   points: [...document.querySelectorAll('#curves path[data-trial]')].reduce((n, p) => n + Number(p.dataset.points), 0),
@@ -13,14 +13,7 @@ const count = page => page.evaluate(() => ({
 
 (async () => {
   const [api, experimentId, outDir] = process.argv.slice(2);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-dev-shm-usage'],
-  });
-  const seen = {};
-  let page;
-  try {
-    page = await browser.newPage({ viewport: { width: 1500, height: 1250 } });
+  await withChromiumPage({ width: 1500, height: 1250 }, outDir, async (page, seen) => {
     let navigations = 0;
     page.on('framenavigated', f => { if (f === page.mainFrame()) navigations++; });
     await page.goto(`${api}/#/experiments/${encodeURIComponent(experimentId)}`);
@@ -31,6 +24,8 @@ const count = page => page.evaluate(() => ({
     await page.screenshot({ path: `${outDir}/dashboard-1-running.png`, fullPage: true });
     // 2. The same page, never reloaded, once the experiment completed.
     await page.waitForSelector('h1 .state.COMPLETED', { timeout: 300000 });
+    // and the event stream ended: the workflow closed, its checkpoint GC recorded
+    await page.waitForFunction(() => document.getElementById('live').textContent === '', null, { timeout: 60000 });
     seen.last = await count(page);
     seen.navigations = navigations;
     seen.tableTrials = await page.$$eval('#trials tbody tr', rows => rows.map(r => Number(r.dataset.trial)));
@@ -50,16 +45,5 @@ const count = page => page.evaluate(() => ({
     await row.waitFor({ state: 'visible', timeout: 30000 });
     seen.listRow = (await row.innerText()).replace(/\s+/g, ' ').trim();
     await page.screenshot({ path: `${outDir}/dashboard-3-experiments.png`, fullPage: true });
-    console.log(JSON.stringify(seen));
-  } catch (e) {
-    console.error(`dashboard check failed: ${e.message}; seen so far: ${JSON.stringify(seen)}`);
-    if (page) {
-      // what the page showed when it failed
-      await page.screenshot({ path: `${outDir}/failure-${Date.now()}.png`, fullPage: true }).catch(() => {});
-      console.error(`page ${page.url()} showed: ${(await page.locator('main').innerText().catch(() => '?')).slice(0, 2000)}`);
-    }
-    process.exitCode = 1;
-  } finally {
-    await browser.close();
-  }
+  });
 })();

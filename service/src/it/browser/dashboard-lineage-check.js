@@ -2,18 +2,11 @@
 // reports what the pages showed, for DashboardLeadsFromAPipelineToItsModelsLineageTest. Usage:
 //   node dashboard-lineage-check.js API_URL PIPELINE_ID SCREENSHOT_DIR
 // Prints one JSON line on stdout. Needs playwright-core (NODE_PATH) and Debian's chromium.
-const { chromium } = require('playwright-core');
+const withChromiumPage = require('./chromium-page');
 
 (async () => {
   const [api, pipelineId, outDir] = process.argv.slice(2);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-dev-shm-usage'],
-  });
-  const seen = {};
-  let page;
-  try {
-    page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
+  await withChromiumPage({ width: 1500, height: 1000 }, outDir, async (page, seen) => {
     // 1. The pipeline list, then the pipeline by its link.
     await page.goto(`${api}/#/pipelines`);
     const row = page.locator(`tr[data-pipeline="${pipelineId}"]`);
@@ -35,16 +28,5 @@ const { chromium } = require('playwright-core');
     await page.locator('#lineage a[href^="#/experiments/"]').first().click();
     await page.waitForSelector('#trials tbody tr', { timeout: 60000 });
     seen.experimentTrials = await page.$$eval('#trials tbody tr', rows => rows.map(r => Number(r.dataset.trial)));
-    console.log(JSON.stringify(seen));
-  } catch (e) {
-    console.error(`lineage check failed: ${e.message}; seen so far: ${JSON.stringify(seen)}`);
-    if (page) {
-      // what the page showed when it failed
-      await page.screenshot({ path: `${outDir}/failure-${Date.now()}.png`, fullPage: true }).catch(() => {});
-      console.error(`page ${page.url()} showed: ${(await page.locator('main').innerText().catch(() => '?')).slice(0, 2000)}`);
-    }
-    process.exitCode = 1;
-  } finally {
-    await browser.close();
-  }
+  });
 })();

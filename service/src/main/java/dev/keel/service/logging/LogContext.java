@@ -3,13 +3,13 @@ package dev.keel.service.logging;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.experiment.TrialWorkflow;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
-import io.temporal.activity.ActivityExecutionContext;
+import dev.keel.service.interception.AroundActivity;
 import io.temporal.activity.ActivityInfo;
-import io.temporal.common.interceptors.ActivityInboundCallsInterceptor;
-import io.temporal.common.interceptors.ActivityInboundCallsInterceptorBase;
-import io.temporal.common.interceptors.WorkerInterceptorBase;
+import io.temporal.common.interceptors.ActivityInboundCallsInterceptor.ActivityInput;
+import io.temporal.common.interceptors.ActivityInboundCallsInterceptor.ActivityOutput;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Function;
 import org.slf4j.MDC;
 
 /**
@@ -18,7 +18,7 @@ import org.slf4j.MDC;
  * ActivityType} Temporal's SDK puts there: every line a training, ETL or inference worker logs for a run
  * can be found by its ids (the text format shows them in brackets, {@code KEEL_LOG_FORMAT=json} as fields).
  */
-public final class LogContext extends WorkerInterceptorBase {
+public final class LogContext extends AroundActivity {
   public static final String EXPERIMENT_ID = "experiment_id";
   public static final String TRIAL_ID = "trial_id";
   public static final String PIPELINE_ID = "pipeline_id";
@@ -26,34 +26,20 @@ public final class LogContext extends WorkerInterceptorBase {
   public static final String IDS = "keel_ids";
 
   @Override
-  public ActivityInboundCallsInterceptor interceptActivity(ActivityInboundCallsInterceptor next) {
-    return new ActivityInboundCallsInterceptorBase(next) {
-      private ActivityExecutionContext context;
-
-      @Override
-      public void init(ActivityExecutionContext context) {
-        this.context = context;
-        super.init(context);
-      }
-
-      @Override
-      public ActivityOutput execute(ActivityInput input) {
-        ActivityInfo info = context.getInfo();
-        Map<String, String> ids = ids(info.getWorkflowType(), info.getWorkflowId());
-        ids.forEach(MDC::put);
-        if (!ids.isEmpty()) {
-          StringBuilder text = new StringBuilder();
-          ids.forEach((k, v) -> text.append(text.length() == 0 ? "" : " ").append(k).append('=').append(v));
-          MDC.put(IDS, text.toString());
-        }
-        try {
-          return super.execute(input);
-        } finally {
-          ids.keySet().forEach(MDC::remove);
-          MDC.remove(IDS);
-        }
-      }
-    };
+  protected ActivityOutput around(ActivityInfo info, ActivityInput input, Function<ActivityInput, ActivityOutput> call) {
+    Map<String, String> ids = ids(info.getWorkflowType(), info.getWorkflowId());
+    ids.forEach(MDC::put);
+    if (!ids.isEmpty()) {
+      StringBuilder text = new StringBuilder();
+      ids.forEach((k, v) -> text.append(text.length() == 0 ? "" : " ").append(k).append('=').append(v));
+      MDC.put(IDS, text.toString());
+    }
+    try {
+      return call.apply(input);
+    } finally {
+      ids.keySet().forEach(MDC::remove);
+      MDC.remove(IDS);
+    }
   }
 
   /**

@@ -3,15 +3,15 @@ package dev.keel.service.metrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
-import io.temporal.activity.ActivityExecutionContext;
+import dev.keel.service.interception.AroundActivity;
 import io.temporal.activity.ActivityInfo;
-import io.temporal.common.interceptors.ActivityInboundCallsInterceptor;
-import io.temporal.common.interceptors.ActivityInboundCallsInterceptorBase;
-import io.temporal.common.interceptors.WorkerInterceptorBase;
+import io.temporal.common.interceptors.ActivityInboundCallsInterceptor.ActivityInput;
+import io.temporal.common.interceptors.ActivityInboundCallsInterceptor.ActivityOutput;
 import io.temporal.failure.ApplicationFailure;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * Counts, into Micrometer's global registry (see {@link KeelMetrics}), the activities this process's workers run, by task queue and type: {@code
@@ -20,38 +20,24 @@ import java.util.concurrent.atomic.AtomicInteger;
  * InvalidInferenceRequest}, {@code StorageUnusable}, ...; the exception's class when it has none).
  * Temporal's own {@code temporal_activity_*} metrics count attempts but not Keel's types.
  */
-public final class ActivityMetrics extends WorkerInterceptorBase {
+public final class ActivityMetrics extends AroundActivity {
   /** Per process, like the gauges: every worker host of a process counts into the same ones. */
   private static final Map<String, AtomicInteger> RUNNING = new ConcurrentHashMap<>();
   private final MeterRegistry registry = Metrics.globalRegistry;
 
   @Override
-  public ActivityInboundCallsInterceptor interceptActivity(ActivityInboundCallsInterceptor next) {
-    return new ActivityInboundCallsInterceptorBase(next) {
-      private ActivityExecutionContext context;
-
-      @Override
-      public void init(ActivityExecutionContext context) {
-        this.context = context;
-        super.init(context);
-      }
-
-      @Override
-      public ActivityOutput execute(ActivityInput input) {
-        ActivityInfo info = context.getInfo();
-        AtomicInteger now = running(info.getActivityTaskQueue(), info.getActivityType());
-        now.incrementAndGet();
-        try {
-          return super.execute(input);
-        } catch (RuntimeException | Error e) {
-          registry.counter("keel.activity.failures", "task_queue", info.getActivityTaskQueue(),
-              "activity", info.getActivityType(), "type", typeOf(e)).increment();
-          throw e;
-        } finally {
-          now.decrementAndGet();
-        }
-      }
-    };
+  protected ActivityOutput around(ActivityInfo info, ActivityInput input, Function<ActivityInput, ActivityOutput> call) {
+    AtomicInteger now = running(info.getActivityTaskQueue(), info.getActivityType());
+    now.incrementAndGet();
+    try {
+      return call.apply(input);
+    } catch (RuntimeException | Error e) {
+      registry.counter("keel.activity.failures", "task_queue", info.getActivityTaskQueue(),
+          "activity", info.getActivityType(), "type", typeOf(e)).increment();
+      throw e;
+    } finally {
+      now.decrementAndGet();
+    }
   }
 
   private AtomicInteger running(String taskQueue, String activity) {

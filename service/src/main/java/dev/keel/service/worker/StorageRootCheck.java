@@ -1,14 +1,14 @@
 package dev.keel.service.worker;
 
 import dev.keel.activities.FailureTypes;
+import dev.keel.service.interception.AroundActivity;
 import dev.keel.storage.StorageRoot;
-import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.activity.ActivityInfo;
-import io.temporal.common.interceptors.ActivityInboundCallsInterceptor;
-import io.temporal.common.interceptors.ActivityInboundCallsInterceptorBase;
-import io.temporal.common.interceptors.WorkerInterceptorBase;
+import io.temporal.common.interceptors.ActivityInboundCallsInterceptor.ActivityInput;
+import io.temporal.common.interceptors.ActivityInboundCallsInterceptor.ActivityOutput;
 import io.temporal.failure.ApplicationFailure;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Refuses, without retries, an activity whose run names a storage root ({@link StorageRootPropagator})
@@ -16,7 +16,7 @@ import java.util.Optional;
  * checkpoints or predictions under a root the rest of the run never reads. Activities of runs that
  * name no root run as before, on the worker's root.
  */
-final class StorageRootCheck extends WorkerInterceptorBase {
+final class StorageRootCheck extends AroundActivity {
   private final StorageRoot served;
 
   StorageRootCheck(StorageRoot served) {
@@ -24,27 +24,13 @@ final class StorageRootCheck extends WorkerInterceptorBase {
   }
 
   @Override
-  public ActivityInboundCallsInterceptor interceptActivity(ActivityInboundCallsInterceptor next) {
-    return new ActivityInboundCallsInterceptorBase(next) {
-      private ActivityExecutionContext context;
-
-      @Override
-      public void init(ActivityExecutionContext context) {
-        this.context = context;
-        super.init(context);
-      }
-
-      @Override
-      public ActivityOutput execute(ActivityInput input) {
-        Optional<String> wanted = StorageRootPropagator.rootIn(input.getHeader().getValues());
-        if (wanted.isPresent() && !wanted.get().equals(served.toString())) {
-          ActivityInfo info = context.getInfo();
-          throw ApplicationFailure.newNonRetryableFailure(mismatch(info.getActivityType(), info.getWorkflowId(),
-              wanted.get(), served.toString()), FailureTypes.STORAGE_ROOT_MISMATCH);
-        }
-        return super.execute(input);
-      }
-    };
+  protected ActivityOutput around(ActivityInfo info, ActivityInput input, Function<ActivityInput, ActivityOutput> call) {
+    Optional<String> wanted = StorageRootPropagator.rootIn(input.getHeader().getValues());
+    if (wanted.isPresent() && !wanted.get().equals(served.toString())) {
+      throw ApplicationFailure.newNonRetryableFailure(mismatch(info.getActivityType(), info.getWorkflowId(),
+          wanted.get(), served.toString()), FailureTypes.STORAGE_ROOT_MISMATCH);
+    }
+    return call.apply(input);
   }
 
   static String mismatch(String activity, String workflowId, String wanted, String served) {

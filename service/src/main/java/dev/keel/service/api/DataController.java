@@ -3,6 +3,8 @@ package dev.keel.service.api;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.etl.history.DataTableHistory;
+import dev.keel.etl.history.DataTableList;
+import dev.keel.service.data.DataTableListing;
 import dev.keel.storage.StorageRoot;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -20,6 +22,16 @@ public class DataController {
   @Inject
   public DataController(StorageRoot storage) {
     this.storage = storage;
+  }
+
+  /** The storage root's data tables by name with their latest version: {@code offset} and {@code limit} page. */
+  @Get(produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<?> list(@QueryValue(defaultValue = "0") int offset, @QueryValue(defaultValue = "50") int limit) {
+    try {
+      return HttpResponse.ok(DataTableListing.json(DataTableList.page(storage, offset, limit)));
+    } catch (IllegalArgumentException e) {
+      return HttpResponse.badRequest(Map.of("message", e.getMessage()));
+    }
   }
 
   /** 200 with every version (protobuf JSON of DataHistory), 400 without a table, 404 when there is none. */

@@ -3,6 +3,8 @@ package dev.keel.service.cli;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.DataHistory;
 import dev.keel.etl.history.DataTableHistory;
+import dev.keel.etl.history.DataTableList;
+import dev.keel.service.data.DataTableListing;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -10,11 +12,33 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "data", mixinStandardHelpOptions = true, description = "Data tables written by the ETL stage.",
-    subcommands = {DataCommand.Describe.class})
+    subcommands = {DataCommand.ListTables.class, DataCommand.Describe.class})
 final class DataCommand implements Runnable {
   @Override
   public void run() {
     new picocli.CommandLine(this).usage(System.out);
+  }
+
+  @Command(name = "list", mixinStandardHelpOptions = true,
+      description = "The data tables under <storage>/tables/ with their latest version (no Temporal needed).")
+  static final class ListTables implements Callable<Integer> {
+    @Mixin StackOptions stack;
+
+    @Option(names = "--offset", defaultValue = "0", description = "Skip this many (default: ${DEFAULT-VALUE}).")
+    int offset;
+
+    @Option(names = "--limit", defaultValue = "50", description = "At most this many, 1..1000 (default: ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(names = "--json", description = "Print JSON, as GET /api/v1/data returns it.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      DataTableList.Page page = DataTableList.page(stack.storageRoot(), offset, limit);
+      System.out.print(json ? DataTableListing.json(page) + "\n" : DataTableListing.table(page));
+      return 0;
+    }
   }
 
   @Command(name = "describe", mixinStandardHelpOptions = true,

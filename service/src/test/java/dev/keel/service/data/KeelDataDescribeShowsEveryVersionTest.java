@@ -96,6 +96,18 @@ class KeelDataDescribeShowsEveryVersionTest {
     assertEquals("2", missing[0]);
     assertTrue(missing[2].contains("no Delta table at " + root.table("nope")), missing[2]);
 
+    etl.ingest(IngestRequest.newBuilder().setTableUri("shoes")
+        .setSource(src.clone().setUri(csv(dir.resolve("c.csv"), 0, 10).toString())).build());
+    String[] list = cli("data", "list", "--storage", root.toString());
+    assertEquals("0", list[0], list[2]);
+    List<String> listed = list[1].lines().toList();
+    assertTrue(listed.get(0).startsWith("TABLE    VERSION  UPDATED (UTC)"), list[1]);
+    assertTrue(listed.get(1).startsWith("clothes        1  "), list[1]);
+    assertTrue(listed.get(2).startsWith("shoes          0  "), list[1]);
+    JsonNode page = JSON.readTree(cli("data", "list", "--offset", "1", "--limit", "1", "--json", "--storage", root.toString())[1]);
+    assertEquals(2, page.get("total").asInt());
+    assertEquals("shoes", page.get("tables").get(0).get("name").asText());
+
     LoopbackTemporalServer temporal = LoopbackTemporalServer.start(0);
     WorkflowServiceStubs stubs = KeelWorkerHost.connect(temporal.address());
     try (ApiServer api = ApiServer.start("127.0.0.1", 0, KeelWorkerHost.client(stubs, "default"), root)) {
@@ -108,6 +120,13 @@ class KeelDataDescribeShowsEveryVersionTest {
       assertEquals("overwrite", versions.get(1).get("operation").asText());
       assertEquals(v1.getSourceChecksum(), versions.get(1).get("source_checksum").asText());
       assertEquals(24, versions.get(1).get("rows_per_split").get("train").asLong());
+      HttpResponse<String> tables = http.send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/data")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, tables.statusCode(), tables.body());
+      assertEquals(1, JSON.readTree(tables.body()).get("tables").get(0).get("latest_version").asInt(), tables.body());
+      HttpResponse<String> badPage = http.send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/data?limit=0")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(400, badPage.statusCode(), badPage.body());
       HttpResponse<String> none = http.send(HttpRequest.newBuilder(URI.create(api.url()
           + "/api/v1/data/describe?table=nope")).build(), HttpResponse.BodyHandlers.ofString());
       assertEquals(404, none.statusCode(), none.body());

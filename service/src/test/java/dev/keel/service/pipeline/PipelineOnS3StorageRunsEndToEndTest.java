@@ -159,11 +159,16 @@ class PipelineOnS3StorageRunsEndToEndTest {
       String model = result.getModel().getName();
       for (String path : List.of("/api/v1/pipelines/" + workflowId, "/api/v1/models", "/api/v1/models/" + model,
           "/api/v1/models/" + model + "/" + result.getModel().getVersion(), "/api/v1/data/describe?table=fashion_mnist",
-          "/api/v1/experiments/" + result.getExperimentId(), "/metrics", "/health/readiness")) {
+          "/api/v1/experiments/" + result.getExperimentId(), "/api/v1/experiments/" + result.getExperimentId() + "/view",
+          "/api/v1/data", "/metrics", "/health/readiness")) {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api.url() + path)).build(),
             HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode(), path + ": " + r.body());
         assertNone(secrets, r.body(), "GET " + path);
+        if (path.equals("/api/v1/data")) {
+          // the tables of an S3 root, listed by their common prefixes
+          assertTrue(r.body().contains("\"name\" : \"fashion_mnist\"") && r.body().contains("\"total\" : 2"), r.body());
+        }
       }
     }
 

@@ -4,6 +4,8 @@ import dev.keel.etl.IngestActivitiesImpl;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.train.TrainingActivitiesImpl;
 import dev.keel.inference.InferenceActivitiesImpl;
+import dev.keel.service.pool.ExperimentDemandObserver;
+import dev.keel.service.pool.PoolCapacityActivitiesImpl;
 import dev.keel.service.schedule.PipelineSchedules;
 import dev.keel.service.schedule.ScheduleActivitiesImpl;
 import dev.keel.storage.checkpoint.CheckpointGcActivitiesImpl;
@@ -14,6 +16,7 @@ import dev.keel.tables.drift.DriftActivitiesImpl;
 import dev.keel.tables.drift.DriftTable;
 import dev.keel.tables.registry.ModelRegistryActivitiesImpl;
 import dev.keel.tables.registry.ModelRegistryTable;
+import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.time.Duration;
 
@@ -57,6 +60,16 @@ final class ActivityWiring {
   /** Triggers Temporal Schedules through this worker's connection; on {@code keel-control}. */
   ScheduleActivitiesImpl schedules(WorkflowServiceStubs stubs) {
     return new ScheduleActivitiesImpl(new PipelineSchedules(stubs, options.namespace()));
+  }
+
+  /** A pool's demand, from the running experiments through this worker's client; on {@code keel-control}. */
+  ExperimentDemandObserver poolDemand(WorkflowClient client) {
+    return new ExperimentDemandObserver(client);
+  }
+
+  /** A pool's machines through the Auto Scaling API or tofu apply, as its spec says; on {@code keel-control}. */
+  PoolCapacityActivitiesImpl poolCapacity() {
+    return new PoolCapacityActivitiesImpl();
   }
 
   /** Deletes checkpoints under {@code <storage>/checkpoints} only; light, on {@code keel-control}. */

@@ -88,7 +88,7 @@ public final class KeelWorkerHost implements AutoCloseable {
       KeelWorkflows.register(control);
       // catalog commits and checkpoint GC: light, so they share keel-control with the workflows
       control.registerActivitiesImplementations(wiring.catalog(), wiring.checkpointGc(), wiring.modelRegistry(),
-          wiring.drift(), wiring.schedules(stubs));
+          wiring.drift(), wiring.schedules(stubs), wiring.poolDemand(client), wiring.poolCapacity());
     }
     if (options.roles().contains(Role.ETL)) {
       factory.newWorker(TaskQueues.ETL, workerOptions(options, 1)).registerActivitiesImplementations(wiring.ingest());

@@ -25,6 +25,20 @@ public final class ExternalS3Server {
 
   /** Starts the server {@code kind} names and returns its endpoint; it stops when the JVM exits. */
   static URI start(String kind, String accessKey, String secretKey) throws IOException, InterruptedException {
+    return start(kind, accessKey, secretKey, Map.of());
+  }
+
+  /**
+   * Starts a moto server of its own (not the JVM's S3 server), its environment plus {@code environment}
+   * (e.g. {@code MOTO_EC2_ENABLE_INSTANCE_TYPE_VALIDATION=true}), for tests of other AWS APIs (Auto
+   * Scaling, EC2); it checks no credentials and stops when the JVM exits.
+   */
+  public static URI startMoto(Map<String, String> environment) throws IOException, InterruptedException {
+    return start("moto", "", "", environment);
+  }
+
+  private static URI start(String kind, String accessKey, String secretKey, Map<String, String> environment)
+      throws IOException, InterruptedException {
     Path home = Path.of(System.getProperty("keel.home", ".")).toAbsolutePath().normalize();
     int port = freePort();
     ProcessBuilder pb;
@@ -45,6 +59,7 @@ public final class ExternalS3Server {
       }
       default -> throw new IllegalArgumentException("keel.test.s3.server=" + kind + ": expected s3proxy, minio or moto");
     }
+    pb.environment().putAll(environment);
     Path log = Files.createTempFile("keel-" + kind, ".log");
     pb.redirectErrorStream(true).redirectOutput(log.toFile());
     Process process = pb.start();

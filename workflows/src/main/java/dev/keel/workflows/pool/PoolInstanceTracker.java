@@ -1,6 +1,7 @@
 package dev.keel.workflows.pool;
 
 import dev.keel.api.v1.PoolCarry;
+import dev.keel.api.v1.PoolDemand;
 import dev.keel.api.v1.PoolGang;
 import dev.keel.api.v1.PoolInstance;
 import dev.keel.api.v1.PoolInstanceMemory;
@@ -16,7 +17,7 @@ import java.util.TreeMap;
 
 /**
  * Turns one look at the group into what each instance is doing: starting (since when; failed after
- * {@code max_starting_period}), busy with ranks of which gangs, idle since when, or leaving. The
+ * {@code max_starting_period}), busy with ranks of which gangs (or another training step), idle since when, or leaving. The
  * group's API knows nothing of idleness, so the provisioner remembers when it last saw each
  * instance busy ({@link PoolInstanceMemory}, carried across continue-as-new). Pure.
  */
@@ -33,8 +34,11 @@ public final class PoolInstanceTracker {
 
   private PoolInstanceTracker() {}
 
-  public static Look look(PoolSpec spec, PoolInstances observed, List<PoolGang> gangs, PoolCarry before, long now) {
+  /** @param demand its gangs and other steps make the instances they run on busy */
+  public static Look look(PoolSpec spec, PoolInstances observed, PoolDemand demand, PoolCarry before, long now) {
     long maxStarting = PoolSpecs.millis(spec.getMaxStartingPeriod());
+    List<PoolGang> steps = new ArrayList<>(demand.getGangsList());
+    steps.addAll(demand.getOtherStepsList());
     Map<String, PoolInstanceMemory> memory = new TreeMap<>();
     List<PoolInstanceState> instances = new ArrayList<>();
     List<String> failures = new ArrayList<>();
@@ -59,7 +63,7 @@ public final class PoolInstanceTracker {
         if (m.getInServiceSinceMillis() == 0) {
           m.setInServiceSinceMillis(now);
         }
-        List<String> here = gangs.stream().filter(g -> g.getHostsList().stream().anyMatch(h -> InstanceHosts.runsOn(h, i)))
+        List<String> here = steps.stream().filter(g -> g.getHostsList().stream().anyMatch(h -> InstanceHosts.runsOn(h, i)))
             .map(PoolGang::getTrialWorkflowId).toList();
         if (here.isEmpty()) {
           m.setBusySinceMillis(0);
@@ -91,7 +95,7 @@ public final class PoolInstanceTracker {
     }
 
     List<String> notes = new ArrayList<>();
-    for (PoolGang g : gangs) {
+    for (PoolGang g : demand.getGangsList()) {
       if (g.getRanksStarted() > 0 && g.getHostsCount() > 0 && observed.getInstancesList().stream()
           .noneMatch(i -> g.getHostsList().stream().anyMatch(h -> InstanceHosts.runsOn(h, i)))) {
         notes.add(g.getTrialWorkflowId() + " runs on no instance of the group (" + String.join(", ", g.getHostsList()) + ")");

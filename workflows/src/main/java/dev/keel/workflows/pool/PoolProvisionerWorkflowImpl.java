@@ -96,7 +96,7 @@ public class PoolProvisionerWorkflowImpl implements PoolProvisionerWorkflow {
       return false;
     }
     long now = Workflow.currentTimeMillis();
-    PoolInstanceTracker.Look look = PoolInstanceTracker.look(spec, observed, demand.getGangsList(), carry.build(), now);
+    PoolInstanceTracker.Look look = PoolInstanceTracker.look(spec, observed, demand, carry.build(), now);
     carry.clearInstances().putAllInstances(look.memory()).setShortSinceMillis(look.shortSinceMillis())
         .setShortReported(look.shortReported());
     look.launchFailures().forEach(this::fail);
@@ -130,6 +130,9 @@ public class PoolProvisionerWorkflowImpl implements PoolProvisionerWorkflow {
       carry.setLaunchFailures(0);
     }
     carry.setLastDecision(record);
+    if (record.getApplied()) {
+      carry.setLastChange(record);
+    }
     seen = summary(look, demand, desired, now);
     return true;
   }
@@ -182,6 +185,9 @@ public class PoolProvisionerWorkflowImpl implements PoolProvisionerWorkflow {
     }
     if (carry.hasLastDecision()) {
       s.setLastDecision(carry.getLastDecision());
+    }
+    if (carry.hasLastChange()) {
+      s.setLastChange(carry.getLastChange());
     }
     if (carry.hasLastError()) {
       s.setLastError(carry.getLastError());

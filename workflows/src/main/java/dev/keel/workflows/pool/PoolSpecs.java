@@ -162,6 +162,11 @@ public final class PoolSpecs {
             + " the provisioner sets it"));
       }
     }
+    for (int i = 0; i < tofu.getVarFilesCount(); i++) {
+      if (tofu.getVarFiles(i).isBlank()) {
+        problems.add(new ConfigProblem("tofu.var_files[" + i + "]", "empty: name a .tfvars file"));
+      }
+    }
     duration(problems, "tofu.timeout", tofu.getTimeout(), MIN_POLL_MILLIS);
     if (!tofu.hasAwsAsg()) {
       problems.add(new ConfigProblem("tofu.aws_asg", "required: the Auto Scaling group the configuration manages, through"

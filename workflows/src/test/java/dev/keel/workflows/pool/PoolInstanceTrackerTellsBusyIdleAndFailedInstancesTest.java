@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.api.v1.PoolCarry;
+import dev.keel.api.v1.PoolDemand;
+import dev.keel.api.v1.PoolGang;
 import dev.keel.api.v1.PoolInstance;
 import dev.keel.api.v1.PoolInstanceState;
 import dev.keel.api.v1.PoolInstanceState.Phase;
@@ -43,7 +45,7 @@ class PoolInstanceTrackerTellsBusyIdleAndFailedInstancesTest {
   @Test
   void anInstanceRunningARankIsBusyAndTheOtherIdleSinceItCameIntoService() {
     PoolInstanceTracker.Look look = PoolInstanceTracker.look(SPEC, group(2, inService("i-1", "10.0.0.1"), inService("i-2", "10.0.0.2")),
-        List.of(gang("e/trial-1", 1, 1, "7@ip-10-0-0-1")), PoolCarry.getDefaultInstance(), T0);
+        demand(List.of(gang("e/trial-1", 1, 1, "7@ip-10-0-0-1"))), PoolCarry.getDefaultInstance(), T0);
     assertEquals(List.of(Phase.BUSY, Phase.IDLE), look.instances().stream().map(PoolInstanceState::getPhase).toList());
     assertEquals(List.of("e/trial-1"), look.instances().get(0).getGangsList());
     assertEquals(T0, look.instances().get(1).getSinceMillis());
@@ -54,10 +56,10 @@ class PoolInstanceTrackerTellsBusyIdleAndFailedInstancesTest {
   void anInstanceIsIdleSinceItsLastRankNotSinceItStarted() {
     PoolCarry.Builder carry = PoolCarry.newBuilder();
     PoolInstances group = group(1, inService("i-1", "10.0.0.1"));
-    carry.putAllInstances(PoolInstanceTracker.look(SPEC, group, List.of(), carry.build(), T0).memory());
-    carry.putAllInstances(PoolInstanceTracker.look(SPEC, group, List.of(gang("e/trial-1", 1, 1, "10.0.0.1")), carry.build(),
+    carry.putAllInstances(PoolInstanceTracker.look(SPEC, group, demand(List.of()), carry.build(), T0).memory());
+    carry.putAllInstances(PoolInstanceTracker.look(SPEC, group, demand(List.of(gang("e/trial-1", 1, 1, "10.0.0.1"))), carry.build(),
         T0 + 10 * MINUTE).memory());
-    PoolInstanceState later = PoolInstanceTracker.look(SPEC, group, List.of(), carry.build(), T0 + 16 * MINUTE).instances().get(0);
+    PoolInstanceState later = PoolInstanceTracker.look(SPEC, group, demand(List.of()), carry.build(), T0 + 16 * MINUTE).instances().get(0);
     assertEquals(Phase.IDLE, later.getPhase());
     assertEquals(T0 + 10 * MINUTE, later.getSinceMillis());
   }
@@ -66,14 +68,14 @@ class PoolInstanceTrackerTellsBusyIdleAndFailedInstancesTest {
   void anInstanceStillPendingAfterMaxStartingPeriodFailsOnceWithTheReason() {
     PoolInstances group = group(1, PoolInstance.newBuilder().setInstanceId("i-1").setLifecycleState("Pending").build());
     PoolCarry.Builder carry = PoolCarry.newBuilder();
-    PoolInstanceTracker.Look first = PoolInstanceTracker.look(SPEC, group, List.of(), carry.build(), T0);
+    PoolInstanceTracker.Look first = PoolInstanceTracker.look(SPEC, group, demand(List.of()), carry.build(), T0);
     assertEquals(Phase.STARTING, first.instances().get(0).getPhase());
     carry.putAllInstances(first.memory());
-    PoolInstanceTracker.Look late = PoolInstanceTracker.look(SPEC, group, List.of(), carry.build(), T0 + 21 * MINUTE);
+    PoolInstanceTracker.Look late = PoolInstanceTracker.look(SPEC, group, demand(List.of()), carry.build(), T0 + 21 * MINUTE);
     assertEquals(Phase.FAILED, late.instances().get(0).getPhase());
     assertEquals(List.of("instance i-1 still starting after 21m > max_starting_period 20m"), late.launchFailures());
     carry.putAllInstances(late.memory());
-    PoolInstanceTracker.Look again = PoolInstanceTracker.look(SPEC, group, List.of(), carry.build(), T0 + 22 * MINUTE);
+    PoolInstanceTracker.Look again = PoolInstanceTracker.look(SPEC, group, demand(List.of()), carry.build(), T0 + 22 * MINUTE);
     assertEquals(Phase.FAILED, again.instances().get(0).getPhase());
     assertTrue(again.launchFailures().isEmpty(), "a failed launch counts once");
   }
@@ -82,15 +84,15 @@ class PoolInstanceTrackerTellsBusyIdleAndFailedInstancesTest {
   void aGroupShortOfItsDesiredCountPastMaxStartingPeriodIsAFailedLaunchWithTheProvidersReason() {
     PoolInstances group = group(2, inService("i-1", "10.0.0.1")).toBuilder()
         .addLaunchFailures("Launching a new EC2 instance failed: InsufficientInstanceCapacity").build();
-    PoolInstanceTracker.Look first = PoolInstanceTracker.look(SPEC, group, List.of(), PoolCarry.getDefaultInstance(), T0);
+    PoolInstanceTracker.Look first = PoolInstanceTracker.look(SPEC, group, demand(List.of()), PoolCarry.getDefaultInstance(), T0);
     assertEquals(T0, first.shortSinceMillis());
     assertTrue(first.launchFailures().isEmpty());
     PoolCarry carry = PoolCarry.newBuilder().setShortSinceMillis(first.shortSinceMillis()).build();
-    PoolInstanceTracker.Look late = PoolInstanceTracker.look(SPEC, group, List.of(), carry, T0 + 25 * MINUTE);
+    PoolInstanceTracker.Look late = PoolInstanceTracker.look(SPEC, group, demand(List.of()), carry, T0 + 25 * MINUTE);
     assertEquals(List.of("the group was asked for 2 instances but has had only 1 for 25m > max_starting_period 20m;"
         + " the provider says: Launching a new EC2 instance failed: InsufficientInstanceCapacity"), late.launchFailures());
     assertTrue(late.shortReported());
-    PoolInstanceTracker.Look whole = PoolInstanceTracker.look(SPEC, group(1, inService("i-1", "10.0.0.1")), List.of(),
+    PoolInstanceTracker.Look whole = PoolInstanceTracker.look(SPEC, group(1, inService("i-1", "10.0.0.1")), demand(List.of()),
         carry.toBuilder().setShortReported(true).build(), T0 + 26 * MINUTE);
     assertEquals(0, whole.shortSinceMillis());
     assertFalse(whole.shortReported());
@@ -99,8 +101,25 @@ class PoolInstanceTrackerTellsBusyIdleAndFailedInstancesTest {
   @Test
   void ranksOnNoInstanceOfTheGroupAreNoted() {
     PoolInstanceTracker.Look look = PoolInstanceTracker.look(SPEC, group(1, inService("i-1", "10.0.0.1")),
-        List.of(gang("e/trial-7", 1, 1, "99@laptop")), PoolCarry.getDefaultInstance(), T0);
+        demand(List.of(gang("e/trial-7", 1, 1, "99@laptop"))), PoolCarry.getDefaultInstance(), T0);
     assertEquals(List.of("e/trial-7 runs on no instance of the group (99@laptop)"), look.notes());
+  }
+
+  @Test
+  void anInstanceRunningAPipelinesFinalTrainingIsBusyThoughNotDemand() {
+    PoolDemand demand = PoolDemand.newBuilder().addOtherSteps(gang("pipeline-p", 1, 1, "7@ip-10-0-0-2")).build();
+    PoolInstanceTracker.Look look = PoolInstanceTracker.look(SPEC, group(2, inService("i-1", "10.0.0.1"), inService("i-2", "10.0.0.2")),
+        demand, PoolCarry.getDefaultInstance(), T0);
+    assertEquals(List.of(Phase.IDLE, Phase.BUSY), look.instances().stream().map(PoolInstanceState::getPhase).toList());
+    assertEquals(List.of("pipeline-p"), look.instances().get(1).getGangsList());
+    ScalingDecision d = PoolScaling.decide(SPEC, demand.getGangsList(), look.instances(), 2, PoolBackoff.NONE,
+        T0 + 60 * MINUTE);
+    assertEquals(List.of("i-2"), d.protect());
+    assertEquals(1, d.desired(), "an hour later only the idle instance goes; the one training stays, protected");
+  }
+
+  private static PoolDemand demand(List<PoolGang> gangs) {
+    return PoolDemand.newBuilder().addAllGangs(gangs).build();
   }
 
   private static PoolInstances group(int desired, PoolInstance... instances) {

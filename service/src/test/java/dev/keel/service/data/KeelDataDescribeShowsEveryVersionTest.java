@@ -10,20 +10,15 @@ import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.etl.IngestActivitiesImpl;
 import dev.keel.service.api.ApiServer;
-import dev.keel.service.cli.KeelCli;
+import dev.keel.service.cli.KeelRun;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.storage.StorageRoot;
 import io.temporal.serviceclient.WorkflowServiceStubs;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,16 +48,8 @@ class KeelDataDescribeShowsEveryVersionTest {
   }
 
   static String[] cli(String... args) {
-    PrintStream out = System.out;
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    StringWriter err = new StringWriter();
-    System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
-    try {
-      int code = KeelCli.run(new PrintWriter(err, true), args);
-      return new String[] {Integer.toString(code), buf.toString(StandardCharsets.UTF_8), err.toString()};
-    } finally {
-      System.setOut(out);
-    }
+    KeelRun.Result r = KeelRun.keel(args);
+    return new String[] {Integer.toString(r.code()), r.out(), r.err()};
   }
 
   @Test

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link TofuApplyActuator} running the real {@code .tools/tofu} on a configuration without a cloud
- * ({@code terraform_data}): the desired count and the extra variables reach the state ({@code tofu output}),
+ * ({@code terraform_data}): the desired count and a variable file reach the state ({@code tofu output}),
  * a value the configuration refuses comes back with tofu's own error text, and an apply that outlives the
  * timeout is stopped and reported.
  */
@@ -26,12 +26,14 @@ class TofuApplyActuatorWithTofuTest {
       .setRegion("us-east-1").setEndpointOverride("http://127.0.0.1:9").build();
 
   @Test
-  void appliesTheDesiredCountAndExtraVariablesIntoTheState() throws Exception {
+  void appliesTheDesiredCountAndTheVariableFileIntoTheState() throws Exception {
     Path dir = TofuTools.copy("tofu-data");
-    try (TofuApplyActuator actuator = actuator(dir, Map.of("pool", "gpu"), "5m")) {
+    Files.writeString(dir.resolve("keel.tfvars"), "pool = \"gpu-from-file\"\n");
+    try (TofuApplyActuator actuator = new TofuApplyActuator(TofuTools.spec(dir, UNUSED_GROUP).addVarFiles("keel.tfvars").build(),
+        new AutoScalingActuator(UNUSED_GROUP), Map.of())) {
       actuator.setDesired(2);
       assertEquals("2", TofuTools.output(dir, "desired_capacity"));
-      assertEquals("gpu", TofuTools.output(dir, "pool"));
+      assertEquals("gpu-from-file", TofuTools.output(dir, "pool"));
       actuator.setDesired(1);
       assertEquals("1", TofuTools.output(dir, "desired_capacity"));
     }

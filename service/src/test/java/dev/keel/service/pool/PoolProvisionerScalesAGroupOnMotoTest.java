@@ -24,6 +24,7 @@ import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
@@ -81,8 +82,9 @@ class PoolProvisionerScalesAGroupOnMotoTest {
   @Test
   void scalesOutForAQueuedGangProtectsItsRanksAndScalesInOnlyAfterTheIdlePeriod() throws Exception {
     AwsAutoScalingGroup group = MotoGroups.create("keel-pool-scaling", "t3.micro", 4);
+    // continuing as new every 4 looks: what it remembers of each instance (idle since when) crosses the runs
     PoolProvisionerWorkflow pool = start(PoolSpec.newBuilder().setName("gpu").setSlotsPerInstance(1).setMaxInstances(4)
-        .setMaxIdlePeriod("5m").setPollInterval("30s").setAwsAsg(group).build());
+        .setMaxIdlePeriod("5m").setPollInterval("30s").setContinueAsNewAfterIterations(4).setAwsAsg(group).build());
 
     // a trial with slots_per_trial 2 queues: its gang needs 2 one-slot instances at once
     demand.set(gang("experiment-a/trial-1", 2, 0));
@@ -128,12 +130,16 @@ class PoolProvisionerScalesAGroupOnMotoTest {
     assertTrue(in.getReason().matches("instance i-\\w+ idle for 5m\\d*s? > max_idle_period 5m, instance i-\\w+ idle for 5m\\d*s?"
         + " > max_idle_period 5m: scale in \\(2 instances more than needed \\(no demand\\)\\), desired 2 → 0"), in.getReason());
     assertEquals(0, MotoGroups.describe("keel-pool-scaling").desiredCapacity());
+    assertTrue(scaledIn.getContinuedAsNew() >= 3, "runs so far: " + scaledIn.getContinuedAsNew());
 
     pool.stop();
     PoolStatus last = env.getWorkflowClient().newUntypedWorkflowStub(PoolProvisionerWorkflow.workflowId("gpu"))
         .getResult(PoolStatus.class);
     assertTrue(last.getStopped());
     assertEquals(0, MotoGroups.describe("keel-pool-scaling").desiredCapacity(), "stopping leaves the group as it is");
+    // the last run replays against the workflow code without a non-determinism error
+    WorkflowReplayer.replayWorkflowExecution(env.getWorkflowClient().fetchHistory(PoolProvisionerWorkflow.workflowId("gpu")),
+        PoolProvisionerWorkflowImpl.class);
   }
 
   @Test

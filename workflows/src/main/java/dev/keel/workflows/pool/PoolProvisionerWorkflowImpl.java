@@ -52,6 +52,7 @@ public class PoolProvisionerWorkflowImpl implements PoolProvisionerWorkflow {
     }
     spec = PoolSpecs.withDefaults(request.getSpec());
     carry = request.getCarry().toBuilder();
+    seen = carry.getSeen().toBuilder();
     long looks = 0;
     while (true) {
       if (pendingSpec != null) {
@@ -64,11 +65,6 @@ public class PoolProvisionerWorkflowImpl implements PoolProvisionerWorkflow {
       if (stopRequested) {
         break;
       }
-      if (pendingSpec == null && (looks >= spec.getContinueAsNewAfterIterations()
-          || Workflow.getInfo().getHistoryLength() > MAX_HISTORY_EVENTS)) {
-        carry.setRuns(carry.getRuns() + 1);
-        Workflow.continueAsNew(PoolProvisionerRequest.newBuilder().setSpec(spec).setCarry(carry).build());
-      }
       long wait = PoolSpecs.millis(spec.getPollInterval());
       if (!observed) {
         // the provider (or Temporal) did not answer: the next look waits for the back-off too
@@ -77,6 +73,12 @@ public class PoolProvisionerWorkflowImpl implements PoolProvisionerWorkflow {
       Workflow.await(Duration.ofMillis(wait), () -> stopRequested || pendingSpec != null);
       if (stopRequested) {
         break;
+      }
+      // after the wait, so that the next run's first look keeps the poll interval
+      if (pendingSpec == null && (looks >= spec.getContinueAsNewAfterIterations()
+          || Workflow.getInfo().getHistoryLength() > MAX_HISTORY_EVENTS)) {
+        carry.setRuns(carry.getRuns() + 1).setSeen(seen);
+        Workflow.continueAsNew(PoolProvisionerRequest.newBuilder().setSpec(spec).setCarry(carry).build());
       }
     }
     log.info("provisioner of pool {} stopped after {} looks", spec.getName(), carry.getIterations());

@@ -25,6 +25,8 @@ import io.temporal.client.WorkflowClient;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Optional;
 import java.util.Set;
 
@@ -50,28 +52,8 @@ public final class ExperimentDemandObserver implements PoolDemandActivities {
   @Override
   public PoolDemand observe(PoolDemandRequest request) {
     PoolDemand.Builder out = PoolDemand.newBuilder();
-    for (WorkflowExecutionInfo info : WorkflowListing.executions(client, ExperimentWorkflow.TYPE, true)) {
-      String id = info.getExecution().getWorkflowId();
-      ExperimentState experiment;
-      try {
-        experiment = client.newWorkflowStub(ExperimentWorkflow.class, id).state();
-      } catch (RuntimeException e) {
-        out.addNotes("experiment " + id + " did not answer its state query (" + e.getMessage() + "): not counted");
-        continue;
-      }
-      if (experiment.getResourcePool().isEmpty()) {
-        out.addNotes("experiment " + id + " does not say its pool (started by an older Keel): not counted");
-        continue;
-      }
-      if (!experiment.getResourcePool().equals(request.getPool())) {
-        continue;
-      }
-      for (TrialState trial : experiment.getTrialsList()) {
-        if (trial.getState() == TrialState.State.ACTIVE && training(trial)) {
-          gang(id, trial, out).ifPresent(out::addGangs);
-        }
-      }
-    }
+    Map<String, List<PoolGang>> byPool = gangsByPool(out);
+    out.addAllGangs(byPool.getOrDefault(request.getPool(), List.of()));
     // a pipeline's final training is no trial: the instance it runs on is busy, though the pipeline's pool is unknown here
     for (WorkflowExecutionInfo info : WorkflowListing.executions(client, PipelineWorkflow.TYPE, true)) {
       String id = info.getExecution().getWorkflowId();
@@ -80,6 +62,34 @@ public final class ExperimentDemandObserver implements PoolDemandActivities {
               .addAllHosts(workers.stream().filter(w -> !w.isBlank()).distinct().toList())));
     }
     return out.build();
+  }
+
+  /**
+   * The gangs of every pool that has a running experiment, by pool: its active trials that train a step or
+   * wait to. What could not be read goes into {@code notes}'s notes.
+   */
+  public Map<String, List<PoolGang>> gangsByPool(PoolDemand.Builder notes) {
+    Map<String, List<PoolGang>> out = new TreeMap<>();
+    for (WorkflowExecutionInfo info : WorkflowListing.executions(client, ExperimentWorkflow.TYPE, true)) {
+      String id = info.getExecution().getWorkflowId();
+      ExperimentState experiment;
+      try {
+        experiment = client.newWorkflowStub(ExperimentWorkflow.class, id).state();
+      } catch (RuntimeException e) {
+        notes.addNotes("experiment " + id + " did not answer its state query (" + e.getMessage() + "): not counted");
+        continue;
+      }
+      if (experiment.getResourcePool().isEmpty()) {
+        notes.addNotes("experiment " + id + " does not say its pool (started by an older Keel): not counted");
+        continue;
+      }
+      for (TrialState trial : experiment.getTrialsList()) {
+        if (trial.getState() == TrialState.State.ACTIVE && training(trial)) {
+          gang(id, trial, notes).ifPresent(g -> out.computeIfAbsent(experiment.getResourcePool(), p -> new ArrayList<>()).add(g));
+        }
+      }
+    }
+    return out;
   }
 
   /** The trial trains toward its target, or will as soon as it has slots (TrialBook's "busy"). */

@@ -7,17 +7,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.api.v1.CatalogAppend;
 import dev.keel.api.v1.CatalogRow;
-import dev.keel.service.cli.KeelCli;
+import dev.keel.service.cli.KeelRun;
 import dev.keel.tables.catalog.CatalogActivitiesImpl;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -120,17 +115,8 @@ class ExperimentListPagesTheCatalogNewestFirstTest {
   }
 
   private static String cli(String... args) {
-    PrintStream original = System.out;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    StringWriter err = new StringWriter();
-    int code;
-    try {
-      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-      code = KeelCli.run(new PrintWriter(err, true), args);
-    } finally {
-      System.setOut(original);
-    }
-    assertEquals(0, code, err.toString());
-    return out.toString(StandardCharsets.UTF_8);
+    KeelRun.Result r = KeelRun.keel(args);
+    assertEquals(0, r.code(), r.err());
+    return r.out();
   }
 }

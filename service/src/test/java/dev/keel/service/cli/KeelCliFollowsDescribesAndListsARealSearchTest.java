@@ -7,11 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.service.api.SearchStack;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -145,15 +140,7 @@ class KeelCliFollowsDescribesAndListsARealSearchTest {
   private static String[] keel(String... args) {
     List<String> all = new ArrayList<>(List.of(args));
     all.addAll(List.of("--temporal", stack.temporalAddress(), "--storage", stack.root().toString()));
-    PrintStream out = System.out;
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    StringWriter err = new StringWriter();
-    System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
-    try {
-      int code = KeelCli.run(new PrintWriter(err, true), all.toArray(String[]::new));
-      return new String[] {Integer.toString(code), buf.toString(StandardCharsets.UTF_8), err.toString()};
-    } finally {
-      System.setOut(out);
-    }
+    KeelRun.Result r = KeelRun.keel(all.toArray(String[]::new));
+    return new String[] {Integer.toString(r.code()), r.out(), r.err()};
   }
 }

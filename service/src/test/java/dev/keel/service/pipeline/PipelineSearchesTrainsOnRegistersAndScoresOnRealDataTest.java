@@ -13,7 +13,7 @@ import dev.keel.api.v1.PipelineResult;
 import dev.keel.api.v1.TrialState;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.api.ApiServer;
-import dev.keel.service.cli.KeelCli;
+import dev.keel.service.cli.KeelRun;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.registry.ModelRegistryTable;
@@ -22,15 +22,10 @@ import io.delta.standalone.DeltaLog;
 import io.delta.standalone.data.CloseableIterator;
 import io.delta.standalone.data.RowRecord;
 import io.temporal.client.WorkflowOptions;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
@@ -206,15 +201,8 @@ class PipelineSearchesTrainsOnRegistersAndScoresOnRealDataTest {
   }
 
   private static String cli(String... args) {
-    PrintStream stdout = System.out;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    StringWriter err = new StringWriter();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    try {
-      assertEquals(0, KeelCli.run(new PrintWriter(err, true), args), err.toString());
-    } finally {
-      System.setOut(stdout);
-    }
-    return out.toString(StandardCharsets.UTF_8);
+    KeelRun.Result r = KeelRun.keel(args);
+    assertEquals(0, r.code(), r.err());
+    return r.out();
   }
 }

@@ -1,5 +1,5 @@
 // Keel's dashboard: plain JavaScript over the REST API (no build step). Pages are chosen by the URL's
-// hash: #/ experiments, #/experiments/<id>, #/models, #/models/<name>/<version>. An experiment's page
+// hash: #/ experiments, #/experiments/<id>, #/pipelines[/<id>], #/models[/<name>/<version>], #/pools[/<name>]. An experiment's page
 // follows its Server-Sent Events (read with fetch, so that the bearer token can be sent).
 'use strict';
 
@@ -301,6 +301,53 @@ async function pipelinePage(id) {
   }
 }
 
+// ---- pools ---------------------------------------------------------------------------------------
+function ago(millis) {
+  if (!millis || Number(millis) === 0) return '';
+  const s = Math.max(0, Math.round((Date.now() - Number(millis)) / 1000));
+  return s < 60 ? `${s}s ago` : s < 3600 ? `${Math.floor(s / 60)}m ago` : `${Math.floor(s / 3600)}h ago`;
+}
+
+async function poolsPage() {
+  const render = async () => {
+    const pools = (await api('/api/v1/pools')).pools || [];
+    main.innerHTML = `<h1>Pools</h1><p class="muted">Training pools whose instances a provisioner sizes from the queued trials (keel pool start SPEC)</p>
+      <table id="pools"><thead><tr><th>Pool</th><th>Desired</th><th>Running</th><th>Busy</th><th>Idle</th><th>Starting</th>
+      <th>Failed</th><th>Gangs running / queued</th><th>Slots asked</th><th>Last decision</th></tr></thead><tbody>${pools.map(p => `
+      <tr data-pool="${esc(p.spec?.name)}"><td><a href="#/pools/${encodeURIComponent(p.spec?.name)}">${esc(p.spec?.name)}</a>${p.stopped ? ' (stopped)' : ''}</td>
+      <td class="num">${esc(p.desired)}</td><td class="num">${esc(p.running)}</td><td class="num">${esc(p.busy)}</td>
+      <td class="num">${esc(p.idle)}</td><td class="num">${esc(p.starting)}</td><td class="num">${esc(p.failed)}</td>
+      <td class="num">${esc(p.running_gangs)} / ${esc(p.queued_gangs)}</td><td class="num">${esc(p.demanded_slots)}</td>
+      <td class="wrap">${esc(ago(p.last_decision?.time_millis))} ${esc(p.last_decision?.reason)}</td></tr>`).join('')}</tbody></table>
+      ${pools.length ? '' : '<p class="muted">No pool provisioner runs.</p>'}`;
+  };
+  await render();
+  const timer = setInterval(() => render().catch(showError), 5000);
+  leavePage = () => clearInterval(timer);
+}
+
+async function poolPage(name) {
+  const render = async () => {
+    const p = await api(`/api/v1/pools/${encodeURIComponent(name)}`);
+    main.innerHTML = `<h1>Pool ${esc(name)}${p.stopped ? ' (stopped)' : ''}</h1>
+      <div class="summary card">
+        <div><b>Desired</b>${esc(p.desired)} (min ${esc(p.spec?.min_instances)}, max ${esc(p.spec?.max_instances)})</div>
+        <div><b>Running</b>${esc(p.running)}: ${esc(p.busy)} busy, ${esc(p.idle)} idle</div>
+        <div><b>Starting / failed</b>${esc(p.starting)} / ${esc(p.failed)}</div>
+        <div><b>Gangs</b>${esc(p.running_gangs)} running, ${esc(p.queued_gangs)} queued (${esc(p.demanded_slots)} slots)</div>
+      </div>
+      ${p.last_error?.message ? `<p class="error">${esc(ago(p.last_error.time_millis))}: ${esc(p.last_error.message)}</p>` : ''}
+      <h2>Last decision</h2><p id="decision">${esc(ago(p.last_decision?.time_millis))} ${esc(p.last_decision?.reason || 'none yet')}</p>
+      <h2>Instances</h2><table id="instances"><thead><tr><th>Instance</th><th>Phase</th><th>Since</th><th>Protected from scale-in</th></tr></thead>
+      <tbody>${(p.instances || []).map(i => `<tr><td>${esc(i.instance_id)}</td><td>${state(i.phase)}</td><td>${esc(ago(i.since_millis))}</td>
+      <td>${i.protected_from_scale_in ? 'yes' : ''}</td></tr>`).join('')}</tbody></table>
+      ${(p.notes || []).map(n => `<p class="muted">${esc(n)}</p>`).join('')}`;
+  };
+  await render();
+  const timer = setInterval(() => render().catch(showError), 5000);
+  leavePage = () => clearInterval(timer);
+}
+
 // ---- routing -------------------------------------------------------------------------------------
 function showError(e) { main.innerHTML = `<p class="error">${esc(e.message)}</p>`; }
 
@@ -309,6 +356,8 @@ async function route() {
   const parts = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   try {
     if (parts[0] === 'experiments' && parts[1]) experimentPage(parts[1]);
+    else if (parts[0] === 'pools' && parts[1]) await poolPage(parts[1]);
+    else if (parts[0] === 'pools') await poolsPage();
     else if (parts[0] === 'pipelines' && parts[1]) await pipelinePage(parts[1]);
     else if (parts[0] === 'pipelines') await pipelinesPage();
     else if (parts[0] === 'models' && parts[2]) await modelPage(parts[1], parts[2]);

@@ -39,7 +39,10 @@ public final class ApiServer implements AutoCloseable {
     }
     ApplicationContext context = ApplicationContext.builder()
         .properties(Map.of("micronaut.server.host", host, "micronaut.server.port", port,
-            "micronaut.application.name", "keel"))
+            "micronaut.application.name", "keel",
+            // The controllers block on Temporal and Delta: run blocking methods on the I/O pool, not on
+            // Netty's few event loops, where a handful of slow calls would hold up every other request.
+            "micronaut.server.thread-selection", "AUTO"))
         .singletons(client, storage, new ModelRegistryTable(storage), new DriftTable(storage), token)
         .deduceEnvironment(false)
         .banner(false)

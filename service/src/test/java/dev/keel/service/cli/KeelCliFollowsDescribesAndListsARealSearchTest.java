@@ -55,7 +55,9 @@ class KeelCliFollowsDescribesAndListsARealSearchTest {
     List<String> lines = Arrays.asList(waited[1].split("\n"));
     assertFalse(waited[1].contains("\r"), "no redrawn line when not on a terminal");
     assertTrue(lines.get(0).startsWith("ACTIVE"), waited[1]);
-    assertTrue(lines.stream().anyMatch(l -> l.startsWith("ACTIVE") && l.contains("trials 1/2 done")), waited[1]);
+    // a line per change (which intermediate ones a 1 s poll sees depends on timing), ending with the completion
+    assertTrue(lines.contains("COMPLETED 100%  trials 2/2 done, 0 active  80 batches  best validation_loss "
+        + lines.get(lines.size() - 2).substring(lines.get(lines.size() - 2).lastIndexOf(' ') + 1)), waited[1]);
     String last = lines.get(lines.size() - 1);
     assertTrue(last.startsWith("experiment " + id + " COMPLETED, best validation_loss 0."), last);
   }

@@ -1,6 +1,6 @@
 package dev.keel.infra;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,10 +39,10 @@ final class InfraTools {
   /** OpenTofu, with the AWS provider it installs from the local mirror only. */
   static Path tofu() {
     Path tofu = tools().resolve("tofu");
-    assumeTrue(Files.isExecutable(tofu), "no OpenTofu at " + tofu + ": " + INSTALL);
+    assertTrue(Files.isExecutable(tofu), "no OpenTofu at " + tofu + ": " + INSTALL);
     Path provider = tools().resolve("tofu-plugins/registry.opentofu.org/hashicorp/aws/3.39.0/linux_amd64/terraform-provider-aws_v3.39.0_x5");
-    assumeTrue(Files.isExecutable(provider), "no AWS provider 3.39.0 at " + provider + ": " + INSTALL);
-    assumeTrue(Files.isRegularFile(cliConfig()), "no " + cliConfig() + ": " + INSTALL);
+    assertTrue(Files.isExecutable(provider), "no AWS provider 3.39.0 at " + provider + ": " + INSTALL);
+    assertTrue(Files.isRegularFile(cliConfig()), "no " + cliConfig() + ": " + INSTALL);
     return tofu;
   }
 
@@ -64,7 +64,7 @@ final class InfraTools {
   }
 
   private static Path require(Path binary, String name) {
-    assumeTrue(Files.isExecutable(binary), "no " + name + " at " + binary + ": " + INSTALL);
+    assertTrue(Files.isExecutable(binary), "no " + name + " at " + binary + ": " + INSTALL);
     return binary;
   }
 }

@@ -13,6 +13,7 @@ import dev.keel.etl.IngestActivitiesImpl;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;
+import dev.keel.service.testing.Poll;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.WorkerHostOptions;
 import dev.keel.service.worker.WorkerHostOptions.Role;
@@ -211,13 +212,7 @@ final class FaultStack implements AutoCloseable {
 
   /** Polls {@code condition} every 100 ms until it holds; fails after {@code timeout}. */
   static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + timeout + " waiting for " + what);
-      }
-      Thread.sleep(100);
-    }
+    Poll.until(what, timeout, condition);
   }
 
   static void deleteTree(Path dir) throws IOException {

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.service.api.SearchStack;
 import dev.keel.service.worker.KeelWorkerHost;
+import dev.keel.service.testing.Poll;
 import io.micrometer.core.instrument.Gauge;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,25 +33,23 @@ class TrialGaugesCountRunningAndQueuedTrialsByPoolTest {
       try {
         TrialGauges gauges = new TrialGauges(KeelWorkerHost.client(stubs, "default"), Duration.ZERO);
         String id = stack.submit(CONFIG);
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        double running = 0;
-        double queued = 0;
-        while ((running != 1 || queued != 1) && System.nanoTime() < deadline) {
-          Thread.sleep(200);
+        List<Double> counts = Poll.until("one trial running and one queued in pool cpu", Duration.ofMinutes(2), () -> {
           gauges.refresh();
-          running = value("running");
-          queued = value("queued");
-        }
-        assertEquals(1, running, "trials training in pool cpu");
-        assertEquals(1, queued, "trials waiting for the one slot of pool cpu");
+          return List.of(value("running"), value("queued"));
+        }, c -> c.equals(List.of(1.0, 1.0)));
+        assertEquals(1, counts.get(0), "trials training in pool cpu");
+        assertEquals(1, counts.get(1), "trials waiting for the one slot of pool cpu");
         assertTrue(KeelMetrics.scrape().contains("keel_trials{pool=\"cpu\",state=\"queued\"} 1.0"), KeelMetrics.scrape());
 
         assertEquals(202, stack.post("/api/v1/experiments/" + id + "/kill").statusCode());
         stack.getJson("/api/v1/experiments/" + id); // answers while it winds down
-        while (stack.getJson("/api/v1/experiments/" + id + "/view").get("experiment").get("running").asBoolean()
-            && System.nanoTime() < deadline) {
-          Thread.sleep(200);
-        }
+        Poll.until("the killed experiment's workflow to close", Duration.ofMinutes(2), () -> {
+          try {
+            return !stack.getJson("/api/v1/experiments/" + id + "/view").get("experiment").get("running").asBoolean();
+          } catch (java.io.IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+        });
         gauges.refresh();
         assertEquals(-1, value("running"), "no series once no experiment runs");
       } finally {

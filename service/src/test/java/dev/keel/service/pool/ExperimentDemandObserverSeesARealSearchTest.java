@@ -1,5 +1,6 @@
 package dev.keel.service.pool;
 
+import dev.keel.service.testing.Poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -111,15 +112,7 @@ class ExperimentDemandObserverSeesARealSearchTest {
 
   private static PoolDemand await(ExperimentDemandObserver observer, String pool, Predicate<PoolDemand> done)
       throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-    PoolDemand d = observer.observe(PoolDemandRequest.newBuilder().setPool(pool).build());
-    while (!done.test(d)) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("pool " + pool + ": " + d);
-      }
-      Thread.sleep(200);
-      d = observer.observe(PoolDemandRequest.newBuilder().setPool(pool).build());
-    }
-    return d;
+    return Poll.until("the demand of pool " + pool, Duration.ofMinutes(2),
+        () -> observer.observe(PoolDemandRequest.newBuilder().setPool(pool).build()), done);
   }
 }

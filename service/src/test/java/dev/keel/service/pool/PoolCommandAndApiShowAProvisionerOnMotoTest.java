@@ -1,5 +1,6 @@
 package dev.keel.service.pool;
 
+import dev.keel.service.testing.Poll;
 import static dev.keel.service.cli.KeelRun.keel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -135,12 +136,6 @@ class PoolCommandAndApiShowAProvisionerOnMotoTest {
   }
 
   private static void await(BooleanSupplier done) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (!done.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within 60 s");
-      }
-      Thread.sleep(250);
-    }
+    Poll.until("the provisioner", Duration.ofSeconds(60), done);
   }
 }

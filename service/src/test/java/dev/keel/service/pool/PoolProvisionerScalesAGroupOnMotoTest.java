@@ -1,5 +1,6 @@
 package dev.keel.service.pool;
 
+import dev.keel.service.testing.Poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -214,16 +215,7 @@ class PoolProvisionerScalesAGroupOnMotoTest {
 
   /** Real time: the looks' activities call moto while the test server's clock stands. */
   private static PoolStatus awaitStatus(PoolProvisionerWorkflow pool, Predicate<PoolStatus> done) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    PoolStatus s = pool.status();
-    while (!done.test(s)) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("the provisioner did not get there within 60 s; its status: " + s);
-      }
-      Thread.sleep(50);
-      s = pool.status();
-    }
-    return s;
+    return Poll.until("the provisioner's status", Duration.ofSeconds(60), pool::status, done);
   }
 
   private static List<String> protectedIds() throws Exception {

@@ -93,9 +93,9 @@ public final class TrainBench {
       testAccuracy = p.accuracy(test.labels());
     }
     double testSeconds = (System.nanoTime() - t1) / 1e9;
+    int trainingRows = plan.validation().trainingRows(train);
     System.out.printf("batches: %d (%.2f epochs of %d rows)%n", outcome.batches(),
-        outcome.batches() * (double) plan.batchSize() / (train.size() - Math.round(train.size() * plan.validationFraction())),
-        train.size() - Math.round(train.size() * plan.validationFraction()));
+        outcome.batches() * (double) plan.batchSize() / trainingRows, trainingRows);
     System.out.printf("train+validate wall time: %.1f s (%.1f batches/s)%n", trainSeconds, outcome.batches() / trainSeconds);
     System.out.printf("validation accuracy: %.4f, loss %.4f%n",
         outcome.validationMetrics().get(Metrics.VALIDATION_ACCURACY),

@@ -6,6 +6,7 @@ import dev.keel.api.v1.DataSpec;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.Resources;
+import dev.keel.api.v1.ValidationSpec;
 import java.time.Duration;
 
 /**
@@ -18,6 +19,13 @@ import java.time.Duration;
 public final class ConfigDefaults {
   /** 5,000 of Fashion-MNIST's 60,000 training images, as in the usual 55,000/5,000 split. */
   public static final double VALIDATION_FRACTION = 5000.0 / 60000.0;
+  /**
+   * Each label keeps its share of validation rows: image folders and many CSVs list their rows class by
+   * class, so any cut in table order would validate on a few classes only.
+   */
+  public static final boolean VALIDATION_STRATIFY = true;
+  /** The row-id hash's seed, the same for every experiment, so experiments on one data version validate alike. */
+  public static final long VALIDATION_SEED = 0;
   /** Restarts after worker failures per trial (a pipeline trains one trial). */
   public static final int MAX_RESTARTS = 5;
   /**
@@ -47,9 +55,18 @@ public final class ConfigDefaults {
   public static ExperimentConfig withDefaults(ExperimentConfig config) {
     ExperimentConfig.Builder c = config.toBuilder();
     DataSpec.Builder data = c.getDataBuilder();
-    if (!data.hasValidationFraction()) {
-      data.setValidationFraction(VALIDATION_FRACTION);
+    ValidationSpec.Builder validation = c.getValidationBuilder();
+    if (!validation.hasFraction()) {
+      validation.setFraction(data.hasValidationFraction() ? data.getValidationFraction() : VALIDATION_FRACTION);
     }
+    if (!validation.hasStratify()) {
+      validation.setStratify(VALIDATION_STRATIFY);
+    }
+    if (!validation.hasSeed()) {
+      validation.setSeed(VALIDATION_SEED);
+    }
+    // the older spelling says the same, for readers of earlier configs and requests
+    data.setValidationFraction(validation.getFraction());
     if (!c.hasMaxRestarts()) {
       c.setMaxRestarts(MAX_RESTARTS);
     }

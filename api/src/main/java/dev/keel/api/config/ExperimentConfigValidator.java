@@ -55,6 +55,15 @@ public final class ExperimentConfigValidator {
       problems.add(Problems.at(path, "data.validation_fraction"),
           "must be > 0 and < 1, got " + c.getData().getValidationFraction());
     }
+    if (c.getValidation().hasFraction()) {
+      double fraction = c.getValidation().getFraction();
+      if (!(fraction > 0 && fraction < 1)) {
+        problems.add(Problems.at(path, "validation.fraction"), "must be > 0 and < 1, got " + fraction);
+      } else if (c.getData().hasValidationFraction() && c.getData().getValidationFraction() != fraction) {
+        problems.add(Problems.at(path, "validation.fraction"), fraction + " differs from data.validation_fraction "
+            + c.getData().getValidationFraction() + " (the older spelling of the same setting): set one of them");
+      }
+    }
     boolean wellFormed = hyperparameters(c, path, problems);
     searcher(c, path, searcher, wellFormed, problems);
     if (c.getResources().hasSlotsPerTrial() && c.getResources().getSlotsPerTrial() < 1) {

@@ -8,6 +8,7 @@ import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.Length;
 import dev.keel.api.v1.Resources;
+import dev.keel.api.v1.ValidationSpec;
 import org.junit.jupiter.api.Test;
 
 class ConfigDefaultsTest {
@@ -21,6 +22,7 @@ class ConfigDefaultsTest {
         .setMinCheckpointPeriod(Length.newBuilder().setBatches(200))
         .setResources(Resources.newBuilder().setResourcePool("cpu").setSlotsPerTrial(1))
         .setCheckpointStorage(CheckpointStorage.newBuilder().setSaveExperimentBest(0).setSaveTrialBest(1).setSaveTrialLatest(1))
+        .setValidation(ValidationSpec.newBuilder().setFraction(5000.0 / 60000.0).setStratify(true).setSeed(0))
         .build();
     assertEquals(expected, c);
     // presence, not just values: downstream code may read them without has-checks
@@ -38,8 +40,20 @@ class ConfigDefaultsTest {
         .setResources(Resources.newBuilder().setResourcePool("gpu").setSlotsPerTrial(2))
         .setCheckpointStorage(CheckpointStorage.newBuilder().setStoragePath("s3://b/c").setSaveExperimentBest(3)
             .setSaveTrialBest(0).setSaveTrialLatest(0))
+        .setValidation(ValidationSpec.newBuilder().setFraction(0.2).setStratify(false).setSeed(7))
         .build();
     assertEquals(set, ConfigDefaults.withDefaults(set));
+  }
+
+  @Test
+  void takesTheValidationFractionFromEitherSpellingAndWritesBoth() {
+    ExperimentConfig old = ConfigDefaults.withDefaults(ExperimentConfig.newBuilder()
+        .setData(DataSpec.newBuilder().setValidationFraction(0.25)).build());
+    assertEquals(ValidationSpec.newBuilder().setFraction(0.25).setStratify(true).setSeed(0).build(), old.getValidation());
+    ExperimentConfig current = ConfigDefaults.withDefaults(ExperimentConfig.newBuilder()
+        .setValidation(ValidationSpec.newBuilder().setFraction(0.3).setStratify(false)).build());
+    assertEquals(0.3, current.getData().getValidationFraction());
+    assertEquals(false, current.getValidation().getStratify());
   }
 
   @Test

@@ -73,6 +73,22 @@ class ExperimentConfigLoaderTest {
   }
 
   @Test
+  void validationRowsAreSetUnderValidationAndCheckedByTheirPaths() {
+    ExperimentConfig c = LOADER.fromYaml(VALID + "validation: {fraction: 0.2, stratify: false, seed: 5}\n");
+    assertEquals(0.2, c.getValidation().getFraction());
+    assertEquals(false, c.getValidation().getStratify());
+    assertEquals(5, c.getValidation().getSeed());
+    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> LOADER.fromYaml(
+        VALID.replace("version: 3}", "version: 3, validation_fraction: 0.1}") + "validation: {fraction: 0.2}\n"));
+    assertEquals(List.of("validation.fraction: 0.2 differs from data.validation_fraction 0.1 (the older spelling of"
+        + " the same setting): set one of them"), e.problems().stream().map(ConfigProblem::toString).toList());
+    ConfigValidationException range = assertThrows(ConfigValidationException.class,
+        () -> LOADER.fromYaml(VALID + "validation: {fraction: 1.5}\n"));
+    assertEquals(List.of("validation.fraction: must be > 0 and < 1, got 1.5"),
+        range.problems().stream().map(ConfigProblem::toString).toList());
+  }
+
+  @Test
   void jsonAndYamlGiveTheSameMessage() throws Exception {
     ExperimentConfig fromYaml = LOADER.fromYaml(VALID);
     String json = com.google.protobuf.util.JsonFormat.printer().print(fromYaml);

@@ -56,7 +56,7 @@ public final class Trainer {
   private volatile boolean abandoned;
 
   /**
-   * @param trainSplit the whole "train" split; its last {@code validationFraction} is held out
+   * @param trainSplit the whole "train" split; the plan's {@link ValidationHoldOut} holds out the validation rows
    */
   public Trainer(TrainingPlan plan, LabeledExamples trainSplit, ProgressListener listener) {
     this(plan, trainSplit, listener, GangJoin.SINGLE);
@@ -90,7 +90,7 @@ public final class Trainer {
     stopIfAbandoned(0);
     long started = System.nanoTime();
     setIntraOpThreads(plan.threads());
-    TrainValidationSplit split = TrainValidationSplit.of(trainSplit, plan.validationFraction());
+    TrainValidationSplit split = plan.validation().split(trainSplit);
     if (plan.batchSize() > split.train().size()) {
       throw new InvalidFieldException(
           "hyperparameters.batch_size",

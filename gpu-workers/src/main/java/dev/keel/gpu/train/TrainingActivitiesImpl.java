@@ -121,7 +121,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     LabeledExamples data = read(request.getData());
     TrainingPlan plan;
     try {
-      plan = TrainingPlan.from(request, registry, data.size());
+      plan = TrainingPlan.from(request, registry, data);
       plan = plan.fittedTo(DataShape.of(plan.tableName(), data)); // a model that does not fit the table fails here, before libtorch
     } catch (InvalidFieldException e) {
       throw invalidRequest(e);
@@ -171,7 +171,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
           .set("model", plan.modelSpec().getName().isEmpty() ? plan.modelSpec().getClass_() : plan.modelSpec().getName())
           .set("hyperparameters", new java.util.TreeMap<>(plan.hyperparameters().asMap()))
           .set("data", plan.data().getUri() + "@" + plan.data().getVersion())
-          .set("validation_fraction", plan.validationFraction())
+          .set("validation", plan.validation().describe())
           .set("seed", plan.seed())
           .set("target_batches", plan.targetBatches())
           .set("start_from", plan.startFrom().map(CheckpointRef::getUuid).orElse("scratch"))

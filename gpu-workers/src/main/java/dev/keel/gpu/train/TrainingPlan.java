@@ -16,12 +16,13 @@ import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.model.TrainingHyperparameters;
 import dev.keel.gpu.optim.Optimizers;
 import dev.keel.storage.checkpoint.CheckpointStorage;
+import dev.keel.tables.dataset.LabeledExamples;
 import java.util.Optional;
 
 /**
  * A validated {@link TrainRequest}: everything {@link Trainer} needs, with defaults filled in.
  *
- * @param validationFraction fraction of the train split held out (its last rows)
+ * @param validation which rows of the train split are held out for validation
  * @param checkpointEveryBatches 0 = only at the end
  * @param startFrom empty = from scratch
  */
@@ -29,7 +30,7 @@ public record TrainingPlan(
     String experimentId,
     String trialId,
     TableRef data,
-    double validationFraction,
+    ValidationHoldOut validation,
     ModelSpec modelSpec,
     KeelModel model,
     Hyperparameters hyperparameters,
@@ -48,16 +49,16 @@ public record TrainingPlan(
    * size default and how many training rows the pinned table version holds after the validation
    * hold-out.
    *
-   * @param allTrainRows rows of the train split, before the validation hold-out
+   * @param trainSplit the train split, before the validation hold-out
    * @throws InvalidFieldException naming the first unusable field of the request
    */
-  public static TrainingPlan from(TrainRequest r, ModelRegistry registry, int allTrainRows) {
+  public static TrainingPlan from(TrainRequest r, ModelRegistry registry, LabeledExamples trainSplit) {
     if (!r.hasTargetLength() && !r.hasCheckpointPeriod()) {
       return from(r, registry);
     }
     // every other field is checked, and the batch size resolved, before the lengths
-    int batchSize = from(r.toBuilder().setTargetBatches(1).build(), registry).batchSize();
-    return from(resolveLengths(r, batchSize, allTrainRows, validationFraction(r)), registry);
+    TrainingPlan checked = from(r.toBuilder().setTargetBatches(1).build(), registry);
+    return from(resolveLengths(r, checked.batchSize(), checked.validation().trainingRows(trainSplit)), registry);
   }
 
   /**
@@ -68,9 +69,11 @@ public record TrainingPlan(
   public static TrainingPlan from(TrainRequest r, ModelRegistry registry) {
     require(r.getExperimentId(), "experiment_id");
     require(r.getTrialId(), "trial_id");
-    double vf = validationFraction(r);
+    double vf = r.hasValidation() && r.getValidation().hasFraction() ? r.getValidation().getFraction()
+        : r.getValidationFraction() == 0 ? ConfigDefaults.VALIDATION_FRACTION : r.getValidationFraction();
     if (!(vf > 0 && vf < 1)) {
-      throw new InvalidFieldException("validation_fraction", "must be in (0, 1), got " + vf);
+      throw new InvalidFieldException(r.hasValidation() ? "validation.fraction" : "validation_fraction",
+          "must be in (0, 1), got " + vf);
     }
     if (r.getTargetBatches() <= 0) {
       throw new InvalidFieldException("target_batches", "must be > 0, got " + r.getTargetBatches());
@@ -109,14 +112,13 @@ public record TrainingPlan(
       start = Optional.of(r.getStartFrom());
     }
     return new TrainingPlan(
-        r.getExperimentId(), r.getTrialId(), r.getData(), vf, spec, model, hp, r.getSeed(),
+        r.getExperimentId(), r.getTrialId(), r.getData(), ValidationHoldOut.of(r), spec, model, hp, r.getSeed(),
         r.getTargetBatches(), r.getCheckpointEveryBatches(), storage, start,
         r.getThreads() == 0 ? DEFAULT_THREADS : r.getThreads());
   }
 
   /** The request with its lengths in batches: the target counts from {@code base_batches}. */
-  static TrainRequest resolveLengths(TrainRequest r, int batchSize, int allTrainRows, double validationFraction) {
-    long trainingRows = allTrainRows - Math.round(allTrainRows * validationFraction);
+  static TrainRequest resolveLengths(TrainRequest r, int batchSize, long trainingRows) {
     TrainRequest.Builder b = r.toBuilder();
     if (r.hasTargetLength()) {
       long batches = batches("target_length", r.getTargetLength(), trainingRows, batchSize);
@@ -141,10 +143,6 @@ public record TrainingPlan(
     return batches;
   }
 
-  private static double validationFraction(TrainRequest r) {
-    return r.getValidationFraction() == 0 ? ConfigDefaults.VALIDATION_FRACTION : r.getValidationFraction();
-  }
-
   private static void require(String value, String field) {
     if (value == null || value.isBlank()) {
       throw new InvalidFieldException(field, "required");
@@ -165,7 +163,7 @@ public record TrainingPlan(
     }
     model.build(fitted); // validates what the table set
     return new TrainingPlan(
-        experimentId, trialId, data, validationFraction, modelSpec, model, fitted, seed,
+        experimentId, trialId, data, validation, modelSpec, model, fitted, seed,
         targetBatches, checkpointEveryBatches, checkpointStorage, startFrom, threads);
   }
 
@@ -180,13 +178,13 @@ public record TrainingPlan(
 
   public TrainingPlan withStartFrom(CheckpointRef checkpoint) {
     return new TrainingPlan(
-        experimentId, trialId, data, validationFraction, modelSpec, model, hyperparameters, seed,
+        experimentId, trialId, data, validation, modelSpec, model, hyperparameters, seed,
         targetBatches, checkpointEveryBatches, checkpointStorage, Optional.of(checkpoint), threads);
   }
 
   public TrainingPlan withTargetBatches(long target) {
     return new TrainingPlan(
-        experimentId, trialId, data, validationFraction, modelSpec, model, hyperparameters, seed,
+        experimentId, trialId, data, validation, modelSpec, model, hyperparameters, seed,
         target, checkpointEveryBatches, checkpointStorage, startFrom, threads);
   }
 }

@@ -3,6 +3,8 @@ package dev.keel.gpu.testing;
 import com.google.protobuf.Value;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.TableRef;
+import dev.keel.api.config.ConfigDefaults;
+import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.TrainRequest;
 import java.nio.file.Path;
 
@@ -10,8 +12,10 @@ import java.nio.file.Path;
 public final class Requests {
   private Requests() {}
 
+  /** As workflows send them: with the default validation rule (row-id hash, per label). */
   public static TrainRequest.Builder fashionCnn(Path checkpointRoot, long targetBatches) {
     return TrainRequest.newBuilder()
+        .setValidation(ConfigDefaults.withDefaults(ExperimentConfig.getDefaultInstance()).getValidation())
         .setExperimentId("exp-test")
         .setTrialId("trial-1")
         .setData(FashionMnist.TABLE)

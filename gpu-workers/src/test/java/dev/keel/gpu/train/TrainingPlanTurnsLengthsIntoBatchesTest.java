@@ -12,8 +12,7 @@ import org.junit.jupiter.api.Test;
 /** Lengths in any unit become batches of the worker's batch size and training rows. */
 class TrainingPlanTurnsLengthsIntoBatchesTest {
   /** 60,000 rows with 1/12 held out leave 55,000 to train on: 430 batches of 128 per epoch. */
-  private static final int ROWS = 60_000;
-  private static final double VALIDATION = 1.0 / 12;
+  private static final long TRAINING_ROWS = 55_000;
 
   @Test
   void targetInEpochsBecomesBatchesOnTopOfTheBase() {
@@ -34,7 +33,7 @@ class TrainingPlanTurnsLengthsIntoBatchesTest {
   @Test
   void aRequestInBatchesAlreadyIsLeftAlone() {
     TrainRequest r = TrainRequest.newBuilder().setTargetBatches(30).setCheckpointEveryBatches(10).build();
-    assertEquals(r, TrainingPlan.resolveLengths(r, 128, ROWS, VALIDATION));
+    assertEquals(r, TrainingPlan.resolveLengths(r, 128, TRAINING_ROWS));
   }
 
   @Test
@@ -48,6 +47,6 @@ class TrainingPlanTurnsLengthsIntoBatchesTest {
   }
 
   private static TrainRequest resolve(TrainRequest.Builder r) {
-    return TrainingPlan.resolveLengths(r.build(), 128, ROWS, VALIDATION);
+    return TrainingPlan.resolveLengths(r.build(), 128, TRAINING_ROWS);
   }
 }

@@ -33,6 +33,9 @@ public sealed interface LabeledExamples permits LabeledImages, LabeledFeatures {
   /** Rows {@code [from, to)} as a new dataset of the same kind. */
   LabeledExamples slice(int from, int to);
 
+  /** Rows {@code rows[0], rows[1], …}, in that order, as a new dataset of the same kind. */
+  LabeledExamples select(int[] rows);
+
   /** The table's class names ({@code keel.label.classes}), label {@code i} the {@code i}-th; empty when the table has none. */
   List<String> classNames();
 

@@ -58,6 +58,17 @@ public record LabeledFeatures(
   }
 
   @Override
+  public LabeledFeatures select(int[] rows) {
+    long[] selectedIds = new long[rows.length];
+    int[] selectedLabels = new int[rows.length];
+    for (int i = 0; i < rows.length; i++) {
+      selectedIds[i] = ids[rows[i]];
+      selectedLabels[i] = labels[rows[i]];
+    }
+    return new LabeledFeatures(selectedIds, selectedLabels, floats(rows), width, featureNames, classNames);
+  }
+
+  @Override
   public String describe() {
     return "vectors of " + width + " features";
   }

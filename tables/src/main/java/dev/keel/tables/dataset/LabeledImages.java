@@ -59,6 +59,20 @@ public record LabeledImages(long[] ids, int[] labels, byte[] pixels, int rows, i
         Arrays.copyOfRange(pixels, from * px, to * px), rows, cols);
   }
 
+  @Override
+  public LabeledImages select(int[] rowIndices) {
+    int px = imageBytes();
+    long[] selectedIds = new long[rowIndices.length];
+    int[] selectedLabels = new int[rowIndices.length];
+    byte[] selectedPixels = new byte[rowIndices.length * px];
+    for (int i = 0; i < rowIndices.length; i++) {
+      selectedIds[i] = ids[rowIndices[i]];
+      selectedLabels[i] = labels[rowIndices[i]];
+      System.arraycopy(pixels, rowIndices[i] * px, selectedPixels, i * px, px);
+    }
+    return new LabeledImages(selectedIds, selectedLabels, selectedPixels, rows, cols);
+  }
+
   /** Image tables carry no class names in memory; labels are the classes. */
   @Override
   public List<String> classNames() {

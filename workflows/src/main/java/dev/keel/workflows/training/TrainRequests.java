@@ -6,6 +6,7 @@ import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
+import io.temporal.workflow.Workflow;
 import java.util.Map;
 import java.util.Optional;
 
@@ -14,9 +15,17 @@ import java.util.Optional;
  * knows the batch size and the number of training rows that turn records or epochs into batches.
  */
 public final class TrainRequests {
+  /**
+   * The change that chose validation rows by row-id hash ({@code TrainRequest.validation}): requests of
+   * runs started before it keep the table-order cut, so their trials resume on the rows they began with.
+   */
+  static final String VALIDATION_BY_ROW_ID = "validation-rows-by-row-id-hash";
+
   private TrainRequests() {}
 
   /**
+   * Called from workflow code only (it records which validation rule the run uses).
+   *
    * @param config the experiment config with {@code ConfigDefaults} applied
    * @param trial the trial's number in its experiment (a pipeline trains trial 1)
    * @param target how far to train, counted from {@code baseBatches}
@@ -38,6 +47,9 @@ public final class TrainRequests {
         .setBaseBatches(baseBatches)
         .setCheckpointPeriod(config.getMinCheckpointPeriod())
         .setCheckpointRoot(config.getCheckpointStorage().getStoragePath());
+    if (Workflow.getVersion(VALIDATION_BY_ROW_ID, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      r.setValidation(config.getValidation());
+    }
     startFrom.ifPresent(r::setStartFrom);
     return r.build();
   }

@@ -94,6 +94,8 @@ class PipelineAndTrialTrainAlikeTest {
     assertEquals("epochs: 4\n", fromPipeline.getTargetLength().toString());
     assertEquals("batches: 200\n", fromPipeline.getCheckpointPeriod().toString());
     assertEquals(5000.0 / 60000.0, fromPipeline.getValidationFraction());
+    assertEquals(dev.keel.api.v1.ValidationSpec.newBuilder().setFraction(5000.0 / 60000.0).setStratify(true).setSeed(0)
+        .build(), fromPipeline.getValidation(), "a new run validates on rows chosen by row-id hash, per label");
     assertEquals(8, fromTrial.getSeed(), "trial 1's seed is the config's plus its number");
     // the trial's request, but for the pipeline, from the trial's checkpoint and on to the longer length
     assertEquals(fromTrial.toBuilder().clearExperimentId().setTargetLength(fromPipeline.getTargetLength()).build(),

@@ -50,13 +50,17 @@ public final class PipelineLauncher {
 
   /**
    * The submission-time checks that need I/O, which the config validator (pure, shared with workflow
-   * code) cannot do: the source exists, and a local CSV/Parquet source has the label column.
+   * code) cannot do: the source exists, a local CSV/Parquet source has the label column, and the model
+   * takes the examples a local source gives ({@link ModelFitCheck}).
    *
    * @param what names the request in the error, e.g. the file it was read from
    * @throws ConfigValidationException listing each problem with its field path
    */
   public static void checkSource(PipelineRequest request, String what) {
-    List<ConfigProblem> problems = SourceCheck.problems(request.getSource());
+    List<ConfigProblem> problems = new java.util.ArrayList<>(SourceCheck.problems(request.getSource()));
+    if (problems.isEmpty()) {
+      problems.addAll(ModelFitCheck.problems(request)); // a source that is there: does the model take its examples?
+    }
     if (!problems.isEmpty()) {
       throw new ConfigValidationException(what, problems);
     }

@@ -121,6 +121,9 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
       assertEquals(TrialState.State.ERRORED, s.getTrials(0).getState());
       assertEquals(1, s.getTrials(0).getRestarts(), "an I/O error is retried max_restarts times");
       assertErrorShown(id, 1, "Read-only file system");
+      assertEquals(ExperimentState.State.ERRORED, s.getState(), "its only trial failed: nothing to register");
+      assertTrue(s.getError().startsWith("every trial failed; trial 1: ") && s.getError().contains("Read-only file system"),
+          s.getError());
     } finally {
       unmount(readOnly);
     }
@@ -182,7 +185,7 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
     return stack.startExperiment(FaultStack.config(edit.apply(CONFIG.formatted(name))), options);
   }
 
-  /** The experiment's final state (it ends COMPLETED even when its only trial errored). */
+  /** The experiment's final state (ERRORED, with the trial's error, when its only trial failed). */
   private static ExperimentState finished(String id) throws Exception {
     return stack.result(id, Duration.ofMinutes(2)).getState();
   }

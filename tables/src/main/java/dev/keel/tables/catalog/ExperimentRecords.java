@@ -3,6 +3,7 @@ package dev.keel.tables.catalog;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Struct;
 import com.google.protobuf.util.JsonFormat;
+import dev.keel.api.checkpoint.BestCheckpoints;
 import dev.keel.api.checkpoint.CheckpointMetrics;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
@@ -68,17 +69,16 @@ final class ExperimentRecords {
         .setResult(ExperimentResult.newBuilder().setState(s).setBestCheckpoint(best.get())).build();
   }
 
+  /** The best saved checkpoint as the experiment itself ranked them ({@link BestCheckpoints}). */
   private Optional<CheckpointRef> best(String experimentId, boolean smallerIsBetter) {
-    Comparator<Map<String, Object>> byMetric = Comparator.comparingDouble(r -> (Double) r.get("metric"));
-    return latest(rows(CatalogTables.CHECKPOINTS, experimentId), r -> r.get("uuid")).values().stream()
+    return BestCheckpoints.best(latest(rows(CatalogTables.CHECKPOINTS, experimentId), r -> r.get("uuid")).values().stream()
         .filter(r -> "SAVED".equals(r.get("state")) && r.get("metric") != null && r.get("length") != null)
-        .min(smallerIsBetter ? byMetric : byMetric.reversed())
         .map(r -> CheckpointRef.newBuilder().setUuid((String) r.get("uuid")).setUri((String) r.get("uri"))
             .setExperimentId(experimentId).setTrialId("trial-" + r.get("trial_id")).setBatches((Long) r.get("batches"))
             .setSizeBytes((Long) r.get("size_bytes"))
             .putMetrics(CheckpointMetrics.SEARCHER_METRIC, (Double) r.get("metric"))
             .putMetrics(CheckpointMetrics.LENGTH, (Long) r.get("length"))
-            .build());
+            .build()).toList(), smallerIsBetter);
   }
 
   private List<Map<String, Object>> rows(String table, String experimentId) {

@@ -2,6 +2,7 @@ package dev.keel.workflows.experiment;
 
 import static dev.keel.api.checkpoint.CheckpointMetrics.SEARCHER_METRIC;
 
+import dev.keel.api.checkpoint.BestCheckpoints;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.CheckpointStorage;
 import dev.keel.api.v1.TrialState;
@@ -16,20 +17,31 @@ import java.util.Set;
  * {@code save_experiment_best}, each trial's best {@code save_trial_best} and each trial's latest
  * {@code save_trial_latest}; everything else of this experiment may go. "Best" ranks the
  * checkpoints taken at validations by the searcher metric; "latest" ranks every checkpoint,
- * periodic ones included, by training progress. Pure and deterministic.
+ * periodic ones included, by training progress. The experiment's best checkpoint (the one its result
+ * names and a pipeline registers) is kept whatever the counts say. Pure and deterministic.
+ *
+ * <p>"Best" is {@link BestCheckpoints}' ranking, the one the experiment's result uses. Runs that reached
+ * their GC before that rule existed rank as they did then (metric, then uuid), so they replay.
  */
 final class CheckpointGcPolicy {
   private final int experimentBest;
   private final int trialBest;
   private final int trialLatest;
   private final boolean smallerIsBetter;
+  private final boolean oneBestRule;
 
   /** @param storage with its defaults applied ({@code ConfigDefaults.withDefaults}) */
   CheckpointGcPolicy(CheckpointStorage storage, boolean smallerIsBetter) {
+    this(storage, smallerIsBetter, true);
+  }
+
+  /** @param oneBestRule false only for runs that reached GC before {@link BestCheckpoints} existed */
+  CheckpointGcPolicy(CheckpointStorage storage, boolean smallerIsBetter, boolean oneBestRule) {
     this.experimentBest = storage.getSaveExperimentBest();
     this.trialBest = storage.getSaveTrialBest();
     this.trialLatest = storage.getSaveTrialLatest();
     this.smallerIsBetter = smallerIsBetter;
+    this.oneBestRule = oneBestRule;
   }
 
   /** Uuids to keep. */
@@ -44,7 +56,11 @@ final class CheckpointGcPolicy {
         keep.add(own.get(i).getUuid());
       }
     }
-    best(validated).stream().limit(experimentBest).forEach(c -> keep.add(c.getUuid()));
+    List<CheckpointRef> ranked = best(validated);
+    ranked.stream().limit(experimentBest).forEach(c -> keep.add(c.getUuid()));
+    if (oneBestRule && !ranked.isEmpty()) {
+      keep.add(ranked.get(0).getUuid());
+    }
     return keep;
   }
 
@@ -76,6 +92,9 @@ final class CheckpointGcPolicy {
   }
 
   private List<CheckpointRef> best(List<CheckpointRef> checkpoints) {
+    if (oneBestRule) {
+      return BestCheckpoints.ranked(checkpoints, smallerIsBetter);
+    }
     Comparator<CheckpointRef> byMetric = Comparator.comparingDouble(c -> c.getMetricsOrDefault(SEARCHER_METRIC, Double.NaN));
     if (!smallerIsBetter) {
       byMetric = byMetric.reversed();

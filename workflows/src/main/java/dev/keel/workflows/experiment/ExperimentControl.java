@@ -111,8 +111,12 @@ final class ExperimentControl {
     state = ExperimentState.State.ERRORED;
   }
 
-  /** Every trial ended: the experiment ends KILLED if the user asked, else COMPLETED. */
-  void finish() {
-    state = killRequested ? ExperimentState.State.KILLED : ExperimentState.State.COMPLETED;
+  /**
+   * Every trial ended: the experiment ends KILLED if the user asked, ERRORED when its trials failed
+   * without one completing (nothing to register, so the reason must not hide behind COMPLETED), else COMPLETED.
+   */
+  void finish(boolean trialsFailedWithoutACompletedOne) {
+    state = killRequested ? ExperimentState.State.KILLED
+        : trialsFailedWithoutACompletedOne ? ExperimentState.State.ERRORED : ExperimentState.State.COMPLETED;
   }
 }

@@ -23,6 +23,9 @@ import java.util.List;
  * queries. Workflow code only: it calls activities and upserts.
  */
 final class ExperimentHousekeeping {
+  /** The change that made GC rank "best" as the experiment's result does (BestCheckpoints) and keep that checkpoint. */
+  static final String ONE_BEST_RULE = "gc-ranks-by-the-one-best-rule";
+
   private final String experimentId;
   private final boolean withoutCatalog;
   private final CatalogBuffer catalog;
@@ -67,8 +70,9 @@ final class ExperimentHousekeeping {
     if (withoutCatalog) {
       return;
     }
+    boolean oneBestRule = Workflow.getVersion(ONE_BEST_RULE, Workflow.DEFAULT_VERSION, 1) >= 1;
     List<CheckpointRef> delete = new CheckpointGcPolicy(config.getCheckpointStorage(),
-        config.getSearcher().getSmallerIsBetter()).delete(trials);
+        config.getSearcher().getSmallerIsBetter(), oneBestRule).delete(trials);
     if (delete.isEmpty()) {
       return;
     }

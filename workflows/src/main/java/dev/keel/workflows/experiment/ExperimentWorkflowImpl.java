@@ -97,7 +97,11 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       }
       housekeeping.flushIfFull();
     }
-    control.finish();
+    Optional<String> failure = book.failure();
+    control.finish(failure.isPresent());
+    if (control.state() == ExperimentState.State.ERRORED) {
+      about.setError(failure.get());
+    }
     housekeeping.catalog().experiment(control.state(), request.getConfig(), about.getData());
     housekeeping.collectGarbage(book.snapshot(), config);
     housekeeping.flush();

@@ -1,10 +1,12 @@
 package dev.keel.workflows.experiment;
 
+import dev.keel.api.checkpoint.BestCheckpoints;
 import dev.keel.api.checkpoint.CheckpointMetrics;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.TrialReport;
 import dev.keel.api.v1.TrialState;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,14 +23,12 @@ final class TrialBook {
   private final Map<Long, TrialState.Builder> trials = new TreeMap<>();
   private final TreeSet<Long> closing = new TreeSet<>();
   private final boolean smallerIsBetter;
-  private OptionalDouble bestMetric = OptionalDouble.empty();
-  private long bestTrialId;
 
   TrialBook(boolean smallerIsBetter) {
     this.smallerIsBetter = smallerIsBetter;
   }
 
-  /** Trials carried over continue-as-new. The best is not: it is found again at the next report. */
+  /** Trials carried over continue-as-new, with their checkpoints, which tell the best. */
   void restore(List<TrialState> carried) {
     carried.forEach(t -> trials.put(t.getTrialId(), t.toBuilder()));
   }
@@ -94,7 +94,6 @@ final class TrialBook {
       }
       case EVENT_NOT_SET -> { }
     }
-    updateBest();
   }
 
   /** The checkpoint of {@code trialId}'s last validation at or before {@code length}: where a fork of it starts. */
@@ -123,40 +122,57 @@ final class TrialBook {
     return trials.values().stream().allMatch(t -> TrialStates.isTerminal(t.getState()));
   }
 
+  /** The best checkpoint's metric: the experiment's best is the checkpoint a pipeline registers, not another trial's tie. */
   OptionalDouble bestMetric() {
-    return bestMetric;
+    Optional<CheckpointRef> best = bestCheckpoint();
+    return best.isPresent()
+        ? OptionalDouble.of(best.get().getMetricsOrDefault(CheckpointMetrics.SEARCHER_METRIC, Double.NaN))
+        : OptionalDouble.empty();
   }
 
+  /** The trial of {@link #bestCheckpoint()}; 0 before any validation. */
   long bestTrialId() {
-    return bestTrialId;
-  }
-
-  /** The best validated checkpoint of all trials; the first one wins a tie. */
-  Optional<CheckpointRef> bestCheckpoint() {
-    CheckpointRef best = null;
+    Optional<CheckpointRef> best = bestCheckpoint();
+    if (best.isEmpty()) {
+      return 0;
+    }
     for (TrialState.Builder t : trials.values()) {
-      for (CheckpointRef c : t.getCheckpointsList()) {
-        double m = c.getMetricsOrDefault(CheckpointMetrics.SEARCHER_METRIC, Double.NaN);
-        if (best == null || better(m, best.getMetricsOrDefault(CheckpointMetrics.SEARCHER_METRIC, Double.NaN))) {
-          best = c;
-        }
+      if (t.getCheckpointsList().contains(best.get())) {
+        return t.getTrialId();
       }
     }
-    return Optional.ofNullable(best);
+    return 0;
+  }
+
+  /** The best validated checkpoint of all trials, as {@link BestCheckpoints} ranks them (ties included). */
+  Optional<CheckpointRef> bestCheckpoint() {
+    List<CheckpointRef> all = new ArrayList<>();
+    trials.values().forEach(t -> all.addAll(t.getCheckpointsList()));
+    return BestCheckpoints.best(all, smallerIsBetter);
+  }
+
+  /**
+   * Why the search found nothing, when no trial completed and some failed (ERRORED or INVALID_HP): the
+   * first failed trial's error, with how many failed. Empty when a trial completed or none failed.
+   */
+  Optional<String> failure() {
+    if (trials.values().stream().anyMatch(t -> t.getState() == TrialState.State.COMPLETED)) {
+      return Optional.empty();
+    }
+    List<TrialState.Builder> failed = trials.values().stream()
+        .filter(t -> t.getState() == TrialState.State.ERRORED || t.getState() == TrialState.State.INVALID_HP).toList();
+    if (failed.isEmpty()) {
+      return Optional.empty();
+    }
+    TrialState.Builder first = failed.get(0);
+    String error = first.getError().isBlank() ? first.getState().name() : first.getError();
+    return Optional.of((failed.size() == trials.size() ? "every trial failed" : failed.size() + " of " + trials.size()
+        + " trials failed and none completed") + "; trial " + first.getTrialId() + ": " + error);
   }
 
   /** Every trial as it stands, by id. */
   List<TrialState> snapshot() {
     return trials.values().stream().map(TrialState.Builder::build).toList();
-  }
-
-  private void updateBest() {
-    for (TrialState.Builder t : trials.values()) {
-      if (t.hasBestMetric() && (bestMetric.isEmpty() || better(t.getBestMetric(), bestMetric.getAsDouble()))) {
-        bestMetric = OptionalDouble.of(t.getBestMetric());
-        bestTrialId = t.getTrialId();
-      }
-    }
   }
 
   private boolean better(double a, double b) {

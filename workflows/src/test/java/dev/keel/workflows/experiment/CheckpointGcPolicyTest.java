@@ -50,9 +50,27 @@ class CheckpointGcPolicyTest {
   @Test
   void latestCountsPeriodicCheckpointsByTrainingProgress() {
     CheckpointStorage latestTwo = CheckpointStorage.newBuilder().setSaveTrialBest(0).setSaveTrialLatest(2).build();
-    Set<String> keep = new CheckpointGcPolicy(ConfigDefaults.withDefaults(latestTwo), false).keep(List.of(trial("a")));
-    assertEquals(Set.of("a50", "a60"), keep);
-    assertEquals(List.of("a10", "a20", "a30", "a40"), deleted(latestTwo, trial("a")));
+    Set<String> keep = new CheckpointGcPolicy(ConfigDefaults.withDefaults(latestTwo), false, false).keep(List.of(trial("a")));
+    assertEquals(Set.of("a50", "a60"), keep, "as runs that reached GC before the one best rule did");
+    assertEquals(Set.of("a30", "a50", "a60"),
+        new CheckpointGcPolicy(ConfigDefaults.withDefaults(latestTwo), false).keep(List.of(trial("a"))),
+        "the experiment's best (a30) stays whatever the counts say: the result names it");
+    assertEquals(List.of("a10", "a20", "a40"), deleted(latestTwo, trial("a")));
+  }
+
+  @Test
+  void tiedMetricsKeepTheLongerTrainedCheckpointTheResultNames() {
+    TrialState one = TrialState.newBuilder().setTrialId(1)
+        .addCheckpoints(validated("one100", 100, 1.0).toBuilder().setTrialId("trial-1"))
+        .addCheckpoints(validated("one300", 300, 1.0).toBuilder().setTrialId("trial-1")).build();
+    TrialState two = TrialState.newBuilder().setTrialId(2)
+        .addCheckpoints(validated("two100", 100, 1.0).toBuilder().setTrialId("trial-2"))
+        .addCheckpoints(validated("two300", 300, 1.0).toBuilder().setTrialId("trial-2")).build();
+    assertEquals(List.of("one100", "two100"), deleted(CheckpointStorage.getDefaultInstance(), one, two));
+    TrialBook book = new TrialBook(false);
+    book.restore(List.of(one, two));
+    assertEquals("one300", book.bestCheckpoint().orElseThrow().getUuid(), "longer trained, then the lower trial");
+    assertEquals(1, book.bestTrialId());
   }
 
   @Test

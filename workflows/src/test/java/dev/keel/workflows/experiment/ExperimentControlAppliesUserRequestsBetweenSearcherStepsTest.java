@@ -68,12 +68,18 @@ class ExperimentControlAppliesUserRequestsBetweenSearcherStepsTest {
 
   @Test
   void anExperimentEndsKilledOnlyIfTheUserAsked() {
-    control.finish();
+    control.finish(false);
     assertEquals(ExperimentState.State.COMPLETED, control.state());
     ExperimentControl killed = new ExperimentControl();
     killed.kill();
-    killed.finish();
+    killed.finish(true);
     assertEquals(ExperimentState.State.KILLED, killed.state());
+  }
+
+  @Test
+  void anExperimentWhoseTrialsFailedWithoutACompletedOneEndsErrored() {
+    control.finish(true);
+    assertEquals(ExperimentState.State.ERRORED, control.state());
   }
 
   @Test
@@ -81,7 +87,7 @@ class ExperimentControlAppliesUserRequestsBetweenSearcherStepsTest {
     control.restore(ExperimentState.State.KILLED);
     assertTrue(control.killRequested());
     assertFalse(control.pending(), "its trials were told in the run that was killed");
-    control.finish();
+    control.finish(false);
     assertEquals(ExperimentState.State.KILLED, control.state());
   }
 }

@@ -69,13 +69,17 @@ class TrialBookKeepsWhatTrialsReportedTest {
   }
 
   @Test
-  void theBestTrialIsTheFirstToReachTheBestMetric() {
+  void aTieGoesToTheLongerTrainedCheckpointThenTheLowerTrialWhateverOrderTheReportsCameIn() {
     book.add(trial(1, 8));
     book.add(trial(2, 8));
+    book.add(trial(3, 16));
     book.record(validation(2, 8, 0.3), catalog);
     book.record(validation(1, 8, 0.3), catalog);
     assertEquals(0.3, book.bestMetric().getAsDouble());
-    assertEquals(2, book.bestTrialId());
+    assertEquals(1, book.bestTrialId(), "trial 2 reached 0.3 first, but the tie goes to the lower trial");
+    book.record(validation(3, 12, 0.3), catalog);
+    assertEquals(3, book.bestTrialId(), "trained longer");
+    assertEquals("3-12", book.bestCheckpoint().orElseThrow().getUuid());
     book.record(validation(1, 16, 0.2), catalog);
     assertEquals(1, book.bestTrialId());
     assertEquals("1-16", book.bestCheckpoint().orElseThrow().getUuid());
@@ -114,14 +118,13 @@ class TrialBookKeepsWhatTrialsReportedTest {
   }
 
   @Test
-  void carriedTrialsComeBackButTheBestIsFoundAgainAtTheNextReport() {
+  void carriedTrialsComeBackWithTheCheckpointsThatTellTheBest() {
     book.add(trial(1, 8));
     book.record(validation(1, 8, 0.5), catalog);
     TrialBook next = new TrialBook(true);
     next.restore(book.snapshot());
     assertEquals(book.snapshot(), next.snapshot());
-    assertTrue(next.bestMetric().isEmpty());
-    next.record(closed(1), catalog);
     assertEquals(0.5, next.bestMetric().getAsDouble());
+    assertEquals(1, next.bestTrialId());
   }
 }

@@ -1,0 +1,166 @@
+package dev.keel.service.pipeline;
+
+import ai.djl.ndarray.types.Shape;
+import dev.keel.api.config.ConfigProblem;
+import dev.keel.api.v1.DataSource;
+import dev.keel.api.v1.Hyperparameter;
+import dev.keel.api.v1.ModelSpec;
+import dev.keel.api.v1.PipelineRequest;
+import dev.keel.etl.IngestActivitiesImpl;
+import dev.keel.etl.source.SourceFiles;
+import dev.keel.gpu.model.DataShape;
+import dev.keel.gpu.model.Hyperparameters;
+import dev.keel.gpu.model.InvalidFieldException;
+import dev.keel.gpu.model.KeelModel;
+import dev.keel.gpu.model.ModelRegistry;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import javax.imageio.ImageIO;
+
+/**
+ * Refuses at submission a pipeline whose model cannot take what its local source gives, before any stage
+ * runs: an image folder's first image (or its {@code image_size}), Fashion-MNIST's 28x28 images, or feature
+ * vectors of a CSV or Parquet source are offered to the model's own {@link KeelModel#fitTo} check, the one
+ * every trial runs on the table. A source on S3, or a model class this process cannot load, is left to the
+ * trials, which fail the experiment with the same message.
+ */
+final class ModelFitCheck {
+  private ModelFitCheck() {}
+
+  static List<ConfigProblem> problems(PipelineRequest request) {
+    if (request.hasReuse() && (request.getReuse().hasModel() || request.getReuse().hasTable()
+        || !request.getReuse().getExperimentId().isBlank())) {
+      return List.of(); // the reused model or table is checked by the workflow against the table it uses
+    }
+    try {
+      Optional<DataShape> shape = shapeOf(request.getSource());
+      if (shape.isEmpty()) {
+        return List.of();
+      }
+      ModelSpec spec = request.getExperiment().getModel();
+      if (!spec.getClass_().isBlank() && shape.get().kind() == DataShape.Kind.FEATURES) {
+        return List.of(); // a user's model may need the feature count, which the source's header alone does not fix
+      }
+      KeelModel model;
+      try {
+        model = ModelRegistry.withBuiltIns().resolve(spec);
+      } catch (InvalidFieldException e) {
+        return spec.getClass_().isBlank() ? List.of(new ConfigProblem("experiment." + e.field(), e.problem()))
+            : List.of(); // the workers' classpath may hold it
+      }
+      Hyperparameters hyperparameters;
+      try {
+        hyperparameters = Hyperparameters.resolve(model, spec.getParams().getFieldsMap(), constants(request));
+      } catch (InvalidFieldException e) {
+        return List.of(); // a hyperparameter problem, which the trials name with its path
+      }
+      model.fitTo(hyperparameters, shape.get());
+      return List.of();
+    } catch (InvalidFieldException e) {
+      // the model's message speaks of a table; here it is the source the table will be made of
+      String message = e.problem().startsWith("table source ") ? e.problem().substring("table ".length()) : e.problem();
+      return List.of(new ConfigProblem("experiment.model", message));
+    } catch (IOException | RuntimeException | LinkageError e) {
+      return List.of(); // not readable here (or no DJL in this process): the ingest and the trials report it
+    }
+  }
+
+  /** What one example of the source is; empty where the source alone cannot tell. */
+  private static Optional<DataShape> shapeOf(DataSource source) throws IOException {
+    String uri = source.getUri().strip();
+    switch (source.getFormat()) {
+      case IngestActivitiesImpl.FORMAT_FASHION_MNIST:
+        return Optional.of(images("source " + (uri.isEmpty() ? IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR : uri),
+            28, 28, 10));
+      case IngestActivitiesImpl.FORMAT_IMAGE_FOLDER:
+        return uri.isEmpty() || uri.startsWith("s3://") ? Optional.empty() : imageFolder(uri, source.getImageSize());
+      case IngestActivitiesImpl.FORMAT_CSV:
+      case IngestActivitiesImpl.FORMAT_PARQUET:
+        int features = Math.max(1, source.getFeatureColumnsCount());
+        return Optional.of(new DataShape("source " + uri, DataShape.Kind.FEATURES, "feature vectors",
+            new Shape(features), 0));
+      default:
+        return Optional.empty();
+    }
+  }
+
+  /** The shape the ingest will write: {@code image_size}, else the first image's size in path order. */
+  private static Optional<DataShape> imageFolder(String uri, String imageSize) throws IOException {
+    Path root = SourceFiles.localPath(uri);
+    if (!Files.isDirectory(root)) {
+      return Optional.empty();
+    }
+    List<Path> files;
+    try (Stream<Path> s = Files.walk(root)) {
+      files = s.filter(Files::isRegularFile).filter(p -> !hidden(root.relativize(p)))
+          .sorted((a, b) -> slashed(root.relativize(a)).compareTo(slashed(root.relativize(b)))).toList();
+    }
+    boolean splitLayout = !files.isEmpty() && files.stream().allMatch(p -> {
+      String[] parts = slashed(root.relativize(p)).split("/");
+      return parts.length == 3 && (parts[0].equals("train") || parts[0].equals("test"));
+    });
+    int depth = splitLayout ? 3 : 2;
+    TreeSet<String> classes = new TreeSet<>();
+    Path first = null;
+    for (Path p : files) {
+      String[] parts = slashed(root.relativize(p)).split("/");
+      if (parts.length == depth) {
+        classes.add(parts[depth - 2]);
+        first = first == null ? p : first;
+      }
+    }
+    if (first == null) {
+      return Optional.empty();
+    }
+    String where = "source " + uri;
+    if (imageSize.matches("\\d+x\\d+")) {
+      String[] hw = imageSize.split("x");
+      return Optional.of(images(where + " (image_size " + imageSize + ")", Integer.parseInt(hw[0]),
+          Integer.parseInt(hw[1]), classes.size()));
+    }
+    BufferedImage image = ImageIO.read(first.toFile());
+    if (image == null) {
+      return Optional.empty(); // the ingest names an undecodable image
+    }
+    return Optional.of(images(where + " (first image " + slashed(root.relativize(first)) + ")", image.getHeight(),
+        image.getWidth(), classes.size()));
+  }
+
+  private static DataShape images(String where, int height, int width, int classes) {
+    return new DataShape(where, DataShape.Kind.IMAGES, height + "x" + width + " images", new Shape(1, height, width),
+        classes);
+  }
+
+  /** The experiment's constant hyperparameters: what every trial sets, e.g. a model's input size. */
+  private static Map<String, com.google.protobuf.Value> constants(PipelineRequest request) {
+    Map<String, com.google.protobuf.Value> out = new TreeMap<>();
+    for (Map.Entry<String, Hyperparameter> e : request.getExperiment().getHyperparametersMap().entrySet()) {
+      if ("const".equals(e.getValue().getType())) {
+        out.put(e.getKey(), e.getValue().getVal());
+      }
+    }
+    return out;
+  }
+
+  private static boolean hidden(Path relative) {
+    for (Path part : relative) {
+      String n = part.toString();
+      if (n.startsWith(".") || n.startsWith("_")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String slashed(Path relative) {
+    return relative.toString().replace('\\', '/');
+  }
+}

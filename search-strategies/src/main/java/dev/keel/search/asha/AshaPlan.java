@@ -17,9 +17,10 @@ import java.util.List;
  *       {@code [R .. (R-1)/2+1]}, conservative {@code [R .. 1]};</li>
  *   <li>bracket b gets {@code max_trials} in proportion to {@code divisor^(rungs_b-1)/rungs_b} (equal compute per
  *       bracket), at least 1, the remainder to the first bracket;</li>
- *   <li>{@code max_concurrent_trials} (unset or 0: Determined's default of
+ *   <li>{@code max_concurrent_trials} (unset: Determined's default of
  *       {@value dev.keel.search.spec.SearchSetup#DEFAULT_MAX_CONCURRENT_TRIALS}) is split evenly over the brackets,
- *       the remainder to the first ones, at least one each;</li>
+ *       the remainder to the first ones, at least one each; {@code 0} written out gives every bracket
+ *       {@code max(the last bracket's max_trials, divisor)}, as Determined does;</li>
  *   <li>rung i of a bracket with n rungs trains to {@code max(max_length / divisor^(n-1-i), 1)}.</li>
  * </ul>
  */
@@ -62,7 +63,8 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
     int[] trials = bracketTrials(maxTrials, divisor, bracketRungs);
     int maxConcurrent = s.hasMaxConcurrentTrials() && s.getMaxConcurrentTrials() > 0
         ? s.getMaxConcurrentTrials() : SearchSetup.DEFAULT_MAX_CONCURRENT_TRIALS;
-    int[] concurrent = bracketConcurrency(maxConcurrent, trials.length);
+    int[] concurrent = SearchSetup.zeroConcurrency(s) ? zeroConcurrency(divisor, trials)
+        : bracketConcurrency(maxConcurrent, trials.length);
     List<Bracket> brackets = new ArrayList<>();
     for (int b = 0; b < bracketRungs.size(); b++) {
       int n = bracketRungs.get(b);
@@ -115,6 +117,17 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
     for (int b = 0; b < brackets; b++) {
       out[b] = total / brackets + (b < total % brackets ? 1 : 0);
     }
+    return out;
+  }
+
+  /**
+   * Determined's {@code max_concurrent_trials: 0}: every bracket gets {@code max(the last bracket's max_trials,
+   * divisor)} slots, so each bracket can keep roughly equal work going.
+   */
+  static int[] zeroConcurrency(int divisor, int[] bracketTrials) {
+    int each = Math.max(bracketTrials[bracketTrials.length - 1], divisor);
+    int[] out = new int[bracketTrials.length];
+    java.util.Arrays.fill(out, each);
     return out;
   }
 

@@ -9,6 +9,7 @@ import dev.keel.api.v1.SearcherConfig;
 import dev.keel.search.Create;
 import dev.keel.search.Operation;
 import dev.keel.search.Searchers;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -83,8 +84,29 @@ class AshaRungArithmeticTest {
     AshaPlan p = AshaPlan.of(base().setMode("standard").build());
     assertEquals(List.of(6, 5, 5), p.brackets().stream().map(AshaPlan.Bracket::maxConcurrentTrials).toList());
     assertEquals(16, p.totalConcurrency());
-    assertEquals(List.of(6, 5, 5), AshaPlan.of(base().setMode("standard").setMaxConcurrentTrials(0).build()).brackets().stream()
-        .map(AshaPlan.Bracket::maxConcurrentTrials).toList(), "0 means the default, as for every searcher");
+  }
+
+  @Test
+  void zeroWrittenOutGivesEachBracketTheLastBracketsTrialsOrTheDivisorAsDeterminedDoes() {
+    // Determined's own cases (getBracketMaxConcurrentTrials with 0): [9, 3, 1] trials, divisor 3 -> [3, 3, 3];
+    // [40, 10], divisor 4 -> [10, 10]
+    assertEquals(List.of(3, 3, 3), Arrays.stream(AshaPlan.zeroConcurrency(3, new int[] {9, 3, 1})).boxed().toList());
+    assertEquals(List.of(10, 10), Arrays.stream(AshaPlan.zeroConcurrency(4, new int[] {40, 10})).boxed().toList());
+    AshaPlan p = AshaPlan.of(base().setMode("standard").setMaxConcurrentTrials(0).build());
+    assertEquals(List.of(73, 73, 73), p.brackets().stream().map(AshaPlan.Bracket::maxConcurrentTrials).toList(),
+        "brackets of 707, 220 and 73 trials: max(73, 4) each, not the unset default's 6/5/5");
+    assertEquals(219, p.totalConcurrency());
+  }
+
+  @Test
+  void zeroWrittenOutLetsGridAndRandomStartEveryTrialAtOnce() {
+    ExperimentConfig c = ExperimentConfig.newBuilder()
+        .putHyperparameters("x", Hyperparameter.newBuilder().setType("double").setMinval(0).setMaxval(1).build())
+        .setSearcher(SearcherConfig.newBuilder().setName("random").setMetric("loss").setSmallerIsBetter(true)
+            .setMaxTrials(40).setMaxConcurrentTrials(0).setMaxLength(Length.newBuilder().setBatches(100))).build();
+    assertEquals(40, Searchers.create(c).initialOperations().stream().filter(op -> op instanceof Create).count());
+    ExperimentConfig unset = c.toBuilder().setSearcher(c.getSearcher().toBuilder().clearMaxConcurrentTrials()).build();
+    assertEquals(16, Searchers.create(unset).initialOperations().stream().filter(op -> op instanceof Create).count());
   }
 
   @Test

@@ -19,6 +19,7 @@ import dev.keel.search.ExperimentConfigs;
 import dev.keel.search.Searcher;
 import dev.keel.search.Searchers;
 import dev.keel.search.ValidatedConfig;
+import dev.keel.search.spec.SearchSetup;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
@@ -34,6 +35,8 @@ import java.util.Optional;
  * new. Deterministic: searcher decisions replay from the same events.
  */
 public class ExperimentWorkflowImpl implements ExperimentWorkflow {
+  /** The change that gave {@code max_concurrent_trials: 0} written out Determined's meaning instead of the default's. */
+  static final String ZERO_CONCURRENCY_AS_DETERMINED = "max-concurrent-trials-zero-as-determined";
 
   private final Deque<TrialReport> reports = new ArrayDeque<>();
   private final ExperimentControl control = new ExperimentControl();
@@ -112,6 +115,11 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   }
 
   private void start() {
+    if (SearchSetup.zeroConcurrency(config.getSearcher())
+        && Workflow.getVersion(ZERO_CONCURRENCY_AS_DETERMINED, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+      // started when 0 meant the unset default: the searcher keeps that (its snapshots carry this config)
+      config = config.toBuilder().setSearcher(config.getSearcher().toBuilder().clearMaxConcurrentTrials()).build();
+    }
     ValidatedConfig valid;
     try {
       valid = ExperimentConfigs.validated(config);

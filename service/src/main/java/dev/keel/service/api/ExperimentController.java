@@ -74,7 +74,8 @@ public class ExperimentController {
     try {
       ExperimentConfig config = ExperimentConfigLoaders.load(body).config();
       String id = ExperimentLauncher.start(client, ExperimentRequest.newBuilder().setConfig(config).build());
-      return HttpResponse.accepted().body(Map.of("experiment_id", id, "links", List.of("/api/v1/experiments/" + id)));
+      return HttpResponse.accepted().body(Map.of("experiment_id", id, "links", List.of("/api/v1/experiments/" + id),
+          "warnings", ExperimentLauncher.warnings(client, config)));
     } catch (ConfigValidationException e) {
       return HttpResponse.badRequest(ValidationErrors.body(e));
     }

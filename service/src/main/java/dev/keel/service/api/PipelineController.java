@@ -6,6 +6,7 @@ import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.search.ExperimentConfigLoaders;
+import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.pipeline.PipelineList;
 import dev.keel.tables.registry.ModelRegistryTable;
@@ -61,7 +62,7 @@ public class PipelineController {
       return HttpResponse.badRequest(ValidationErrors.body(e));
     }
     return HttpResponse.accepted().body(Map.of("pipeline_id", id, "links",
-        List.of("/api/v1/pipelines/" + id)));
+        List.of("/api/v1/pipelines/" + id), "warnings", ExperimentLauncher.warnings(client, request.getExperiment())));
   }
 
   /** The pipelines Temporal knows, newest first: {@code status} filters, {@code offset} and {@code limit} page. */

@@ -146,6 +146,7 @@ final class ExperimentCommand implements Runnable {
       ExperimentConfig config = ExperimentConfigLoaders.experimentLoader().fromFile(file);
       String id = ExperimentLauncher.start(client, ExperimentRequest.newBuilder().setConfig(config).build());
       System.out.println(id);
+      ExperimentLauncher.warnings(client, config).forEach(w -> System.err.println("keel: warning: " + w));
       if (!follow) {
         return 0;
       }

@@ -1,8 +1,10 @@
 package dev.keel.service.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.keel.service.experiment.ExperimentTable;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 
 /**
@@ -52,7 +54,7 @@ final class ExperimentProgress {
     String best = e.has("best_metric")
         ? String.format(Locale.ROOT, "  best %s %.4f", e.path("metric").asText(), e.path("best_metric").asDouble()) : "";
     String counts = String.format(Locale.ROOT, "trials %d/%s done, %d active  %,d %s%s", done,
-        planned > 0 ? Integer.toString(planned) : "?", active, units, unit, best);
+        planned > 0 ? Integer.toString(planned) : "?", active, units, unit, best) + waits(view);
     String state = e.path("state").asText("");
     if (terminal) {
       int filled = (int) Math.round(progress * BAR);
@@ -69,6 +71,31 @@ final class ExperimentProgress {
         lastPlain = withoutMetric;
       }
     }
+  }
+
+  /**
+   * {@code  2 waiting for slots of pool gpu since 10:02:03Z}; on a terminal with how long the longest has waited.
+   * Plain lines name only the time, so that a waiting experiment does not print a line a second.
+   */
+  private String waits(JsonNode view) {
+    int n = view.path("experiment").path("waiting_trials").asInt(0);
+    if (n == 0) {
+      return "";
+    }
+    Instant since = null;
+    for (JsonNode t : view.path("trials")) {
+      if (!t.path("waiting_since").asText("").isEmpty()) {
+        Instant s = Instant.parse(t.path("waiting_since").asText());
+        since = since == null || s.isBefore(since) ? s : since;
+      }
+    }
+    String pool = view.path("experiment").path("resource_pool").asText("");
+    String head = "  " + n + " waiting for slots" + (pool.isEmpty() ? "" : " of pool " + pool);
+    if (since == null) {
+      return head;
+    }
+    return terminal ? head + " for " + duration(Duration.between(since, Instant.now()))
+        : head + " since " + since;
   }
 
   /** Ends the redrawn line. */
@@ -93,8 +120,6 @@ final class ExperimentProgress {
   }
 
   static String duration(Duration d) {
-    long s = d.toSeconds();
-    return s >= 3600 ? String.format(Locale.ROOT, "%dh%02dm", s / 3600, s / 60 % 60)
-        : s >= 60 ? String.format(Locale.ROOT, "%dm%02ds", s / 60, s % 60) : s + "s";
+    return ExperimentTable.duration(d);
   }
 }

@@ -3,6 +3,7 @@ package dev.keel.service.cli;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.search.ExperimentConfigLoaders;
+import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.pipeline.PipelineWatcher;
 import dev.keel.service.worker.KeelWorkerHost;
@@ -50,6 +51,7 @@ final class SubmitCommand implements Callable<Integer> {
       System.err.println("keel: started on " + address + "; it runs on that cluster's "
           + PipelineLauncher.expectedWorkers(request)
           + root.map(r -> ", which must serve storage " + r).orElse(" (on their storage root)"));
+      ExperimentLauncher.warnings(client, request.getExperiment()).forEach(w -> System.err.println("keel: warning: " + w));
       if (await) {
         PipelineResult r = new PipelineWatcher(client, stubs, System.out, Duration.ofSeconds(1)).follow(id);
         System.out.printf(Locale.ROOT, "accuracy %.4f, predictions %s%n", r.getInference().getAccuracy(),

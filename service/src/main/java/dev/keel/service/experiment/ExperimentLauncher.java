@@ -1,20 +1,20 @@
 package dev.keel.service.experiment;
 
 import dev.keel.activities.TaskQueues;
+import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentState;
+import dev.keel.service.visibility.KeelWorkers;
+import dev.keel.service.visibility.WorkflowDescriptions;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
-import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
-import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Optional;
 
 /** Starts experiments with readable ids and sends them control signals. */
@@ -42,6 +42,22 @@ public final class ExperimentLauncher {
     return id;
   }
 
+  /**
+   * What the submitter should know before the experiment waits in silence: too few workers poll its pool to
+   * start a trial (where the server can tell; the embedded test server cannot).
+   */
+  public static List<String> warnings(WorkflowClient client, ExperimentConfig config) {
+    String pool = config.getResources().getResourcePool().isBlank() ? ConfigDefaults.RESOURCE_POOL
+        : config.getResources().getResourcePool();
+    int slots = config.getResources().hasSlotsPerTrial() ? config.getResources().getSlotsPerTrial()
+        : ConfigDefaults.SLOTS_PER_TRIAL;
+    try {
+      return KeelWorkers.slotWarning(client, pool, slots).map(List::of).orElse(List.of());
+    } catch (RuntimeException e) {
+      return List.of(); // a warning only: the server's answer must not stop a submission
+    }
+  }
+
   public static ExperimentWorkflow stub(WorkflowClient client, String id) {
     return client.newWorkflowStub(ExperimentWorkflow.class, id);
   }
@@ -52,16 +68,7 @@ public final class ExperimentLauncher {
 
   /** The experiment workflow's execution status, or empty when Temporal knows no workflow of that id. */
   public static Optional<WorkflowExecutionStatus> status(WorkflowClient client, String id) {
-    try {
-      return Optional.of(client.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
-          DescribeWorkflowExecutionRequest.newBuilder().setNamespace(client.getOptions().getNamespace())
-              .setExecution(WorkflowExecution.newBuilder().setWorkflowId(id)).build())
-          .getWorkflowExecutionInfo().getStatus());
-    } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
-        return Optional.empty();
-      }
-      throw e;
-    }
+    return WorkflowDescriptions.describe(client, id).map(d -> d.getWorkflowExecutionInfo().getStatus());
   }
+
 }

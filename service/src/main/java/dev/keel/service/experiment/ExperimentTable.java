@@ -9,6 +9,8 @@ import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.Length;
 import dev.keel.api.v1.TrialState;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -51,13 +53,33 @@ public final class ExperimentTable {
         out.append("        ").append(ranks(t)).append(System.lineSeparator());
       }
       if (!t.getWaiting().isEmpty()) {
-        out.append("        ").append(t.getWaiting()).append(System.lineSeparator());
+        out.append("        ").append(t.getWaiting()).append(waitedFor(t.getWaitingSince())).append(System.lineSeparator());
       }
       if (!t.getError().isEmpty()) {
         out.append("        ").append(t.getError()).append(System.lineSeparator());
       }
     }
     return out.toString();
+  }
+
+  /** {@code  for 2m10s (since 2026-11-27T10:02:03Z)}, or nothing when the time is not known. */
+  static String waitedFor(String since) {
+    if (since.isEmpty()) {
+      return "";
+    }
+    try {
+      Instant from = Instant.parse(since);
+      return " for " + duration(Duration.between(from, Instant.now())) + " (since " + since + ")";
+    } catch (java.time.format.DateTimeParseException e) {
+      return " (since " + since + ")";
+    }
+  }
+
+  /** {@code 45s}, {@code 2m10s}, {@code 1h05m}. */
+  public static String duration(Duration d) {
+    long s = Math.max(0, d.toSeconds());
+    return s >= 3600 ? String.format(Locale.ROOT, "%dh%02dm", s / 3600, s / 60 % 60)
+        : s >= 60 ? String.format(Locale.ROOT, "%dm%02ds", s / 60, s % 60) : s + "s";
   }
 
   /** {@code slots 2: rank 0 123@host-a (cpu), rank 1 456@host-b (cpu)}. */

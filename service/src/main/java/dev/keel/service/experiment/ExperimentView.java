@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageOrBuilder;
 import com.google.protobuf.util.JsonFormat;
+import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.CatalogRow;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.search.SearchPreview;
@@ -22,6 +23,7 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowQueryException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -184,6 +186,9 @@ public final class ExperimentView {
     ObjectNode out = JSON.createObjectNode();
     ArrayNode trials = experiment.has("trials") ? (ArrayNode) experiment.remove("trials") : catalogTrials(records, unit);
     experiment.put("live", live).put("running", running);
+    if (running) {
+      markWaits(experiment, trials);
+    }
     if (plan.isPresent()) {
       experiment.put("planned_trials", plan.get().trials()).put("unit", unit);
     }
@@ -193,6 +198,32 @@ public final class ExperimentView {
     out.set("rungs", rungs(records, metric, trials, plan.map(ExperimentView::rungLengths).orElse(Set.of())));
     out.set("checkpoints", checkpoints(records));
     return Optional.of(new Document(out, records));
+  }
+
+  /**
+   * Marks each active trial that waits for a worker of its pool with why ({@code waiting}) and since when
+   * ({@code waiting_since}), and counts them in the experiment's {@code waiting_trials}: only the server knows
+   * that a Train activity is not taken, so the workflow's own state cannot say it.
+   */
+  private void markWaits(ObjectNode experiment, ArrayNode trials) {
+    String pool = experiment.path("resource_pool").asText("");
+    Instant now = Instant.now();
+    int waiting = 0;
+    for (JsonNode t : trials) {
+      String workflowId = t.path("workflow_id").asText("");
+      if (!"ACTIVE".equals(t.path("state").asText("")) || workflowId.isEmpty()) {
+        continue;
+      }
+      Optional<TrialWaits.Wait> wait = TrialWaits.of(client, workflowId, t.path("slots").asInt(1),
+          pool.isEmpty() ? ConfigDefaults.RESOURCE_POOL : pool, now);
+      if (wait.isPresent()) {
+        ((ObjectNode) t).put("waiting", wait.get().reason()).put("waiting_since", wait.get().since().toString());
+        waiting++;
+      }
+    }
+    if (waiting > 0) {
+      experiment.put("waiting_trials", waiting);
+    }
   }
 
   /** One line per trial: {@code [batches, value]} of each validation of the searcher's metric. */

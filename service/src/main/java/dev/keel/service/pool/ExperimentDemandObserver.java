@@ -8,18 +8,15 @@ import dev.keel.api.v1.PoolDemandRequest;
 import dev.keel.api.v1.PoolGang;
 import dev.keel.api.v1.RankInfo;
 import dev.keel.api.v1.TrialState;
+import dev.keel.service.visibility.WorkflowDescriptions;
 import dev.keel.service.visibility.WorkflowListing;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.experiment.TrialWorkflow;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
-import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.PendingActivityState;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.workflow.v1.PendingActivityInfo;
 import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
-import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionResponse;
 import io.temporal.client.WorkflowClient;
 import java.util.ArrayList;
@@ -131,17 +128,9 @@ public final class ExperimentDemandObserver implements PoolDemandActivities {
 
   /** The workflow's description, or empty when Temporal does not know it (yet). */
   private Optional<DescribeWorkflowExecutionResponse> describe(String workflowId) {
-    try {
-      return Optional.of(client.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
-          DescribeWorkflowExecutionRequest.newBuilder().setNamespace(client.getOptions().getNamespace())
-              .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId)).build()));
-    } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
-        return Optional.empty();
-      }
-      throw e;
-    }
+    return WorkflowDescriptions.describe(client, workflowId);
   }
+
 
   /** The worker identity of each Train activity a worker has started (one per rank; blank when the server has none). */
   private static List<String> startedTrain(DescribeWorkflowExecutionResponse described) {

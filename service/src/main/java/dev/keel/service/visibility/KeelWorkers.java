@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -60,6 +61,36 @@ public final class KeelWorkers {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * The training slots of {@code pool} (processes polling {@code keel-train-<pool>} for activities), or empty
+   * when the server cannot tell (the embedded Java test server describes no task queues).
+   */
+  public static Optional<Integer> trainSlots(WorkflowClient client, String pool) {
+    try {
+      return Optional.of((int) pollers(client, TaskQueues.train(pool), TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY).stream()
+          .map(PollerInfo::getIdentity).distinct().count());
+    } catch (IllegalStateException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * A warning for whoever submits trials of {@code slotsPerTrial} slots to {@code pool} when too few workers poll
+   * it to start one: the trials would only wait. Empty when enough do or the server cannot tell.
+   */
+  public static Optional<String> slotWarning(WorkflowClient client, String pool, int slotsPerTrial) {
+    Optional<Integer> slots = trainSlots(client, pool);
+    if (slots.isEmpty() || slots.get() >= slotsPerTrial) {
+      return Optional.empty();
+    }
+    String queue = TaskQueues.train(pool);
+    return Optional.of((slots.get() == 0 ? "no worker polls " + queue
+        : slots.get() + " worker" + (slots.get() == 1 ? " polls " : "s poll ") + queue + ", but a trial needs "
+            + slotsPerTrial + " slots at once")
+        + ": its trials wait for slots until " + (slots.get() == 0 ? "one does" : "enough do")
+        + " (start one with keel worker --roles TRAIN --pool " + pool + ")");
   }
 
   /** Records who polls {@code queue} (workflow or activity tasks) and returns their identities. */

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.activities.TaskQueues;
 import dev.keel.service.api.ApiServer;
+import dev.keel.service.visibility.KeelWorkers;
 import dev.keel.storage.StorageRoot;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * The list endpoints that need a real Temporal server, against the CLI's dev server behind {@code keel dev}:
  * {@code GET /api/v1/schedules} (and {@code keel schedule list}) shows a paused schedule with its note;
  * {@code GET /api/v1/workers} shows the dev stack's worker polling every Keel task queue and one training
- * slot in pool cpu; {@code GET /api/v1/pipelines} lists through the visibility query.
+ * slot in pool cpu; {@code GET /api/v1/pipelines} lists through the visibility query; a submission to a pool with
+ * too few workers is warned about.
  */
 class ListsOfSchedulesWorkersAndPipelinesOnARealServerIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -59,6 +61,18 @@ class ListsOfSchedulesWorkersAndPipelinesOnARealServerIT {
     } finally {
       RealTemporal.keel("schedule", "delete", id);
     }
+  }
+
+  @Test
+  void submissionIsWarnedWhenTooFewWorkersPollThePool() {
+    RealTemporal.stack();
+    assertEquals(java.util.Optional.of("no worker polls keel-train-nowhere: its trials wait for slots until one does"
+        + " (start one with keel worker --roles TRAIN --pool nowhere)"),
+        KeelWorkers.slotWarning(RealTemporal.client(), "nowhere", 1));
+    assertEquals(java.util.Optional.of("1 worker polls keel-train-cpu, but a trial needs 2 slots at once: its trials"
+        + " wait for slots until enough do (start one with keel worker --roles TRAIN --pool cpu)"),
+        KeelWorkers.slotWarning(RealTemporal.client(), "cpu", 2));
+    assertEquals(java.util.Optional.empty(), KeelWorkers.slotWarning(RealTemporal.client(), "cpu", 1));
   }
 
   private static JsonNode get(ApiServer api, String path) throws Exception {

@@ -5,6 +5,7 @@ import com.google.protobuf.util.JsonFormat;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.HeartbeatTicker;
 import dev.keel.activities.etl.IngestActivities;
+import dev.keel.api.config.SourceEncoding;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
@@ -28,6 +29,7 @@ import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -176,10 +178,18 @@ public final class IngestActivitiesImpl implements IngestActivities {
       if (append) {
         data = compatibleWith(before.get(), data, tableUri);
       }
+      SplitLabelCounts ingested = SplitLabelCounts.of(data);
+      // the warnings are about the version written: on append, the table's rows too
+      SplitLabelCounts existing = append ? existingRows(before.get()) : null;
+      SplitLabelCounts written = existing == null ? ingested : existing.plus(ingested);
+      List<String> warnings = written.warnings();
+      warnings.forEach(w -> log.warn("ingest of {} into {}: {}", given, tableUri, w));
       IngestResult.Builder result = IngestResult.newBuilder()
           .setRows(data.rows())
           .putAllRowsPerSplit(data.rowsPerSplit())
           .putAllRowsPerLabel(data.rowsPerLabel())
+          .putAllRowsPerSplitLabel(ingested.proto())
+          .addAllWarnings(warnings)
           .setSourceChecksum(checksum)
           .setSkippedRecords(bad.count())
           .addAllSkippedExamples(bad.examples())
@@ -192,7 +202,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
       record.put(INGEST_MODE, mode);
       record.put(INGEST_KEY, key);
       record.put(INGEST_RESULT, json(result.build()));
-      long firstId = append ? rowCount(before.get()) : 0;
+      long firstId = !append ? 0 : existing != null ? existing.rows() : rowCount(before.get());
       Map<String, String> props = new HashMap<>(data.dataProperties());
       props.put("delta.dataSkippingNumIndexedCols", "3");
       DeltaTableWriter.Append commit = new DeltaTableWriter(engine, tableUri, data.schema(), props).newAppend();
@@ -257,9 +267,12 @@ public final class IngestActivitiesImpl implements IngestActivities {
           throw ApplicationFailure.newNonRetryableFailure("source.label_column is required for " + source.getFormat(),
               FailureTypes.INVALID_ARGUMENT);
         }
+        Charset charset = charset(source);
         TabularRows rows = source.getFormat().equals(FORMAT_CSV)
-            ? CsvSource.read(files.files(), source.getLabelColumn(), source.getFeatureColumnsList(), hash, bad)
-            : ParquetSource.read(files.files(), source.getLabelColumn(), source.getFeatureColumnsList(), hash, bad);
+            ? CsvSource.read(files.files(), source.getLabelColumn(), source.getFeatureColumnsList(), charset,
+                source.getEncoding(), hash, bad)
+            : ParquetSource.read(files.files(), source.getLabelColumn(), source.getFeatureColumnsList(), charset,
+                source.getEncoding(), hash, bad);
         List<String> classes = LabelClasses.of(rows.labels());
         Map<String, Integer> index = new HashMap<>();
         for (int i = 0; i < classes.size(); i++) {
@@ -329,6 +342,11 @@ public final class IngestActivitiesImpl implements IngestActivities {
     return data;
   }
 
+  /** The rows of the table before an append, per split and class (one scan, which also gives the row count). */
+  private SplitLabelCounts existingRows(Snapshot snapshot) {
+    return SplitLabelCounts.countable(snapshot) ? SplitLabelCounts.of(engine, snapshot) : null;
+  }
+
   private long rowCount(Snapshot snapshot) {
     return SplitCounter.count(engine, snapshot).values().stream().mapToLong(Long::longValue).sum();
   }
@@ -364,12 +382,19 @@ public final class IngestActivitiesImpl implements IngestActivities {
       throw ApplicationFailure.newNonRetryableFailure("source.mode '" + m + "' (expected append|overwrite)",
           FailureTypes.INVALID_ARGUMENT);
     }
+    charset(source);
     String b = source.getOnBadRecord();
     if (!b.isBlank() && !b.equals(BadRecords.FAIL) && !b.equals(BadRecords.SKIP)) {
       throw ApplicationFailure.newNonRetryableFailure("source.on_bad_record '" + b + "' (expected fail|skip)",
           FailureTypes.INVALID_ARGUMENT);
     }
     return m;
+  }
+
+  /** {@code source.encoding} resolved (UTF-8 when unset); an unknown name is a non-retryable InvalidArgument naming it. */
+  static Charset charset(DataSource source) {
+    return SourceEncoding.charset(source.getEncoding()).orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
+        SourceEncoding.FIELD + ": " + SourceEncoding.unknown(source.getEncoding()), FailureTypes.INVALID_ARGUMENT));
   }
 
   /** What makes two ingests the same: the data and every option that changes the rows written. */
@@ -380,6 +405,11 @@ public final class IngestActivitiesImpl implements IngestActivities {
     if (s.getLabelLimitsCount() > 0) {
       // only then, so that the keys of ingests without limits stay those recorded in existing tables
       options += "\nlabel_limits:" + LabelLimits.key(s.getLabelLimitsMap());
+    }
+    Charset charset = SourceEncoding.charset(s.getEncoding()).orElse(StandardCharsets.UTF_8);
+    if (!charset.equals(StandardCharsets.UTF_8)) {
+      // likewise only then: UTF-8, written or not, keeps the keys recorded in existing tables
+      options += "\nencoding:" + charset.name();
     }
     return sha256(options.getBytes(StandardCharsets.UTF_8));
   }

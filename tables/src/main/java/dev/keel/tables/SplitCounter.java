@@ -22,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * Counts the rows of a snapshot per value of its {@code split} column, reading only that column
@@ -51,10 +52,40 @@ public final class SplitCounter {
     StructType schema = snapshot.getSchema();
     boolean byValue = column != null;
     StructField field = byValue ? schema.get(column) : schema.at(0);
-    Scan scan = snapshot.getScanBuilder().withReadSchema(new StructType().add(field)).build();
+    Map<String, Long> counts = new TreeMap<>();
+    scan(engine, snapshot, new StructType().add(field), batch -> add(counts, batch, byValue));
+    return counts;
+  }
+
+  /**
+   * Rows per value of {@code first}, then per value of {@code second} (string or integer columns, integers as
+   * decimal text), in name order, reading only those two columns; NULLs count under the empty name.
+   */
+  public static Map<String, Map<String, Long>> countBy(Engine engine, Snapshot snapshot, String first, String second) {
+    StructType schema = snapshot.getSchema();
+    Map<String, Map<String, Long>> counts = new TreeMap<>();
+    scan(engine, snapshot, new StructType().add(schema.get(first)).add(schema.get(second)), fb -> {
+      ColumnarBatch b = fb.getData();
+      ColumnVector a = b.getColumnVector(0);
+      ColumnVector c = b.getColumnVector(1);
+      Optional<ColumnVector> sel = fb.getSelectionVector();
+      for (int r = 0; r < b.getSize(); r++) {
+        if (sel.isPresent() && (sel.get().isNullAt(r) || !sel.get().getBoolean(r))) {
+          continue;
+        }
+        counts.computeIfAbsent(a.isNullAt(r) ? "" : text(a, r), k -> new TreeMap<>())
+            .merge(c.isNullAt(r) ? "" : text(c, r), 1L, Long::sum);
+      }
+    });
+    return counts;
+  }
+
+  /** Hands every batch of {@code readSchema}'s columns of the snapshot's rows (deletion vectors applied) to {@code sink}. */
+  private static void scan(Engine engine, Snapshot snapshot, StructType readSchema,
+      Consumer<FilteredColumnarBatch> sink) {
+    Scan scan = snapshot.getScanBuilder().withReadSchema(readSchema).build();
     Row scanState = scan.getScanState(engine);
     StructType physicalSchema = ScanStateRow.getPhysicalDataReadSchema(scanState);
-    Map<String, Long> counts = new TreeMap<>();
     try (CloseableIterator<FilteredColumnarBatch> scanFiles = scan.getScanFiles(engine)) {
       while (scanFiles.hasNext()) {
         try (CloseableIterator<Row> fileRows = scanFiles.next().getRows()) {
@@ -68,7 +99,7 @@ public final class SplitCounter {
             try (CloseableIterator<FilteredColumnarBatch> data =
                 Scan.transformPhysicalData(engine, scanState, scanFile, physical)) {
               while (data.hasNext()) {
-                add(counts, data.next(), byValue);
+                sink.accept(data.next());
               }
             }
           }
@@ -77,7 +108,6 @@ public final class SplitCounter {
     } catch (IOException e) {
       throw new UncheckedIOException("counting rows of version " + snapshot.getVersion(), e);
     }
-    return counts;
   }
 
   private static void add(Map<String, Long> counts, FilteredColumnarBatch fb, boolean byValue) {

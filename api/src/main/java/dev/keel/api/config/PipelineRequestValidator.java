@@ -164,6 +164,12 @@ public final class PipelineRequestValidator {
       if (s.getFeatureColumnsCount() > 0) {
         problems.add("source.feature_columns", "only for csv and parquet sources");
       }
+      if (!s.getEncoding().isEmpty()) {
+        problems.add(SourceEncoding.FIELD, "only for csv and parquet sources (images and IDX files are not text)");
+      }
+    }
+    if (TABULAR.contains(format) && SourceEncoding.charset(s.getEncoding()).isEmpty()) {
+      problems.add(SourceEncoding.FIELD, SourceEncoding.unknown(s.getEncoding()));
     }
     if (!format.equals("fashion_mnist") && s.getUri().isBlank()) {
       problems.add("source.uri", "required (a local path, a file: URI or s3://bucket/prefix)");

@@ -6,9 +6,9 @@ import dev.keel.api.v1.DataHistory;
 import dev.keel.api.v1.DataVersion;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.etl.IngestActivitiesImpl;
+import dev.keel.etl.SplitLabelCounts;
 import dev.keel.tables.DeltaTables;
 import dev.keel.tables.SplitCounter;
-import dev.keel.tables.TableSchemas;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.engine.Engine;
 import java.util.List;
@@ -22,8 +22,8 @@ import java.time.format.DateTimeFormatter;
 /**
  * Reads every version of a data table: when it was committed, what the ingest that wrote it
  * recorded ({@code keel.ingest.*} table properties: mode, source, checksum, skipped records), and
- * the rows it holds per split and per class, counted from the data of that version (only the split
- * and label columns are read). A version whose ingest key equals its predecessor's was not written
+ * the rows it holds per split, per class and per split and class, counted from the data of that version (only the
+ * split and label columns are read), and a warning for a class with no rows in the train split. A version whose ingest key equals its predecessor's was not written
  * by an ingest (an identical ingest writes nothing), so its operation reads {@code write}.
  */
 public final class DataTableHistory {
@@ -61,13 +61,20 @@ public final class DataTableHistory {
             .setSkippedRecords(recorded(p).getSkippedRecords())
             .putAllLabelLimits(recorded(p).getLabelLimitsMap());
       }
-      d.putAllRowsPerSplit(SplitCounter.count(engine, s));
-      if (s.getSchema().indexOf("label") >= 0) {
-        List<String> names = classNames(s);
-        SplitCounter.countBy(engine, s, "label").forEach((label, n) -> {
-          int i = Integer.parseInt(label);
-          d.putRowsPerLabel(i >= 0 && i < names.size() ? names.get(i) : label, n);
-        });
+      if (SplitLabelCounts.countable(s)) {
+        // one scan of the split and label columns gives every count
+        SplitLabelCounts counts = SplitLabelCounts.of(engine, s);
+        d.putAllRowsPerSplit(counts.perSplit()).putAllRowsPerLabel(counts.perLabel())
+            .putAllRowsPerSplitLabel(counts.proto()).addAllWarnings(counts.warnings());
+      } else {
+        d.putAllRowsPerSplit(SplitCounter.count(engine, s));
+        if (s.getSchema().indexOf("label") >= 0) {
+          List<String> names = classNames(s);
+          SplitCounter.countBy(engine, s, "label").forEach((label, n) -> {
+            int i = Integer.parseInt(label);
+            d.putRowsPerLabel(i >= 0 && i < names.size() ? names.get(i) : label, n);
+          });
+        }
       }
       h.addVersions(d);
     }
@@ -96,6 +103,9 @@ public final class DataTableHistory {
       if (v.getRowsPerLabelCount() > 0) {
         sb.append("        rows per label: ").append(counts(v.getRowsPerLabelMap())).append('\n');
       }
+      new java.util.TreeMap<>(v.getRowsPerSplitLabelMap()).forEach((split, labels) -> sb.append(String.format(Locale.ROOT,
+          "        %-16s%s%n", "rows in " + split + ":", counts(labels.getRowsPerLabelMap()))));
+      v.getWarningsList().forEach(w -> sb.append("        warning: ").append(w).append('\n'));
     }
     return sb.toString();
   }
@@ -107,8 +117,7 @@ public final class DataTableHistory {
   }
 
   private static List<String> classNames(Snapshot s) {
-    String names = s.getTableProperties().get(TableSchemas.CLASS_NAMES_PROPERTY);
-    return names == null || names.isEmpty() ? List.of() : List.of(names.split(",", -1));
+    return SplitLabelCounts.classNames(s);
   }
 
   private static IngestResult recorded(Map<String, String> p) {

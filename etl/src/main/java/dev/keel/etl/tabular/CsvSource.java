@@ -8,19 +8,21 @@ import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.nio.charset.Charset;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVRecord;
 
 /**
- * CSV files with a header line (RFC 4180 quoting, UTF-8). Default feature columns: every column
- * but the label and {@code split} whose value in the first data record is a number; a later
- * record with a non-number there is a corrupt record. Records are named {@code file:line}.
+ * CSV files with a header line (RFC 4180 quoting), in {@code source.encoding} (default UTF-8, a byte order mark
+ * dropped). Default feature columns: every column but the label and {@code split} whose value in the first data
+ * record is a number; a later record with a non-number there is a corrupt record. Records are named {@code
+ * file:line}. Text is decoded record by record ({@link SourceText}): bytes that are not text in the encoding make
+ * their own record corrupt, and only it; in the header they fail the file.
  */
 public final class CsvSource {
   static final CSVFormat FORMAT = CSVFormat.DEFAULT.builder()
@@ -30,19 +32,23 @@ public final class CsvSource {
   private CsvSource() {}
 
   /** The header of a CSV file (cheap: reads the first record only). */
-  public static List<String> header(Path file) throws IOException {
-    try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8);
+  public static List<String> header(Path file, Charset charset) throws IOException {
+    try (Reader r = SourceText.open(file, charset, "");
         CSVParser p = CSVParser.parse(r, FORMAT)) {
       return p.getHeaderNames();
     }
   }
 
+  /**
+   * @param charset the resolved {@code source.encoding}
+   * @param encoding {@code source.encoding} as written (empty: the default), for messages
+   */
   public static TabularRows read(List<SourceFiles.Entry> files, String labelColumn, List<String> featureColumns,
-      HashSplit hash, BadRecords bad) {
+      Charset charset, String encoding, HashSplit hash, BadRecords bad) {
     TabularRows rows = new TabularRows();
     for (SourceFiles.Entry f : files) {
       try {
-        readFile(f, labelColumn, featureColumns, hash, bad, rows);
+        readFile(f, labelColumn, featureColumns, charset, encoding, hash, bad, rows);
       } catch (IOException | UncheckedIOException e) {
         bad.report(f.relative(), "unreadable CSV (" + e.getMessage() + ")");
       }
@@ -51,9 +57,15 @@ public final class CsvSource {
   }
 
   private static void readFile(SourceFiles.Entry f, String labelColumn, List<String> featureColumns,
-      HashSplit hash, BadRecords bad, TabularRows rows) throws IOException {
-    try (Reader r = Files.newBufferedReader(f.path(), StandardCharsets.UTF_8);
+      Charset charset, String encoding, HashSplit hash, BadRecords bad, TabularRows rows) throws IOException {
+    try (SourceText r = SourceText.open(f.path(), charset, encoding);
         CSVParser p = CSVParser.parse(r, FORMAT)) {
+      Optional<SourceText.Flaw> inHeader = r.flawThrough(Math.max(1, p.getCurrentLineNumber()));
+      if (inHeader.isPresent()) {
+        // no record can be read without the column names
+        throw ApplicationFailure.newNonRetryableFailure(f.relative() + ":" + inHeader.get().line() + ": the header line: "
+            + inHeader.get().what(), FailureTypes.DATASET_CORRUPT);
+      }
       List<String> header = p.getHeaderNames();
       if (header.isEmpty()) {
         throw ApplicationFailure.newNonRetryableFailure(f.relative() + ": empty CSV file (no header line)",
@@ -67,6 +79,11 @@ public final class CsvSource {
       String[] why = new String[1];
       for (CSVRecord rec : p) {
         String where = f.relative() + ":" + p.getCurrentLineNumber();
+        Optional<SourceText.Flaw> flaw = r.flawThrough(p.getCurrentLineNumber());
+        if (flaw.isPresent()) {
+          bad.report(f.relative() + ":" + flaw.get().line(), flaw.get().what());
+          continue;
+        }
         if (rec.size() != header.size()) {
           bad.report(where, rec.size() + " columns, the header has " + header.size());
           continue;

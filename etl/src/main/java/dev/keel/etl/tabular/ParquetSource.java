@@ -4,6 +4,7 @@ import dev.keel.etl.BadRecords;
 import dev.keel.etl.HashSplit;
 import dev.keel.etl.source.SourceFiles;
 import java.io.IOException;
+import java.nio.charset.Charset;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +23,9 @@ import org.apache.parquet.schema.Type;
 /**
  * Parquet files, read with the parquet-hadoop that Delta Kernel already brings (no Hadoop file
  * system: {@link LocalInputFile}). Default feature columns: every top-level INT32, INT64, FLOAT or
- * DOUBLE column but the label and {@code split}. Records are named {@code file:row} (from 1).
+ * DOUBLE column but the label and {@code split}. Records are named {@code file:row} (from 1). Text in BINARY
+ * columns is decoded in {@code source.encoding} (Parquet's own is UTF-8, the default): a value that is not text in it
+ * makes its row a corrupt record instead of a label with U+FFFD in it.
  */
 public final class ParquetSource {
   private ParquetSource() {}
@@ -34,8 +37,13 @@ public final class ParquetSource {
     }
   }
 
+  /**
+   * @param charset the resolved {@code source.encoding}
+   * @param encoding {@code source.encoding} as written (empty: the default), for messages
+   */
   public static TabularRows read(List<SourceFiles.Entry> files, String labelColumn, List<String> featureColumns,
-      HashSplit hash, BadRecords bad) {
+      Charset charset, String encoding, HashSplit hash, BadRecords bad) {
+    Text text = new Text(charset, encoding);
     TabularRows rows = new TabularRows();
     for (SourceFiles.Entry f : files) {
       MessageType schema;
@@ -61,29 +69,10 @@ public final class ParquetSource {
           for (long i = 0; i < pages.getRowCount(); i++) {
             Group g = rr.read();
             String where = f.relative() + ":" + (++row);
-            String lab = text(g, label);
-            if (lab == null || lab.isBlank()) {
-              bad.report(where, "missing label (column '" + labelColumn + "' is null or empty)");
-              continue;
-            }
-            String s = split < 0 ? null : text(g, split);
-            if (split >= 0 && !"train".equals(s) && !"test".equals(s)) {
-              bad.report(where, "split '" + s + "' is neither train nor test");
-              continue;
-            }
-            float[] v = new float[cols.length];
-            boolean ok = true;
-            for (int c = 0; c < cols.length && ok; c++) {
-              Float x = TabularRows.number(text(g, cols[c]), why);
-              if (x == null) {
-                bad.report(where, "feature '" + names.get(c) + "': " + why[0]);
-                ok = false;
-              } else {
-                v[c] = x;
-              }
-            }
-            if (ok) {
-              rows.add(lab.strip(), TabularRows.split(s, hash, where), v);
+            try {
+              readRow(g, where, label, split, cols, names, labelColumn, text, hash, bad, rows, why);
+            } catch (NotText e) {
+              bad.report(where, e.getMessage());
             }
           }
         }
@@ -95,6 +84,31 @@ public final class ParquetSource {
       }
     }
     return rows;
+  }
+
+  /** One row: a good record goes to {@code rows}, a corrupt one to {@code bad}. */
+  private static void readRow(Group g, String where, int label, int split, int[] cols, List<String> names,
+      String labelColumn, Text text, HashSplit hash, BadRecords bad, TabularRows rows, String[] why) {
+    String lab = text.of(g, label);
+    if (lab == null || lab.isBlank()) {
+      bad.report(where, "missing label (column '" + labelColumn + "' is null or empty)");
+      return;
+    }
+    String s = split < 0 ? null : text.of(g, split);
+    if (split >= 0 && !"train".equals(s) && !"test".equals(s)) {
+      bad.report(where, "split '" + s + "' is neither train nor test");
+      return;
+    }
+    float[] v = new float[cols.length];
+    for (int c = 0; c < cols.length; c++) {
+      Float x = TabularRows.number(text.of(g, cols[c]), why);
+      if (x == null) {
+        bad.report(where, "feature '" + names.get(c) + "': " + why[0]);
+        return;
+      }
+      v[c] = x;
+    }
+    rows.add(lab.strip(), TabularRows.split(s, hash, where), v);
   }
 
   private static List<String> numericColumns(MessageType schema, String labelColumn) {
@@ -113,24 +127,42 @@ public final class ParquetSource {
         || t == PrimitiveTypeName.DOUBLE;
   }
 
-  /** A field as text (null when absent); integral doubles print without ".0" so that 1.0 and 1 are one label. */
-  private static String text(Group g, int field) {
-    if (g.getFieldRepetitionCount(field) == 0) {
-      return null;
+  /** A BINARY value that is not text in the source's encoding. */
+  private static final class NotText extends RuntimeException {
+    NotText(String message) {
+      super(message, null, false, false);
     }
-    Type t = g.getType().getType(field);
-    if (!t.isPrimitive()) {
-      return g.getValueToString(field, 0);
+  }
+
+  /** Fields as text, BINARY ones decoded in the source's encoding. */
+  private record Text(Charset charset, String encoding) {
+    /**
+     * A field as text (null when absent); integral doubles print without ".0" so that 1.0 and 1 are one label.
+     *
+     * @throws NotText naming the column when a BINARY value is not text in the encoding
+     */
+    String of(Group g, int field) {
+      if (g.getFieldRepetitionCount(field) == 0) {
+        return null;
+      }
+      Type t = g.getType().getType(field);
+      if (!t.isPrimitive()) {
+        return g.getValueToString(field, 0);
+      }
+      return switch (t.asPrimitiveType().getPrimitiveTypeName()) {
+        case INT32 -> Integer.toString(g.getInteger(field, 0));
+        case INT64 -> Long.toString(g.getLong(field, 0));
+        case FLOAT -> plain(g.getFloat(field, 0));
+        case DOUBLE -> plain(g.getDouble(field, 0));
+        case BOOLEAN -> Boolean.toString(g.getBoolean(field, 0));
+        case BINARY, FIXED_LEN_BYTE_ARRAY -> {
+          String[] why = new String[1];
+          yield SourceText.decode(g.getBinary(field, 0).getBytes(), charset, encoding, why)
+              .orElseThrow(() -> new NotText("column '" + t.getName() + "': " + why[0]));
+        }
+        default -> g.getValueToString(field, 0);
+      };
     }
-    return switch (t.asPrimitiveType().getPrimitiveTypeName()) {
-      case INT32 -> Integer.toString(g.getInteger(field, 0));
-      case INT64 -> Long.toString(g.getLong(field, 0));
-      case FLOAT -> plain(g.getFloat(field, 0));
-      case DOUBLE -> plain(g.getDouble(field, 0));
-      case BOOLEAN -> Boolean.toString(g.getBoolean(field, 0));
-      case BINARY, FIXED_LEN_BYTE_ARRAY -> g.getString(field, 0);
-      default -> g.getValueToString(field, 0);
-    };
   }
 
   private static String plain(double d) {

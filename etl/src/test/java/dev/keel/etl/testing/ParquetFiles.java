@@ -29,6 +29,13 @@ public final class ParquetFiles {
   /** Rows {@code from..to-1}; {@code splitOf} null writes no split column; a null label for ids in {@code noLabel}. */
   public static void write(Path file, int from, int to, java.util.function.IntFunction<String> splitOf,
       java.util.Set<Integer> noLabel) throws IOException {
+    write(file, from, to, splitOf, i -> noLabel.contains(i) ? null
+        : RealData.className(RealData.label(i)).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  /** Rows {@code from..to-1} whose label column holds {@code labelBytes} (no label when null), as written. */
+  public static void write(Path file, int from, int to, java.util.function.IntFunction<String> splitOf,
+      java.util.function.IntFunction<byte[]> labelBytes) throws IOException {
     MessageType schema = schema(splitOf != null);
     SimpleGroupFactory f = new SimpleGroupFactory(schema);
     java.nio.file.Files.createDirectories(file.getParent());
@@ -39,8 +46,9 @@ public final class ParquetFiles {
         for (int k = 0; k < 16; k++) {
           g.append("f" + k, (double) x[k]);
         }
-        if (!noLabel.contains(i)) {
-          g.append("label", RealData.className(RealData.label(i)));
+        byte[] label = labelBytes.apply(i);
+        if (label != null) {
+          g.append("label", org.apache.parquet.io.api.Binary.fromConstantByteArray(label));
         }
         if (splitOf != null) {
           g.append("split", splitOf.apply(i));

@@ -112,6 +112,7 @@ final class DemoCommand implements Callable<Integer> {
             : "none before: promoted"));
       }
       System.out.println("        predictions table: " + r.getInference().getPredictions().getUri() + " @ version " + r.getInference().getPredictions().getVersion());
+      r.getIngest().getWarningsList().forEach(w -> System.out.println("        warning:           " + w));
       return 0;
     } finally {
       if (devStack != null) {

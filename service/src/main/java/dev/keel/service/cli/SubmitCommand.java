@@ -56,6 +56,8 @@ final class SubmitCommand implements Callable<Integer> {
         PipelineResult r = new PipelineWatcher(client, stubs, System.out, Duration.ofSeconds(1)).follow(id);
         System.out.printf(Locale.ROOT, "accuracy %.4f, predictions %s%n", r.getInference().getAccuracy(),
             r.getInference().getPredictions().getUri());
+        // again at the end, where the result is read: e.g. a class the model could not learn
+        r.getIngest().getWarningsList().forEach(w -> System.out.println("warning: " + w));
       }
       return 0;
     } finally {

@@ -10,7 +10,7 @@ import java.util.Locale;
 public final class PerClassTable {
   private PerClassTable() {}
 
-  /** One line per class of {@code after} (same labels in both), then the overall accuracy. */
+  /** One line per class of {@code after} (matched to {@code before}'s by label), then the overall accuracy. */
   public static List<String> lines(InferenceResult before, InferenceResult after, String beforeHeader, String afterHeader) {
     int nameWidth = "all classes".length();
     for (ClassAccuracy c : after.getClassesList()) {
@@ -21,7 +21,9 @@ public final class PerClassTable {
     List<String> out = new ArrayList<>();
     out.add(String.format(Locale.ROOT, row, "class", beforeHeader, afterHeader, "change"));
     for (ClassAccuracy a : after.getClassesList()) {
-      ClassAccuracy b = a.getLabel() < before.getClassesCount() ? before.getClasses(a.getLabel()) : ClassAccuracy.getDefaultInstance();
+      // by label, not by position: a class without scored rows is absent from a result
+      ClassAccuracy b = before.getClassesList().stream().filter(c -> c.getLabel() == a.getLabel()).findFirst()
+          .orElse(ClassAccuracy.getDefaultInstance());
       out.add(String.format(Locale.ROOT, row, name(a), fraction(b.getAccuracy()), fraction(a.getAccuracy()),
           change(a.getAccuracy() - b.getAccuracy())));
     }

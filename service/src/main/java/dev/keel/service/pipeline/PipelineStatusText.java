@@ -23,6 +23,10 @@ public final class PipelineStatusText {
       line(out, "data", p.getData().getUri() + " v" + p.getData().getVersion()
           + (p.hasIngest() ? String.format(Locale.ROOT, " (%,d rows ingested)", p.getIngest().getRows()) : ""));
     }
+    if (p.hasIngest()) {
+      IngestText.perSplit(p.getIngest()).forEach((split, counts) -> line(out, split + " rows", counts));
+      p.getIngest().getWarningsList().forEach(w -> line(out, "warning", w));
+    }
     line(out, "experiment", p.getExperimentId());
     if (p.hasTrain()) {
       line(out, "training", String.format(Locale.ROOT, "%,d batches in %.0f s, validation accuracy %.4f",

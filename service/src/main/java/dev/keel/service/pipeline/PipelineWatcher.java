@@ -122,8 +122,12 @@ public final class PipelineWatcher {
     if (!p.hasIngest()) {
       return String.format(Locale.ROOT, "[data]     reusing table %s version %d", p.getData().getUri(), p.getData().getVersion());
     }
-    return String.format(Locale.ROOT, "[etl]      table %s version %d (%,d rows%s)", p.getIngest().getTable().getUri(),
-        p.getIngest().getTable().getVersion(), p.getIngest().getRows(), p.getIngest().getAlreadyIngested() ? ", already ingested" : "");
+    StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "[etl]      table %s version %d (%,d rows%s)",
+        p.getIngest().getTable().getUri(), p.getIngest().getTable().getVersion(), p.getIngest().getRows(),
+        p.getIngest().getAlreadyIngested() ? ", already ingested" : ""));
+    IngestText.perSplitAndLabel(p.getIngest()).forEach(l -> sb.append(String.format(Locale.ROOT, "%n[etl]      %s", l)));
+    p.getIngest().getWarningsList().forEach(w -> sb.append(String.format(Locale.ROOT, "%n[warning]  %s", w)));
+    return sb.toString();
   }
 
   private static String trainedLine(PipelineProgress p) {

@@ -45,16 +45,20 @@ final class PartitionTotals {
   }
 
   /**
-   * Accuracy per true label, every label up to the largest seen or named; {@code classNames} (the table's, may be
-   * empty) name them.
+   * Accuracy per true label that has scored rows, in label order; {@code classNames} (the table's, may be empty) name
+   * them. Correct and accuracy are always set, so a class nothing was predicted right for shows 0 in JSON; a class
+   * without rows in the scored split is left out (it has no accuracy).
    */
   java.util.List<ClassAccuracy> classes(java.util.List<String> classNames) {
     java.util.List<ClassAccuracy> out = new java.util.ArrayList<>();
-    for (int l = 0; l < Math.max(labelRows.length, classNames.size()); l++) {
-      long n = l < labelRows.length ? labelRows[l] : 0;
-      long c = l < labelCorrect.length ? labelCorrect[l] : 0;
+    for (int l = 0; l < labelRows.length; l++) {
+      long n = labelRows[l];
+      long c = labelCorrect[l];
+      if (n == 0) {
+        continue;
+      }
       out.add(ClassAccuracy.newBuilder().setLabel(l).setName(l < classNames.size() ? classNames.get(l) : "")
-          .setRows(n).setCorrect(c).setAccuracy(n == 0 ? 0 : (double) c / n).build());
+          .setRows(n).setCorrect(c).setAccuracy((double) c / n).build());
     }
     return out;
   }

@@ -6,6 +6,7 @@ import dev.keel.api.v1.DataSource;
 import dev.keel.etl.source.SourceFiles;
 import dev.keel.etl.tabular.CsvSource;
 import dev.keel.etl.tabular.ParquetSource;
+import dev.keel.etl.tabular.TabularRows;
 import dev.keel.etl.tabular.SourceText;
 import dev.keel.storage.S3Clients;
 import dev.keel.storage.S3Uri;
@@ -71,14 +72,15 @@ public final class SourceCheck {
         List<String> columns = format.equals(IngestActivitiesImpl.FORMAT_CSV)
             ? CsvSource.header(first, charset.get()) : ParquetSource.columns(first);
         String label = source.getLabelColumn();
+        // never quote the header: it is the file's content, and a file that is no CSV would show its first line
         if (!label.isBlank() && !columns.contains(label)) {
           out.add(new ConfigProblem("source.label_column", "'" + label + "' is not a column of " + first
-              + " (columns: " + String.join(", ", columns) + ")"));
+              + " (" + TabularRows.headerSays(columns) + ")"));
         }
         for (String f : source.getFeatureColumnsList()) {
           if (!columns.contains(f)) {
             out.add(new ConfigProblem("source.feature_columns", "'" + f + "' is not a column of " + first
-                + " (columns: " + String.join(", ", columns) + ")"));
+                + " (" + TabularRows.headerSays(columns) + ")"));
           }
         }
       }

@@ -40,12 +40,24 @@ public final class ExperimentConfigValidator {
     return problems.list();
   }
 
+  /** An experiment's name labels it (ids, the catalog, the dashboard); it never names a path. */
+  static final int MAX_NAME = 200;
+
   /** A sanity bound: more ranks than this is a typo, not a cluster. */
   static final int MAX_SLOTS_PER_TRIAL = 512;
 
   static void validate(ExperimentConfig c, String path, boolean requireTable, SearcherRules searcher, Problems problems) {
     if (requireTable && c.getData().getTable().isBlank()) {
       problems.add(Problems.at(path, "data.table"), "required (the Delta table to train on)");
+    } else if (!c.getData().getTable().isBlank() && !c.getData().getTable().matches(PipelineRequestValidator.TABLE)) {
+      problems.add(Problems.at(path, "data.table"), "must be a table name ([A-Za-z0-9_.-], not starting with '.') or a"
+          + " URI, got '" + c.getData().getTable() + "'");
+    }
+    String name = c.getName();
+    if (name.length() > MAX_NAME || name.contains("/") || name.contains("\\") || name.contains("..")
+        || name.chars().anyMatch(Character::isISOControl)) {
+      problems.add(Problems.at(path, "name"), "must be at most " + MAX_NAME + " characters without '/', '\\', '..'"
+          + " or control characters");
     }
     if (c.getData().hasVersion() && c.getData().getVersion() < 0) {
       problems.add(Problems.at(path, "data.version"), "must be >= 0, got " + c.getData().getVersion());

@@ -24,7 +24,8 @@ public final class PipelineRequestValidator {
   /** A stage names one version only when it has one member. */
   private static final Set<String> WARM_START_STAGES = Set.of("champion");
   private static final Set<String> PROMOTION_POLICIES = Set.of("champion_challenger", "always", "never");
-  private static final String TABLE = "[A-Za-z0-9_.\\-]+|[a-z0-9]+://.+|/.+";
+  /** A table name (one path segment, not starting with a dot), a URI or an absolute path. */
+  static final String TABLE = "[A-Za-z0-9_][A-Za-z0-9_.\\-]*|[a-z0-9]+://.+|/.+";
   /** The model registry's names. */
   public static final String MODEL_NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}";
 
@@ -56,7 +57,7 @@ public final class PipelineRequestValidator {
       if (r.getTargetTable().isBlank()) {
         problems.add("target_table", "required (name of the Delta table the ETL stage writes)");
       } else if (!r.getTargetTable().matches(TABLE)) {
-        problems.add("target_table", "must be a table name ([A-Za-z0-9_.-]) or a URI, got '" + r.getTargetTable() + "'");
+        problems.add("target_table", "must be a table name ([A-Za-z0-9_.-], not starting with '.') or a URI, got '" + r.getTargetTable() + "'");
       }
     }
     boolean reuseModel = reuse.hasModel();
@@ -88,6 +89,10 @@ public final class PipelineRequestValidator {
     }
     if (!r.getModelName().isEmpty() && !r.getModelName().matches(MODEL_NAME)) {
       problems.add("model_name", "must match " + MODEL_NAME + ", got '" + r.getModelName() + "'");
+    } else if (r.getModelName().isEmpty() && !r.getName().isEmpty() && !r.getName().matches(MODEL_NAME)) {
+      // checked now, not at the register stage after the ETL and the search have run
+      problems.add("name", "'" + r.getName() + "' names the registered model, so it must match " + MODEL_NAME
+          + " (or set model_name)");
     }
     String policy = r.getPromotion().getPolicy();
     if (!policy.isEmpty() && !PROMOTION_POLICIES.contains(policy)) {
@@ -99,7 +104,7 @@ public final class PipelineRequestValidator {
     }
     String predictions = r.getInference().getPredictionsTable();
     if (!predictions.isEmpty() && !predictions.matches(TABLE)) {
-      problems.add("inference.predictions_table", "must be a table name ([A-Za-z0-9_.-]) or a URI, got '" + predictions + "'");
+      problems.add("inference.predictions_table", "must be a table name ([A-Za-z0-9_.-], not starting with '.') or a URI, got '" + predictions + "'");
     }
     if (r.getInference().hasDrift()) {
       DriftConfigRules.validate(r.getInference().getDrift(), "inference.drift", problems);

@@ -111,7 +111,7 @@ public final class CsvSource {
         }
         String s = split < 0 ? null : rec.get(split).strip();
         if (s != null && !s.equals("train") && !s.equals("test")) {
-          bad.report(where, "split '" + s + "' is neither train nor test");
+          bad.report(where, "the split column is neither train nor test");
           continue;
         }
         float[] v = new float[cols.length];

@@ -96,7 +96,7 @@ public final class ParquetSource {
     }
     String s = split < 0 ? null : text.of(g, split);
     if (split >= 0 && !"train".equals(s) && !"test".equals(s)) {
-      bad.report(where, "split '" + s + "' is neither train nor test");
+      bad.report(where, "the split column is neither train nor test");
       return;
     }
     float[] v = new float[cols.length];

@@ -70,29 +70,36 @@ public final class TabularRows {
     try {
       float f = Float.parseFloat(text.strip());
       if (!Float.isFinite(f)) {
-        why[0] = "'" + text + "' is not a finite number";
+        why[0] = "not a finite number";
         return null;
       }
       return f;
     } catch (NumberFormatException e) {
-      why[0] = "'" + text + "' is not a number";
+      why[0] = "not a number";
       return null;
     }
   }
 
-  /** Refuses a label or feature column that the file does not have, naming it and the file's columns. */
+  /**
+   * Refuses a label or feature column that the file does not have, naming it and how many columns the file has:
+   * never the header itself, which is the file's content (a file that is no CSV would show its first line).
+   */
   static void requireColumns(String file, List<String> columns, String labelColumn, List<String> featureColumns) {
     if (!columns.contains(labelColumn)) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          "source.label_column '" + labelColumn + "' is not a column of " + file + " (columns: "
-              + String.join(", ", columns) + ")", FailureTypes.INVALID_ARGUMENT);
+      throw ApplicationFailure.newNonRetryableFailure("source.label_column '" + labelColumn + "' is not a column of "
+          + file + " (" + headerSays(columns) + ")", FailureTypes.INVALID_ARGUMENT);
     }
     for (String f : featureColumns) {
       if (!columns.contains(f)) {
-        throw ApplicationFailure.newNonRetryableFailure(
-            "source.feature_columns: '" + f + "' is not a column of " + file + " (columns: "
-                + String.join(", ", columns) + ")", FailureTypes.INVALID_ARGUMENT);
+        throw ApplicationFailure.newNonRetryableFailure("source.feature_columns: '" + f + "' is not a column of "
+            + file + " (" + headerSays(columns) + ")", FailureTypes.INVALID_ARGUMENT);
       }
     }
+  }
+
+  /** What a header row tells without quoting it: how many columns, or that it is no CSV header at all. */
+  public static String headerSays(List<String> columns) {
+    return columns.size() < 2 ? "its first line is not a CSV header row with a label column and a feature column"
+        : "its header row has " + columns.size() + " columns";
   }
 }

@@ -1,5 +1,6 @@
 package dev.keel.service.api;
 
+import dev.keel.service.security.DataRoots;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.drift.DriftTable;
 import dev.keel.tables.registry.ModelRegistryTable;
@@ -32,6 +33,15 @@ public final class ApiServer implements AutoCloseable {
    * @throws IllegalArgumentException when {@code host} is not a loopback address and there is no token
    */
   public static ApiServer start(String host, int port, WorkflowClient client, StorageRoot storage, ApiToken token) {
+    return start(host, port, client, DataRoots.of(storage), token);
+  }
+
+  /**
+   * As {@link #start(String, int, WorkflowClient, StorageRoot, ApiToken)}; requests may name places inside
+   * {@code roots} only (its storage root and the data roots).
+   */
+  public static ApiServer start(String host, int port, WorkflowClient client, DataRoots roots, ApiToken token) {
+    StorageRoot storage = roots.storage();
     if (!token.required() && !isLoopback(host)) {
       throw new IllegalArgumentException("the API would listen on " + host + ", which is not a loopback address,"
           + " without a token: set " + ApiToken.ENV + " (at least 16 characters, e.g. openssl rand -hex 32) or"
@@ -43,7 +53,7 @@ public final class ApiServer implements AutoCloseable {
             // The controllers block on Temporal and Delta: run blocking methods on the I/O pool, not on
             // Netty's few event loops, where a handful of slow calls would hold up every other request.
             "micronaut.server.thread-selection", "AUTO"))
-        .singletons(client, storage, new ModelRegistryTable(storage), new DriftTable(storage), token)
+        .singletons(client, storage, roots, new ModelRegistryTable(storage), new DriftTable(storage), token)
         .deduceEnvironment(false)
         .banner(false)
         .start();

@@ -2,6 +2,7 @@ package dev.keel.service.api;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
+import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
@@ -10,6 +11,7 @@ import dev.keel.search.Searchers;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.experiment.ExperimentListing;
 import dev.keel.service.experiment.ExperimentView;
+import dev.keel.service.security.DataRoots;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.catalog.ExperimentList;
 import io.micronaut.core.annotation.Nullable;
@@ -42,12 +44,14 @@ public class ExperimentController {
 
   private final WorkflowClient client;
   private final StorageRoot storage;
+  private final DataRoots roots;
   private final ExperimentView views;
 
   @Inject
-  public ExperimentController(WorkflowClient client, StorageRoot storage) {
+  public ExperimentController(WorkflowClient client, StorageRoot storage, DataRoots roots) {
     this.client = client;
     this.storage = storage;
+    this.roots = roots;
     this.views = new ExperimentView(client, storage);
   }
 
@@ -73,6 +77,10 @@ public class ExperimentController {
   public HttpResponse<Map<String, Object>> create(@Body String body) {
     try {
       ExperimentConfig config = ExperimentConfigLoaders.load(body).config();
+      List<ConfigProblem> outside = roots.problems(config, "");
+      if (!outside.isEmpty()) {
+        throw new ConfigValidationException("experiment config", outside);
+      }
       String id = ExperimentLauncher.start(client, ExperimentRequest.newBuilder().setConfig(config).build());
       return HttpResponse.accepted().body(Map.of("experiment_id", id, "links", List.of("/api/v1/experiments/" + id),
           "warnings", ExperimentLauncher.warnings(client, config)));

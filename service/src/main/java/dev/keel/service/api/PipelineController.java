@@ -3,12 +3,14 @@ package dev.keel.service.api;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
+import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.pipeline.PipelineList;
+import dev.keel.service.security.DataRoots;
 import dev.keel.tables.registry.ModelRegistryTable;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
@@ -31,11 +33,13 @@ import java.util.Optional;
 public class PipelineController {
   private final WorkflowClient client;
   private final ModelRegistryTable registry;
+  private final DataRoots roots;
 
   @Inject
-  public PipelineController(WorkflowClient client, ModelRegistryTable registry) {
+  public PipelineController(WorkflowClient client, ModelRegistryTable registry, DataRoots roots) {
     this.client = client;
     this.registry = registry;
+    this.roots = roots;
   }
 
   @Get(value = "/health", produces = MediaType.APPLICATION_JSON)
@@ -53,6 +57,10 @@ public class PipelineController {
       request = body.stripLeading().startsWith("{") ? loader.fromJson(body) : loader.fromYaml(body);
     } catch (ConfigValidationException e) {
       return HttpResponse.badRequest(ValidationErrors.body(e));
+    }
+    List<ConfigProblem> outside = roots.problems(request);
+    if (!outside.isEmpty()) { // before anything reads what the request names
+      return HttpResponse.badRequest(ValidationErrors.body(new ConfigValidationException("pipeline request", outside)));
     }
     String id;
     try {

@@ -1,6 +1,8 @@
 package dev.keel.service.cli;
 
 import dev.keel.service.dev.DevStack;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -26,10 +28,15 @@ final class DevCommand implements Callable<Integer> {
   @Option(names = "--train-threads", defaultValue = "1", description = "Intra-op threads per training slot (default: ${DEFAULT-VALUE}).")
   int trainThreads;
 
+  @Option(names = "--data-root", paramLabel = "DIR|s3://BUCKET/PREFIX",
+      description = "A place the API's requests may read sources from or write tables to, besides the storage root and"
+          + " the demo's data directory (repeatable).")
+  List<String> dataRoots = new ArrayList<>();
+
   @Override
   public Integer call() throws Exception {
     DevStack devStack = DevStack.start(new DevStack.Config(stack.backend(), stack.temporalAddressOrNull(), port, uiPort,
-        stack.writableStorageRoot(), apiPort, trainThreads), System.out);
+        stack.writableStorageRoot(), apiPort, trainThreads, dataRoots), System.out);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       devStack.close();

@@ -2,9 +2,12 @@ package dev.keel.service.cli;
 
 import dev.keel.service.api.ApiServer;
 import dev.keel.service.api.ApiToken;
+import dev.keel.service.security.DataRoots;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.storage.StorageRoot;
 import io.temporal.serviceclient.WorkflowServiceStubs;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -28,16 +31,22 @@ final class ServeCommand implements Callable<Integer> {
   @Option(names = "--namespace", defaultValue = "default", description = "Temporal namespace (default: ${DEFAULT-VALUE}).")
   String namespace;
 
+  @Option(names = "--data-root", paramLabel = "DIR|s3://BUCKET/PREFIX",
+      description = "A place requests may read sources from or write tables to besides the storage root (repeatable);"
+          + " every path a request names must lie inside one.")
+  List<String> dataRoots = new ArrayList<>();
+
   @Override
   public Integer call() throws Exception {
     ApiToken token = ApiToken.fromEnvironment();
     StorageRoot root = stack.storageRoot();
     String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
     WorkflowServiceStubs stubs = KeelWorkerHost.connectReporting(address);
-    try (ApiServer api = ApiServer.start(host, port, KeelWorkerHost.client(stubs, namespace, root), root, token)) {
+    DataRoots roots = DataRoots.of(root, dataRoots);
+    try (ApiServer api = ApiServer.start(host, port, KeelWorkerHost.client(stubs, namespace, root), roots, token)) {
       System.out.println("Keel API on " + api.url() + " for Temporal " + address + " (namespace " + namespace
           + "), storage " + root + (token.required() ? "; bearer token required" : "; loopback only, no token")
-          + ". Stop with Ctrl-C.");
+          + "; requests may name places in " + roots.describe() + ". Stop with Ctrl-C.");
       Thread.currentThread().join();
       return 0;
     } finally {

@@ -1,6 +1,9 @@
 package dev.keel.service.dev;
 
+import dev.keel.etl.IngestActivitiesImpl;
 import dev.keel.service.api.ApiServer;
+import dev.keel.service.api.ApiToken;
+import dev.keel.service.security.DataRoots;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.WorkerHostOptions;
 import dev.keel.storage.StorageRoot;
@@ -39,9 +42,28 @@ public final class DevStack implements AutoCloseable {
     }
   }
 
-  /** How to start a dev stack. {@code apiPort} -1 means no REST API. */
+  /**
+   * How to start a dev stack. {@code apiPort} -1 means no REST API. Its requests may name places in the storage
+   * root, the demo's data directory and {@code dataRoots}.
+   */
   public record Config(Backend backend, String remoteAddress, int temporalPort, int uiPort, StorageRoot storage,
-      int apiPort, int trainThreads) {}
+      int apiPort, int trainThreads, List<String> dataRoots) {
+    public Config {
+      dataRoots = List.copyOf(dataRoots);
+    }
+
+    public Config(Backend backend, String remoteAddress, int temporalPort, int uiPort, StorageRoot storage, int apiPort,
+        int trainThreads) {
+      this(backend, remoteAddress, temporalPort, uiPort, storage, apiPort, trainThreads, List.of());
+    }
+
+    /** The storage root, the demo's data directory and the data roots given. */
+    public DataRoots roots() {
+      List<String> roots = new java.util.ArrayList<>(List.of(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR));
+      roots.addAll(dataRoots);
+      return DataRoots.of(storage, roots);
+    }
+  }
 
   private final AutoCloseable server;
   private final KeelWorkerHost workers;
@@ -109,7 +131,7 @@ public final class DevStack implements AutoCloseable {
       out.println("Workers: keel-control, keel-etl, keel-train-cpu, keel-infer in this JVM; storage " + config.storage());
       ApiServer api = null;
       if (config.apiPort() >= 0) {
-        api = ApiServer.start("127.0.0.1", config.apiPort(), workers.client(), config.storage());
+        api = ApiServer.start("127.0.0.1", config.apiPort(), workers.client(), config.roots(), ApiToken.none());
         out.println("API: " + api.url() + "/api/v1/health");
       }
       AutoCloseable record = local && config.temporalPort() > 0

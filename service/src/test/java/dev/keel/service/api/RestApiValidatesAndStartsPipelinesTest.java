@@ -37,8 +37,10 @@ class RestApiValidatesAndStartsPipelinesTest {
     temporal = LoopbackTemporalServer.start(0);
     stubs = KeelWorkerHost.connect(temporal.address());
     WorkflowClient client = KeelWorkerHost.client(stubs, "default");
-    api = ApiServer.start("127.0.0.1", 0, client,
-        dev.keel.storage.StorageRoot.of(dev.keel.storage.testing.TestDirs.create("api").toString()));
+    // sources in the tests' temporary folders, the datasets' folder and /srv are inside the server's data roots
+    api = ApiServer.start("127.0.0.1", 0, client, dev.keel.service.security.DataRoots.of(
+        dev.keel.storage.StorageRoot.of(dev.keel.storage.testing.TestDirs.create("api").toString()),
+        java.util.List.of(System.getProperty("java.io.tmpdir"), "/srv", "/usr/share/datasets")), ApiToken.none());
   }
 
   @AfterAll

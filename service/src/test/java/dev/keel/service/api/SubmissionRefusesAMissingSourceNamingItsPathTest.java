@@ -42,8 +42,10 @@ class SubmissionRefusesAMissingSourceNamingItsPathTest {
     temporal = LoopbackTemporalServer.start(0);
     stubs = KeelWorkerHost.connect(temporal.address());
     WorkflowClient client = KeelWorkerHost.client(stubs, "default");
-    api = ApiServer.start("127.0.0.1", 0, client,
-        dev.keel.storage.StorageRoot.of(dev.keel.storage.testing.TestDirs.create("api").toString()));
+    // sources in the tests' temporary folders, the datasets' folder and /srv are inside the server's data roots
+    api = ApiServer.start("127.0.0.1", 0, client, dev.keel.service.security.DataRoots.of(
+        dev.keel.storage.StorageRoot.of(dev.keel.storage.testing.TestDirs.create("api").toString()),
+        java.util.List.of(System.getProperty("java.io.tmpdir"), "/srv", "/usr/share/datasets")), ApiToken.none());
   }
 
   @AfterAll
@@ -107,6 +109,6 @@ class SubmissionRefusesAMissingSourceNamingItsPathTest {
     assertEquals(400, r.statusCode(), r.body());
     JsonNode e = JSON.readTree(r.body()).get("errors").get(0);
     assertEquals("source.label_column", e.get("field").asText());
-    assertEquals("'class' is not a column of " + csv + " (columns: a, b, label)", e.get("message").asText());
+    assertEquals("'class' is not a column of " + csv + " (its header row has 3 columns)", e.get("message").asText());
   }
 }

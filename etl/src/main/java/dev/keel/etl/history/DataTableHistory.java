@@ -88,13 +88,15 @@ public final class DataTableHistory {
     if (h.getClassNamesCount() > 0) {
       sb.append("classes ").append(String.join(", ", h.getClassNamesList())).append('\n');
     }
-    sb.append(String.format(Locale.ROOT, "%-7s %-19s %-9s %-8s %-16s %8s  %s%n", "version", "time (UTC)", "operation",
-        "format", "checksum", "skipped", "source"));
+    // the format column as wide as its widest value (fashion_mnist, image_folder), so the columns after it align
+    int formatWidth = Math.max("format".length(), h.getVersionsList().stream().mapToInt(v -> format(v).length()).max().orElse(0));
+    String columns = "%-7s %-19s %-9s %-" + formatWidth + "s %-16s %8s  %s%n";
+    sb.append(String.format(Locale.ROOT, columns, "version", "time (UTC)", "operation", "format", "checksum", "skipped",
+        "source"));
     for (DataVersion v : h.getVersionsList()) {
       String sum = v.getSourceChecksum().isEmpty() ? "-" : v.getSourceChecksum().substring(0, Math.min(16, v.getSourceChecksum().length()));
-      sb.append(String.format(Locale.ROOT, "%-7d %-19s %-9s %-8s %-16s %8d  %s%n", v.getVersion(),
-          TIME.format(Instant.ofEpochMilli(v.getTimeMillis())), v.getOperation(),
-          v.getSourceFormat().isEmpty() ? "-" : v.getSourceFormat(), sum, v.getSkippedRecords(),
+      sb.append(String.format(Locale.ROOT, columns, v.getVersion(),
+          TIME.format(Instant.ofEpochMilli(v.getTimeMillis())), v.getOperation(), format(v), sum, v.getSkippedRecords(),
           v.getSourceUri().isEmpty() ? "-" : v.getSourceUri()));
       if (v.getLabelLimitsCount() > 0) {
         sb.append("        label limits:   ").append(counts(v.getLabelLimitsMap())).append(" (train rows kept)\n");
@@ -108,6 +110,10 @@ public final class DataTableHistory {
       v.getWarningsList().forEach(w -> sb.append("        warning: ").append(w).append('\n'));
     }
     return sb.toString();
+  }
+
+  private static String format(DataVersion v) {
+    return v.getSourceFormat().isEmpty() ? "-" : v.getSourceFormat();
   }
 
   private static String counts(Map<String, Long> m) {

@@ -13,7 +13,6 @@ import dev.keel.service.experiment.ExperimentListing;
 import dev.keel.service.experiment.ExperimentView;
 import dev.keel.service.security.DataRoots;
 import dev.keel.storage.StorageRoot;
-import dev.keel.tables.catalog.ExperimentList;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
@@ -25,14 +24,12 @@ import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
-import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -57,15 +54,16 @@ public class ExperimentController {
 
   /**
    * The storage root's experiments from the catalog, newest first: {@code state} and {@code name}
-   * (a part of it) filter, {@code offset} and {@code limit} (1..1000, default 50) page; 400 for bad paging.
+   * (a part of it) filter, {@code offset} and {@code limit} (1..1000, default 50) page; 400 for bad paging or an
+   * unknown state.
    */
   @Get(produces = MediaType.APPLICATION_JSON)
   public HttpResponse<?> list(@Nullable @QueryValue String state, @Nullable @QueryValue String name,
       @QueryValue(defaultValue = "0") int offset, @QueryValue(defaultValue = "50") int limit) {
     try {
       // written by Jackson here, not by Micronaut, which would leave an empty list out
-      return HttpResponse.ok(ExperimentListing.json(new ExperimentList(storage)
-          .page(Optional.ofNullable(state), Optional.ofNullable(name), offset, limit)));
+      return HttpResponse.ok(ExperimentListing.json(
+          ExperimentListing.page(storage, Optional.ofNullable(state), Optional.ofNullable(name), offset, limit)));
     } catch (IllegalArgumentException e) {
       return HttpResponse.badRequest(Map.of("message", e.getMessage()));
     }
@@ -118,7 +116,7 @@ public class ExperimentController {
     return views.read(id).<HttpResponse<?>>map(v -> HttpResponse.ok(v.json())).orElseGet(() -> unknown(id));
   }
 
-  /** The experiment's trials, by id: {@code state} filters, {@code offset} and {@code limit} page. */
+  /** The experiment's trials, by id: {@code state} filters (400 for an unknown one), {@code offset} and {@code limit} page. */
   @Get(value = "/{id}/trials", produces = MediaType.APPLICATION_JSON)
   public HttpResponse<?> trials(@PathVariable String id, @Nullable @QueryValue String state,
       @QueryValue(defaultValue = "0") int offset, @QueryValue(defaultValue = "50") int limit) {
@@ -148,6 +146,7 @@ public class ExperimentController {
   private HttpResponse<?> page(String id, String list, @Nullable String state, int offset, int limit) {
     try {
       dev.keel.tables.catalog.Paging.check(offset, limit);
+      ExperimentView.checkFilter(list, state);
       return views.read(id).<HttpResponse<?>>map(v -> HttpResponse.ok(v.page(list, state, offset, limit)))
           .orElseGet(() -> unknown(id));
     } catch (IllegalArgumentException e) {
@@ -194,16 +193,11 @@ public class ExperimentController {
   private HttpResponse<Map<String, Object>> signal(String id, String done, Consumer<ExperimentWorkflow> send,
       Map<String, Object> body) {
     try {
-      send.accept(ExperimentLauncher.stub(client, id));
+      ExperimentLauncher.signal(client, id, done, send);
       return HttpResponse.accepted().body(body);
-    } catch (WorkflowNotFoundException e) {
-      Optional<WorkflowExecutionStatus> status = ExperimentLauncher.status(client, id);
-      if (status.isEmpty()) {
-        return HttpResponse.<Map<String, Object>>notFound().body(Map.of("message", "no experiment " + id));
-      }
-      String state = status.get().name().substring("WORKFLOW_EXECUTION_STATUS_".length()).toLowerCase(Locale.ROOT);
-      return HttpResponse.<Map<String, Object>>status(HttpStatus.CONFLICT).body(Map.of("message",
-          "experiment " + id + " has ended (" + state + "): it cannot be " + done));
+    } catch (ExperimentLauncher.NotRunning e) {
+      return HttpResponse.<Map<String, Object>>status(e.ended() ? HttpStatus.CONFLICT : HttpStatus.NOT_FOUND)
+          .body(Map.of("message", e.getMessage()));
     }
   }
 }

@@ -23,7 +23,7 @@ final class CheckpointCommand implements Runnable {
 
   @Command(name = "list", mixinStandardHelpOptions = true,
       description = "Every checkpoint of the experiment by trial and batches, SAVED or DELETED by checkpoint GC.")
-  static final class ListCheckpoints extends ExperimentCommand.Connected {
+  static final class ListCheckpoints extends ExperimentCommand.Reading {
     @Parameters(paramLabel = "EXPERIMENT_ID")
     String id;
 
@@ -38,6 +38,7 @@ final class CheckpointCommand implements Runnable {
 
     @Override
     int run(WorkflowClient client) throws Exception {
+      ExperimentView.checkFilter("checkpoints", state);
       ExperimentView.Document view = view(client).read(id)
           .orElseThrow(() -> new IllegalArgumentException("no experiment " + id + " in Temporal or the catalog"));
       List<JsonNode> rows = new ArrayList<>();

@@ -22,7 +22,7 @@ final class DataCommand implements Runnable {
   @Command(name = "list", mixinStandardHelpOptions = true,
       description = "The data tables under <storage>/tables/ with their latest version (no Temporal needed).")
   static final class ListTables implements Callable<Integer> {
-    @Mixin StackOptions stack;
+    @Mixin StackOptions.StorageOnly stack;
 
     @Option(names = "--offset", defaultValue = "0", description = "Skip this many (default: ${DEFAULT-VALUE}).")
     int offset;
@@ -42,10 +42,11 @@ final class DataCommand implements Runnable {
   }
 
   @Command(name = "describe", mixinStandardHelpOptions = true,
-      description = "Every version of a table: time, operation (append|overwrite), source and its checksum, "
-          + "skipped records, rows per split and per class.")
+      description = {"Every version of a data table: its source, skipped records and rows per split and per class.",
+          "For each version: time, operation (append|overwrite), source format, URI and checksum, skipped records, rows"
+              + " per split and per class."})
   static final class Describe implements Callable<Integer> {
-    @Mixin StackOptions stack;
+    @Mixin StackOptions.StorageOnly stack;
 
     @Parameters(paramLabel = "TABLE", description = "A table name (under <storage>/tables/) or a table URI.")
     String table;

@@ -19,7 +19,6 @@ import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -38,7 +37,7 @@ import picocli.CommandLine.Option;
             + "this process. With --temporal HOST:PORT (or $TEMPORAL_ADDRESS) it only starts the run there, for the "
             + "workers of that cluster, unless --local-workers is given."})
 final class DemoCommand implements Callable<Integer> {
-  @Mixin StackOptions stack;
+  @Mixin StackOptions.Demo stack;
 
   @Option(names = "--data", paramLabel = "DIR", defaultValue = DemoRequest.DEFAULT_DATA,
       description = "Directory with the Fashion-MNIST IDX files (default: ${DEFAULT-VALUE}).")
@@ -88,7 +87,7 @@ final class DemoCommand implements Callable<Integer> {
       address = devStack.address();
     }
     try {
-      WorkflowServiceStubs stubs = devStack != null ? devStack.workers().stubs() : KeelWorkerHost.connect(address);
+      WorkflowServiceStubs stubs = devStack != null ? devStack.workers().stubs() : stack.connect(address);
       WorkflowClient client = KeelWorkerHost.client(stubs, "default", root);
       if (story) {
         new StoryRun(client, stubs, System.out).run(request, started);
@@ -97,22 +96,7 @@ final class DemoCommand implements Callable<Integer> {
       String id = PipelineLauncher.start(client, request);
       System.out.println("Started pipeline " + id);
       PipelineResult r = new PipelineWatcher(client, stubs, System.out, Duration.ofMillis(500)).follow(id);
-      double seconds = (System.nanoTime() - started) / 1e9;
-      System.out.printf(Locale.ROOT, "%n[done]  test accuracy %.4f on %,d %s rows in %.0f s%n",
-          r.getInference().getAccuracy(), r.getInference().getRows(), request.getInference().getSplit(), seconds);
-      System.out.println("        data table:        " + r.getData().getUri() + " @ version " + r.getData().getVersion());
-      System.out.println("        model:             " + r.getModel().getName() + " v" + r.getModel().getVersion()
-          + " (" + r.getModel().getStage() + "), from " + r.getExperimentId());
-      System.out.println("        checkpoint:        " + r.getCheckpoint().getUri());
-      if (r.hasComparison()) {
-        var c = r.getComparison();
-        System.out.println("        champion:          " + (c.hasChampion()
-            ? String.format(Locale.ROOT, "v%d %.4f vs this run's %.4f: %s", c.getChampion().getVersion(), c.getChampionValue(),
-                c.getChallengerValue(), c.getDecision().replace('_', ' '))
-            : "none before: promoted"));
-      }
-      System.out.println("        predictions table: " + r.getInference().getPredictions().getUri() + " @ version " + r.getInference().getPredictions().getVersion());
-      r.getIngest().getWarningsList().forEach(w -> System.out.println("        warning:           " + w));
+      System.out.print(System.lineSeparator() + PipelineWatcher.done(request, r, System.nanoTime() - started));
       return 0;
     } finally {
       if (devStack != null) {

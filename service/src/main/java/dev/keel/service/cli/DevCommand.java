@@ -10,11 +10,12 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "dev", mixinStandardHelpOptions = true,
-    description = {"Run the whole stack on this machine until Ctrl-C: a Temporal server on 127.0.0.1:7233 (the Temporal",
-        "CLI's durable dev server with its web UI on 127.0.0.1:8233 when a temporal binary is found, else Temporal's",
-        "in-memory Java test server; unless TEMPORAL_ADDRESS is set), every worker, and the REST API on 127.0.0.1:8080."})
+    description = {"Run the whole stack on this machine until Ctrl-C: Temporal, every worker and the REST API.",
+        "Temporal listens on 127.0.0.1:7233: the Temporal CLI's durable dev server (web UI on 127.0.0.1:8233) when a"
+            + " temporal binary is found, else Temporal's in-memory Java test server; with $TEMPORAL_ADDRESS or"
+            + " --temporal HOST:PORT, a cluster's instead. The REST API and the dashboard listen on 127.0.0.1:8080."})
 final class DevCommand implements Callable<Integer> {
-  @Mixin StackOptions stack;
+  @Mixin StackOptions.Dev stack;
 
   @Option(names = "--port", defaultValue = "7233", description = "Port of the embedded Temporal server (default: ${DEFAULT-VALUE}).")
   int port;

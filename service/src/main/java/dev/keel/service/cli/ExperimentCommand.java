@@ -15,6 +15,7 @@ import dev.keel.service.experiment.ExperimentTable;
 import dev.keel.service.experiment.ExperimentView;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.tables.catalog.ExperimentList;
+import dev.keel.workflows.experiment.ExperimentWorkflow;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -46,24 +47,49 @@ final class ExperimentCommand implements Runnable {
 
   /** A connection to the configured Temporal, closed after the command. */
   abstract static class Connected implements Callable<Integer> {
-    @Mixin StackOptions stack;
+    /** Where Temporal is (and the storage root, for commands that read one). */
+    abstract StackOptions stack();
 
     @Override
     public Integer call() throws Exception {
-      String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
-      WorkflowServiceStubs stubs = KeelWorkerHost.connect(address);
+      WorkflowServiceStubs stubs = stack().connect();
       try {
-        return run(KeelWorkerHost.client(stubs, "default"));
+        return run(client(stubs));
       } finally {
         stubs.shutdown();
       }
+    }
+
+    /** A client whose runs use their workers' storage root. */
+    WorkflowClient client(WorkflowServiceStubs stubs) {
+      return KeelWorkerHost.client(stubs, "default");
     }
 
     abstract int run(WorkflowClient client) throws Exception;
 
     /** The experiment as Temporal and the storage root's catalog know it. */
     ExperimentView view(WorkflowClient client) {
-      return new ExperimentView(client, stack.storageRoot());
+      return new ExperimentView(client, stack().storageRoot());
+    }
+  }
+
+  /** A command that reads Temporal and the storage root. */
+  abstract static class Reading extends Connected {
+    @Mixin StackOptions.Client stack;
+
+    @Override
+    StackOptions stack() {
+      return stack;
+    }
+  }
+
+  /** A command that only talks to Temporal. */
+  abstract static class Controlling extends Connected {
+    @Mixin StackOptions.TemporalOnly stack;
+
+    @Override
+    StackOptions stack() {
+      return stack;
     }
   }
 
@@ -77,6 +103,9 @@ final class ExperimentCommand implements Runnable {
    * @throws IllegalArgumentException when neither Temporal nor the catalog knows it
    */
   static int follow(ExperimentView view, String id, boolean quiet) {
+    // once outside the following, which rides out failed readings: an unreachable Temporal or an unknown id
+    // at the start ends the command with its one line instead of "still following" forever
+    view.read(id).orElseThrow(() -> new IllegalArgumentException("no experiment " + id + " in Temporal or the catalog"));
     ExperimentProgress progress = new ExperimentProgress(System.out, ExperimentProgress.onTerminal());
     JsonNode last = null;
     for (ExperimentView.Reading r : view.follow(id, FOLLOW_PERIOD).toIterable()) {
@@ -103,12 +132,12 @@ final class ExperimentCommand implements Runnable {
   }
 
   @Command(name = "list", mixinStandardHelpOptions = true,
-      description = {"The storage root's experiments as the catalog records them, newest first (no Temporal needed:"
-          + " experiments past Temporal's retention are listed too)."})
+      description = {"The storage root's experiments as the catalog records them, newest first.",
+          "No Temporal needed: experiments past Temporal's retention are listed too."})
   static final class ListExperiments implements Callable<Integer> {
-    @Mixin StackOptions stack;
+    @Mixin StackOptions.StorageOnly stack;
 
-    @Option(names = "--state", paramLabel = "STATE", description = "Only experiments in this state (ACTIVE, PAUSED, COMPLETED, ...).")
+    @Option(names = "--state", paramLabel = "STATE", description = "Only experiments in this state: ACTIVE, PAUSED, COMPLETED, ERRORED or KILLED.")
     String state;
 
     @Option(names = "--name", paramLabel = "TEXT", description = "Only experiments whose name contains TEXT.")
@@ -125,8 +154,8 @@ final class ExperimentCommand implements Runnable {
 
     @Override
     public Integer call() {
-      ExperimentList.Page page = new ExperimentList(stack.storageRoot())
-          .page(Optional.ofNullable(state), Optional.ofNullable(name), offset, limit);
+      ExperimentList.Page page = ExperimentListing.page(stack.storageRoot(), Optional.ofNullable(state),
+          Optional.ofNullable(name), offset, limit);
       System.out.print(json ? ExperimentListing.json(page) + "\n" : ExperimentListing.table(page));
       return 0;
     }
@@ -135,11 +164,24 @@ final class ExperimentCommand implements Runnable {
   @Command(name = "create", mixinStandardHelpOptions = true,
       description = "Validate an experiment config (YAML/JSON) and start it; --follow prints the trials until it ends.")
   static final class Create extends Connected {
+    @Mixin StackOptions.Starting stack;
+
     @Parameters(paramLabel = "FILE")
     Path file;
 
     @Option(names = "--follow", description = "Show its progress until it ends, then its trials (as experiment wait).")
     boolean follow;
+
+    @Override
+    StackOptions stack() {
+      return stack;
+    }
+
+    /** A root the user named travels with the run, as with {@code keel submit}; unnamed, the run uses the workers' own. */
+    @Override
+    WorkflowClient client(WorkflowServiceStubs stubs) {
+      return KeelWorkerHost.client(stubs, "default", stack.namedStorageRoot().orElse(null));
+    }
 
     @Override
     int run(WorkflowClient client) throws Exception {
@@ -173,7 +215,7 @@ final class ExperimentCommand implements Runnable {
 
   @Command(name = "describe", mixinStandardHelpOptions = true,
       description = "The experiment's trials and metrics (also after Temporal's retention, from the catalog).")
-  static final class Describe extends Connected {
+  static final class Describe extends Reading {
     @Parameters(paramLabel = "EXPERIMENT_ID")
     String id;
 
@@ -192,7 +234,7 @@ final class ExperimentCommand implements Runnable {
   @Command(name = "wait", mixinStandardHelpOptions = true,
       description = {"Follow an experiment until it ends: a progress bar on a terminal (plain lines otherwise).",
           "Exit code 0 when it COMPLETED, 1 when it ERRORED or was KILLED, 2 when there is no such experiment."})
-  static final class Wait extends Connected {
+  static final class Wait extends Reading {
     @Parameters(paramLabel = "EXPERIMENT_ID")
     String id;
 
@@ -206,9 +248,10 @@ final class ExperimentCommand implements Runnable {
   }
 
   @Command(name = "logs", mixinStandardHelpOptions = true,
-      description = {"The experiment's event log, oldest first: validations with their metrics, checkpoints saved",
-          "and deleted by GC, trial states. What the workers print stays in their own logs."})
-  static final class Logs extends Connected {
+      description = {"The experiment's event log, oldest first.",
+          "Each validation with its metrics, checkpoints saved and deleted by checkpoint GC, trial states. What the"
+              + " workers print stays in their own logs."})
+  static final class Logs extends Reading {
     @Parameters(paramLabel = "EXPERIMENT_ID")
     String id;
 
@@ -247,43 +290,43 @@ final class ExperimentCommand implements Runnable {
   }
 
   @Command(name = "pause", mixinStandardHelpOptions = true, description = "Stop training after each trial's current step.")
-  static final class Pause extends Connected {
+  static final class Pause extends Controlling {
     @Parameters(paramLabel = "EXPERIMENT_ID")
     String id;
 
     @Override
     int run(WorkflowClient client) {
-      ExperimentLauncher.stub(client, id).pause();
+      ExperimentLauncher.signal(client, id, "paused", ExperimentWorkflow::pause);
       return 0;
     }
   }
 
   @Command(name = "activate", mixinStandardHelpOptions = true, description = "Resume a paused experiment.")
-  static final class Activate extends Connected {
+  static final class Activate extends Controlling {
     @Parameters(paramLabel = "EXPERIMENT_ID")
     String id;
 
     @Override
     int run(WorkflowClient client) {
-      ExperimentLauncher.stub(client, id).activate();
+      ExperimentLauncher.signal(client, id, "activated", ExperimentWorkflow::activate);
       return 0;
     }
   }
 
   @Command(name = "kill", mixinStandardHelpOptions = true, description = "Stop every trial now; the experiment ends KILLED.")
-  static final class Kill extends Connected {
+  static final class Kill extends Controlling {
     @Parameters(paramLabel = "EXPERIMENT_ID")
     String id;
 
     @Override
     int run(WorkflowClient client) {
-      ExperimentLauncher.stub(client, id).kill();
+      ExperimentLauncher.signal(client, id, "killed", ExperimentWorkflow::kill);
       return 0;
     }
   }
 
   @Command(name = "kill-trial", mixinStandardHelpOptions = true, description = "Stop one trial; the search goes on.")
-  static final class KillTrial extends Connected {
+  static final class KillTrial extends Controlling {
     @Parameters(index = "0", paramLabel = "EXPERIMENT_ID")
     String id;
 
@@ -292,7 +335,7 @@ final class ExperimentCommand implements Runnable {
 
     @Override
     int run(WorkflowClient client) {
-      ExperimentLauncher.stub(client, id).killTrial(trial);
+      ExperimentLauncher.signal(client, id, "asked to kill a trial", e -> e.killTrial(trial));
       return 0;
     }
   }

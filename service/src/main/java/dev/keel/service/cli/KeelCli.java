@@ -28,9 +28,11 @@ public final class KeelCli implements Runnable {
 
   /** Runs one command; errors go to {@code err} as one clear message. */
   public static int run(PrintWriter err, String... args) {
+    FriendlyErrors errors = new FriendlyErrors();
     return new CommandLine(new KeelCli())
         .setErr(err)
-        .setExecutionExceptionHandler(new FriendlyErrors())
+        .setExecutionExceptionHandler(errors)
+        .setParameterExceptionHandler(errors)
         .execute(args);
   }
 

@@ -24,7 +24,7 @@ final class ModelCommand implements Runnable {
 
   /** The registry of the configured storage root; reads need no Temporal. */
   abstract static class WithRegistry implements Callable<Integer> {
-    @Mixin StackOptions stack;
+    @Mixin StackOptions.StorageOnly stack;
 
     @Option(names = "--json", description = "Print JSON instead of a table.")
     boolean json;
@@ -64,8 +64,9 @@ final class ModelCommand implements Runnable {
   }
 
   @Command(name = "describe", mixinStandardHelpOptions = true,
-      description = "One version's lineage: checkpoint, data version, experiment and trial, code commit, metrics, stages, "
-          + "and the drift reports of its inference runs.")
+      description = {"One model version's lineage, metrics, stage history and drift reports.",
+          "Its checkpoint, data version, experiment and trial, code commit, metrics, stages and champion/challenger"
+              + " comparisons, and the drift reports of its inference runs."})
   static final class Describe extends WithRegistry {
     @Parameters(index = "0", paramLabel = "NAME")
     String name;

@@ -17,7 +17,7 @@ final class PipelineCommand implements Runnable {
 
   @Command(name = "list", mixinStandardHelpOptions = true,
       description = "The pipelines Temporal knows (within its retention), newest first, with their stage.")
-  static final class ListPipelines extends ExperimentCommand.Connected {
+  static final class ListPipelines extends ExperimentCommand.Controlling {
     @Option(names = "--status", paramLabel = "STATUS", description = "Only running, completed, failed, canceled, terminated or timed_out.")
     String status;
 

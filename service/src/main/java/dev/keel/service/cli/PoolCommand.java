@@ -13,8 +13,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "pool", mixinStandardHelpOptions = true,
-    description = {"Pools of worker machines sized to their queue: one provisioner workflow per pool (pool-<name> on",
-        "keel-control) asks an Auto Scaling group (or tofu apply) for as many instances as the queued and running gangs need."},
+    description = {"Pools of worker machines sized to their queue: list, describe, start, stop.",
+        "One provisioner workflow per pool (pool-<name> on keel-control) asks an Auto Scaling group (or tofu apply) for"
+            + " as many instances as the queued and running gangs need."},
     subcommands = {PoolCommand.ListPools.class, PoolCommand.Describe.class, PoolCommand.Start.class, PoolCommand.Stop.class})
 final class PoolCommand implements Runnable {
   @Override
@@ -24,7 +25,7 @@ final class PoolCommand implements Runnable {
 
   @Command(name = "list", mixinStandardHelpOptions = true,
       description = "Every running provisioner: desired, running (busy/idle), starting and failed instances, gangs, last decision.")
-  static final class ListPools extends ExperimentCommand.Connected {
+  static final class ListPools extends ExperimentCommand.Controlling {
     @Option(names = "--json", description = "Print JSON, as GET /api/v1/pools returns it.")
     boolean json;
 
@@ -38,7 +39,7 @@ final class PoolCommand implements Runnable {
 
   @Command(name = "describe", mixinStandardHelpOptions = true,
       description = "One pool: its spec, instances, demand, the last decision with its reason, the last error and back-off.")
-  static final class Describe extends ExperimentCommand.Connected {
+  static final class Describe extends ExperimentCommand.Controlling {
     @Parameters(paramLabel = "POOL")
     String pool;
 
@@ -57,7 +58,7 @@ final class PoolCommand implements Runnable {
   @Command(name = "start", mixinStandardHelpOptions = true,
       description = {"Validate a pool spec (YAML/JSON) and start its provisioner; a running one takes the new spec.",
           "See README, 'GPU pools on demand', for the fields."})
-  static final class Start extends ExperimentCommand.Connected {
+  static final class Start extends ExperimentCommand.Controlling {
     @Parameters(paramLabel = "SPEC")
     Path file;
 
@@ -73,7 +74,7 @@ final class PoolCommand implements Runnable {
 
   @Command(name = "stop", mixinStandardHelpOptions = true,
       description = "Stop a pool's provisioner after its current look; the group keeps the instances it has.")
-  static final class Stop extends ExperimentCommand.Connected {
+  static final class Stop extends ExperimentCommand.Controlling {
     @Parameters(paramLabel = "POOL")
     String pool;
 

@@ -4,7 +4,6 @@ import dev.keel.api.v1.PipelineRequest;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.schedule.PipelineSchedules;
-import dev.keel.service.worker.KeelWorkerHost;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,8 +14,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "schedule", mixinStandardHelpOptions = true,
-    description = {"Scheduled retraining on a Temporal Schedule (needs the CLI's dev server, `keel dev --temporal cli`,",
-        "or a Temporal cluster: the embedded Java test server has no Schedules). The UI lists them under Schedules."},
+    description = {"Scheduled retraining on Temporal Schedules: list, create, pause, unpause, trigger, describe, delete.",
+        "Needs the Temporal CLI's dev server (keel dev --temporal cli) or a cluster: the embedded Java test server has"
+            + " no Schedules. The web UI lists them under Schedules."},
     subcommands = {ScheduleCommand.ListSchedules.class, ScheduleCommand.Create.class, ScheduleCommand.Pause.class, ScheduleCommand.Unpause.class,
         ScheduleCommand.Trigger.class, ScheduleCommand.Describe.class, ScheduleCommand.Delete.class})
 final class ScheduleCommand implements Runnable {
@@ -27,38 +27,45 @@ final class ScheduleCommand implements Runnable {
 
   @Command(name = "list", mixinStandardHelpOptions = true, description = "Every schedule of the namespace: state, next run, note.")
   static final class ListSchedules implements Callable<Integer> {
-    @Mixin StackOptions stack;
+    @Mixin StackOptions.TemporalOnly stack;
 
     @Option(names = "--json", description = "Print JSON, as GET /api/v1/schedules returns it.")
     boolean json;
 
     @Override
     public Integer call() {
-      String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
-      WorkflowServiceStubs stubs = KeelWorkerHost.connect(address);
+      WorkflowServiceStubs stubs = stack.connect();
       try {
         List<PipelineSchedules.Listed> all = new PipelineSchedules(stubs, "default").list();
         System.out.print(json ? PipelineSchedules.json(all) + "\n" : PipelineSchedules.table(all));
         return 0;
+      } catch (RuntimeException e) {
+        throw plainly(e);
       } finally {
         stubs.shutdown();
       }
     }
   }
 
+  /** A server without Schedules (the embedded Java test server) as one line saying what to use, as the REST API's 501. */
+  static RuntimeException plainly(RuntimeException e) {
+    return PipelineSchedules.unimplemented(e) ? new FriendlyErrors.Failure(PipelineSchedules.NO_SCHEDULES, e) : e;
+  }
+
   /** Connects, runs, disconnects. */
   abstract static class Base implements Callable<Integer> {
-    @Mixin StackOptions stack;
+    @Mixin StackOptions.TemporalOnly stack;
 
     @Parameters(index = "0", paramLabel = "SCHEDULE_ID", description = "Schedule id, e.g. nightly-fashion-mnist.")
     String scheduleId;
 
     @Override
     public Integer call() throws Exception {
-      String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
-      WorkflowServiceStubs stubs = KeelWorkerHost.connect(address);
+      WorkflowServiceStubs stubs = stack.connect();
       try {
         return run(new PipelineSchedules(stubs, "default"));
+      } catch (RuntimeException e) {
+        throw plainly(e);
       } finally {
         stubs.shutdown();
       }

@@ -14,12 +14,12 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "serve", mixinStandardHelpOptions = true,
-    description = {"Serve the REST API, /metrics (Prometheus) and /health for a Temporal cluster and a storage root,"
-        + " until stopped: the API of a team's deployment (keel dev serves its own on 127.0.0.1).",
+    description = {"Serve the REST API, /metrics and /health for a Temporal cluster and a storage root until stopped.",
+        "The API of a team's deployment (keel dev serves its own on 127.0.0.1); /metrics is in Prometheus' text format.",
         "On an address other than loopback every request but /health needs the header 'Authorization: Bearer $"
             + ApiToken.ENV + "'; without the variable it refuses to start."})
 final class ServeCommand implements Callable<Integer> {
-  @Mixin StackOptions stack;
+  @Mixin StackOptions.Serve stack;
 
   @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "ADDRESS",
       description = "Address to listen on (default: ${DEFAULT-VALUE}; 0.0.0.0 for every interface, token required).")
@@ -40,7 +40,7 @@ final class ServeCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     ApiToken token = ApiToken.fromEnvironment();
     StorageRoot root = stack.storageRoot();
-    String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
+    String address = stack.contacting(stack.clientAddress());
     WorkflowServiceStubs stubs = KeelWorkerHost.connectReporting(address);
     DataRoots roots = DataRoots.of(root, dataRoots);
     try (ApiServer api = ApiServer.start(host, port, KeelWorkerHost.client(stubs, namespace, root), roots, token)) {

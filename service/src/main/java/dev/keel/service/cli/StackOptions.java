@@ -2,24 +2,155 @@ package dev.keel.service.cli;
 
 import dev.keel.service.dev.DevStack;
 import dev.keel.service.dev.TemporalCliServer;
+import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.storage.StorageProbe;
 import dev.keel.storage.StorageRoot;
+import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.util.Optional;
 import java.util.function.Function;
 import picocli.CommandLine.Option;
 
-/** Where Temporal and the storage root are; shared by the commands. */
-final class StackOptions {
-  @Option(names = "--storage", paramLabel = "URI",
-      description = "Storage root: a path, file:/// or s3://bucket/prefix (default: $KEEL_STORAGE or ./keel-data). "
-          + "S3 uses the usual AWS settings: AWS_ENDPOINT_URL(_S3), AWS_REGION, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE.")
-  String storage;
+/**
+ * Where Temporal and the storage root are; shared by the commands. Every command accepts {@code --temporal}
+ * and {@code --storage}, but what they mean (and default to) differs: each command mixes in the subclass
+ * whose help is true for it, and an option it does not use is accepted (scripts pass both everywhere) but
+ * left out of its help.
+ */
+abstract class StackOptions {
+  /** Where {@code keel dev} serves Temporal, for client commands given no address. */
+  static final String DEV_ADDRESS = "127.0.0.1:7233";
 
-  @Option(names = "--temporal", paramLabel = "cli|embedded|HOST:PORT",
-      description = {"Temporal: HOST:PORT of a frontend (default: $TEMPORAL_ADDRESS). For dev and demo also",
-          "cli (the Temporal CLI's durable dev server, web UI on 127.0.0.1:8233) or embedded (Java test server, in memory);",
-          "unset, they use cli when a temporal binary is in .tools/ or on the PATH, else embedded."})
+  static final String STORAGE_URI = "a path, file:/// or s3://bucket/prefix";
+  static final String S3_SETTINGS = "S3 uses the usual AWS settings: AWS_ENDPOINT_URL(_S3), AWS_REGION, "
+      + "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE.";
+  static final String CLIENT_TEMPORAL = "Temporal frontend to talk to (default: $TEMPORAL_ADDRESS, else "
+      + DEV_ADDRESS + ", where keel dev listens).";
+
+  String storage;
   String temporalAddress;
+  /** The address the command connected to, which {@link FriendlyErrors} names when it cannot be reached. */
+  private String contacted;
+
+  /** Commands that talk to Temporal and read the storage root's catalog, registry or tables. */
+  static final class Client extends StackOptions {
+    @Option(names = "--temporal", paramLabel = "HOST:PORT", description = CLIENT_TEMPORAL)
+    void temporal(String address) {
+      temporalAddress = address;
+    }
+
+    @Option(names = "--storage", paramLabel = "URI", description = "Storage root to read: " + STORAGE_URI
+        + " (default: $KEEL_STORAGE or ./keel-data). " + S3_SETTINGS)
+    void storage(String uri) {
+      storage = uri;
+    }
+  }
+
+  /** {@code keel serve}: the REST API of a cluster. */
+  static final class Serve extends StackOptions {
+    @Option(names = "--temporal", paramLabel = "HOST:PORT", description = CLIENT_TEMPORAL)
+    void temporal(String address) {
+      temporalAddress = address;
+    }
+
+    @Option(names = "--storage", paramLabel = "URI", description = "Storage root the API reads, and which the runs it"
+        + " starts carry: " + STORAGE_URI + " (default: $KEEL_STORAGE or ./keel-data). " + S3_SETTINGS)
+    void storage(String uri) {
+      storage = uri;
+    }
+  }
+
+  /** Commands that only talk to Temporal (pipelines, signals, schedules, pools). */
+  static final class TemporalOnly extends StackOptions {
+    @Option(names = "--temporal", paramLabel = "HOST:PORT", description = CLIENT_TEMPORAL)
+    void temporal(String address) {
+      temporalAddress = address;
+    }
+
+    @Option(names = "--storage", hidden = true, description = "Not used by this command.")
+    void storage(String uri) {
+      storage = uri;
+    }
+  }
+
+  /** Commands that only read the storage root (no Temporal needed). */
+  static final class StorageOnly extends StackOptions {
+    @Option(names = "--temporal", hidden = true, description = "Not used by this command.")
+    void temporal(String address) {
+      temporalAddress = address;
+    }
+
+    @Option(names = "--storage", paramLabel = "URI", description = "Storage root: " + STORAGE_URI
+        + " (default: $KEEL_STORAGE or ./keel-data). " + S3_SETTINGS)
+    void storage(String uri) {
+      storage = uri;
+    }
+  }
+
+  /** Commands that start a run on a running Keel's workers ({@code submit}, {@code experiment create}). */
+  static final class Starting extends StackOptions {
+    @Option(names = "--temporal", paramLabel = "HOST:PORT", description = CLIENT_TEMPORAL)
+    void temporal(String address) {
+      temporalAddress = address;
+    }
+
+    @Option(names = "--storage", paramLabel = "URI", description = "Storage root for the run: " + STORAGE_URI
+        + ". A root named here or in $KEEL_STORAGE travels with the run, and its workers refuse it unless they serve"
+        + " that root; with neither, the run uses its workers' own root. " + S3_SETTINGS)
+    void storage(String uri) {
+      storage = uri;
+    }
+  }
+
+  /** {@code keel dev}: starts a Temporal server (or uses a cluster) and every worker. */
+  static final class Dev extends StackOptions {
+    @Option(names = "--temporal", paramLabel = "cli|embedded|HOST:PORT", description = {
+        "cli: the Temporal CLI's durable dev server (web UI on 127.0.0.1:8233); embedded: Temporal's Java test server,"
+            + " in memory; HOST:PORT: a cluster's frontend (default: $TEMPORAL_ADDRESS, else cli when a temporal"
+            + " binary is in .tools/ or on the PATH, else embedded)."})
+    void temporal(String address) {
+      temporalAddress = address;
+    }
+
+    @Option(names = "--storage", paramLabel = "URI", description = "Storage root the workers write: " + STORAGE_URI
+        + " (default: $KEEL_STORAGE or ./keel-data). " + S3_SETTINGS)
+    void storage(String uri) {
+      storage = uri;
+    }
+  }
+
+  /** {@code keel demo}: a running {@code keel dev}, a cluster, or a stack of its own. */
+  static final class Demo extends StackOptions {
+    @Option(names = "--temporal", paramLabel = "cli|embedded|HOST:PORT", description = {
+        "When no keel dev runs: cli (the Temporal CLI's durable dev server) or embedded (Temporal's Java test server,"
+            + " in memory) for the demo's own stack, or HOST:PORT of a cluster's frontend to start the run on"
+            + " (default: $TEMPORAL_ADDRESS, else cli when a temporal binary is in .tools/ or on the PATH, else"
+            + " embedded)."})
+    void temporal(String address) {
+      temporalAddress = address;
+    }
+
+    @Option(names = "--storage", paramLabel = "URI", description = "Storage root of the run: " + STORAGE_URI
+        + " (default: the root of the keel dev running on " + DEV_ADDRESS + ", which refuses another; else"
+        + " $KEEL_STORAGE or ./keel-data). " + S3_SETTINGS)
+    void storage(String uri) {
+      storage = uri;
+    }
+  }
+
+  /** {@code keel worker}: serves a cluster's task queues on one storage root. */
+  static final class Worker extends StackOptions {
+    @Option(names = "--temporal", paramLabel = "HOST:PORT", description = "Temporal frontend whose task queues to"
+        + " serve (default: $TEMPORAL_ADDRESS; one of the two is required).")
+    void temporal(String address) {
+      temporalAddress = address;
+    }
+
+    @Option(names = "--storage", paramLabel = "URI", description = "Storage root the worker serves: " + STORAGE_URI
+        + " (default: $KEEL_STORAGE or ./keel-data). " + S3_SETTINGS)
+    void storage(String uri) {
+      storage = uri;
+    }
+  }
 
   /**
    * The storage root; an {@code s3://} root must be listable with the AWS settings of this process
@@ -67,6 +198,33 @@ final class StackOptions {
     }
     String env = System.getenv("TEMPORAL_ADDRESS");
     return env == null || env.isBlank() ? null : env;
+  }
+
+  /** HOST:PORT a client command talks to: {@code --temporal}, {@code $TEMPORAL_ADDRESS}, else {@code keel dev}'s. */
+  String clientAddress() {
+    String address = temporalAddressOrNull();
+    return address == null ? DEV_ADDRESS : address;
+  }
+
+  /** Stubs for {@link #clientAddress()}. */
+  WorkflowServiceStubs connect() {
+    return connect(clientAddress());
+  }
+
+  /** Stubs for {@code address} (connected at their first call), which an error then names. */
+  WorkflowServiceStubs connect(String address) {
+    return KeelWorkerHost.connect(contacting(address));
+  }
+
+  /** Remembers {@code address} as the Temporal this command talks to, for an error that cannot reach it. */
+  String contacting(String address) {
+    contacted = address;
+    return address;
+  }
+
+  /** The Temporal address this command talked to, when it got as far. */
+  Optional<String> contacted() {
+    return Optional.ofNullable(contacted);
   }
 
   /** The backend a dev stack should start: an explicit choice, a configured address, or auto. */

@@ -5,6 +5,7 @@ import dev.keel.api.v1.PipelineProgress;
 import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.pipeline.PipelineStatusText;
 import dev.keel.service.worker.KeelWorkerHost;
+import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -15,7 +16,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "status", mixinStandardHelpOptions = true,
     description = "Print a pipeline's stage and results; a failed run's error, its type and the stage it failed in.")
 final class StatusCommand implements Callable<Integer> {
-  @Mixin StackOptions stack;
+  @Mixin StackOptions.TemporalOnly stack;
 
   @Parameters(paramLabel = "PIPELINE_ID")
   String id;
@@ -25,10 +26,15 @@ final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
-    WorkflowServiceStubs stubs = KeelWorkerHost.connect(address);
+    WorkflowServiceStubs stubs = stack.connect();
     try {
-      PipelineProgress progress = PipelineLauncher.progress(KeelWorkerHost.client(stubs, "default"), id);
+      PipelineProgress progress;
+      try {
+        progress = PipelineLauncher.progress(KeelWorkerHost.client(stubs, "default"), id);
+      } catch (WorkflowNotFoundException e) {
+        throw new IllegalArgumentException("no pipeline " + id + " on Temporal " + stack.clientAddress()
+            + " (keel pipeline list shows those it knows)", e);
+      }
       System.out.print(json ? JsonFormat.printer().preservingProtoFieldNames().print(progress) + "\n"
           : PipelineStatusText.render(id, progress));
       return 0;

@@ -13,7 +13,6 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -24,7 +23,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "submit", mixinStandardHelpOptions = true,
     description = "Validate a pipeline request (YAML or JSON) and start it on a running Keel (keel dev, or $TEMPORAL_ADDRESS).")
 final class SubmitCommand implements Callable<Integer> {
-  @Mixin StackOptions stack;
+  @Mixin StackOptions.Starting stack;
 
   @Parameters(paramLabel = "FILE", description = "Pipeline request, .yaml or .json.")
   Path file;
@@ -40,8 +39,8 @@ final class SubmitCommand implements Callable<Integer> {
       // only a root the user named: ./keel-data need not be the root of the stack that runs it
       PipelineLauncher.checkWarmStart(request, new ModelRegistryTable(stack.storageRoot()), file.toString());
     }
-    String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
-    WorkflowServiceStubs stubs = KeelWorkerHost.connect(address);
+    String address = stack.clientAddress();
+    WorkflowServiceStubs stubs = stack.connect(address);
     try {
       // a root the user named travels with the run; unnamed, the run uses the workers' own
       Optional<StorageRoot> root = stack.namedStorageRoot();
@@ -53,11 +52,9 @@ final class SubmitCommand implements Callable<Integer> {
           + root.map(r -> ", which must serve storage " + r).orElse(" (on their storage root)"));
       ExperimentLauncher.warnings(client, request.getExperiment()).forEach(w -> System.err.println("keel: warning: " + w));
       if (await) {
+        long started = System.nanoTime();
         PipelineResult r = new PipelineWatcher(client, stubs, System.out, Duration.ofSeconds(1)).follow(id);
-        System.out.printf(Locale.ROOT, "accuracy %.4f, predictions %s%n", r.getInference().getAccuracy(),
-            r.getInference().getPredictions().getUri());
-        // again at the end, where the result is read: e.g. a class the model could not learn
-        r.getIngest().getWarningsList().forEach(w -> System.out.println("warning: " + w));
+        System.out.print(System.lineSeparator() + PipelineWatcher.done(request, r, System.nanoTime() - started));
       }
       return 0;
     } finally {

@@ -18,7 +18,7 @@ final class TrialCommand implements Runnable {
 
   @Command(name = "describe", mixinStandardHelpOptions = true,
       description = "State, hyperparameters, ranks, and every validation with its metrics and checkpoint.")
-  static final class Describe extends ExperimentCommand.Connected {
+  static final class Describe extends ExperimentCommand.Reading {
     @Parameters(index = "0", paramLabel = "EXPERIMENT_ID")
     String id;
 
@@ -41,7 +41,7 @@ final class TrialCommand implements Runnable {
 
   @Command(name = "logs", mixinStandardHelpOptions = true,
       description = "The trial's event log: validations, checkpoints saved and deleted by GC, states (as experiment logs --trial).")
-  static final class Logs extends ExperimentCommand.Connected {
+  static final class Logs extends ExperimentCommand.Reading {
     @Parameters(index = "0", paramLabel = "EXPERIMENT_ID")
     String id;
 

@@ -11,8 +11,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "validate", mixinStandardHelpOptions = true,
-    description = "Check an experiment config, or a pipeline request and that its data source exists (recognised by its"
-        + " top-level fields, or said with --pipeline); lists every problem with its field path.")
+    description = {"Check an experiment config or a pipeline request; lists every problem with its field path.",
+        "A pipeline request (recognised by its top-level fields, or said with --pipeline) also has its data source"
+            + " checked: that it exists and, for a local CSV or Parquet file, has the label column."})
 final class ValidateCommand implements Callable<Integer> {
   @Parameters(paramLabel = "FILE", description = ".yaml or .json")
   Path file;

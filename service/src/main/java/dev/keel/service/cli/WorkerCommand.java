@@ -35,7 +35,7 @@ import picocli.CommandLine.Option;
 final class WorkerCommand implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(WorkerCommand.class);
 
-  @Mixin StackOptions stack;
+  @Mixin StackOptions.Worker stack;
 
   @Option(names = "--roles", split = ",", defaultValue = "CONTROL,ETL,TRAIN,INFER",
       description = "Task queues to serve: ${COMPLETION-CANDIDATES} (default: all).")
@@ -79,6 +79,7 @@ final class WorkerCommand implements Callable<Integer> {
     if (address == null) {
       throw new IllegalArgumentException("no Temporal address: set TEMPORAL_ADDRESS or pass --temporal HOST:PORT");
     }
+    stack.contacting(address);
     if (slots != null && slots < 1) {
       throw new IllegalArgumentException("--slots must be at least 1, got " + slots);
     }

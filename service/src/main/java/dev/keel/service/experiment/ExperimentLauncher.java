@@ -8,14 +8,21 @@ import dev.keel.api.v1.ExperimentState;
 import dev.keel.service.visibility.KeelWorkers;
 import dev.keel.service.visibility.WorkflowDescriptions;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /** Starts experiments with readable ids and sends them control signals. */
 public final class ExperimentLauncher {
@@ -64,6 +71,55 @@ public final class ExperimentLauncher {
 
   public static ExperimentState state(WorkflowClient client, String id) {
     return stub(client, id).state();
+  }
+
+  /**
+   * Sends a control signal ({@code send}) to a running experiment.
+   *
+   * @param done what the signal does, for the message when it cannot: "paused", "killed", ...
+   * @throws NotRunning naming why when Temporal knows no such experiment or it has ended
+   */
+  public static void signal(WorkflowClient client, String id, String done, Consumer<ExperimentWorkflow> send) {
+    try {
+      send.accept(stub(client, id));
+    } catch (WorkflowNotFoundException e) {
+      Optional<WorkflowExecutionStatus> status = status(client, id);
+      if (status.isEmpty()) {
+        throw new NotRunning("no experiment " + id, false, e);
+      }
+      String state = status.get().name().substring("WORKFLOW_EXECUTION_STATUS_".length()).toLowerCase(Locale.ROOT);
+      throw new NotRunning("experiment " + id + " has ended (" + state + "): it cannot be " + done, true, e);
+    }
+  }
+
+  /** A signal for an experiment Temporal does not know ({@code ended} false) or that has ended. */
+  public static final class NotRunning extends IllegalArgumentException {
+    private final boolean ended;
+
+    NotRunning(String message, boolean ended, Throwable cause) {
+      super(message, cause);
+      this.ended = ended;
+    }
+
+    public boolean ended() {
+      return ended;
+    }
+  }
+
+  /**
+   * What the experiment's current run started with (its config with defaults; after a continue-as-new also
+   * what it carried): the input of the first event of its history.
+   *
+   * @throws StatusRuntimeException {@code NOT_FOUND} when Temporal knows no workflow of that id
+   */
+  public static ExperimentRequest request(WorkflowClient client, String id) {
+    HistoryEvent started = client.getWorkflowServiceStubs().blockingStub().getWorkflowExecutionHistory(
+        GetWorkflowExecutionHistoryRequest.newBuilder().setNamespace(client.getOptions().getNamespace())
+            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(id)).setMaximumPageSize(1).build())
+        .getHistory().getEvents(0);
+    return client.getOptions().getDataConverter().fromPayloads(0,
+        Optional.of(started.getWorkflowExecutionStartedEventAttributes().getInput()), ExperimentRequest.class,
+        ExperimentRequest.class);
   }
 
   /** The experiment workflow's execution status, or empty when Temporal knows no workflow of that id. */

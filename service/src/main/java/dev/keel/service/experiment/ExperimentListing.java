@@ -2,17 +2,36 @@ package dev.keel.service.experiment;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keel.api.v1.ExperimentState;
+import dev.keel.service.listing.Filter;
+import dev.keel.storage.StorageRoot;
 import dev.keel.tables.catalog.ExperimentList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
 /** A page of {@link ExperimentList} as {@code keel experiment list} prints it and as the REST API returns it. */
 public final class ExperimentListing {
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** The states {@code --state} and {@code ?state=} may name. */
+  public static final Set<String> STATES = Filter.states(ExperimentState.State.class);
+
   private ExperimentListing() {}
+
+  /**
+   * A page of the storage root's experiments: {@code state} (one of {@link #STATES}, any case) and {@code name}
+   * (a part of it) filter.
+   *
+   * @throws IllegalArgumentException for an unknown state or bad paging, naming the parameter
+   */
+  public static ExperimentList.Page page(StorageRoot storage, Optional<String> state, Optional<String> name, int offset,
+      int limit) {
+    return new ExperimentList(storage).page(Filter.oneOf("state", state, STATES), name, offset, limit);
+  }
 
   /** {@code {"experiments": [...], "total": N, "offset": N, "limit": N}}, field names as the catalog's columns. */
   private static Map<String, Object> body(ExperimentList.Page page) {

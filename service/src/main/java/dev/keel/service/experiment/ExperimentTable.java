@@ -46,7 +46,7 @@ public final class ExperimentTable {
     out.append(String.format(Locale.ROOT, "%6s  %-10s  %8s  %8s  %10s  %10s  %-8s  %s%n",
         "trial", "state", "length", "target", "latest", "best", "restarts", "hyperparameters"));
     for (TrialState t : s.getTrialsList()) {
-      out.append(String.format(Locale.ROOT, "%6d  %-10s  %8d  %8d  %10s  %10s  %-8d  %s%n", t.getTrialId(), t.getState().name(),
+      out.append(String.format(Locale.ROOT, "%6d  %-10s  %8s  %8s  %10s  %10s  %-8d  %s%n", t.getTrialId(), t.getState().name(),
           units(t.getCompletedLength()), units(t.getTargetLength()), t.hasLatestMetric() ? metric(t.getLatestMetric()) : "-",
           t.hasBestMetric() ? metric(t.getBestMetric()) : "-", t.getRestarts(), hparams(t.getHparamsMap())));
       if (t.getSlots() > 1 || t.getRanksCount() > 1) {
@@ -90,9 +90,9 @@ public final class ExperimentTable {
     return "slots " + Math.max(t.getSlots(), t.getRanksCount()) + ": " + (ranks.isEmpty() ? "no rank has trained yet" : ranks);
   }
 
-  /** In the unit of the experiment's searcher.max_length, like every length of its trials. */
-  private static long units(Length length) {
-    return TrainingLength.of(length).units();
+  /** In the unit of the experiment's searcher.max_length, like every length of its trials; "-" when not known. */
+  private static String units(Length length) {
+    return TrainingLength.unitOf(length).isEmpty() ? "-" : Long.toString(TrainingLength.of(length).units());
   }
 
   private static String metric(double v) {

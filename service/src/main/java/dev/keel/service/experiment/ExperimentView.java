@@ -11,9 +11,12 @@ import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.CatalogRow;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.TrialState;
 import dev.keel.search.SearchPreview;
 import dev.keel.search.Searchers;
+import dev.keel.service.listing.Filter;
 import dev.keel.storage.StorageRoot;
+import dev.keel.tables.catalog.CatalogTables;
 import dev.keel.tables.catalog.ExperimentHistory;
 import dev.keel.tables.catalog.ExperimentList;
 import dev.keel.tables.catalog.Paging;
@@ -90,6 +93,7 @@ public final class ExperimentView {
      * "total", "offset", "limit"}}; {@code state} (any case) keeps only the items in that state.
      */
     public String page(String list, String state, int offset, int limit) {
+      checkFilter(list, state);
       List<JsonNode> items = new ArrayList<>();
       root.path(list).forEach(item -> {
         if (state == null || state.equalsIgnoreCase(item.path("state").asText(""))) {
@@ -103,6 +107,20 @@ public final class ExperimentView {
     }
   }
 
+
+  /** The states a filter of the document's {@code trials} and {@code checkpoints} may name. */
+  private static final Map<String, Set<String>> STATES = Map.of(
+      "trials", Filter.states(TrialState.State.class),
+      "checkpoints", Set.of("SAVED", CatalogTables.DELETED));
+
+  /**
+   * Checks a filter of {@link Document#page}.
+   *
+   * @throws IllegalArgumentException naming the states of {@code list} when {@code state} (any case) is none of them
+   */
+  public static void checkFilter(String list, String state) {
+    Filter.oneOf("state", Optional.ofNullable(state), STATES.getOrDefault(list, Set.of()));
+  }
 
   /** One look at a followed experiment: its changed document, a failed reading, or the experiment gone. */
   public sealed interface Reading permits Changed, Problem, Gone {}
@@ -184,7 +202,8 @@ public final class ExperimentView {
     Optional<SearchPreview> plan = plan(records.configJson());
     String unit = plan.map(p -> p.unit().label()).orElse("");
     ObjectNode out = JSON.createObjectNode();
-    ArrayNode trials = experiment.has("trials") ? (ArrayNode) experiment.remove("trials") : catalogTrials(records, unit);
+    ArrayNode trials = experiment.has("trials") ? (ArrayNode) experiment.remove("trials")
+        : catalogTrials(records, unit, plan.map(ExperimentView::rungLengths).orElse(Set.of()));
     experiment.put("live", live).put("running", running);
     if (running) {
       markWaits(experiment, trials);
@@ -310,9 +329,11 @@ public final class ExperimentView {
 
   /**
    * Trials of an experiment Temporal no longer has, as far as the catalog's rows tell: their completed length
-   * in the searcher's unit ({@code completed_units} when the config cannot be read).
+   * in the searcher's unit ({@code completed_units} when the config cannot be read) and their target length.
+   * The catalog records no target: a COMPLETED trial trained to its target; any other trained towards the
+   * next length the searcher's plan trains trials to ({@code lengths}, shortest first).
    */
-  private static ArrayNode catalogTrials(ExperimentHistory.Records records, String unit) {
+  private static ArrayNode catalogTrials(ExperimentHistory.Records records, String unit, Set<Long> lengths) {
     ArrayNode out = JSON.createArrayNode();
     for (ExperimentHistory.Trial t : records.trials()) {
       ObjectNode n = out.addObject().put("trial_id", t.trialId()).put("state", t.state());
@@ -320,6 +341,9 @@ public final class ExperimentView {
         n.put("completed_units", t.length());
       } else {
         n.putObject("completed_length").put(unit, t.length());
+        long target = "COMPLETED".equals(t.state()) ? t.length()
+            : lengths.stream().filter(l -> l > t.length()).findFirst().orElse(t.length());
+        n.putObject("target_length").put(unit, target);
       }
       n.set("hparams", t.hparamsJson().isEmpty() ? JSON.createObjectNode() : parse(t.hparamsJson()));
       if (!t.error().isEmpty()) {

@@ -65,9 +65,9 @@ public final class TrialReport {
     out.append(String.format(Locale.ROOT, "trial %d  %s  trained %s of %s  restarts %d%n", trialId,
         trial.path("state").asText(), length(trial.path("completed_length")), length(trial.path("target_length")),
         trial.path("restarts").asInt()));
-    List<String> hparams = new ArrayList<>();
-    new TreeMap<>(JSON.convertValue(trial.path("hparams"), Map.class)).forEach((k, v) -> hparams.add(k + "=" + v));
-    out.append("hyperparameters: ").append(String.join(", ", hparams)).append(System.lineSeparator());
+    Map<String, String> hparams = new TreeMap<>();
+    trial.path("hparams").fields().forEachRemaining(e -> hparams.put(e.getKey(), e.getKey() + "=" + value(e.getValue())));
+    out.append("hyperparameters: ").append(String.join(", ", hparams.values())).append(System.lineSeparator());
     trial.path("ranks").forEach(r -> out.append(String.format(Locale.ROOT, "rank %d: %s on %s (%s)%n",
         r.path("rank").asInt(), r.path("worker_identity").asText(), r.path("host").asText(), r.path("device").asText())));
     if (!trial.path("waiting").asText("").isEmpty()) {
@@ -99,6 +99,19 @@ public final class TrialReport {
     Map<Long, List<ExperimentHistory.Metric>> out = new TreeMap<>();
     metrics.forEach(m -> out.computeIfAbsent(m.batches(), b -> new ArrayList<>()).add(m));
     return out;
+  }
+
+  /**
+   * A hyperparameter as a person writes it: protobuf's JSON holds every number as a double ({@code 64.0}), but a
+   * batch size of 64 reads {@code 64} and a learning rate every digit, without an exponent; other values as they are.
+   */
+  private static String value(JsonNode v) {
+    if (v.isNumber()) {
+      double d = v.asDouble();
+      return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d)
+          : java.math.BigDecimal.valueOf(d).toPlainString();
+    }
+    return v.isTextual() ? v.asText() : v.toString();
   }
 
   private static String length(JsonNode length) {

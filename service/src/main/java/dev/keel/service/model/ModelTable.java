@@ -9,7 +9,9 @@ import dev.keel.api.v1.DriftReport;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersions;
 import dev.keel.api.v1.StageChange;
+import dev.keel.service.listing.Filter;
 import dev.keel.tables.catalog.Paging;
+import dev.keel.tables.registry.ModelRegistryTable;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -26,10 +28,13 @@ public final class ModelTable {
     if (versions.isEmpty()) {
       return "no registered models\n";
     }
-    StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%-24s %7s  %-9s  %-30s  %-28s  %s%n",
+    // each column as wide as its widest value: names, tables and experiment ids have no length limit
+    String format = "%-" + width("NAME", versions, ModelVersion::getName) + "s %7s  %-9s  %-"
+        + width("DATA", versions, ModelTable::data) + "s  %-" + width("SOURCE", versions, ModelTable::source) + "s  %s%n";
+    StringBuilder out = new StringBuilder(String.format(Locale.ROOT, format,
         "NAME", "VERSION", "STAGE", "DATA", "SOURCE", "METRICS"));
     for (ModelVersion v : versions) {
-      out.append(String.format(Locale.ROOT, "%-24s %7d  %-9s  %-30s  %-28s  %s%n", v.getName(), v.getVersion(),
+      out.append(String.format(Locale.ROOT, format, v.getName(), v.getVersion(),
           v.getStage(), data(v), source(v), metrics(v.getMetricsMap(), 3)));
     }
     return out.toString();
@@ -105,9 +110,10 @@ public final class ModelTable {
   /**
    * The versions in {@code stage} (candidate, champion, archived; any case), or all, paged.
    *
-   * @throws IllegalArgumentException for bad paging, naming the parameter
+   * @throws IllegalArgumentException for an unknown stage or bad paging, naming the parameter
    */
   public static Page page(List<ModelVersion> versions, Optional<String> stage, int offset, int limit) {
+    Filter.oneOf("stage", stage, ModelRegistryTable.STAGES);
     List<ModelVersion> matching = versions.stream()
         .filter(v -> stage.map(s -> s.equalsIgnoreCase(v.getStage())).orElse(true)).toList();
     return new Page(Paging.slice(matching, offset, limit), matching.size(), offset, limit);
@@ -132,6 +138,10 @@ public final class ModelTable {
 
   private static void line(StringBuilder out, String key, String value) {
     out.append(String.format(Locale.ROOT, "%-16s %s%n", key + ":", value));
+  }
+
+  private static int width(String header, List<ModelVersion> versions, java.util.function.Function<ModelVersion, String> column) {
+    return Math.max(header.length(), versions.stream().mapToInt(v -> column.apply(v).length()).max().orElse(0));
   }
 
   private static String data(ModelVersion v) {

@@ -3,6 +3,7 @@ package dev.keel.service.pipeline;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.Timestamp;
+import dev.keel.service.listing.Filter;
 import dev.keel.service.visibility.WorkflowListing;
 import dev.keel.tables.catalog.Paging;
 import dev.keel.workflows.KeelSearchAttributes;
@@ -46,10 +47,7 @@ public final class PipelineList {
    */
   public static Page page(WorkflowClient client, Optional<String> status, int offset, int limit) {
     Paging.check(offset, limit);
-    Optional<String> wanted = status.map(s -> s.toLowerCase(Locale.ROOT));
-    if (wanted.isPresent() && !STATUSES.contains(wanted.get())) {
-      throw new IllegalArgumentException("status: '" + status.get() + "' is not one of " + new java.util.TreeSet<>(STATUSES));
-    }
+    Optional<String> wanted = Filter.oneOf("status", status, STATUSES).map(s -> s.toLowerCase(Locale.ROOT));
     List<Summary> all = new ArrayList<>();
     for (WorkflowExecutionInfo info : WorkflowListing.executions(client, PipelineWorkflow.TYPE, false)) {
       Summary s = summary(info);

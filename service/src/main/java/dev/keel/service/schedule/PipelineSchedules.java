@@ -77,13 +77,25 @@ public final class PipelineSchedules {
               d.getInfo().getNextActionTimes().stream().limit(3).toList(), d.getInfo().getRecentActions().size()))
           .sorted(Comparator.comparing(Listed::scheduleId)).toList();
     } catch (RuntimeException e) {
-      if (e instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.UNIMPLEMENTED
-          || e.getCause() instanceof StatusRuntimeException c && c.getStatus().getCode() == Status.Code.UNIMPLEMENTED) {
-        throw new IllegalStateException("this Temporal server has no Schedules (the embedded Java test server):"
-            + " use keel dev --temporal cli or a cluster", e);
+      if (unimplemented(e)) {
+        throw new IllegalStateException(NO_SCHEDULES, e);
       }
       throw e;
     }
+  }
+
+  /** What a server without a Schedule API (the Java test server) means for a user. */
+  public static final String NO_SCHEDULES = "this Temporal server has no Schedules (the embedded Java test server):"
+      + " use keel dev --temporal cli or a cluster";
+
+  /** Whether {@code e} says the server does not implement the call (the Java test server's Schedule API). */
+  public static boolean unimplemented(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.UNIMPLEMENTED) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** {@code {"schedules": [...]}}. */

@@ -35,6 +35,11 @@ public final class LoopbackStack implements AutoCloseable {
     return root;
   }
 
+  /** HOST:PORT of the Temporal test server, for {@code keel ... --temporal}. */
+  public String temporalAddress() {
+    return temporal.address();
+  }
+
   @Override
   public void close() {
     stubs.shutdown();

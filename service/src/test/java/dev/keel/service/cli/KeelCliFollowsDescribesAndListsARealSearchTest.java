@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.service.api.SearchStack;
+import dev.keel.service.dev.LoopbackTemporalServer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -19,6 +20,8 @@ import org.junit.jupiter.api.Test;
  * {@code experiment wait} follows it to the end with plain progress lines when not on a terminal and exits
  * 0; {@code experiment logs}, {@code trial describe|logs} and {@code checkpoint list} show what the catalog
  * recorded; a killed experiment makes {@code wait} exit 1; unknown ids and bad options exit 2 with one line.
+ * After a restart (a Temporal that never ran it) the catalog alone describes the experiment and its trials;
+ * {@code data describe} aligns its columns.
  */
 class KeelCliFollowsDescribesAndListsARealSearchTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -89,6 +92,8 @@ class KeelCliFollowsDescribesAndListsARealSearchTest {
     String[] table = keel("trial", "describe", id, "2");
     assertEquals("0", table[0], table[2]);
     assertTrue(table[1].startsWith("trial 2  COMPLETED  trained 40 batches of 40 batches"), table[1]);
+    assertTrue(table[1].contains("hyperparameters: batch_size=64, lr=0.000"), table[1]);
+    assertTrue(table[1].contains(", optimizer=adam, width=8\n"), table[1]);
     assertTrue(table[1].contains("BATCHES    LENGTH"), table[1]);
     assertTrue(table[1].lines().anyMatch(l -> l.trim().startsWith("20") && l.contains("DELETED")), table[1]);
     assertTrue(table[1].lines().anyMatch(l -> l.trim().startsWith("40") && l.contains("SAVED")), table[1]);
@@ -100,6 +105,41 @@ class KeelCliFollowsDescribesAndListsARealSearchTest {
     String[] missing = keel("trial", "describe", id, "9");
     assertEquals("2", missing[0]);
     assertEquals("keel: experiment " + id + " has no trial 9 (it has 2)\n", missing[2]);
+  }
+
+  @Test
+  void afterARestartTheCatalogDescribesItsTrialsWithLengthsAndWholeNumbers() throws Exception {
+    // a Temporal that never ran it, as after restarting keel dev on the embedded server: the catalog alone
+    try (LoopbackTemporalServer restarted = LoopbackTemporalServer.start(0)) {
+      KeelRun.Result described = KeelRun.keel("experiment", "describe", id, "--temporal", restarted.address(),
+          "--storage", stack.root().toString());
+      assertEquals(0, described.code(), described.toString());
+      assertTrue(described.out().startsWith(id + "  COMPLETED  "), described.out());
+      for (long trial = 1; trial <= 2; trial++) {
+        String row = "     " + trial + "  COMPLETED         40        40  ";
+        assertTrue(described.out().lines().anyMatch(l -> l.startsWith(row) && l.contains("batch_size=64 ")),
+            row + " in\n" + described.out());
+      }
+
+      KeelRun.Result trial = KeelRun.keel("trial", "describe", id, "2", "--temporal", restarted.address(),
+          "--storage", stack.root().toString());
+      assertEquals(0, trial.code(), trial.toString());
+      assertTrue(trial.out().startsWith("trial 2  COMPLETED  trained 40 batches of 40 batches"), trial.out());
+      assertTrue(trial.out().contains("hyperparameters: batch_size=64, lr=0.000"), trial.out());
+      assertTrue(trial.out().contains(", optimizer=adam, width=8\n"), trial.out());
+    }
+  }
+
+  @Test
+  void dataDescribeAlignsItsColumnsAroundALongFormatName() {
+    String[] described = keel("data", "describe", "fashion_mnist");
+    assertEquals("0", described[0], described[2]);
+    List<String> lines = described[1].lines().toList();
+    String header = lines.stream().filter(l -> l.startsWith("version ")).findFirst().orElseThrow();
+    String row = lines.get(lines.indexOf(header) + 1);
+    assertEquals(header.indexOf("format"), row.indexOf("fashion_mnist"), described[1]);
+    assertEquals(header.indexOf("checksum"), row.indexOf("fashion_mnist") + "fashion_mnist".length() + 1, described[1]);
+    assertEquals(header.indexOf("source"), row.indexOf("/usr/share/datasets/fashion-mnist"), described[1]);
   }
 
   @Test
@@ -132,10 +172,36 @@ class KeelCliFollowsDescribesAndListsARealSearchTest {
     String[] status = keel("pipeline", "list", "--status", "sleeping");
     assertEquals("2", status[0]);
     assertTrue(status[2].startsWith("keel: status: 'sleeping' is not one of"), status[2]);
+    String[] checkpoints = keel("checkpoint", "list", id, "--state", "kept");
+    assertEquals("2", checkpoints[0]);
+    assertEquals("keel: state: 'kept' is not one of [DELETED, SAVED]\n", checkpoints[2]);
     String[] none = keel("pipeline", "list");
     assertEquals("0", none[0], none[2]);
     assertTrue(none[1].startsWith("PIPELINE"), none[1]);
     assertTrue(none[1].endsWith("no pipelines in this namespace\n"), none[1]);
+  }
+
+  @Test
+  void unknownAndEndedIdsAndAMissingScheduleApiSayWhatIsWrongInOneLine() {
+    String[] status = keel("status", "nosuch-id");
+    assertEquals("2", status[0], status[2]);
+    assertEquals("keel: no pipeline nosuch-id on Temporal " + stack.temporalAddress()
+        + " (keel pipeline list shows those it knows)\n", status[2]);
+
+    String[] unknown = keel("experiment", "kill", "experiment-nope");
+    assertEquals("2", unknown[0], unknown[2]);
+    assertEquals("keel: no experiment experiment-nope\n", unknown[2]);
+    String[] ended = keel("experiment", "kill", id);
+    assertEquals("2", ended[0], ended[2]);
+    assertEquals("keel: experiment " + id + " has ended (completed): it cannot be killed\n", ended[2]);
+    String[] pause = keel("experiment", "pause", id);
+    assertEquals("keel: experiment " + id + " has ended (completed): it cannot be paused\n", pause[2]);
+
+    // the embedded Java test server has no Schedules: as the REST API's 501 says
+    String[] schedules = keel("schedule", "list");
+    assertEquals("1", schedules[0], schedules[2]);
+    assertEquals("keel: this Temporal server has no Schedules (the embedded Java test server): use keel dev"
+        + " --temporal cli or a cluster\n", schedules[2]);
   }
 
   /** {exit code, stdout, stderr} of {@code keel ARGS --temporal … --storage …}. */

@@ -79,9 +79,21 @@ public final class KeelWorkerHost implements AutoCloseable {
     WorkflowClientOptions.Builder clientOptions = clientOptions(options.namespace(), options.storageRoot());
     options.identity().ifPresent(clientOptions::setIdentity);
     WorkflowClient client = WorkflowClient.newInstance(stubs, clientOptions.build());
-    WorkerFactory factory = WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder()
+    WorkerFactoryOptions factoryOptions = WorkerFactoryOptions.newBuilder()
         .setWorkerInterceptors(new StorageRootCheck(options.storageRoot()), new ActivityMetrics(), new LogContext())
-        .build());
+        .build();
+    if (options.roles().contains(Role.CONTROL)) {
+      // Before anything polls: a run's first workflow task must not spend Temporal's 1 s deadlock window
+      // loading classes (it failed with PotentialDeadlockException on busy machines, then was retried).
+      // Through stubs without metrics: the warm-up's runs are no runs of this worker's.
+      WorkflowServiceStubs unmetered = connect(options.temporalAddress());
+      try {
+        WorkflowWarmUp.run(WorkflowClient.newInstance(unmetered, client.getOptions()), factoryOptions);
+      } finally {
+        unmetered.shutdownNow();
+      }
+    }
+    WorkerFactory factory = WorkerFactory.newInstance(client, factoryOptions);
     ActivityWiring wiring = new ActivityWiring(options);
     if (options.roles().contains(Role.CONTROL)) {
       Worker control = factory.newWorker(TaskQueues.CONTROL, workerOptions(options, 0));

@@ -26,6 +26,12 @@ import org.slf4j.LoggerFactory;
 /** Connects to Temporal and runs the workers of the roles it is given. */
 public final class KeelWorkerHost implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KeelWorkerHost.class);
+  /**
+   * The longest a heartbeat waits in the SDK before it is sent (the SDK's own default is 0.8 x the
+   * heartbeat timeout: 24 s for training); the details carry the last checkpoint a retry resumes from
+   * and the progress {@code keel demo} shows, so they go at most every 2 s.
+   */
+  public static final Duration HEARTBEAT_THROTTLE = Duration.ofSeconds(2);
 
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
@@ -126,11 +132,8 @@ public final class KeelWorkerHost implements AutoCloseable {
 
   private static WorkerOptions workerOptions(WorkerHostOptions options, int activitySlots) {
     WorkerOptions.Builder b = WorkerOptions.newBuilder()
-        // The SDK forwards heartbeats to the server only every 0.8 x heartbeat timeout (24 s for
-        // training) by default; the details carry the last checkpoint a retry resumes from and the
-        // progress `keel demo` shows, so send them at most every 2 s.
-        .setMaxHeartbeatThrottleInterval(Duration.ofSeconds(2))
-        .setDefaultHeartbeatThrottleInterval(Duration.ofSeconds(2));
+        .setMaxHeartbeatThrottleInterval(HEARTBEAT_THROTTLE)
+        .setDefaultHeartbeatThrottleInterval(HEARTBEAT_THROTTLE);
     if (activitySlots > 0) {
       b.setMaxConcurrentActivityExecutionSize(activitySlots);
     }

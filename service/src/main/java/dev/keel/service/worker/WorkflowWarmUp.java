@@ -69,7 +69,7 @@ import org.slf4j.LoggerFactory;
  * searchers, the rest of the workflow code, every Keel message, Temporal's workflow runtime) are
  * loaded and initialised. A failure here costs only speed: it is logged at debug level.
  */
-public final class WorkflowWarmUp {
+final class WorkflowWarmUp {
   private static final Logger log = LoggerFactory.getLogger(WorkflowWarmUp.class);
   private static final String TASK_QUEUE = "keel-warm-up";
 
@@ -117,13 +117,13 @@ public final class WorkflowWarmUp {
   }
 
   /** What the warm-up did: the workflow types whose first task ran, and how many classes it loaded. */
-  public record Result(List<String> replayed, int classes) {}
+  record Result(List<String> replayed, int classes) {}
 
   /**
    * Runs the warm-up with the client's data converter and the factory options of the workers that will
    * poll (their interceptors take part in the replayed tasks).
    */
-  public static Result run(WorkflowClient client, WorkerFactoryOptions factoryOptions) {
+  static Result run(WorkflowClient client, WorkerFactoryOptions factoryOptions) {
     long started = System.nanoTime();
     List<String> replayed = replayFirstTasks(client, factoryOptions);
     int classes = 0;

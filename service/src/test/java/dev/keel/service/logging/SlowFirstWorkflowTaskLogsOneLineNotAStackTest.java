@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  */
 class SlowFirstWorkflowTaskLogsOneLineNotAStackTest {
   /** Short, so the test need not be slow; the workflow's first task overruns it. */
-  private static final long DEADLOCK_DETECTION_MILLIS = 200;
+  private static final long DEADLOCK_DETECTION_MILLIS = 500;
   private static final AtomicBoolean FIRST_ATTEMPT = new AtomicBoolean(true);
   /** How the shipped pattern starts a line: {@code 10:42:07.123 WARN  i.t.i.r.ReplayWorkflowTaskHandler - }. */
   private static final Pattern LOG_LINE = Pattern.compile("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} (TRACE|DEBUG|INFO |WARN |ERROR) \\S+ - ");
@@ -74,14 +74,16 @@ class SlowFirstWorkflowTaskLogsOneLineNotAStackTest {
     });
     assertFalse(FIRST_ATTEMPT.get(), "the workflow ran");
     List<String> lines = out.lines().toList();
+    // one failed task per line (a busy machine may stall the retry too: then that is a line of its own)
     List<String> failures = lines.stream().filter(l -> l.contains("TMPRL1101")).toList();
-    assertEquals(1, failures.size(), out);
-    String line = failures.get(0);
-    assertTrue(line.contains(" WARN  "), line);
-    assertTrue(line.contains("Workflow task processing failure"), line);
-    assertTrue(line.contains("PotentialDeadlockException: [TMPRL1101] Potential deadlock detected. Workflow thread"), line);
-    assertTrue(line.endsWith("(Temporal retries the task; stack trace with KEEL_DEBUG=1)"), line);
-    assertFalse(line.contains("detectionTimestamp"), "no thread dump: " + line);
+    assertFalse(failures.isEmpty(), out);
+    for (String line : failures) {
+      assertTrue(line.contains(" WARN  "), line);
+      assertTrue(line.contains("Workflow task processing failure"), line);
+      assertTrue(line.contains("PotentialDeadlockException: [TMPRL1101] Potential deadlock detected. Workflow thread"), line);
+      assertTrue(line.endsWith("(Temporal retries the task; stack trace with KEEL_DEBUG=1)"), line);
+      assertFalse(line.contains("detectionTimestamp"), "no thread dump: " + line);
+    }
     // every line printed is a log line of its own: no stack frames, causes or thread dumps under one
     assertTrue(lines.stream().allMatch(l -> LOG_LINE.matcher(l).lookingAt()), "more than log lines:\n" + out);
 

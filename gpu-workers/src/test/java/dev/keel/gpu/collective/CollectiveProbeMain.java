@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
+import dev.keel.gpu.testing.ChildJvm;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,8 +15,10 @@ import java.util.function.Consumer;
 
 /**
  * One rank of {@link CollectivesAcrossProcessesTest}, in its own JVM:
- * {@code CollectiveProbeMain <scenario> <rank> <size> <port> <timeoutMillis> [root]}. Rank 0 runs the
- * store server (port 0: a free one, printed as {@code PORT n}); the others connect to {@code port}.
+ * {@code CollectiveProbeMain <scenario> <rank> <size> <timeoutMillis> [root]}. It loads libtorch and the
+ * c10d library, prints {@code READY} and waits for its go line ({@link ChildJvm#readyThenAwaitGo}): then
+ * rank 0 runs the store server on a free port, printed as {@code PORT n}, and the others connect to the
+ * port their go line names.
  *
  * <p>Prints {@code OK} and exits 0 on success; on a {@link CollectiveException} prints {@code
  * COLLECTIVE_EXCEPTION after=<ms the failing call took> message=<message>} and exits 3.
@@ -32,9 +35,11 @@ public final class CollectiveProbeMain {
     String scenario = args[0];
     int rank = Integer.parseInt(args[1]);
     int size = Integer.parseInt(args[2]);
-    int port = Integer.parseInt(args[3]);
-    Duration timeout = Duration.ofMillis(Long.parseLong(args[4]));
+    Duration timeout = Duration.ofMillis(Long.parseLong(args[3]));
     Engine.getEngine("PyTorch");
+    NativeCollectives.load();
+    // the timeout counts from here: every rank is up
+    int port = Integer.parseInt(ChildJvm.readyThenAwaitGo().trim());
     try (NDManager manager = NDManager.newBaseManager()) {
       callStarted = System.nanoTime();
       try (Store store = rank == 0 ? Store.server(HOST, port, size, timeout) : Store.client(HOST, port, size, timeout)) {
@@ -47,7 +52,7 @@ public final class CollectiveProbeMain {
           switch (scenario) {
             case "join" -> pg.barrier();
             case "allreduce" -> allreduce(pg, manager);
-            case "broadcast" -> broadcast(pg, manager, Integer.parseInt(args[5]));
+            case "broadcast" -> broadcast(pg, manager, Integer.parseInt(args[4]));
             case "loop" -> loop(pg, manager);
             default -> throw new IllegalArgumentException(scenario);
           }

@@ -8,31 +8,41 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@link CollectiveProbeMain} ranks as child JVMs ({@link ChildJvm}), each with its own log. Rank 0 is started first and picks the store's port; the others are given it.
+ * {@link CollectiveProbeMain} ranks as child JVMs ({@link ChildJvm}), each with its own log. Every rank
+ * is started at once and says when it is ready (libtorch loaded); only then does rank 0 open its store
+ * on a free port and the others join it, so the collective timeout counts the rendezvous, not how long
+ * a busy machine took to start the JVMs.
  */
 final class Ranks implements AutoCloseable {
   private final Path dir;
   private final List<ChildJvm> processes = new ArrayList<>();
-  private int port;
 
   Ranks(Path dir) {
     this.dir = dir;
   }
 
-  /** Starts rank 0, waits for its store port, then starts ranks {@code 1..started-1}. */
+  /**
+   * Starts ranks {@code 0..started-1} of {@code size}, waits until each is ready, lets rank 0 open its
+   * store and waits for its port, then lets the others join it.
+   */
   Ranks start(String scenario, int size, int started, long timeoutMillis, String... extra) throws Exception {
-    start(scenario, 0, size, 0, timeoutMillis, extra);
-    port = Integer.parseInt(awaitLine(0, "PORT ", 60_000).substring(5).trim());
+    for (int r = 0; r < started; r++) {
+      launch(scenario, r, size, timeoutMillis, extra);
+    }
+    for (ChildJvm rank : processes) {
+      rank.awaitReady();
+    }
+    processes.get(0).go("0");
+    String port = awaitLine(0, "PORT ", ChildJvm.READY_BOUND_MS).substring(5).trim();
     for (int r = 1; r < started; r++) {
-      start(scenario, r, size, port, timeoutMillis, extra);
+      processes.get(r).go(port);
     }
     return this;
   }
 
-  private void start(String scenario, int rank, int size, int port, long timeoutMillis, String... extra)
-      throws IOException {
+  private void launch(String scenario, int rank, int size, long timeoutMillis, String... extra) throws IOException {
     List<String> args = new ArrayList<>(List.of(scenario, Integer.toString(rank), Integer.toString(size),
-        Integer.toString(port), Long.toString(timeoutMillis)));
+        Long.toString(timeoutMillis)));
     args.addAll(List.of(extra));
     processes.add(ChildJvm.start(dir.resolve(scenario + "-rank" + rank + ".log"), "256m", Map.of(),
         CollectiveProbeMain.class, args));

@@ -29,6 +29,7 @@ class GangRankKilledResumesBitIdenticallyFromRankZerosCheckpointTest {
     int port = RankProcesses.freePort();
     RankProcesses.Rank r0 = RankProcesses.start(dir, "killed-0", with("trial=killed", "rank=0", "port=" + port));
     RankProcesses.Rank r1 = RankProcesses.start(dir, "killed-1", with("trial=killed", "rank=1", "port=" + port));
+    RankProcesses.go(r0, r1);
     r0.awaitOutput(out -> out.contains("WRITTEN ") && lastBatch(out) >= 25, 240);
     r1.process().destroyForcibly(); // SIGKILL
     long killed = System.nanoTime();
@@ -54,6 +55,7 @@ class GangRankKilledResumesBitIdenticallyFromRankZerosCheckpointTest {
     String start = from == null ? "every=20" : "from=" + from;
     RankProcesses.Rank r0 = RankProcesses.start(dir, trial + "-run-0", with("trial=" + trial, "rank=0", "port=" + port, start));
     RankProcesses.Rank r1 = RankProcesses.start(dir, trial + "-run-1", with("trial=" + trial, "rank=1", "port=" + port, start));
+    RankProcesses.go(r0, r1);
     String checkpoint = r0.finish();
     r1.finish();
     return checkpoint;

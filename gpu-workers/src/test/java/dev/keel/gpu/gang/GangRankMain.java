@@ -6,6 +6,7 @@ import dev.keel.api.v1.TrainRequest;
 import dev.keel.gpu.collective.GlooProcessGroup;
 import dev.keel.gpu.collective.Store;
 import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.testing.ChildJvm;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
 import dev.keel.gpu.testing.TinyMlp;
@@ -24,7 +25,8 @@ import java.util.Map;
  * The ranks form their gang over a store on 127.0.0.1:port served by rank 0, instead of through a
  * workflow; the training is the worker's own. Prints {@code BATCH n} after every batch, {@code
  * WRITTEN <uri>} after each checkpoint and {@code CHECKPOINT <uri>} at the end (rank 0); a failure
- * prints {@code FAILED <message>} and exits with 3.
+ * prints {@code FAILED <message>} and exits with 3. A rank of a gang (world > 1) says when it is ready
+ * and waits for its go line ({@link ChildJvm#readyThenAwaitGo}, {@link RankProcesses#go}) before it joins.
  */
 public final class GangRankMain {
   private GangRankMain() {}
@@ -55,8 +57,13 @@ public final class GangRankMain {
       }
     };
     try {
-      TrainingOutcome out = new Trainer(TrainingPlan.from(request.build(), ModelRegistry.withBuiltIns()), FashionMnist.train(),
-          print, join).run();
+      TrainingPlan plan = TrainingPlan.from(request.build(), ModelRegistry.withBuiltIns());
+      var data = FashionMnist.train();
+      if (world > 1) {
+        // the gang's 30 s rendezvous counts from here, once every rank has started and read its data
+        ChildJvm.readyThenAwaitGo();
+      }
+      TrainingOutcome out = new Trainer(plan, data, print, join).run();
       if (out.checkpoint() != null) {
         System.out.println("CHECKPOINT " + out.checkpoint().getUri());
       }

@@ -56,6 +56,20 @@ final class RankProcesses {
     }
   }
 
+  /**
+   * Waits until every rank of a gang is ready (its JVM up, its data read), then lets them all join:
+   * their rendezvous timeout counts from here, not from the start of their JVMs.
+   */
+  static void go(Rank... gang) throws Exception {
+    for (Rank r : gang) {
+      r.jvm().awaitReady();
+    }
+    for (Rank r : gang) {
+      r.jvm().go("go");
+    }
+  }
+
+  /** A rank's JVM; a rank of a gang (world > 1) waits for {@link #go}. */
   static Rank start(Path dir, String name, String... args) throws IOException {
     List<String> all = new ArrayList<>(List.of("root=" + dir));
     all.addAll(List.of(args));

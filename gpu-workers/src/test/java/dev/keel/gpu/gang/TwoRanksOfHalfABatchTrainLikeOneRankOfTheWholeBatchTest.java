@@ -27,6 +27,7 @@ class TwoRanksOfHalfABatchTrainLikeOneRankOfTheWholeBatchTest {
         "rank=0", "world=2", "port=" + port);
     RankProcesses.Rank r1 = RankProcesses.start(dir, "two-1", "trial=two", "optimizer=" + optimizer, "batch=128", STEPS,
         "rank=1", "world=2", "port=" + port);
+    RankProcesses.go(r0, r1);
     String whole = one.finish();
     String shared = r0.finish();
     r1.finish();

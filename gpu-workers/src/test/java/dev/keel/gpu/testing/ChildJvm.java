@@ -18,8 +18,19 @@ import java.util.function.Predicate;
 /**
  * A main class of the test classpath in its own JVM (a rank is a process). Its output is read as
  * it comes: kept for {@link #awaitOutput}, which blocks until it matches, and copied to a log file.
+ *
+ * <p>Starting a JVM and loading libtorch takes seconds on an idle machine and far longer on a busy
+ * one, so a child whose work runs against a clock (a rendezvous timeout) first says it is ready and
+ * waits to be told to go: the child calls {@link #readyThenAwaitGo} once it has loaded what it needs,
+ * the test {@link #awaitReady} on every child, then {@link #go} on each. The clocks start after that,
+ * when every process is up, however long the machine took to start them.
  */
 public final class ChildJvm {
+  /** The line a child prints when it is ready ({@link #readyThenAwaitGo}). */
+  public static final String READY = "READY";
+  /** How long a child may take to get ready: a bound on a hang, not a window any work runs in. */
+  public static final long READY_BOUND_MS = TimeUnit.MINUTES.toMillis(5);
+
   private final Process process;
   private final StringBuilder output = new StringBuilder();
   private final Thread reader;
@@ -61,6 +72,32 @@ public final class ChildJvm {
         output.notifyAll();
       }
     }
+  }
+
+  /**
+   * In the child: prints {@link #READY}, then blocks until the test sends the go line ({@link #go})
+   * and returns it. Fails when the test went away without sending it.
+   */
+  public static String readyThenAwaitGo() throws IOException {
+    System.out.println(READY);
+    System.out.flush();
+    String go = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+    if (go == null) {
+      throw new IOException("the test closed this process's input before telling it to go");
+    }
+    return go;
+  }
+
+  /** Waits until the child has printed {@link #READY} (see {@link #READY_BOUND_MS}). */
+  public void awaitReady() throws InterruptedException {
+    awaitLine(READY, READY_BOUND_MS);
+  }
+
+  /** Sends the child waiting in {@link #readyThenAwaitGo} its go line. */
+  public void go(String line) throws IOException {
+    Writer in = new java.io.OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+    in.write(line + "\n");
+    in.flush();
   }
 
   public Process process() {

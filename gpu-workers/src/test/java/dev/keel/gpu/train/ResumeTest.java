@@ -80,7 +80,9 @@ class ResumeTest {
     cmd.add(Long.toString(TARGET));
     Path log = root.resolve("child.log");
     Process child = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    assertTrue(child.waitFor(120, TimeUnit.SECONDS), "child JVM timed out");
+    // a bound on a hang, not a window: the child starts a JVM, loads libtorch and the data and trains
+    // 150 batches, which a loaded 2-core machine stretches to minutes
+    assertTrue(child.waitFor(10, TimeUnit.MINUTES), "child JVM still runs after 10 minutes (hung?)");
     String output = Files.readString(log, StandardCharsets.UTF_8);
     assertEquals(0, child.exitValue(), output);
     String resumedUri = output.lines().filter(l -> l.startsWith("CHECKPOINT ")).reduce((a, b) -> b)

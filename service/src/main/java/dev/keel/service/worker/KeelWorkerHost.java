@@ -26,6 +26,12 @@ import org.slf4j.LoggerFactory;
 /** Connects to Temporal and runs the workers of the roles it is given. */
 public final class KeelWorkerHost implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KeelWorkerHost.class);
+  /**
+   * The longest a heartbeat waits in the SDK before it is sent (the SDK's own default is 0.8 x the
+   * heartbeat timeout: 24 s for training); the details carry the last checkpoint a retry resumes from
+   * and the progress {@code keel demo} shows, so they go at most every 2 s.
+   */
+  public static final Duration HEARTBEAT_THROTTLE = Duration.ofSeconds(2);
 
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
@@ -79,9 +85,21 @@ public final class KeelWorkerHost implements AutoCloseable {
     WorkflowClientOptions.Builder clientOptions = clientOptions(options.namespace(), options.storageRoot());
     options.identity().ifPresent(clientOptions::setIdentity);
     WorkflowClient client = WorkflowClient.newInstance(stubs, clientOptions.build());
-    WorkerFactory factory = WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder()
+    WorkerFactoryOptions factoryOptions = WorkerFactoryOptions.newBuilder()
         .setWorkerInterceptors(new StorageRootCheck(options.storageRoot()), new ActivityMetrics(), new LogContext())
-        .build());
+        .build();
+    if (options.roles().contains(Role.CONTROL)) {
+      // Before anything polls: a run's first workflow task must not spend Temporal's 1 s deadlock window
+      // loading classes (it failed with PotentialDeadlockException on busy machines, then was retried).
+      // Through stubs without metrics: the warm-up's runs are no runs of this worker's.
+      WorkflowServiceStubs unmetered = connect(options.temporalAddress());
+      try {
+        WorkflowWarmUp.run(WorkflowClient.newInstance(unmetered, client.getOptions()), factoryOptions);
+      } finally {
+        unmetered.shutdownNow();
+      }
+    }
+    WorkerFactory factory = WorkerFactory.newInstance(client, factoryOptions);
     ActivityWiring wiring = new ActivityWiring(options);
     if (options.roles().contains(Role.CONTROL)) {
       Worker control = factory.newWorker(TaskQueues.CONTROL, workerOptions(options, 0));
@@ -114,11 +132,8 @@ public final class KeelWorkerHost implements AutoCloseable {
 
   private static WorkerOptions workerOptions(WorkerHostOptions options, int activitySlots) {
     WorkerOptions.Builder b = WorkerOptions.newBuilder()
-        // The SDK forwards heartbeats to the server only every 0.8 x heartbeat timeout (24 s for
-        // training) by default; the details carry the last checkpoint a retry resumes from and the
-        // progress `keel demo` shows, so send them at most every 2 s.
-        .setMaxHeartbeatThrottleInterval(Duration.ofSeconds(2))
-        .setDefaultHeartbeatThrottleInterval(Duration.ofSeconds(2));
+        .setMaxHeartbeatThrottleInterval(HEARTBEAT_THROTTLE)
+        .setDefaultHeartbeatThrottleInterval(HEARTBEAT_THROTTLE);
     if (activitySlots > 0) {
       b.setMaxConcurrentActivityExecutionSize(activitySlots);
     }

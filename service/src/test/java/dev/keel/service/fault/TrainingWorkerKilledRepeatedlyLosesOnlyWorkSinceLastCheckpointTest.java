@@ -43,7 +43,12 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
   private static final int KILLS = 6;
   private static final long LENGTH = 360;
   private static final long CHECKPOINT_EVERY = 50;
-  private static final int HEARTBEAT_TIMEOUT_SECONDS = 3;
+  /**
+   * How long a dead worker's attempt stays undetected. Not 3 s: a heartbeat leaves the SDK at most every
+   * {@link KeelWorkerHost#HEARTBEAT_THROTTLE} (2 s), so 3 s left a child JVM 1 s of slack, and a stall
+   * that long on a loaded machine restarted a trial nobody killed.
+   */
+  private static final int HEARTBEAT_TIMEOUT_SECONDS = 10;
   private static final String CONFIG = """
       name: %s
       data: {table: fashion_mnist}
@@ -152,8 +157,10 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
                 "after " + kill + " progress went back to " + s);
           }
         }
-        // A heartbeat carrying a new checkpoint may sit in the SDK's throttle for 0.8 x the timeout.
-        double hidden = kill.rate() * (0.8 * HEARTBEAT_TIMEOUT_SECONDS + 0.5);
+        // A heartbeat carrying a new checkpoint may sit in the SDK's throttle: 0.8 x the timeout, at most
+        // the worker's throttle.
+        double throttle = Math.min(0.8 * HEARTBEAT_TIMEOUT_SECONDS, KeelWorkerHost.HEARTBEAT_THROTTLE.toMillis() / 1000.0);
+        double hidden = kill.rate() * (throttle + 0.5);
         long lag = kill.batches() - kill.checkpoint();
         assertTrue(lag <= CHECKPOINT_EVERY + hidden, "kill " + kill + ": " + lag + " batches since the last checkpoint");
         report.append(String.format("kill %d: trial %d at batch >= %d, checkpoint seen %d, resumed at %d, "

@@ -41,7 +41,11 @@ class TwoSlotTrialKilledInOneRankRestartsItsGangAndEndsBitIdenticalTest {
       reproducibility: {seed: 11}
       model: {name: fashion_cnn}
       """;
-  private static final ExperimentRunOptions OPTIONS = ExperimentRunOptions.newBuilder().setHeartbeatTimeoutSeconds(5).build();
+  /**
+   * 10 s: a heartbeat leaves the SDK at most every 2 s ({@code KeelWorkerHost.HEARTBEAT_THROTTLE}), and a
+   * rank's JVM stalling for the rest of a shorter timeout on a loaded machine would count as a second restart.
+   */
+  private static final ExperimentRunOptions OPTIONS = ExperimentRunOptions.newBuilder().setHeartbeatTimeoutSeconds(10).build();
 
   private static FaultStack stack;
 

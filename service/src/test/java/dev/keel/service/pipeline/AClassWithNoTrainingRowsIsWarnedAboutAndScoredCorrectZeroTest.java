@@ -101,7 +101,7 @@ class AClassWithNoTrainingRowsIsWarnedAboutAndScoredCorrectZeroTest {
     KeelRun.Result submitted = KeelRun.keel("submit", "--wait", request.toString(), "--temporal", stack.server.address());
     assertEquals(0, submitted.code(), submitted.toString());
     String id = submitted.out().lines().findFirst().orElseThrow();
-    assertTrue(submitted.out().contains("\nwarning: " + warning + "\n"), submitted.toString());
+    assertTrue(submitted.out().contains("\n        warning:           " + warning + "\n"), submitted.toString());
 
     KeelRun.Result status = KeelRun.keel("status", id, "--temporal", stack.server.address());
     assertEquals(0, status.code(), status.toString());

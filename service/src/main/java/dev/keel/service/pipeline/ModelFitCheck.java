@@ -84,9 +84,11 @@ final class ModelFitCheck {
         return uri.isEmpty() || uri.startsWith("s3://") ? Optional.empty() : imageFolder(uri, source.getImageSize());
       case IngestActivitiesImpl.FORMAT_CSV:
       case IngestActivitiesImpl.FORMAT_PARQUET:
+        // only the kind is known before the ETL: the feature count of an unnamed list and the classes are not
+        // (2 classes stand for "some", which every classifier takes)
         int features = Math.max(1, source.getFeatureColumnsCount());
         return Optional.of(new DataShape("source " + uri, DataShape.Kind.FEATURES, "feature vectors",
-            new Shape(features), 0));
+            new Shape(features), 2));
       default:
         return Optional.empty();
     }

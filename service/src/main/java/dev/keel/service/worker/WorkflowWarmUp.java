@@ -113,6 +113,8 @@ final class WorkflowWarmUp {
     c.put("io.temporal.internal.sync.", Worker.class);
     c.put("io.temporal.internal.statemachines.", Worker.class);
     c.put("io.temporal.internal.replay.", Worker.class);
+    // commands a first task may issue that the replayed ones did not, e.g. a version marker (Workflow.getVersion)
+    c.put("io.temporal.api.command.v1.", io.temporal.api.command.v1.Command.class);
     return c;
   }
 

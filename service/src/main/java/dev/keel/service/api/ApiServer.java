@@ -1,5 +1,6 @@
 package dev.keel.service.api;
 
+import dev.keel.service.security.ApiAudit;
 import dev.keel.service.security.DataRoots;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.drift.DriftTable;
@@ -53,7 +54,8 @@ public final class ApiServer implements AutoCloseable {
             // The controllers block on Temporal and Delta: run blocking methods on the I/O pool, not on
             // Netty's few event loops, where a handful of slow calls would hold up every other request.
             "micronaut.server.thread-selection", "AUTO"))
-        .singletons(client, storage, roots, new ModelRegistryTable(storage), new DriftTable(storage), token)
+        .singletons(client, storage, roots, new ModelRegistryTable(storage), new DriftTable(storage), token,
+            new ApiAudit(storage))
         .deduceEnvironment(false)
         .banner(false)
         .start();
@@ -98,6 +100,7 @@ public final class ApiServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop();
+    context.getBean(ApiAudit.class).close(); // what was answered is recorded before the process may end
     context.close();
   }
 }

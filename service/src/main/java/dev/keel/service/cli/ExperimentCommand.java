@@ -13,7 +13,9 @@ import dev.keel.service.experiment.ExperimentListing;
 import dev.keel.service.experiment.ExperimentLog;
 import dev.keel.service.experiment.ExperimentTable;
 import dev.keel.service.experiment.ExperimentView;
+import dev.keel.service.security.AuditLines;
 import dev.keel.service.worker.KeelWorkerHost;
+import dev.keel.tables.audit.AuditTable;
 import dev.keel.tables.catalog.ExperimentList;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -226,7 +228,8 @@ final class ExperimentCommand implements Runnable {
     int run(WorkflowClient client) throws Exception {
       ExperimentView.Document d = view(client).read(id)
           .orElseThrow(() -> new IllegalArgumentException("no experiment " + id + " in Temporal or the catalog"));
-      System.out.print(json ? d.json() + "\n" : ExperimentTable.render(ExperimentTable.state(d.tree())));
+      System.out.print(json ? d.json() + "\n" : ExperimentTable.render(ExperimentTable.state(d.tree()))
+          + AuditLines.text(new AuditTable(stack.storageRoot()).read(Optional.of(id))));
       return 0;
     }
   }

@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
 @Command(name = "keel", mixinStandardHelpOptions = true, version = "keel 0.1.0",
     description = "Durable deep-learning pipelines on Temporal: ETL -> training -> batch inference.",
     subcommands = {DevCommand.class, DemoCommand.class, SubmitCommand.class, StatusCommand.class, ExperimentCommand.class, TrialCommand.class, CheckpointCommand.class, PipelineCommand.class, ModelCommand.class, DataCommand.class,
-        ScheduleCommand.class, PoolCommand.class, ValidateCommand.class, WorkerCommand.class, ServeCommand.class, CommandLine.HelpCommand.class})
+        ScheduleCommand.class, PoolCommand.class, ValidateCommand.class, WorkerCommand.class, ServeCommand.class, TokenCommand.class, AuditCommand.class,
+        CommandLine.HelpCommand.class})
 public final class KeelCli implements Runnable {
 
   /** The logback configuration {@code KEEL_LOG_FORMAT=json} selects: one JSON object per log line. */

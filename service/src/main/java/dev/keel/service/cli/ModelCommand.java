@@ -4,10 +4,12 @@ import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.ModelVersions;
 import dev.keel.api.v1.PromoteModelRequest;
 import dev.keel.service.model.ModelTable;
+import dev.keel.service.security.AuditLines;
+import dev.keel.tables.audit.AuditTable;
 import dev.keel.tables.drift.DriftTable;
 import dev.keel.tables.registry.ModelRegistryTable;
-import java.util.concurrent.Callable;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -78,7 +80,8 @@ final class ModelCommand implements Runnable {
     int run(ModelRegistryTable registry) {
       var v = registry.describe(name, version);
       System.out.print(json ? ModelTable.json(v) + "\n" : ModelTable.describe(v)
-          + ModelTable.drift(new DriftTable(stack.storageRoot()).reports(name + "/" + version)));
+          + ModelTable.drift(new DriftTable(stack.storageRoot()).reports(name + "/" + version))
+          + AuditLines.text(new AuditTable(stack.storageRoot()).read(Optional.of(name + "/" + version))));
       return 0;
     }
   }

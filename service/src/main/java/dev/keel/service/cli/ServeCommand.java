@@ -3,9 +3,11 @@ package dev.keel.service.cli;
 import dev.keel.service.api.ApiServer;
 import dev.keel.service.api.ApiToken;
 import dev.keel.service.security.DataRoots;
+import dev.keel.service.security.TokensFile;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.storage.StorageRoot;
 import io.temporal.serviceclient.WorkflowServiceStubs;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -17,7 +19,7 @@ import picocli.CommandLine.Option;
     description = {"Serve the REST API, /metrics and /health for a Temporal cluster and a storage root until stopped.",
         "The API of a team's deployment (keel dev serves its own on 127.0.0.1); /metrics is in Prometheus' text format.",
         "On an address other than loopback every request but /health needs the header 'Authorization: Bearer $"
-            + ApiToken.ENV + "'; without the variable it refuses to start."})
+            + ApiToken.ENV + "' or a token of --tokens; without either it refuses to start."})
 final class ServeCommand implements Callable<Integer> {
   @Mixin StackOptions.Serve stack;
 
@@ -36,16 +38,25 @@ final class ServeCommand implements Callable<Integer> {
           + " every path a request names must lie inside one.")
   List<String> dataRoots = new ArrayList<>();
 
+  @Option(names = "--tokens", paramLabel = "FILE",
+      description = "Users of the API: a YAML file of tokens with a name, a role (viewer|editor|admin) and the token's"
+          + " SHA-256 (keel token create writes it); read again whenever it changes.")
+  Path tokens;
+
   @Override
   public Integer call() throws Exception {
     ApiToken token = ApiToken.fromEnvironment();
+    if (tokens != null) {
+      token = token.withUsers(TokensFile.open(tokens));
+    }
     StorageRoot root = stack.storageRoot();
     String address = stack.contacting(stack.clientAddress());
     WorkflowServiceStubs stubs = KeelWorkerHost.connectReporting(address);
     DataRoots roots = DataRoots.of(root, dataRoots);
     try (ApiServer api = ApiServer.start(host, port, KeelWorkerHost.client(stubs, namespace, root), roots, token)) {
       System.out.println("Keel API on " + api.url() + " for Temporal " + address + " (namespace " + namespace
-          + "), storage " + root + (token.required() ? "; bearer token required" : "; loopback only, no token")
+          + "), storage " + root + (token.required() ? "; bearer token required (" + token + ")"
+              : "; loopback only, no token")
           + "; requests may name places in " + roots.describe() + ". Stop with Ctrl-C.");
       Thread.currentThread().join();
       return 0;

@@ -14,9 +14,11 @@ import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.TrialState;
 import dev.keel.search.SearchPreview;
 import dev.keel.search.Searchers;
+import dev.keel.service.security.AuditLines;
 import dev.keel.service.listing.Filter;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.catalog.CatalogTables;
+import dev.keel.tables.audit.AuditTable;
 import dev.keel.tables.catalog.ExperimentHistory;
 import dev.keel.tables.catalog.ExperimentList;
 import dev.keel.tables.catalog.Paging;
@@ -216,6 +218,8 @@ public final class ExperimentView {
     out.set("curves", curves(records, metric));
     out.set("rungs", rungs(records, metric, trials, plan.map(ExperimentView::rungLengths).orElse(Set.of())));
     out.set("checkpoints", checkpoints(records));
+    out.set("activity", JSON.valueToTree(new AuditTable(storage).read(Optional.of(experimentId)).stream()
+        .map(AuditLines::json).toList()));
     return Optional.of(new Document(out, records));
   }
 

@@ -51,7 +51,7 @@ public final class PipelineList {
       throw new IllegalArgumentException("status: '" + status.get() + "' is not one of " + new java.util.TreeSet<>(STATUSES));
     }
     List<Summary> all = new ArrayList<>();
-    for (WorkflowExecutionInfo info : WorkflowListing.executions(client, PipelineWorkflow.TYPE, false)) {
+    for (WorkflowExecutionInfo info : WorkflowListing.detailedExecutions(client, PipelineWorkflow.TYPE, false)) {
       Summary s = summary(info);
       if (wanted.isEmpty() || wanted.get().equals(s.status())) {
         all.add(s);

@@ -26,6 +26,7 @@ import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowQueryException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -202,6 +203,9 @@ public final class ExperimentView {
         experiment.put("progress", catalogProgress(experiment.path("state").asText(), plan.get(), records));
       }
     }
+    if (!live) {
+      catalogMetrics(trials, records, metric, experiment.path("smaller_is_better").asBoolean());
+    }
     ExperimentRungs rungs = new ExperimentRungs(records, metric, experiment.path("smaller_is_better").asBoolean());
     List<BracketRungs> planned = config.map(ExperimentView::brackets).orElse(List.of());
     out.set("experiment", experiment);
@@ -315,7 +319,8 @@ public final class ExperimentView {
 
   /**
    * An experiment only the catalog knows: its row, and from its config the searcher and the metric's direction;
-   * its best trial is the one the best metric is of (the lowest id among equals, as the workflow picks it).
+   * its best trial is the one whose validation has the best metric (a tie goes to the validation trained longer,
+   * by length then batches, then to the lower trial number, as for the best checkpoint).
    */
   private static ObjectNode catalogSummary(ExperimentList.Summary s, Optional<ExperimentConfig> config,
       ExperimentHistory.Records records) {
@@ -328,13 +333,30 @@ public final class ExperimentView {
       n.put("best_metric", s.bestMetric());
       records.metrics().stream()
           .filter(m -> m.name().equals(s.searcherMetric().orElse("")) && m.value() == s.bestMetric())
-          .mapToLong(ExperimentHistory.Metric::trialId).min()
-          .ifPresent(trial -> n.put("best_trial_id", trial));
+          .min(Comparator.comparingLong(ExperimentHistory.Metric::length).reversed()
+              .thenComparing(Comparator.comparingLong(ExperimentHistory.Metric::batches).reversed())
+              .thenComparingLong(ExperimentHistory.Metric::trialId))
+          .ifPresent(best -> n.put("best_trial_id", best.trialId()));
     }
     if (s.dataTable() != null) {
       n.putObject("data").put("uri", s.dataTable()).put("version", s.dataVersion());
     }
     return n;
+  }
+
+  /** Each catalog trial's best and latest value of the searcher's metric, as the workflow's state has them. */
+  private static void catalogMetrics(ArrayNode trials, ExperimentHistory.Records records, String metric,
+      boolean smallerIsBetter) {
+    for (JsonNode t : trials) {
+      long trial = t.path("trial_id").asLong();
+      List<ExperimentHistory.Metric> values = records.metrics().stream()
+          .filter(m -> m.trialId() == trial && m.name().equals(metric)).toList(); // by batches
+      if (!values.isEmpty()) {
+        double best = values.stream().mapToDouble(ExperimentHistory.Metric::value)
+            .reduce(smallerIsBetter ? Math::min : Math::max).getAsDouble();
+        ((ObjectNode) t).put("latest_metric", values.get(values.size() - 1).value()).put("best_metric", best);
+      }
+    }
   }
 
   /**

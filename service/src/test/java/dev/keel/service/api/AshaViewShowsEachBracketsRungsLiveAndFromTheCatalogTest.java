@@ -136,11 +136,13 @@ class AshaViewShowsEachBracketsRungsLiveAndFromTheCatalogTest {
     assertEquals(l.get("best_trial_id").asLong(), e.path("best_trial_id").asLong(-1), e.toString());
     assertEquals("validations", fromCatalog.get("rungs_from").asText());
     assertEquals(live.get("rungs"), fromCatalog.get("rungs"), "inferred from the catalog, the same rungs");
-    List<String> groups = new ArrayList<>();
-    live.get("trials").forEach(t -> groups.add(t.get("trial_id").asLong() + " " + t.get("group").asText()));
-    List<String> inferred = new ArrayList<>();
-    fromCatalog.get("trials").forEach(t -> inferred.add(t.get("trial_id").asLong() + " " + t.path("group").asText()));
-    assertEquals(groups, inferred);
+    List<String> trials = new ArrayList<>();
+    live.get("trials").forEach(t -> trials.add(t.get("trial_id").asLong() + " " + t.get("group").asText() + " best "
+        + t.get("best_metric").asDouble() + " latest " + t.get("latest_metric").asDouble()));
+    List<String> fromRows = new ArrayList<>();
+    fromCatalog.get("trials").forEach(t -> fromRows.add(t.get("trial_id").asLong() + " " + t.path("group").asText() + " best "
+        + t.path("best_metric").asDouble() + " latest " + t.path("latest_metric").asDouble()));
+    assertEquals(trials, fromRows, "each trial's bracket, best and latest metric");
   }
 
   @Test

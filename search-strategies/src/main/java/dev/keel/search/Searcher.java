@@ -46,6 +46,14 @@ public interface Searcher {
   /** The trial's group for previews and dashboards ("bracket 2 (4 rungs)", "round 3"); empty if none. */
   String trialGroup(long trialId);
 
+  /**
+   * The searcher's rungs per bracket with its decisions so far (which trials reached each rung, which it
+   * promoted, which it stopped there); empty for searchers without rungs. Read-only: a query may call it.
+   */
+  default List<BracketRungs> rungs() {
+    return List.of();
+  }
+
   /** True once {@link Shutdown} was sent. */
   boolean isShutdown();
 

@@ -7,7 +7,7 @@ public final class Metrics {
   public static final String ACCURACY = "accuracy";
   public static final String VALIDATION_LOSS = "validation_loss";
   /** Mean training loss of the last (up to) 50 batches. */
-  public static final String TRAIN_LOSS = "train_loss";
+  public static final String TRAIN_LOSS = dev.keel.api.checkpoint.CheckpointMetrics.TRAIN_LOSS;
 
   private Metrics() {}
 }

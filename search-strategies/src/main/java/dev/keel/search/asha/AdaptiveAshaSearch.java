@@ -2,6 +2,7 @@ package dev.keel.search.asha;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keel.search.BracketRungs;
 import dev.keel.search.ExitReason;
 import dev.keel.search.core.SearchContext;
 import dev.keel.search.core.SearchMethod;
@@ -266,7 +267,56 @@ public final class AdaptiveAshaSearch implements SearchMethod {
   @Override
   public String groupOf(long trialId) {
     Integer b = state.trialBracket.get(trialId);
-    return b == null ? "" : "bracket " + (b + 1) + " (" + plan.brackets().get(b).numRungs() + " rungs)";
+    return b == null ? "" : group(b);
+  }
+
+  private String group(int b) {
+    return "bracket " + (b + 1) + " (" + plan.brackets().get(b).numRungs() + " rungs)";
+  }
+
+  /**
+   * Each bracket's rungs as its state holds them: a rung's ranked entries, best first (promoted, stopped once
+   * closed, else waiting; the last rung's completed), then the trials training toward it. The promotion variant
+   * ranks nobody in the last rung: the trials sent there are listed by how far they got.
+   */
+  @Override
+  public List<BracketRungs> rungs(SearchContext ctx) {
+    List<BracketRungs> out = new ArrayList<>();
+    for (int b = 0; b < state.brackets.size(); b++) {
+      BracketState bracket = state.brackets.get(b);
+      List<Long> lengths = plan.brackets().get(b).rungLengths();
+      int top = lengths.size() - 1;
+      List<BracketRungs.Rung> rungs = new ArrayList<>();
+      for (int r = 0; r <= top; r++) {
+        long length = lengths.get(r);
+        List<BracketRungs.Member> members = new ArrayList<>();
+        TreeSet<Long> ranked = new TreeSet<>();
+        for (Entry e : bracket.rungs.get(r)) {
+          ranked.add(e.trial);
+          members.add(new BracketRungs.Member(e.trial, e.promoted ? BracketRungs.Outcome.PROMOTED
+              : r == top ? (ctx.trained(e.trial) >= length ? BracketRungs.Outcome.COMPLETED : BracketRungs.Outcome.STOPPED)
+              : ctx.isFinished(e.trial) ? BracketRungs.Outcome.STOPPED : BracketRungs.Outcome.WAITING));
+        }
+        for (var at : state.trialRung.entrySet()) {
+          long trial = at.getKey();
+          if (at.getValue() != r || state.trialBracket.get(trial) != b || ranked.contains(trial)) {
+            continue;
+          }
+          if (state.training.contains(trial)) {
+            members.add(new BracketRungs.Member(trial, BracketRungs.Outcome.TRAINING));
+          } else if (r == top && ctx.trained(trial) >= length) {
+            members.add(new BracketRungs.Member(trial, BracketRungs.Outcome.COMPLETED));
+          } else if (r == top && ctx.trained(trial) > 0) {
+            // failed on its way to the last rung, which ranks nobody
+            members.add(new BracketRungs.Member(trial, BracketRungs.Outcome.STOPPED));
+          }
+          // else: never trained (invalid hyperparameters, or a trial that failed before its first result): no rung
+        }
+        rungs.add(new BracketRungs.Rung(length, members));
+      }
+      out.add(new BracketRungs(group(b), rungs));
+    }
+    return out;
   }
 
   @Override

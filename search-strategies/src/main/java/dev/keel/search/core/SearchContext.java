@@ -57,6 +57,11 @@ public final class SearchContext {
     return engine.hparams(trialId);
   }
 
+  /** How far the trial has trained, as of its last validation (its warm start included). */
+  public long trained(long trialId) {
+    return engine.trained(trialId);
+  }
+
   /** True once the trial closed, exited, or was asked to close. */
   public boolean isFinished(long trialId) {
     return engine.isFinished(trialId);

@@ -7,6 +7,7 @@ import com.google.protobuf.Value;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.search.BracketRungs;
 import dev.keel.search.Close;
 import dev.keel.search.Create;
 import dev.keel.search.ExitReason;
@@ -209,6 +210,11 @@ public final class SearchEngine implements Searcher {
   }
 
   @Override
+  public List<BracketRungs> rungs() {
+    return method.rungs(ctx);
+  }
+
+  @Override
   public String snapshot() {
     ObjectNode doc = StateCodec.object();
     doc.put("format", SNAPSHOT_FORMAT);
@@ -312,6 +318,11 @@ public final class SearchEngine implements Searcher {
       throw new IllegalArgumentException("unknown trial " + trialId);
     }
     return Collections.unmodifiableSortedMap(t.hparams);
+  }
+
+  long trained(long trialId) {
+    Trial t = state.trials.get(trialId);
+    return t == null ? 0 : t.trained;
   }
 
   boolean isFinished(long trialId) {

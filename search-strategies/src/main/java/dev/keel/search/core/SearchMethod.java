@@ -1,7 +1,9 @@
 package dev.keel.search.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.keel.search.BracketRungs;
 import dev.keel.search.ExitReason;
+import java.util.List;
 
 /**
  * One search algorithm. The {@link SearchEngine} calls it with trial events and a {@link SearchContext} through
@@ -33,6 +35,11 @@ public interface SearchMethod {
   /** A label for previews ("bracket 1", "round 3"); empty if the method has no groups. */
   default String groupOf(long trialId) {
     return "";
+  }
+
+  /** See {@link dev.keel.search.Searcher#rungs()}; must not change any state. */
+  default List<BracketRungs> rungs(SearchContext ctx) {
+    return List.of();
   }
 
   JsonNode saveState();

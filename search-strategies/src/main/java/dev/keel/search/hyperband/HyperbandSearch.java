@@ -2,6 +2,7 @@ package dev.keel.search.hyperband;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keel.search.BracketRungs;
 import dev.keel.search.ExitReason;
 import dev.keel.search.core.SearchContext;
 import dev.keel.search.core.SearchMethod;
@@ -145,8 +146,56 @@ public final class HyperbandSearch implements SearchMethod {
     if (r == null) {
       return "";
     }
-    int b = state.runs.get(r).bracket;
+    return group(state.runs.get(r).bracket);
+  }
+
+  private String group(int b) {
     return "bracket " + (b + 1) + " (s=" + plan.schedule().get(b).s() + ")";
+  }
+
+  /**
+   * Every scheduled bracket's rungs. A rung is synchronous, so a trial is at each rung up to the longest it
+   * trained to: promoted past the earlier ones; at its last one promoted while its bracket trains the next rung
+   * with it, waiting while the rung's other trials still train, stopped once closed, completed at the top.
+   * Trials that never reached a rung (invalid hyperparameters, failures before a result) are on none.
+   */
+  @Override
+  public List<BracketRungs> rungs(SearchContext ctx) {
+    List<List<List<BracketRungs.Member>>> members = new ArrayList<>();
+    for (HyperbandPlan.Bracket bracket : plan.schedule()) {
+      List<List<BracketRungs.Member>> rungs = new ArrayList<>();
+      bracket.rungLengths().forEach(length -> rungs.add(new ArrayList<>()));
+      members.add(rungs);
+    }
+    state.trialRun.forEach((trial, r) -> {
+      Run run = state.runs.get(r);
+      List<Long> lengths = plan.schedule().get(run.bracket).rungLengths();
+      List<List<BracketRungs.Member>> rungs = members.get(run.bracket);
+      int reached = -1;
+      while (reached + 1 < lengths.size() && ctx.trained(trial) >= lengths.get(reached + 1)) {
+        reached++;
+      }
+      boolean member = !run.done && run.members.contains(trial);
+      for (int i = 0; i <= reached; i++) {
+        BracketRungs.Outcome outcome = i < reached || (member && run.rung > reached) ? BracketRungs.Outcome.PROMOTED
+            : i == lengths.size() - 1 ? BracketRungs.Outcome.COMPLETED
+            : member ? BracketRungs.Outcome.WAITING : BracketRungs.Outcome.STOPPED;
+        rungs.get(i).add(new BracketRungs.Member(trial, outcome));
+      }
+      if (member && run.rung > reached && !ctx.isFinished(trial)) {
+        rungs.get(run.rung).add(new BracketRungs.Member(trial, BracketRungs.Outcome.TRAINING));
+      }
+    });
+    List<BracketRungs> out = new ArrayList<>();
+    for (int b = 0; b < plan.schedule().size(); b++) {
+      List<Long> lengths = plan.schedule().get(b).rungLengths();
+      List<BracketRungs.Rung> rungs = new ArrayList<>();
+      for (int i = 0; i < lengths.size(); i++) {
+        rungs.add(new BracketRungs.Rung(lengths.get(i), members.get(b).get(i)));
+      }
+      out.add(new BracketRungs(group(b), rungs));
+    }
+    return out;
   }
 
   @Override

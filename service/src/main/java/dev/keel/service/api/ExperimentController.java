@@ -11,6 +11,7 @@ import dev.keel.search.Searchers;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.experiment.ExperimentListing;
 import dev.keel.service.experiment.ExperimentView;
+import dev.keel.service.experiment.TrialView;
 import dev.keel.service.security.DataRoots;
 import dev.keel.storage.StorageRoot;
 import io.micronaut.core.annotation.Nullable;
@@ -121,6 +122,20 @@ public class ExperimentController {
   public HttpResponse<?> trials(@PathVariable String id, @Nullable @QueryValue String state,
       @QueryValue(defaultValue = "0") int offset, @QueryValue(defaultValue = "50") int limit) {
     return page(id, "trials", state, offset, limit);
+  }
+
+  /**
+   * One trial: as in the view, every validation with all its metrics, its checkpoints, its log lines and the
+   * experiment it belongs to; 404 for an unknown experiment or trial.
+   */
+  @Get(value = "/{id}/trials/{trial}", produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<?> trial(@PathVariable String id, @PathVariable long trial) {
+    Optional<ExperimentView.Document> view = views.read(id);
+    if (view.isEmpty()) {
+      return unknown(id);
+    }
+    return TrialView.json(view.get(), trial).<HttpResponse<?>>map(HttpResponse::ok)
+        .orElseGet(() -> HttpResponse.notFound(Map.of("message", "experiment " + id + " has no trial " + trial)));
   }
 
   /** The experiment's checkpoints (SAVED or DELETED by GC), by trial and batches; filters and paging as for trials. */

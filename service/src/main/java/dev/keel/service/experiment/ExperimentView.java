@@ -12,6 +12,9 @@ import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.CatalogRow;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.TrialState;
+import dev.keel.api.v1.ExperimentState;
+import dev.keel.api.v1.SearcherBracket;
+import dev.keel.search.BracketRungs;
 import dev.keel.search.SearchPreview;
 import dev.keel.search.Searchers;
 import dev.keel.service.security.AuditLines;
@@ -30,6 +33,7 @@ import io.temporal.client.WorkflowQueryException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -180,28 +184,37 @@ public final class ExperimentView {
     // in both, not in neither.
     Optional<WorkflowExecutionStatus> status = ExperimentLauncher.status(client, experimentId);
     ObjectNode experiment = null;
+    List<SearcherBracket> brackets = List.of();
     List<CatalogRow> pending = List.of();
     if (status.isPresent()) {
       try {
         ExperimentWorkflow stub = ExperimentLauncher.stub(client, experimentId);
         pending = stub.pendingCatalog().getRowsList();
-        experiment = (ObjectNode) tree(stub.state());
+        ExperimentState state = stub.state();
+        brackets = state.getBracketsList();
+        experiment = (ObjectNode) tree(state.toBuilder().clearBrackets());
       } catch (WorkflowNotFoundException | WorkflowQueryException e) {
         // not an experiment workflow, or gone between the two calls: the catalog may still know it
       }
     }
     boolean live = experiment != null;
-    if (!live) {
+    ExperimentHistory.Records records;
+    Optional<ExperimentConfig> config;
+    if (live) {
+      records = new ExperimentHistory(storage).read(experimentId, pending);
+      config = config(records.configJson());
+    } else {
       Optional<ExperimentList.Summary> summary = new ExperimentList(storage).find(experimentId);
       if (summary.isEmpty()) {
         return Optional.empty();
       }
-      experiment = catalogSummary(summary.get());
+      records = new ExperimentHistory(storage).read(experimentId, pending);
+      config = config(records.configJson());
+      experiment = catalogSummary(summary.get(), config, records);
     }
     boolean running = live && status.get() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
-    ExperimentHistory.Records records = new ExperimentHistory(storage).read(experimentId, pending);
     String metric = experiment.path("metric").asText("");
-    Optional<SearchPreview> plan = plan(records.configJson());
+    Optional<SearchPreview> plan = config.flatMap(ExperimentView::plan);
     String unit = plan.map(p -> p.unit().label()).orElse("");
     ObjectNode out = JSON.createObjectNode();
     ArrayNode trials = experiment.has("trials") ? (ArrayNode) experiment.remove("trials")
@@ -212,14 +225,30 @@ public final class ExperimentView {
     }
     if (plan.isPresent()) {
       experiment.put("planned_trials", plan.get().trials()).put("unit", unit);
+      if (!live) {
+        experiment.put("progress", catalogProgress(experiment.path("state").asText(), plan.get(), records));
+      }
     }
+    if (!live) {
+      catalogMetrics(trials, records, metric, experiment.path("smaller_is_better").asBoolean());
+    }
+    ExperimentRungs rungs = new ExperimentRungs(records, metric, experiment.path("smaller_is_better").asBoolean());
+    List<BracketRungs> planned = config.map(ExperimentView::brackets).orElse(List.of());
     out.set("experiment", experiment);
     out.set("trials", trials);
     out.set("curves", curves(records, metric));
-    out.set("rungs", rungs(records, metric, trials, plan.map(ExperimentView::rungLengths).orElse(Set.of())));
+    if (!brackets.isEmpty()) {
+      out.set("rungs", rungs.fromSearcher(brackets));
+      out.put("rungs_from", ExperimentRungs.FROM_SEARCHER);
+    } else {
+      out.set("rungs", planned.isEmpty() ? rungs.fromLengths(plan.map(ExperimentView::rungLengths).orElse(Set.of()), trials)
+          : rungs.inferred(planned, trials));
+      out.put("rungs_from", ExperimentRungs.FROM_VALIDATIONS);
+    }
     out.set("checkpoints", checkpoints(records));
     out.set("activity", JSON.valueToTree(new AuditTable(storage).read(Optional.of(experimentId)).stream()
         .map(AuditLines::json).toList()));
+    out.set("config", records.configJson().isEmpty() ? JSON.createObjectNode() : parse(records.configJson()));
     return Optional.of(new Document(out, records));
   }
 
@@ -264,17 +293,35 @@ public final class ExperimentView {
     return curves;
   }
 
-  /** The searcher's plan for the experiment's config, or empty when the config cannot be read. */
-  private static Optional<SearchPreview> plan(String configJson) {
+  /** The experiment's config as its catalog row holds it, or empty when there is none or it cannot be read. */
+  private static Optional<ExperimentConfig> config(String configJson) {
     if (configJson.isEmpty()) {
       return Optional.empty();
     }
     try {
       ExperimentConfig.Builder config = ExperimentConfig.newBuilder();
       JsonFormat.parser().ignoringUnknownFields().merge(configJson, config);
-      return Optional.of(Searchers.preview(config.build()));
-    } catch (InvalidProtocolBufferException | RuntimeException e) {
+      return Optional.of(config.build());
+    } catch (InvalidProtocolBufferException e) {
       return Optional.empty();
+    }
+  }
+
+  /** The searcher's plan for the config, or empty when no searcher can run it (any more). */
+  private static Optional<SearchPreview> plan(ExperimentConfig config) {
+    try {
+      return Optional.of(Searchers.preview(config));
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The brackets and rung lengths of the config's searcher, before any trial; empty without brackets. */
+  private static List<BracketRungs> brackets(ExperimentConfig config) {
+    try {
+      return Searchers.create(config).rungs();
+    } catch (RuntimeException e) {
+      return List.of();
     }
   }
 
@@ -286,34 +333,6 @@ public final class ExperimentView {
     Set<Long> lengths = new TreeSet<>();
     plan.rows().forEach(row -> lengths.add(row.length()));
     return lengths;
-  }
-
-  /**
-   * Each rung, shortest first, with the trials validated there and whether they went on ({@code promoted}),
-   * ended there ({@code stopped}) or are still at it ({@code running}). Validations between rungs
-   * ({@code min_validation_period}) are on the curves, not here.
-   */
-  private static ArrayNode rungs(ExperimentHistory.Records records, String metric, ArrayNode trials, Set<Long> rungs) {
-    Map<Long, Map<Long, Double>> byLength = new TreeMap<>();
-    Map<Long, Long> furthest = new TreeMap<>();
-    for (ExperimentHistory.Metric m : records.metrics()) {
-      if (m.name().equals(metric)) {
-        if (rungs.isEmpty() || rungs.contains(m.length())) {
-          byLength.computeIfAbsent(m.length(), l -> new TreeMap<>()).put(m.trialId(), m.value());
-        }
-        furthest.merge(m.trialId(), m.length(), Math::max);
-      }
-    }
-    Map<Long, String> stateOf = new TreeMap<>();
-    trials.forEach(t -> stateOf.put(t.path("trial_id").asLong(), t.path("state").asText("")));
-    ArrayNode out = JSON.createArrayNode();
-    byLength.forEach((length, reached) -> {
-      ArrayNode at = out.addObject().put("length", length).putArray("trials");
-      reached.forEach((trial, value) -> at.addObject().put("trial_id", trial).put("metric", value)
-          .put("outcome", furthest.get(trial) > length ? "promoted"
-              : "ACTIVE".equals(stateOf.get(trial)) || "PAUSED".equals(stateOf.get(trial)) ? "running" : "stopped"));
-    });
-    return out;
   }
 
   private static ArrayNode checkpoints(ExperimentHistory.Records records) {
@@ -357,17 +376,58 @@ public final class ExperimentView {
     return out;
   }
 
-  private static ObjectNode catalogSummary(ExperimentList.Summary s) {
+  /**
+   * An experiment only the catalog knows: its row, and from its config the searcher and the metric's direction;
+   * its best trial is the one whose validation has the best metric (a tie goes to the validation trained longer,
+   * by length then batches, then to the lower trial number, as for the best checkpoint).
+   */
+  private static ObjectNode catalogSummary(ExperimentList.Summary s, Optional<ExperimentConfig> config,
+      ExperimentHistory.Records records) {
     ObjectNode n = JSON.createObjectNode().put("experiment_id", s.experimentId()).put("name", s.name())
         .put("state", s.state());
+    config.ifPresent(c -> n.put("searcher", c.getSearcher().getName())
+        .put("smaller_is_better", c.getSearcher().getSmallerIsBetter()));
     s.searcherMetric().ifPresent(m -> n.put("metric", m));
     if (s.bestMetric() != null) {
       n.put("best_metric", s.bestMetric());
+      records.metrics().stream()
+          .filter(m -> m.name().equals(s.searcherMetric().orElse("")) && m.value() == s.bestMetric())
+          .min(Comparator.comparingLong(ExperimentHistory.Metric::length).reversed()
+              .thenComparing(Comparator.comparingLong(ExperimentHistory.Metric::batches).reversed())
+              .thenComparingLong(ExperimentHistory.Metric::trialId))
+          .ifPresent(best -> n.put("best_trial_id", best.trialId()));
     }
     if (s.dataTable() != null) {
       n.putObject("data").put("uri", s.dataTable()).put("version", s.dataVersion());
     }
     return n;
+  }
+
+  /** Each catalog trial's best and latest value of the searcher's metric, as the workflow's state has them. */
+  private static void catalogMetrics(ArrayNode trials, ExperimentHistory.Records records, String metric,
+      boolean smallerIsBetter) {
+    for (JsonNode t : trials) {
+      long trial = t.path("trial_id").asLong();
+      List<ExperimentHistory.Metric> values = records.metrics().stream()
+          .filter(m -> m.trialId() == trial && m.name().equals(metric)).toList(); // by batches
+      if (!values.isEmpty()) {
+        double best = values.stream().mapToDouble(ExperimentHistory.Metric::value)
+            .reduce(smallerIsBetter ? Math::min : Math::max).getAsDouble();
+        ((ObjectNode) t).put("latest_metric", values.get(values.size() - 1).value()).put("best_metric", best);
+      }
+    }
+  }
+
+  /**
+   * How much of the plan the catalog's trials trained: 1 once COMPLETED, else their lengths over the plan's
+   * total (at most 0.99, as the searcher reports it).
+   */
+  private static double catalogProgress(String state, SearchPreview plan, ExperimentHistory.Records records) {
+    if ("COMPLETED".equals(state)) {
+      return 1.0;
+    }
+    long trained = records.trials().stream().mapToLong(ExperimentHistory.Trial::length).sum();
+    return plan.totalUnits() <= 0 ? 0.0 : Math.min(0.99, (double) trained / plan.totalUnits());
   }
 
   private static JsonNode tree(MessageOrBuilder message) {

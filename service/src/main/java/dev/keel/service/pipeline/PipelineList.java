@@ -49,7 +49,7 @@ public final class PipelineList {
     Paging.check(offset, limit);
     Optional<String> wanted = Filter.oneOf("status", status, STATUSES).map(s -> s.toLowerCase(Locale.ROOT));
     List<Summary> all = new ArrayList<>();
-    for (WorkflowExecutionInfo info : WorkflowListing.executions(client, PipelineWorkflow.TYPE, false)) {
+    for (WorkflowExecutionInfo info : WorkflowListing.detailedExecutions(client, PipelineWorkflow.TYPE, false)) {
       Summary s = summary(info);
       if (wanted.isEmpty() || wanted.get().equals(s.status())) {
         all.add(s);

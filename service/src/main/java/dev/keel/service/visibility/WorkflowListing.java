@@ -5,6 +5,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.temporal.api.filter.v1.WorkflowTypeFilter;
 import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.api.workflowservice.v1.ListClosedWorkflowExecutionsRequest;
 import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
 import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
@@ -28,6 +29,19 @@ public final class WorkflowListing {
 
   /** The executions of {@code type}; only the running ones when {@code openOnly}. */
   public static List<WorkflowExecutionInfo> executions(WorkflowClient client, String type, boolean openOnly) {
+    return executions(client, type, openOnly, false);
+  }
+
+  /**
+   * As {@link #executions(WorkflowClient, String, boolean)}, each with its search attributes and close time: the
+   * test server's lists carry neither, so there each execution is described (one call per execution).
+   */
+  public static List<WorkflowExecutionInfo> detailedExecutions(WorkflowClient client, String type, boolean openOnly) {
+    return executions(client, type, openOnly, true);
+  }
+
+  private static List<WorkflowExecutionInfo> executions(WorkflowClient client, String type, boolean openOnly,
+      boolean detailed) {
     String namespace = client.getOptions().getNamespace();
     WorkflowServiceGrpc.WorkflowServiceBlockingStub stub = client.getWorkflowServiceStubs().blockingStub();
     List<WorkflowExecutionInfo> out = new ArrayList<>();
@@ -51,8 +65,27 @@ public final class WorkflowListing {
         out.addAll(stub.listClosedWorkflowExecutions(ListClosedWorkflowExecutionsRequest.newBuilder()
             .setNamespace(namespace).setMaximumPageSize(MAX_LISTED).setTypeFilter(filter).build()).getExecutionsList());
       }
+      out.removeIf(info -> !info.getType().getName().equals(type));
+      if (detailed) {
+        out.replaceAll(info -> describe(stub, namespace, info));
+      }
     }
     out.removeIf(info -> !info.getType().getName().equals(type));
     return out;
+  }
+
+  /** The execution as DescribeWorkflowExecution tells it, or as listed when it is gone meanwhile. */
+  private static WorkflowExecutionInfo describe(WorkflowServiceGrpc.WorkflowServiceBlockingStub stub, String namespace,
+      WorkflowExecutionInfo listed) {
+    try {
+      WorkflowExecutionInfo described = stub.describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
+          .setNamespace(namespace).setExecution(listed.getExecution()).build()).getWorkflowExecutionInfo();
+      return described.toBuilder().setType(listed.getType()).build();
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        return listed;
+      }
+      throw e;
+    }
   }
 }

@@ -11,6 +11,7 @@ import dev.keel.service.worker.WorkerHostOptions;
 import dev.keel.service.worker.WorkerHostOptions.Role;
 import dev.keel.storage.StorageRoot;
 import dev.keel.storage.testing.TestDirs;
+import io.temporal.client.WorkflowClient;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -58,6 +59,11 @@ public final class SearchStack implements AutoCloseable {
 
   public StorageRoot root() {
     return root;
+  }
+
+  /** The workers' client of the Temporal test server, e.g. for a second API server on the same stack. */
+  public WorkflowClient client() {
+    return workers.client();
   }
 
   /** HOST:PORT of the Temporal test server, for {@code keel ... --temporal}. */

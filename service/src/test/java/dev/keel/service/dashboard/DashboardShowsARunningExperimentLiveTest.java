@@ -6,17 +6,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.search.ExperimentConfigLoaders;
-import dev.keel.search.Searchers;
+import dev.keel.search.asha.AshaPlan;
+import dev.keel.service.api.ApiServer;
+import dev.keel.service.api.ApiToken;
 import dev.keel.service.api.SearchStack;
+import dev.keel.service.dev.LoopbackTemporalServer;
+import dev.keel.service.worker.KeelWorkerHost;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import dev.keel.tables.testing.KernelRows;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -24,9 +34,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A small real ASHA search on Fashion-MNIST, submitted through the REST API, watched in headless Chromium
- * from its first validation to its end on one page load: the page updates by itself (Server-Sent Events),
- * and at the end its trials table, learning curves, rungs and checkpoints show exactly what the catalog
- * recorded of that experiment. Screenshots stay in {@code target/dashboard-screenshots/}.
+ * from its first validation to its end on one page load of an API that requires its bearer token: the page
+ * asks for the token, updates by itself (Server-Sent Events), shows the config, pauses and activates the
+ * experiment with its buttons, and at the end its trials table, learning curves (values on hover, colours apart),
+ * rungs per bracket and checkpoints show exactly what the catalog and the searcher recorded. A trial's page shows
+ * all its metrics, loss and validation curves, checkpoints, hyperparameters and log; an API whose Temporal never
+ * saw the experiment shows it from the catalog with its progress, best trial, searcher and rung lengths with their
+ * unit. Screenshots stay in {@code target/dashboard-screenshots/}.
  */
 @Tag("browser")
 class DashboardShowsARunningExperimentLiveTest {
@@ -46,15 +60,37 @@ class DashboardShowsARunningExperimentLiveTest {
       model: {name: fashion_cnn}
       """;
 
+  private static final String TOKEN = "dashboard-test-token-0123456789";
   private static SearchStack stack;
+  private static ApiServer withToken;
+  private static LoopbackTemporalServer otherTemporal;
+  private static WorkflowServiceStubs otherStubs;
+  private static ApiServer catalogOnly;
 
   @BeforeAll
   static void start() throws Exception {
     stack = SearchStack.start("dashboard");
+    withToken = ApiServer.start("127.0.0.1", 0, stack.client(), stack.root(), ApiToken.of(TOKEN));
+    // A Temporal server that never saw the experiment, as after a restart of keel dev or past its retention.
+    otherTemporal = LoopbackTemporalServer.start(0);
+    otherStubs = KeelWorkerHost.connect(otherTemporal.address());
+    catalogOnly = ApiServer.start("127.0.0.1", 0, KeelWorkerHost.client(otherStubs, "default"), stack.root());
   }
 
   @AfterAll
   static void stop() {
+    if (catalogOnly != null) {
+      catalogOnly.close();
+    }
+    if (otherStubs != null) {
+      otherStubs.shutdownNow();
+    }
+    if (otherTemporal != null) {
+      otherTemporal.close();
+    }
+    if (withToken != null) {
+      withToken.close();
+    }
     if (stack != null) {
       stack.close();
     }
@@ -72,7 +108,7 @@ class DashboardShowsARunningExperimentLiveTest {
     Path shots = Files.createDirectories(Path.of("target/dashboard-screenshots"));
     Path log = shots.resolve("dashboard-check.log");
     ProcessBuilder pb = new ProcessBuilder("node", home.resolve("service/src/it/browser/dashboard-check.js").toString(),
-        stack.url(), id, shots.toAbsolutePath().toString()).redirectError(log.toFile());
+        withToken.url(), id, shots.toAbsolutePath().toString(), TOKEN, catalogOnly.url()).redirectError(log.toFile());
     pb.environment().put("NODE_PATH", modules.toString());
     pb.environment().put("CHROMIUM", chromium.toString());
     Process browser = pb.start();
@@ -103,28 +139,95 @@ class DashboardShowsARunningExperimentLiveTest {
     seen.get("curves").forEach(c -> curves.put(c.get("trial").asLong(), c.get("points").asInt()));
     assertEquals(validations, curves, "validations per trial on the curves");
 
-    // The rungs are the lengths of the searcher's plan that trials were validated at; the validations
-    // every 45 batches in between (min_validation_period) are on the curves only. A trial is promoted
-    // at a rung exactly when it trained past it.
-    TreeSet<Long> planned = new TreeSet<>();
-    Searchers.preview(ExperimentConfigLoaders.load(CONFIG).config()).rows().forEach(r -> planned.add(r.length()));
+    // The rungs are per bracket (bracket 1 trains to 60 then 180 batches, bracket 2 straight to 180), each trial
+    // only in its own bracket's rungs: at each rung of its bracket it was validated at, promoted exactly when it
+    // trained past it, completed at the last. The validations every 45 batches in between
+    // (min_validation_period) are on the curves only, also those of bracket 2 at 90 and 135.
+    JsonNode view = stack.getJson("/api/v1/experiments/" + id + "/view");
+    Map<Long, String> group = new TreeMap<>();
+    view.get("trials").forEach(t -> group.put(t.get("trial_id").asLong(), t.get("group").asText()));
+    Map<String, List<Long>> planned = new TreeMap<>();
+    AshaPlan plan = AshaPlan.of(ExperimentConfigLoaders.load(CONFIG).config().getSearcher());
+    for (int b = 0; b < plan.brackets().size(); b++) {
+      planned.put("bracket " + (b + 1) + " (" + plan.brackets().get(b).numRungs() + " rungs)", plan.brackets().get(b).rungLengths());
+    }
+    assertEquals(Map.of("bracket 1 (2 rungs)", List.of(60L, 180L), "bracket 2 (1 rungs)", List.of(180L)), planned);
+    Map<String, List<Long>> shownRungs = new TreeMap<>();
+    seen.get("rungs").forEach(r -> shownRungs.computeIfAbsent(r.get("bracket").asText(), b -> new ArrayList<>())
+        .add(r.get("length").asLong()));
+    assertEquals(planned, shownRungs, seen.get("rungs").toString());
     TreeSet<Long> validated = new TreeSet<>();
     lengths.values().forEach(validated::addAll);
-    TreeSet<Long> expectedRungs = new TreeSet<>(planned);
-    expectedRungs.retainAll(validated);
-    assertTrue(validated.contains(45L) && !planned.contains(45L), "an intermediate validation at 45: " + validated);
-    assertEquals(new ArrayList<>(expectedRungs), longs(seen.get("rungs"), "length"), seen.get("rungs").toString());
-    TreeSet<Long> atSomeRung = new TreeSet<>();
+    assertTrue(validated.contains(45L) && validated.contains(90L), "intermediate validations at 45 and 90: " + validated);
+    Map<Long, TreeSet<Long>> atRungs = new TreeMap<>();
     for (JsonNode rung : seen.get("rungs")) {
+      String bracket = rung.get("bracket").asText();
       long length = rung.get("length").asLong();
       for (JsonNode t : rung.get("trials")) {
-        TreeSet<Long> reached = lengths.get(t.get("trial").asLong());
+        long trial = t.get("trial").asLong();
+        TreeSet<Long> reached = lengths.get(trial);
+        assertEquals(group.get(trial), bracket, "trial " + t + " shown in another bracket's rung at " + length);
         assertTrue(reached.contains(length), "trial " + t + " shown at rung " + length + " but validated at " + reached);
-        assertEquals(reached.last() > length ? "promoted" : "stopped", t.get("outcome").asText(), "trial " + t + " at " + length);
-        atSomeRung.add(t.get("trial").asLong());
+        List<Long> own = planned.get(bracket);
+        String outcome = length == own.get(own.size() - 1) ? "completed" : reached.last() > length ? "promoted" : "stopped";
+        assertEquals(outcome, t.get("outcome").asText(), "trial " + t + " at " + length);
+        atRungs.computeIfAbsent(trial, x -> new TreeSet<>()).add(length);
       }
     }
-    assertEquals(trials, atSomeRung, "every trial is on a rung");
+    Map<Long, TreeSet<Long>> expectedAtRungs = new TreeMap<>();
+    lengths.forEach((trial, reached) -> {
+      TreeSet<Long> own = new TreeSet<>(planned.get(group.get(trial)));
+      own.retainAll(reached);
+      expectedAtRungs.put(trial, own);
+    });
+    assertEquals(expectedAtRungs, atRungs, "each trial at every rung of its bracket it reached");
+
+    // Hovering the curves shows a real point's values; each trial's line has its own colour.
+    String tooltip = seen.get("tooltip").asText();
+    Matcher hovered = Pattern.compile("trial (\\d+): ([0-9.]+) at (\\d+) batches").matcher(tooltip);
+    assertTrue(hovered.matches(), tooltip);
+    assertTrue(points(id).contains(hovered.group(1) + " " + hovered.group(3) + " " + hovered.group(2)),
+        tooltip + " is not a validation of " + points(id));
+    List<String> colours = new ArrayList<>();
+    seen.get("colours").forEach(c -> colours.add(c.asText()));
+    assertEquals(colours.size(), new TreeSet<>(colours).size(), "one colour per trial: " + colours);
+    // The buttons paused and activated the experiment, with the token; the ended experiment has none left.
+    assertTrue(seen.get("paused").asText().contains("PAUSED"), seen.toString());
+    assertEquals(0, seen.get("controlsAtEnd").asInt());
+    assertTrue(seen.get("config").asText().contains("name: adaptive_asha"), seen.get("config").asText());
+    assertTrue(seen.get("config").asText().contains("batches: 180"), seen.get("config").asText());
+
+    // A trial's page: every validation with every metric, both curves, its checkpoints, hyperparameters and log.
+    JsonNode trial = seen.get("trial");
+    assertEquals(new ArrayList<>(batches(id, 1)), longs(trial.get("validations")), trial.toString());
+    for (String metric : List.of("validation_accuracy", "validation_loss", "train_loss", "accuracy")) {
+      assertTrue(trial.get("columns").toString().contains("\"" + metric + "\""), metric + " in " + trial.get("columns"));
+    }
+    assertEquals(List.of("train_loss", "validation_loss"), strings(trial.get("lossSeries")));
+    assertEquals(List.of("accuracy"), strings(trial.get("validationSeries")), "accuracy = validation_accuracy, one line");
+    List<String> trialCheckpoints = new ArrayList<>();
+    rows("checkpoints", id).stream().filter(c -> c.get("trial_id").equals(1L)).map(c -> (String) c.get("uuid"))
+        .distinct().sorted().forEach(trialCheckpoints::add);
+    List<String> shownCheckpoints = new ArrayList<>(strings(trial.get("checkpoints")));
+    shownCheckpoints.sort(null);
+    assertEquals(trialCheckpoints, shownCheckpoints);
+    assertTrue(trial.get("hparams").asText().contains("optimizer adam"), trial.get("hparams").asText());
+    assertTrue(trial.get("summary").asText().contains("Restarts 0"), trial.get("summary").asText());
+    assertEquals(validations.get(1L).longValue(), trial.get("logs").asText().lines().filter(l -> l.contains("validated at")).count(),
+        trial.get("logs").asText());
+    assertTrue(trial.get("tooltip").asText().matches("(train_loss|validation_loss): [0-9.]+ at \\d+ batches"), trial.toString());
+
+    // From the catalog only: progress, best trial, searcher, rungs per bracket with their unit.
+    JsonNode catalog = seen.get("catalog");
+    String summary = catalog.get("summary").asText();
+    JsonNode best = view.get("experiment");
+    assertTrue(summary.contains("Searcher adaptive_asha"), summary);
+    assertTrue(summary.contains("Progress 100%"), summary);
+    assertTrue(summary.contains("(trial " + best.get("best_trial_id").asLong() + ")"), summary + " vs " + best);
+    assertEquals(List.of("bracket 1 (2 rungs)", "bracket 2 (1 rungs)"), strings(catalog.get("brackets")));
+    assertEquals(List.of("60 batches", "180 batches", "180 batches"), strings(catalog.get("rungLengths")));
+    assertEquals(1, catalog.get("inferred").asInt());
+    assertEquals(0, catalog.get("controls").asInt());
 
     Map<String, String> checkpoints = new TreeMap<>();
     rows("checkpoints", id).forEach(c -> checkpoints.merge((String) c.get("uuid"), (String) c.get("state"),
@@ -136,7 +239,8 @@ class DashboardShowsARunningExperimentLiveTest {
 
     String listRow = seen.get("listRow").asText();
     assertTrue(listRow.contains(id) && listRow.contains("COMPLETED") && listRow.contains("validation_accuracy 0."), listRow);
-    for (String shot : List.of("dashboard-1-running.png", "dashboard-2-completed.png", "dashboard-3-experiments.png")) {
+    for (String shot : List.of("dashboard-1-running.png", "dashboard-1b-paused.png", "dashboard-2-completed.png",
+        "dashboard-2b-trial.png", "dashboard-3-experiments.png", "dashboard-3b-from-the-catalog.png")) {
       assertTrue(Files.size(shots.resolve(shot)) > 20_000, shot);
     }
   }
@@ -144,6 +248,34 @@ class DashboardShowsARunningExperimentLiveTest {
   private static List<Map<String, Object>> rows(String table, String experimentId) throws Exception {
     return KernelRows.read(stack.root().resolve("_keel/" + table)).stream()
         .filter(r -> experimentId.equals(r.get("experiment_id"))).toList();
+  }
+
+  /** {@code "<trial> <batches> <value>"} of every validation of the searcher's metric, values as the page shows them. */
+  private static Set<String> points(String experimentId) throws Exception {
+    Set<String> out = new TreeSet<>();
+    for (Map<String, Object> m : rows("metrics", experimentId)) {
+      if ("validation_accuracy".equals(m.get("name"))) {
+        out.add(m.get("trial_id") + " " + m.get("batches") + " "
+            + new BigDecimal((Double) m.get("value")).setScale(4, RoundingMode.HALF_UP).stripTrailingZeros().toPlainString());
+      }
+    }
+    return out;
+  }
+
+  private static TreeSet<Long> batches(String experimentId, long trial) throws Exception {
+    TreeSet<Long> out = new TreeSet<>();
+    for (Map<String, Object> m : rows("metrics", experimentId)) {
+      if (m.get("trial_id").equals(trial)) {
+        out.add((Long) m.get("batches"));
+      }
+    }
+    return out;
+  }
+
+  private static List<String> strings(JsonNode array) {
+    List<String> out = new ArrayList<>();
+    array.forEach(n -> out.add(n.asText()));
+    return out;
   }
 
   private static List<Long> longs(JsonNode array) {

@@ -1,6 +1,7 @@
 package dev.keel.service.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
@@ -20,7 +21,11 @@ import io.temporal.api.common.v1.Payloads;
 import io.temporal.api.common.v1.WorkflowType;
 import io.temporal.api.taskqueue.v1.TaskQueue;
 import io.temporal.api.workflowservice.v1.StartWorkflowExecutionRequest;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
+import java.time.Instant;
+import java.util.Optional;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -35,7 +40,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The pipeline started the way the Temporal CLI starts it — a raw gRPC StartWorkflowExecution with a
  * json/plain payload, no typed stub — runs ETL, training and inference on the real Fashion-MNIST
- * files through a loopback Temporal server, and leaves tables an independent Delta reader can read.
+ * files through a loopback Temporal server, and leaves tables an independent Delta reader can read; the
+ * pipeline list then shows the run with its stage, data, test accuracy and close time.
  */
 class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
   private static final long BATCHES = 120;
@@ -43,24 +49,18 @@ class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
   private static KeelWorkerHost workers;
   private static Path storage;
 
+  private static String id;
+  private static PipelineResult result;
+
   @BeforeAll
-  static void startStack() throws Exception {
+  static void runPipeline() throws Exception {
     stack = InProcessStack.start("e2e");
     workers = stack.workers;
     storage = stack.storage;
-  }
-
-  @AfterAll
-  static void stopStack() {
-    stack.close();
-  }
-
-  @Test
-  void plainJsonStartRunsAllThreeStagesOnRealData() throws Exception {
     PipelineRequest.Builder request = DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA), BATCHES).toBuilder();
     String json = JsonFormat.printer().print(request);
 
-    String id = "e2e-" + UUID.randomUUID();
+    id = "e2e-" + UUID.randomUUID();
     workers.stubs().blockingStub().startWorkflowExecution(StartWorkflowExecutionRequest.newBuilder()
         .setNamespace("default")
         .setWorkflowId(id)
@@ -71,8 +71,16 @@ class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
             .putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
             .setData(ByteString.copyFromUtf8(json))))
         .build());
-    PipelineResult result = workers.client().newUntypedWorkflowStub(id).getResult(10, TimeUnit.MINUTES, PipelineResult.class);
+    result = workers.client().newUntypedWorkflowStub(id).getResult(10, TimeUnit.MINUTES, PipelineResult.class);
+  }
 
+  @AfterAll
+  static void stopStack() {
+    stack.close();
+  }
+
+  @Test
+  void plainJsonStartRunsAllThreeStagesOnRealData() throws Exception {
     assertEquals(70_000, result.getIngest().getRows());
     assertEquals(BATCHES, result.getCheckpoint().getBatches());
     assertEquals(10_000, result.getInference().getRows());
@@ -100,6 +108,30 @@ class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
     }
     assertEquals(Set.of(result.getCheckpoint().getUuid()), checkpointIds);
     assertEquals(Set.of(result.getIngest().getTable().getVersion()), sourceVersions);
+  }
+
+  /**
+   * On the Java test server (whose lists carry no search attributes or close times) the pipeline list still
+   * shows the run's last stage, data table, test accuracy and close time, as the dashboard's Pipelines page
+   * and {@code keel pipeline list} show them.
+   */
+  @Test
+  void pipelineListShowsTheRunsStageDataTestAccuracyAndCloseTime() throws Exception {
+    JsonNode list = new ObjectMapper().readTree(PipelineList.json(PipelineList.page(workers.client(), Optional.empty(), 0, 50)));
+    JsonNode row = null;
+    for (JsonNode p : list.get("pipelines")) {
+      if (p.get("pipeline_id").asText().equals(id)) {
+        row = p;
+      }
+    }
+    assertNotNull(row, list.toString());
+    assertEquals("completed", row.path("status").asText(), row.toString());
+    assertEquals("done", row.path("stage").asText(), row.toString());
+    assertEquals(result.getIngest().getTable().getUri(), row.path("data_table").asText(), row.toString());
+    assertEquals(result.getInference().getAccuracy(), row.path("test_accuracy").asDouble(), 1e-9, row.toString());
+    Instant started = Instant.parse(row.path("started").asText());
+    Instant closed = Instant.parse(row.path("closed").asText(""));
+    assertTrue(closed.isAfter(started), row.toString());
   }
 
   private static long count(Snapshot snapshot) throws Exception {

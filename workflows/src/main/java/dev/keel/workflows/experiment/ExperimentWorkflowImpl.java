@@ -267,6 +267,9 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     if (book != null) {
       s.addAllTrials(book.snapshot());
     }
+    if (driver != null) {
+      s.addAllBrackets(driver.brackets());
+    }
     return s.build();
   }
 

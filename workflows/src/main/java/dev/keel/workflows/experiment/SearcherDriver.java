@@ -1,13 +1,16 @@
 package dev.keel.workflows.experiment;
 
+import dev.keel.api.length.LengthUnit;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.SearcherBracket;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrialCommand;
 import dev.keel.api.v1.TrialReport;
 import dev.keel.api.v1.TrialRequest;
 import dev.keel.api.v1.TrialState;
+import dev.keel.search.BracketRungs;
 import dev.keel.search.Close;
 import dev.keel.search.Create;
 import dev.keel.search.ExitReason;
@@ -124,6 +127,22 @@ final class SearcherDriver {
   /** As of the last {@link #applyOperations}. */
   double progress() {
     return progress;
+  }
+
+  /** The searcher's rungs per bracket with its decisions, for the state query (reads, changes nothing). */
+  List<SearcherBracket> brackets() {
+    LengthUnit unit = TrainingLength.of(setup.config().getSearcher().getMaxLength()).unit();
+    List<SearcherBracket> out = new ArrayList<>();
+    for (BracketRungs bracket : searcher.rungs()) {
+      SearcherBracket.Builder b = SearcherBracket.newBuilder().setGroup(bracket.group());
+      for (BracketRungs.Rung rung : bracket.rungs()) {
+        SearcherBracket.Rung.Builder r = b.addRungsBuilder().setLength(new TrainingLength(rung.length(), unit).toProto());
+        rung.trials().forEach(m -> r.addTrialsBuilder().setTrialId(m.trialId())
+            .setOutcome(SearcherBracket.Member.Outcome.valueOf(m.outcome().name())));
+      }
+      out.add(b.build());
+    }
+    return out;
   }
 
   String searcherSnapshot() {

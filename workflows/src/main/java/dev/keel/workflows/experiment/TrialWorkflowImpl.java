@@ -28,7 +28,9 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /** See {@link TrialWorkflow}. Deterministic: all I/O happens in the training activity. */
 public class TrialWorkflowImpl implements TrialWorkflow {
@@ -117,12 +119,25 @@ public class TrialWorkflowImpl implements TrialWorkflow {
       experiment.report(TrialReport.newBuilder().setTrialId(state.getTrialId())
           .setIntermediate(stepEnd.isShorterThan(target))
           .setValidation(TrialReport.Validation.newBuilder()
-              .setLength(stepEnd.toProto()).setMetric(metric).putAllMetrics(result.getValidationMetricsMap())
+              .setLength(stepEnd.toProto()).setMetric(metric).putAllMetrics(reportedMetrics(result))
               .setCheckpoint(result.getCheckpoint()).setBatches(result.getBatches()).setRestarts(state.getRestarts())
               .addAllRanks(result.getRanksList())
               .addAllPeriodicCheckpoints(result.getPeriodicCheckpointsList()))
           .build());
     }
+  }
+
+  /**
+   * The step's validation metrics and its training loss (the trainer's mean of the last batches), under the
+   * trainer's name for it, so that the catalog holds training-loss curves next to the validation ones.
+   */
+  private static Map<String, Double> reportedMetrics(TrainResult result) {
+    Map<String, Double> metrics = new TreeMap<>(result.getValidationMetricsMap());
+    // NaN: nothing trained in the step; 0: proto3's unset, a trainer that reported no loss
+    if (Double.isFinite(result.getFinalLoss()) && result.getFinalLoss() != 0.0) {
+      metrics.putIfAbsent(CheckpointMetrics.TRAIN_LOSS, result.getFinalLoss());
+    }
+    return metrics;
   }
 
   private TrainResult train(TrialRequest request, TrainingLength length) {

@@ -286,6 +286,7 @@ function renderExperiment(v) {
       <div><b>Trials</b><span id="trial-count">${trials.length}</span>${e.planned_trials ? ` of ${esc(e.planned_trials)} planned` : ''}</div>
       <div class="wrap"><b>Data</b>${dataLink(e.data?.uri, e.data?.version) || '—'}</div>
       <div><b>Checkpoints</b>${saved.length} saved, ${v.checkpoints.length - saved.length} deleted by GC</div>
+      ${e.waiting_trials ? `<div id="waiting"><b>Waiting</b>${esc(e.waiting_trials)} trial(s) for slots of pool ${esc(e.resource_pool || 'cpu')}</div>` : ''}
     </div>
     <div class="grid">
       <section><h2>Learning curves: ${esc(v.curves.metric)} by batches trained</h2><div class="card">${lineChart('curves',
@@ -302,13 +303,30 @@ function renderExperiment(v) {
       <td>${esc(lengthText(t.completed_length ?? t.completed_units))}</td><td>${esc(lengthText(t.target_length))}</td>
       <td class="num">${esc(t.restarts || 0)}</td>
       <td>${esc((t.ranks || []).map(r => `rank ${r.rank ?? 0} @ ${r.host || r.worker_identity || '?'} ${r.device || ''}`).join('; '))}</td>
-      <td class="muted">${esc(t.waiting || t.error || '')}</td></tr>`).join('')}</tbody></table>
+      <td class="muted">${esc(t.waiting ? t.waiting + (t.waiting_since ? ` for ${waitedFor(t.waiting_since)}` : '') : t.error || '')}</td></tr>`).join('')}</tbody></table>
     <h2>Checkpoints</h2>
     ${checkpointsTable(v.checkpoints, v.curves.metric, e.experiment_id)}
+    <h2>Activity</h2>
+    ${activityTable(v.activity || [])}
     <h2>Config</h2>
     <pre class="card config" id="config">${esc(yaml(v.config || {}))}</pre>`;
   attachChartTips(main, 'batches');
   main.querySelectorAll('.controls button').forEach(b => { b.onclick = () => control(e.experiment_id, b.dataset.action); });
+}
+
+// Who did what to the experiment through the API (the audit table), oldest first.
+function activityTable(entries) {
+  if (!entries.length) return '<p class="muted">Nothing done through the API yet.</p>';
+  return `<table id="activity"><thead><tr><th>Time</th><th>Who</th><th>Role</th><th>Action</th><th>Status</th></tr></thead><tbody>${
+    entries.map(a => `<tr><td>${esc(a.time)}</td><td>${esc(a.who)}</td><td>${esc(a.role)}</td><td>${esc(a.action)}</td>
+      <td class="num">${esc(a.status)}</td></tr>`).join('')}</tbody></table>`;
+}
+
+// How long since an RFC 3339 time: 45s, 2m10s, 1h05m.
+function waitedFor(since) {
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(since)) / 1000));
+  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, '0')}m`
+    : s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
 }
 
 function checkpointsTable(checkpoints, metric, experimentId) {

@@ -16,10 +16,12 @@ import java.util.Map;
 public final class ApiServer implements AutoCloseable {
   private final ApplicationContext context;
   private final EmbeddedServer server;
+  private final ApiAudit audit;
 
-  private ApiServer(ApplicationContext context, EmbeddedServer server) {
+  private ApiServer(ApplicationContext context, EmbeddedServer server, ApiAudit audit) {
     this.context = context;
     this.server = server;
+    this.audit = audit;
   }
 
   /** Serves the API of the Temporal namespace of {@code client}, the tables and the model registry of {@code storage}. */
@@ -48,14 +50,14 @@ public final class ApiServer implements AutoCloseable {
           + " without a token: set " + ApiToken.ENV + " (at least 16 characters, e.g. openssl rand -hex 32) or"
           + " listen on 127.0.0.1");
     }
+    ApiAudit audit = new ApiAudit(storage);
     ApplicationContext context = ApplicationContext.builder()
         .properties(Map.of("micronaut.server.host", host, "micronaut.server.port", port,
             "micronaut.application.name", "keel",
             // The controllers block on Temporal and Delta: run blocking methods on the I/O pool, not on
             // Netty's few event loops, where a handful of slow calls would hold up every other request.
             "micronaut.server.thread-selection", "AUTO"))
-        .singletons(client, storage, roots, new ModelRegistryTable(storage), new DriftTable(storage), token,
-            new ApiAudit(storage))
+        .singletons(client, storage, roots, new ModelRegistryTable(storage), new DriftTable(storage), token, audit)
         .deduceEnvironment(false)
         .banner(false)
         .start();
@@ -63,7 +65,7 @@ public final class ApiServer implements AutoCloseable {
     if (!server.isRunning()) {
       server.start();
     }
-    return new ApiServer(context, server);
+    return new ApiServer(context, server, audit);
   }
 
   /** Whether {@code host} names only this machine (127.0.0.0/8, ::1, localhost). */
@@ -100,7 +102,7 @@ public final class ApiServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop();
-    context.getBean(ApiAudit.class).close(); // what was answered is recorded before the process may end
+    audit.close(); // what was answered is recorded before the process may end
     context.close();
   }
 }

@@ -105,29 +105,33 @@ public final class KeelWorkerHost implements AutoCloseable {
       Worker control = factory.newWorker(TaskQueues.CONTROL, workerOptions(options, 0));
       KeelWorkflows.register(control);
       // catalog commits and checkpoint GC: light, so they share keel-control with the workflows
-      control.registerActivitiesImplementations(wiring.catalog(), wiring.checkpointGc(), wiring.modelRegistry(),
+      serve(control, wiring.catalog(), wiring.checkpointGc(), wiring.modelRegistry(),
           wiring.drift(), wiring.schedules(stubs), wiring.poolDemand(client), wiring.poolCapacity());
     }
     if (options.roles().contains(Role.ETL)) {
-      factory.newWorker(TaskQueues.ETL, workerOptions(options, 1)).registerActivitiesImplementations(wiring.ingest());
+      serve(factory.newWorker(TaskQueues.ETL, workerOptions(options, 1)), wiring.ingest());
     }
     if (options.roles().contains(Role.TRAIN)) {
       // One Train activity at a time: the trainer serializes runs per JVM anyway (DJL allows one active
       // gradient collector per process), so a second one would only wait while its heartbeats ran. More
       // slots on one machine are more processes (WorkerCommand starts them).
-      factory.newWorker(TaskQueues.train(options.trainPool()), workerOptions(options, 1))
-          .registerActivitiesImplementations(wiring.training());
+      serve(factory.newWorker(TaskQueues.train(options.trainPool()), workerOptions(options, 1)), wiring.training());
     }
     InferenceActivitiesImpl inference = null;
     if (options.roles().contains(Role.INFER)) {
       inference = wiring.inference();
-      factory.newWorker(TaskQueues.INFER, workerOptions(options, InferenceActivitiesImpl.ACTIVITY_SLOTS))
-          .registerActivitiesImplementations(inference);
+      serve(factory.newWorker(TaskQueues.INFER, workerOptions(options, InferenceActivitiesImpl.ACTIVITY_SLOTS)), inference);
     }
     factory.start();
     log.info("Keel workers {} polling {} as {} (storage {})", options.roles(), options.temporalAddress(),
         client.getOptions().getIdentity(), options.storageRoot());
     return new KeelWorkerHost(stubs, client, factory, inference);
+  }
+
+  /** Registers the activities on {@code worker}, and their meters at zero ({@link ActivityMetrics#served}). */
+  private static void serve(Worker worker, Object... activities) {
+    worker.registerActivitiesImplementations(activities);
+    ActivityMetrics.served(worker.getTaskQueue(), activities);
   }
 
   private static WorkerOptions workerOptions(WorkerHostOptions options, int activitySlots) {

@@ -2,6 +2,7 @@ package dev.keel.service.cli;
 
 import dev.keel.service.api.ApiServer;
 import dev.keel.service.api.ApiToken;
+import dev.keel.service.api.TlsOptions;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.storage.StorageRoot;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -18,6 +19,8 @@ import picocli.CommandLine.Option;
 final class ServeCommand implements Callable<Integer> {
   @Mixin StackOptions stack;
 
+  @Mixin ServeTlsOptions tlsOptions;
+
   @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "ADDRESS",
       description = "Address to listen on (default: ${DEFAULT-VALUE}; 0.0.0.0 for every interface, token required).")
   String host;
@@ -31,10 +34,12 @@ final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ApiToken token = ApiToken.fromEnvironment();
+    TlsOptions tls = tlsOptions.forHost(host);
     StorageRoot root = stack.storageRoot();
     String address = stack.temporalAddressOrNull() == null ? "127.0.0.1:7233" : stack.temporalAddressOrNull();
     WorkflowServiceStubs stubs = KeelWorkerHost.connectReporting(address);
-    try (ApiServer api = ApiServer.start(host, port, KeelWorkerHost.client(stubs, namespace, root), root, token)) {
+    try (ApiServer api = ApiServer.start(host, port, KeelWorkerHost.client(stubs, namespace, root), root, token,
+        tls)) {
       System.out.println("Keel API on " + api.url() + " for Temporal " + address + " (namespace " + namespace
           + "), storage " + root + (token.required() ? "; bearer token required" : "; loopback only, no token")
           + ". Stop with Ctrl-C.");

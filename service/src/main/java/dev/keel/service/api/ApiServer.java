@@ -36,7 +36,7 @@ public final class ApiServer implements AutoCloseable {
    * @throws IllegalArgumentException when {@code host} is not a loopback address and there is no token
    */
   public static ApiServer start(String host, int port, WorkflowClient client, StorageRoot storage, ApiToken token) {
-    return start(host, port, client, DataRoots.of(storage), token);
+    return start(host, port, client, DataRoots.of(storage), token, TlsOptions.none());
   }
 
   /**
@@ -44,6 +44,23 @@ public final class ApiServer implements AutoCloseable {
    * {@code roots} only (its storage root and the data roots).
    */
   public static ApiServer start(String host, int port, WorkflowClient client, DataRoots roots, ApiToken token) {
+    return start(host, port, client, roots, token, TlsOptions.none());
+  }
+
+  /** As {@link #start(String, int, WorkflowClient, DataRoots, ApiToken, TlsOptions)} with the storage root as the only root. */
+  public static ApiServer start(String host, int port, WorkflowClient client, StorageRoot storage, ApiToken token,
+      TlsOptions tls) {
+    return start(host, port, client, DataRoots.of(storage), token, tls);
+  }
+
+  /**
+   * As {@link #start(String, int, WorkflowClient, DataRoots, ApiToken)}, over HTTPS only when {@code tls} is
+   * enabled. Without a token only requests addressed to loopback names are served ({@link HostCheck}).
+   *
+   * @throws IllegalArgumentException as there
+   */
+  public static ApiServer start(String host, int port, WorkflowClient client, DataRoots roots, ApiToken token,
+      TlsOptions tls) {
     StorageRoot storage = roots.storage();
     if (!token.required() && !isLoopback(host)) {
       throw new IllegalArgumentException("the API would listen on " + host + ", which is not a loopback address,"
@@ -57,7 +74,9 @@ public final class ApiServer implements AutoCloseable {
             // The controllers block on Temporal and Delta: run blocking methods on the I/O pool, not on
             // Netty's few event loops, where a handful of slow calls would hold up every other request.
             "micronaut.server.thread-selection", "AUTO"))
+        .properties(tls.serverProperties(port))
         .singletons(client, storage, roots, new ModelRegistryTable(storage), new DriftTable(storage), token, audit)
+        .singletons(token.required() ? HostCheck.off() : HostCheck.loopbackNames(host))
         .deduceEnvironment(false)
         .banner(false)
         .start();
@@ -69,7 +88,7 @@ public final class ApiServer implements AutoCloseable {
   }
 
   /** Whether {@code host} names only this machine (127.0.0.0/8, ::1, localhost). */
-  static boolean isLoopback(String host) {
+  public static boolean isLoopback(String host) {
     try {
       for (InetAddress a : InetAddress.getAllByName(host)) {
         if (!a.isLoopbackAddress()) {
@@ -96,7 +115,7 @@ public final class ApiServer implements AutoCloseable {
   }
 
   public String url() {
-    return "http://" + server.getHost() + ":" + server.getPort();
+    return server.getScheme() + "://" + server.getHost() + ":" + server.getPort();
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.keel.service.cli;
 
 import dev.keel.service.api.ApiServer;
 import dev.keel.service.api.ApiToken;
+import dev.keel.service.api.TlsOptions;
 import dev.keel.service.security.DataRoots;
 import dev.keel.service.security.TokensFile;
 import dev.keel.service.worker.KeelWorkerHost;
@@ -22,6 +23,8 @@ import picocli.CommandLine.Option;
             + ApiToken.ENV + "' or a token of --tokens; without either it refuses to start."})
 final class ServeCommand implements Callable<Integer> {
   @Mixin StackOptions.Serve stack;
+
+  @Mixin ServeTlsOptions tlsOptions;
 
   @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "ADDRESS",
       description = "Address to listen on (default: ${DEFAULT-VALUE}; 0.0.0.0 for every interface, token required).")
@@ -49,11 +52,13 @@ final class ServeCommand implements Callable<Integer> {
     if (tokens != null) {
       token = token.withUsers(TokensFile.open(tokens));
     }
+    TlsOptions tls = tlsOptions.forHost(host);
     StorageRoot root = stack.storageRoot();
     String address = stack.contacting(stack.clientAddress());
     WorkflowServiceStubs stubs = KeelWorkerHost.connectReporting(address);
     DataRoots roots = DataRoots.of(root, dataRoots);
-    try (ApiServer api = ApiServer.start(host, port, KeelWorkerHost.client(stubs, namespace, root), roots, token)) {
+    try (ApiServer api = ApiServer.start(host, port, KeelWorkerHost.client(stubs, namespace, root), roots, token,
+        tls)) {
       System.out.println("Keel API on " + api.url() + " for Temporal " + address + " (namespace " + namespace
           + "), storage " + root + (token.required() ? "; bearer token required (" + token + ")"
               : "; loopback only, no token")

@@ -16,13 +16,11 @@ import dev.keel.gpu.model.ModelRegistry;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 import javax.imageio.ImageIO;
 
 /**
@@ -96,27 +94,25 @@ final class ModelFitCheck {
 
   /** The shape the ingest will write: {@code image_size}, else the first image's size in path order. */
   private static Optional<DataShape> imageFolder(String uri, String imageSize) throws IOException {
-    Path root = SourceFiles.localPath(uri);
-    if (!Files.isDirectory(root)) {
+    if (!Files.isDirectory(SourceFiles.localPath(uri))) {
       return Optional.empty();
     }
-    List<Path> files;
-    try (Stream<Path> s = Files.walk(root)) {
-      files = s.filter(Files::isRegularFile).filter(p -> !hidden(root.relativize(p)))
-          .sorted((a, b) -> slashed(root.relativize(a)).compareTo(slashed(root.relativize(b)))).toList();
+    List<SourceFiles.Entry> files;
+    try (SourceFiles listed = SourceFiles.open(uri)) { // the files the ingest reads, in its order
+      files = listed.files();
     }
-    boolean splitLayout = !files.isEmpty() && files.stream().allMatch(p -> {
-      String[] parts = slashed(root.relativize(p)).split("/");
+    boolean splitLayout = !files.isEmpty() && files.stream().allMatch(f -> {
+      String[] parts = f.relative().split("/");
       return parts.length == 3 && (parts[0].equals("train") || parts[0].equals("test"));
     });
     int depth = splitLayout ? 3 : 2;
     TreeSet<String> classes = new TreeSet<>();
-    Path first = null;
-    for (Path p : files) {
-      String[] parts = slashed(root.relativize(p)).split("/");
+    SourceFiles.Entry first = null;
+    for (SourceFiles.Entry f : files) {
+      String[] parts = f.relative().split("/");
       if (parts.length == depth) {
         classes.add(parts[depth - 2]);
-        first = first == null ? p : first;
+        first = first == null ? f : first;
       }
     }
     if (first == null) {
@@ -128,12 +124,12 @@ final class ModelFitCheck {
       return Optional.of(images(where + " (image_size " + imageSize + ")", Integer.parseInt(hw[0]),
           Integer.parseInt(hw[1]), classes.size()));
     }
-    BufferedImage image = ImageIO.read(first.toFile());
+    BufferedImage image = ImageIO.read(first.path().toFile());
     if (image == null) {
       return Optional.empty(); // the ingest names an undecodable image
     }
-    return Optional.of(images(where + " (first image " + slashed(root.relativize(first)) + ")", image.getHeight(),
-        image.getWidth(), classes.size()));
+    return Optional.of(images(where + " (first image " + first.relative() + ")", image.getHeight(), image.getWidth(),
+        classes.size()));
   }
 
   private static DataShape images(String where, int height, int width, int classes) {
@@ -150,19 +146,5 @@ final class ModelFitCheck {
       }
     }
     return out;
-  }
-
-  private static boolean hidden(Path relative) {
-    for (Path part : relative) {
-      String n = part.toString();
-      if (n.startsWith(".") || n.startsWith("_")) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static String slashed(Path relative) {
-    return relative.toString().replace('\\', '/');
   }
 }

@@ -277,7 +277,7 @@ function renderExperiment(v) {
   main.innerHTML = `
     <div class="title"><h1>${esc(e.name || e.experiment_id)} ${state(e.state)}</h1>${controls(e)}</div>
     <div class="muted">${esc(e.experiment_id)}${e.live ? '' : ' · from the catalog (Temporal no longer has it)'}</div>
-    ${e.error ? `<p class="error">${esc(e.error)}</p>` : ''}
+    ${e.error ? `<p class="error">${esc(e.error)}</p>` : ''}${e.unanswered ? `<p class="muted" id="unanswered">${esc(e.unanswered)}</p>` : ''}
     <div class="summary card" id="summary">
       <div><b>Searcher</b>${esc(e.searcher) || '—'}</div>
       <div><b>Metric</b>${esc(e.metric)} (${e.smaller_is_better ? 'smaller' : 'larger'} is better)</div>

@@ -228,7 +228,9 @@ final class ExperimentCommand implements Runnable {
     int run(WorkflowClient client) throws Exception {
       ExperimentView.Document d = view(client).read(id)
           .orElseThrow(() -> new IllegalArgumentException("no experiment " + id + " in Temporal or the catalog"));
+      String unanswered = d.tree().path("experiment").path("unanswered").asText("");
       System.out.print(json ? d.json() + "\n" : ExperimentTable.render(ExperimentTable.state(d.tree()))
+          + (unanswered.isEmpty() ? "" : "note: " + unanswered + "\n")
           + AuditLines.text(new AuditTable(stack.storageRoot()).read(Optional.of(id))));
       return 0;
     }

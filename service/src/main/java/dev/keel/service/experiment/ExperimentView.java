@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageOrBuilder;
 import com.google.protobuf.util.JsonFormat;
+import dev.keel.activities.TaskQueues;
 import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.CatalogRow;
 import dev.keel.api.v1.ExperimentConfig;
@@ -40,6 +41,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
@@ -53,6 +55,13 @@ import reactor.core.scheduler.Schedulers;
  */
 public final class ExperimentView {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** How long a reading waits for the workflow's queries. */
+  static final Duration QUERY_TIMEOUT = Duration.ofSeconds(10);
+  private static final java.util.concurrent.ExecutorService QUERIES = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "keel-experiment-query");
+    t.setDaemon(true);
+    return t;
+  });
 
   private final WorkflowClient client;
   private final StorageRoot storage;
@@ -186,15 +195,19 @@ public final class ExperimentView {
     ObjectNode experiment = null;
     List<SearcherBracket> brackets = List.of();
     List<CatalogRow> pending = List.of();
+    String unanswered = null;
     if (status.isPresent()) {
       try {
         ExperimentWorkflow stub = ExperimentLauncher.stub(client, experimentId);
-        pending = stub.pendingCatalog().getRowsList();
-        ExperimentState state = stub.state();
+        pending = withinQueryTimeout(() -> stub.pendingCatalog().getRowsList());
+        ExperimentState state = withinQueryTimeout(stub::state);
         brackets = state.getBracketsList();
         experiment = (ObjectNode) tree(state.toBuilder().clearBrackets());
       } catch (WorkflowNotFoundException | WorkflowQueryException e) {
         // not an experiment workflow, or gone between the two calls: the catalog may still know it
+      } catch (TimeoutException e) {
+        unanswered = "its workflow does not answer (no worker polls " + TaskQueues.CONTROL + ", or none has run it"
+            + " yet): what the catalog holds is shown";
       }
     }
     boolean live = experiment != null;
@@ -205,6 +218,9 @@ public final class ExperimentView {
       config = config(records.configJson());
     } else {
       Optional<ExperimentList.Summary> summary = new ExperimentList(storage).find(experimentId);
+      if (summary.isEmpty() && unanswered != null) {
+        return Optional.of(unansweredDocument(experimentId, status.get(), unanswered));
+      }
       if (summary.isEmpty()) {
         return Optional.empty();
       }
@@ -220,6 +236,9 @@ public final class ExperimentView {
     ArrayNode trials = experiment.has("trials") ? (ArrayNode) experiment.remove("trials")
         : catalogTrials(records, unit, plan.map(ExperimentView::rungLengths).orElse(Set.of()));
     experiment.put("live", live).put("running", running);
+    if (unanswered != null) {
+      experiment.put("unanswered", unanswered);
+    }
     if (running) {
       markWaits(experiment, trials);
     }
@@ -250,6 +269,38 @@ public final class ExperimentView {
         .map(AuditLines::json).toList()));
     out.set("config", records.configJson().isEmpty() ? JSON.createObjectNode() : parse(records.configJson()));
     return Optional.of(new Document(out, records));
+  }
+
+  /**
+   * A query's answer, or {@link TimeoutException} after {@link #QUERY_TIMEOUT}: a workflow no worker runs does not
+   * answer, and the server would hold the call for much longer than a page or a command may wait.
+   */
+  private static <T> T withinQueryTimeout(java.util.function.Supplier<T> query) throws TimeoutException {
+    java.util.concurrent.CompletableFuture<T> answer = java.util.concurrent.CompletableFuture.supplyAsync(query, QUERIES);
+    try {
+      return answer.get(QUERY_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while querying the experiment", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  /** An experiment whose workflow runs but does not answer, and which the catalog does not know yet. */
+  private static Document unansweredDocument(String experimentId, WorkflowExecutionStatus status, String why) {
+    ObjectNode out = JSON.createObjectNode();
+    out.putObject("experiment").put("experiment_id", experimentId).put("state", "ACTIVE").put("live", true)
+        .put("running", status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING).put("unanswered", why);
+    out.putArray("trials");
+    out.putObject("curves").put("metric", "").putArray("series");
+    out.putArray("rungs");
+    out.putArray("checkpoints");
+    out.putArray("activity");
+    return new Document(out, ExperimentHistory.Records.empty());
   }
 
   /**

@@ -38,7 +38,12 @@ public final class ExperimentHistory {
    * The experiment's rows, trials and checkpoints by id, metrics by trial then batches; {@code configJson}
    * is the experiment's config as its catalog row holds it (empty when there is no such row yet).
    */
-  public record Records(String configJson, List<Trial> trials, List<Metric> metrics, List<Checkpoint> checkpoints) {}
+  public record Records(String configJson, List<Trial> trials, List<Metric> metrics, List<Checkpoint> checkpoints) {
+    /** No rows at all: an experiment the catalog does not know yet. */
+    public static Records empty() {
+      return new Records("", List.of(), List.of(), List.of());
+    }
+  }
 
   private final Engine engine;
   private final StorageRoot storage;

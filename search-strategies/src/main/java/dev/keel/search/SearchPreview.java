@@ -4,13 +4,13 @@ import dev.keel.api.length.LengthUnit;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.search.sim.RandomMetricOracle;
-import dev.keel.search.sim.SimEvent;
 import dev.keel.search.sim.SimulationResult;
 import dev.keel.search.sim.Simulator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
 
 /**
  * The trials a config will run and how long each trains, found like {@code det preview-search}: the searcher
@@ -33,16 +33,19 @@ public record SearchPreview(String searcher, LengthUnit unit, int trials, long t
   }
 
   static SearchPreview of(Searcher searcher, ExperimentConfig config) {
+    return of(searcher, config, () -> false);
+  }
+
+  static SearchPreview of(Searcher searcher, ExperimentConfig config, BooleanSupplier stop) {
     RandomMetricOracle oracle = new RandomMetricOracle(config.getHyperparametersMap(), config.getSearcher().getSmallerIsBetter());
-    SimulationResult result = Simulator.of(oracle, Integer.MAX_VALUE).recordingTranscript().run(searcher, Searchers.seed(config));
     Map<Long, Long> finalLength = new TreeMap<>();
-    for (SimEvent.Exchange e : result.transcript()) {
+    SimulationResult result = Simulator.of(oracle, Integer.MAX_VALUE).stoppingWhen(stop).observing(e -> {
       for (Operation op : e.answer()) {
         if (op instanceof ValidateAfter v) {
           finalLength.put(v.trialId(), v.length().units());
         }
       }
-    }
+    }).run(searcher, Searchers.seed(config));
     Map<String, Map<Long, Integer>> counts = new java.util.LinkedHashMap<>();
     finalLength.forEach((trial, length) ->
         counts.computeIfAbsent(searcher.trialGroup(trial), g -> new TreeMap<>()).merge(length, 1, Integer::sum));

@@ -1,5 +1,6 @@
 package dev.keel.search;
 
+import dev.keel.api.config.ConfigLimits;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.SearcherRules;
 import dev.keel.api.v1.ExperimentConfig;
@@ -33,6 +34,8 @@ final class SearcherSection implements SearcherRules {
     }
     if (s.hasMaxTrials() && s.getMaxTrials() <= 0) {
       check.field("max_trials", "must be > 0, got " + s.getMaxTrials());
+    } else if (s.getMaxTrials() > ConfigLimits.MAX_TRIALS) {
+      check.field("max_trials", ConfigLimits.atMost(ConfigLimits.MAX_TRIALS, s.getMaxTrials()));
     }
     check.atLeast("max_concurrent_trials", s.hasMaxConcurrentTrials(), s.getMaxConcurrentTrials(), 0);
     method.ifPresent(m -> m.validate(check));

@@ -131,9 +131,9 @@ public final class ExperimentConfigValidator {
   }
 
   private static boolean hyperparameters(ExperimentConfig c, String path, Problems problems) {
-    int before = problems.list().size();
+    int before = problems.count();
     c.getHyperparametersMap().forEach((name, hp) -> hyperparameter(hp, Problems.at(path, "hyperparameters." + name), problems));
-    return problems.list().size() == before;
+    return problems.count() == before;
   }
 
   private static void hyperparameter(Hyperparameter hp, String path, Problems problems) {
@@ -185,6 +185,8 @@ public final class ExperimentConfigValidator {
     }
     if (hp.hasCount() && hp.getCount() < 1) {
       problems.add(Problems.at(path, "count"), "must be > 0, got " + hp.getCount());
+    } else if (hp.getCount() > ConfigLimits.MAX_GRID_POINTS) {
+      problems.add(Problems.at(path, "count"), ConfigLimits.atMost(ConfigLimits.MAX_GRID_POINTS, hp.getCount()));
     }
   }
 

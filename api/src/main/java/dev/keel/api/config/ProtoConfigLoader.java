@@ -1,6 +1,10 @@
 package dev.keel.api.config;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -8,21 +12,33 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.yaml.snakeyaml.LoaderOptions;
 
 /**
  * Loads a protobuf config message from YAML or JSON: shape check (unknown fields, wrong types),
  * protobuf JSON parse, then semantic validation. Every problem is reported at once, each with its
  * field path; the file name and line are added for syntax errors.
+ *
+ * <p>What it reads is bounded before any parsing: at most {@link ConfigLimits#MAX_CONFIG_BYTES} of text, nested
+ * at most {@link ConfigLimits#MAX_NESTING_DEPTH} deep, and YAML aliases are counted, never expanded.
  */
 public final class ProtoConfigLoader<T extends Message> {
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static final StreamReadConstraints CONSTRAINTS = StreamReadConstraints.builder()
+      .maxNestingDepth(ConfigLimits.MAX_NESTING_DEPTH)
+      .maxStringLength(ConfigLimits.MAX_CONFIG_BYTES)
+      .build();
+  private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder().streamReadConstraints(CONSTRAINTS).build());
+  private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
+      .loaderOptions(yamlLimits())
+      .streamReadConstraints(CONSTRAINTS)
+      .build());
 
   private final String what;
   private final Supplier<Message.Builder> builder;
@@ -38,6 +54,9 @@ public final class ProtoConfigLoader<T extends Message> {
   public T fromFile(Path file) {
     String text;
     try {
+      if (Files.size(file) > ConfigLimits.MAX_CONFIG_BYTES) {
+        throw new ConfigValidationException(what + " " + file, List.of(tooLarge(Files.size(file) + " bytes")));
+      }
       text = Files.readString(file);
     } catch (NoSuchFileException e) {
       throw new ConfigValidationException(what + " " + file, List.of(new ConfigProblem("", "file not found")));
@@ -59,17 +78,41 @@ public final class ProtoConfigLoader<T extends Message> {
   }
 
   private T load(String text, ObjectMapper mapper, String source) {
+    if (text.length() > ConfigLimits.MAX_CONFIG_BYTES) {
+      throw new ConfigValidationException(source, List.of(tooLarge(text.length() + " characters")));
+    }
     JsonNode tree;
-    try {
-      tree = mapper.readTree(text);
+    try (JsonParser parser = mapper.createParser(text)) {
+      try {
+        tree = mapper.readTree(parser);
+      } catch (StreamConstraintsException e) {
+        // Jackson's text names its own API: say what the limit is, and where the parser stopped
+        throw new ConfigValidationException(source, List.of(new ConfigProblem("", "nested deeper than "
+            + ConfigLimits.MAX_NESTING_DEPTH + " levels at line " + parser.currentLocation().getLineNr()
+            + " (Keel's limit for a config)")));
+      }
     } catch (JsonProcessingException e) {
       String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
       throw new ConfigValidationException(source, List.of(new ConfigProblem("", "syntax error" + where + ": " + e.getOriginalMessage())));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a String has no I/O to fail
     }
     if (tree == null || tree.isMissingNode() || tree.isNull()) {
       throw new ConfigValidationException(source, List.of(new ConfigProblem("", "empty document")));
     }
     return fromTree(tree, source);
+  }
+
+  private static ConfigProblem tooLarge(String size) {
+    return new ConfigProblem("", "larger than " + ConfigLimits.configSize() + " (" + size + "; Keel's limit for a config)");
+  }
+
+  private static LoaderOptions yamlLimits() {
+    LoaderOptions options = new LoaderOptions();
+    options.setCodePointLimit(ConfigLimits.MAX_CONFIG_BYTES);
+    options.setNestingDepthLimit(ConfigLimits.MAX_NESTING_DEPTH);
+    options.setMaxAliasesForCollections(ConfigLimits.MAX_YAML_ALIASES);
+    return options;
   }
 
   /** Shape check, parse and validate a JSON tree. */

@@ -30,6 +30,9 @@ import java.util.TreeSet;
  * created all its trials its slots are lent to the others, so no slot idles while any bracket has trials left.
  * A trial that errors or is stopped ranks last in its rung. A trial with invalid hyperparameters is removed from
  * every rung and replaced (at most {@code max_trials} replacements per bracket).
+ *
+ * <p>Each result costs O(log n) in its rung's size (a {@link Rung} is an order-statistic tree), so a search, and a
+ * preview, of n trials is O(n log n).
  */
 public final class AdaptiveAshaSearch implements SearchMethod {
   private final AshaPlan plan;
@@ -48,13 +51,15 @@ public final class AdaptiveAshaSearch implements SearchMethod {
     int counted;
     int active;
     int[] outstanding;
-    ArrayList<ArrayList<Entry>> rungs = new ArrayList<>();
+    ArrayList<Rung> rungs = new ArrayList<>();
   }
 
   static final class Entry {
     long trial;
     double score;
     boolean promoted;
+    /** Orders equal scores within a rung (see {@link Rung}); not in snapshots, where the list order says it. */
+    transient long tie;
   }
 
   public AdaptiveAshaSearch(AshaPlan plan, HyperparameterSampler sampler) {
@@ -64,7 +69,7 @@ public final class AdaptiveAshaSearch implements SearchMethod {
       BracketState s = new BracketState();
       s.outstanding = new int[b.numRungs()];
       for (int i = 0; i < b.numRungs(); i++) {
-        s.rungs.add(new ArrayList<>());
+        s.rungs.add(new Rung());
       }
       state.brackets.add(s);
     }
@@ -105,14 +110,14 @@ public final class AdaptiveAshaSearch implements SearchMethod {
       stopTraining(bracket, trialId, rung);
     }
     if (reason == ExitReason.INVALID_HP) {
-      for (List<Entry> entries : bracket.rungs) {
-        entries.removeIf(e -> e.trial == trialId);
+      for (Rung entries : bracket.rungs) {
+        entries.remove(trialId);
       }
       bracket.counted--;
       sampler.forget(ctx.hparams(trialId));
     } else if (wasTraining) {
       if (plan.stopOnce()) {
-        insert(bracket.rungs.get(rung), trialId, WORST_SCORE, Ties.NEW_FIRST);
+        bracket.rungs.get(rung).insert(trialId, WORST_SCORE, Rung.Ties.NEW_FIRST);
       } else {
         rank(ctx, b, trialId, rung, WORST_SCORE);
       }
@@ -138,17 +143,9 @@ public final class AdaptiveAshaSearch implements SearchMethod {
       }
       return;
     }
-    List<Entry> entries = bracket.rungs.get(rung);
-    insert(entries, trialId, score, Ties.EARLIER_FIRST);
-    int promote = entries.size() / plan.divisor();
-    List<Long> promoted = new ArrayList<>();
-    for (int i = 0; i < promote; i++) {
-      Entry e = entries.get(i);
-      if (!e.promoted) {
-        e.promoted = true;
-        promoted.add(e.trial);
-      }
-    }
+    Rung entries = bracket.rungs.get(rung);
+    entries.insert(trialId, score, Rung.Ties.EARLIER_FIRST);
+    List<Long> promoted = entries.promoteAbove(entries.size() / plan.divisor());
     for (long id : promoted) {
       state.trialRung.put(id, rung + 1);
       if (ctx.isFinished(id)) {
@@ -162,44 +159,16 @@ public final class AdaptiveAshaSearch implements SearchMethod {
   /** Stopping variant: continue at once if in the rung's top 1/divisor so far, else close. */
   private void continueOrStop(SearchContext ctx, int b, long trialId, int rung, double score) {
     BracketState bracket = state.brackets.get(b);
-    List<Entry> entries = bracket.rungs.get(rung);
-    int index = insert(entries, trialId, score, Ties.NEW_FIRST);
+    Rung entries = bracket.rungs.get(rung);
+    int index = entries.insert(trialId, score, Rung.Ties.NEW_FIRST);
     int keep = Math.max(1, entries.size() / plan.divisor());
     if (rung < bracket.rungs.size() - 1 && index < keep) {
-      entries.get(index).promoted = true;
+      entries.promoteAt(index);
       state.trialRung.put(trialId, rung + 1);
       train(ctx, b, trialId, rung + 1);
     } else {
       ctx.close(trialId);
     }
-  }
-
-  /** Where a result goes among equal scores; each variant follows Determined's ranking so decisions match. */
-  private enum Ties {
-    /** Promotion: earlier results keep their place, so a promotion already made is never undercut. */
-    EARLIER_FIRST,
-    /** Stopping: the new result goes first, so a tie with the cut continues. */
-    NEW_FIRST
-  }
-
-  /** Inserts by score, equal scores ordered by {@code ties}; returns the index. */
-  private static int insert(List<Entry> entries, long trialId, double score, Ties ties) {
-    int lo = 0;
-    int hi = entries.size();
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      double other = entries.get(mid).score;
-      if (other < score || (other == score && ties == Ties.EARLIER_FIRST)) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    Entry e = new Entry();
-    e.trial = trialId;
-    e.score = score;
-    entries.add(lo, e);
-    return lo;
   }
 
   private void train(SearchContext ctx, int b, long trialId, int rung) {
@@ -242,11 +211,11 @@ public final class AdaptiveAshaSearch implements SearchMethod {
       if (bracket.outstanding[r] > 0) {
         return;
       }
-      for (Entry e : bracket.rungs.get(r)) {
-        if (!e.promoted && !ctx.isFinished(e.trial)) {
+      bracket.rungs.get(r).sweepUnpromoted(e -> {
+        if (!ctx.isFinished(e.trial)) {
           ctx.close(e.trial);
         }
-      }
+      });
     }
   }
 
@@ -291,7 +260,7 @@ public final class AdaptiveAshaSearch implements SearchMethod {
         long length = lengths.get(r);
         List<BracketRungs.Member> members = new ArrayList<>();
         TreeSet<Long> ranked = new TreeSet<>();
-        for (Entry e : bracket.rungs.get(r)) {
+        for (Entry e : bracket.rungs.get(r).ranked()) {
           ranked.add(e.trial);
           members.add(new BracketRungs.Member(e.trial, e.promoted ? BracketRungs.Outcome.PROMOTED
               : r == top ? (ctx.trained(e.trial) >= length ? BracketRungs.Outcome.COMPLETED : BracketRungs.Outcome.STOPPED)

@@ -1,5 +1,6 @@
 package dev.keel.search.asha;
 
+import dev.keel.api.config.ConfigLimits;
 import dev.keel.api.v1.SearcherConfig;
 import dev.keel.search.spec.BuiltMethod;
 import dev.keel.search.spec.SearchMethodSpec;
@@ -23,6 +24,7 @@ public final class AdaptiveAshaSpec implements SearchMethodSpec {
     SearcherConfig s = check.searcher();
     check.atLeast("divisor", s.hasDivisor(), s.getDivisor(), 2);
     check.atLeast("max_rungs", s.hasMaxRungs(), s.getMaxRungs(), 1);
+    check.atMost("max_rungs", s.getMaxRungs(), ConfigLimits.MAX_RUNGS);
     if (!s.getMode().isEmpty() && !AshaPlan.MODES.contains(s.getMode())) {
       check.field("mode", "unknown mode '" + s.getMode() + "' (expected " + String.join("|", AshaPlan.MODES) + ")");
     }

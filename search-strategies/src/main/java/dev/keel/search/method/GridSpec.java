@@ -1,6 +1,7 @@
 package dev.keel.search.method;
 
 import com.google.protobuf.Value;
+import dev.keel.api.config.ConfigLimits;
 import dev.keel.api.v1.Hyperparameter;
 import dev.keel.search.space.HyperparameterSpace;
 import dev.keel.search.spec.BuiltMethod;
@@ -18,7 +19,7 @@ import java.util.TreeMap;
  */
 public final class GridSpec implements SearchMethodSpec {
   /** Largest grid the grid searcher accepts. */
-  public static final long MAX_GRID_POINTS = 100_000;
+  public static final long MAX_GRID_POINTS = ConfigLimits.MAX_GRID_POINTS;
 
   @Override
   public String name() {
@@ -41,7 +42,8 @@ public final class GridSpec implements SearchMethodSpec {
       long points = HyperparameterSpace.of(hps).gridSize();
       if (points > MAX_GRID_POINTS) {
         check.add("hyperparameters",
-            "the grid has " + (points == Long.MAX_VALUE ? "too many" : Long.toString(points)) + " points; at most " + MAX_GRID_POINTS);
+"the grid has " + (points == Long.MAX_VALUE ? "too many" : Long.toString(points)) + " points; at most " + MAX_GRID_POINTS
+                + " (Keel's limit)");
       }
     }
   }

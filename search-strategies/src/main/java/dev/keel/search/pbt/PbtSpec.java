@@ -1,6 +1,8 @@
 package dev.keel.search.pbt;
 
+import dev.keel.api.config.ConfigLimits;
 import dev.keel.api.v1.SearcherConfig;
+import dev.keel.search.SearcherOptions;
 import dev.keel.search.spec.BuiltMethod;
 import dev.keel.search.spec.SearchMethodSpec;
 import dev.keel.search.spec.SearchSetup;
@@ -37,6 +39,25 @@ public final class PbtSpec implements SearchMethodSpec {
     // only when both are usable: a missing or bad max_trials is reported on its own
     if (s.hasMaxTrials() && s.getMaxTrials() > 0 && s.hasPopulationSize() && s.getPopulationSize() > s.getMaxTrials()) {
       check.field("population_size", "must be <= max_trials (" + s.getMaxTrials() + "), got " + s.getPopulationSize());
+    }
+    trainings(check);
+  }
+
+  /** Every member trains once per round: population times rounds must stay within Keel's limit. */
+  private static void trainings(SearcherCheck check) {
+    SearcherConfig s = check.searcher();
+    PbtPlan plan;
+    try {
+      plan = PbtPlan.of(s, SearcherOptions.of(s));
+    } catch (IllegalArgumentException e) {
+      return; // a field the plan needs is missing or out of range: its own rule says so
+    }
+    long trainings = (long) plan.population() * plan.rounds();
+    if (trainings > ConfigLimits.MAX_PBT_TRAININGS) {
+      String field = s.hasNumRounds() ? "num_rounds" : s.hasPopulationSize() ? "population_size" : "max_trials";
+      check.field(field, "PBT would train " + trainings + " times (population " + plan.population() + " x "
+          + plan.rounds() + " rounds); at most " + ConfigLimits.MAX_PBT_TRAININGS
+          + " (Keel's limit): lower population_size or num_rounds, or raise truncate_fraction");
     }
   }
 

@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.SortedMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
@@ -30,45 +32,82 @@ import java.util.function.UnaryOperator;
  * stalls (trials left open with nothing to do) or keeps going after {@code Shutdown}.
  */
 public final class Simulator {
+  /** How many exchanges run between two questions to {@link #stoppingWhen}'s condition. */
+  static final int STOP_CHECK_PERIOD = 256;
+
   private final LearningCurveOracle oracle;
   private final int workers;
-  private final double target;
-  private final FaultModel faults;
-  private final boolean recordTranscript;
-  private final int swapAtExchange;
-  private final UnaryOperator<Searcher> swap;
+  private double target = Double.NaN;
+  private FaultModel faults = FaultModel.NONE;
+  private boolean recordTranscript;
+  private int swapAtExchange = -1;
+  private UnaryOperator<Searcher> swap;
+  private Consumer<SimEvent.Exchange> observer = e -> { };
+  private BooleanSupplier stop = () -> false;
 
-  private Simulator(LearningCurveOracle oracle, int workers, double target, FaultModel faults, boolean recordTranscript,
-      int swapAtExchange, UnaryOperator<Searcher> swap) {
+  private Simulator(LearningCurveOracle oracle, int workers) {
     this.oracle = oracle;
     this.workers = workers;
-    this.target = target;
-    this.faults = faults;
-    this.recordTranscript = recordTranscript;
-    this.swapAtExchange = swapAtExchange;
-    this.swap = swap;
   }
 
   public static Simulator of(LearningCurveOracle oracle, int workers) {
-    return new Simulator(oracle, workers, Double.NaN, FaultModel.NONE, false, -1, null);
+    return new Simulator(oracle, workers);
+  }
+
+  private Simulator copy() {
+    Simulator s = new Simulator(oracle, workers);
+    s.target = target;
+    s.faults = faults;
+    s.recordTranscript = recordTranscript;
+    s.swapAtExchange = swapAtExchange;
+    s.swap = swap;
+    s.observer = observer;
+    s.stop = stop;
+    return s;
   }
 
   /** Records when a validation first reaches this metric. */
   public Simulator withTarget(double metric) {
-    return new Simulator(oracle, workers, metric, faults, recordTranscript, swapAtExchange, swap);
+    Simulator s = copy();
+    s.target = metric;
+    return s;
   }
 
   public Simulator withFaults(FaultModel f) {
-    return new Simulator(oracle, workers, target, f, recordTranscript, swapAtExchange, swap);
+    Simulator s = copy();
+    s.faults = f;
+    return s;
   }
 
   public Simulator recordingTranscript() {
-    return new Simulator(oracle, workers, target, faults, true, swapAtExchange, swap);
+    Simulator s = copy();
+    s.recordTranscript = true;
+    return s;
+  }
+
+  /** Hands every exchange to {@code observer} as it happens (without keeping the transcript in memory). */
+  public Simulator observing(Consumer<SimEvent.Exchange> exchangeObserver) {
+    Simulator s = copy();
+    s.observer = exchangeObserver;
+    return s;
+  }
+
+  /**
+   * Asks {@code condition} every {@value #STOP_CHECK_PERIOD} exchanges and gives up with a
+   * {@link SimulationStoppedException} once it says stop (a caller's deadline; the simulation itself never reads a clock).
+   */
+  public Simulator stoppingWhen(BooleanSupplier condition) {
+    Simulator s = copy();
+    s.stop = condition;
+    return s;
   }
 
   /** Before exchange {@code n}, replaces the searcher by {@code swap(searcher)} (e.g. snapshot and restore). */
   public Simulator swappingSearcherAt(int n, UnaryOperator<Searcher> swapFunction) {
-    return new Simulator(oracle, workers, target, faults, recordTranscript, n, swapFunction);
+    Simulator s = copy();
+    s.swapAtExchange = n;
+    s.swap = swapFunction;
+    return s;
   }
 
   /** Snapshot-and-restore before exchange {@code n}. */
@@ -167,10 +206,15 @@ public final class Simulator {
       if (exchanges == swapAtExchange) {
         searcher = swap.apply(searcher);
       }
+      if (exchanges % STOP_CHECK_PERIOD == 0 && stop.getAsBoolean()) {
+        throw new SimulationStoppedException("the simulation was stopped after " + exchanges + " exchanges");
+      }
       exchanges++;
       List<Operation> ops = event.deliver(searcher);
+      SimEvent.Exchange exchange = new SimEvent.Exchange(now, event, ops);
+      observer.accept(exchange);
       if (recordTranscript) {
-        transcript.add(new SimEvent.Exchange(now, event, ops));
+        transcript.add(exchange);
       }
       for (Operation op : ops) {
         if (shutdown) {

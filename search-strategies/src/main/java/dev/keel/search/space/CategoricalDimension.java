@@ -24,6 +24,11 @@ public record CategoricalDimension(String name, List<Value> values) implements D
   }
 
   @Override
+  public long gridPoints() {
+    return values.size();
+  }
+
+  @Override
   public long cardinality() {
     return values.size();
   }

@@ -17,6 +17,11 @@ public record ConstDimension(String name, Value value) implements Dimension {
   }
 
   @Override
+  public long gridPoints() {
+    return 1;
+  }
+
+  @Override
   public long cardinality() {
     return 1;
   }

@@ -14,6 +14,9 @@ public sealed interface Dimension permits ConstDimension, CategoricalDimension, 
   /** Grid points (Determined's rules: {@code count} points, end points included, the midpoint if 1). */
   List<Value> grid();
 
+  /** How many points {@link #grid()} has, without building them (a count can be large before validation refuses it). */
+  long gridPoints();
+
   /** Number of distinct values the dimension can take ({@link Long#MAX_VALUE} for continuous ones). */
   long cardinality();
 

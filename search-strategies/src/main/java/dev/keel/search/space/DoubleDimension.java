@@ -36,6 +36,11 @@ public record DoubleDimension(String name, double min, double max, int count) im
   }
 
   @Override
+  public long gridPoints() {
+    return Math.max(count, 1);
+  }
+
+  @Override
   public long cardinality() {
     return max == min ? 1 : Long.MAX_VALUE;
   }

@@ -73,7 +73,10 @@ public final class HyperparameterSpace {
   public long gridSize() {
     long n = 1;
     for (Dimension d : dimensions) {
-      long k = d.grid().size();
+      long k = d.gridPoints();
+      if (k == 0) {
+        return 0;
+      }
       n = n > Long.MAX_VALUE / k ? Long.MAX_VALUE : n * k;
     }
     return n;

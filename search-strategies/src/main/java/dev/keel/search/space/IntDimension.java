@@ -35,7 +35,7 @@ public record IntDimension(String name, long min, long max, int count) implement
 
   @Override
   public List<Value> grid() {
-    long n = Math.min(Math.max(count, 1), max - min + 1);
+    long n = gridPoints();
     List<Value> out = new ArrayList<>();
     if (n == 1) {
       out.add(Dimension.number(roundHalfAwayFromZero((min + max) / 2.0)));
@@ -45,6 +45,11 @@ public record IntDimension(String name, long min, long max, int count) implement
       out.add(Dimension.number(roundHalfAwayFromZero(min + (double) (i * (max - min)) / (n - 1))));
     }
     return out;
+  }
+
+  @Override
+  public long gridPoints() {
+    return Math.max(0, Math.min(Math.max(count, 1), max - min + 1));
   }
 
   /**

@@ -45,6 +45,11 @@ public record LogDimension(String name, double minExp, double maxExp, double bas
   }
 
   @Override
+  public long gridPoints() {
+    return Math.max(count, 1);
+  }
+
+  @Override
   public long cardinality() {
     return maxExp == minExp ? 1 : Long.MAX_VALUE;
   }

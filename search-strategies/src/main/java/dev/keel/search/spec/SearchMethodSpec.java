@@ -21,4 +21,13 @@ public interface SearchMethodSpec {
 
   /** The method of a validated config, with the number of trials it may train at once. */
   BuiltMethod build(SearchSetup setup);
+
+  /**
+   * The method a preview runs: it must make the same decisions as {@link #build}'s on the same results. A preview
+   * feeds random metrics and trains every unit in the same time, so which hyperparameters a trial gets never
+   * changes its plan: a method that fits a model to pick them (TPE) may draw from the prior here instead.
+   */
+  default BuiltMethod buildForPreview(SearchSetup setup) {
+    return build(setup);
+  }
 }

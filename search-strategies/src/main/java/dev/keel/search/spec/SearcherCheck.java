@@ -1,5 +1,6 @@
 package dev.keel.search.spec;
 
+import dev.keel.api.config.ConfigLimits;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.SearcherConfig;
@@ -47,6 +48,13 @@ public final class SearcherCheck {
   public void atLeast(String field, boolean set, long value, long min) {
     if (set && value < min) {
       field(field, "must be >= " + min + ", got " + value);
+    }
+  }
+
+  /** {@code searcher.<field>} must be at most {@code max}, one of {@link ConfigLimits}. */
+  public void atMost(String field, long value, long max) {
+    if (value > max) {
+      field(field, ConfigLimits.atMost(max, value));
     }
   }
 

@@ -3,6 +3,7 @@ package dev.keel.search.tpe;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.Value;
 import dev.keel.search.core.Prng;
+import dev.keel.search.core.RankedTree;
 import dev.keel.search.core.StateCodec;
 import dev.keel.search.space.CategoricalDimension;
 import dev.keel.search.space.ConstDimension;
@@ -35,6 +36,13 @@ public final class TpeSampler implements HyperparameterSampler {
   private final double gamma;
   private final int candidates;
   private State state = new State();
+  /**
+   * The observations of each length, best first and equal scores in arrival order (what a stable sort of them
+   * gives): kept up to date as they arrive, so a draw sorts nothing and costs O(log n), not O(n log n). Not in
+   * snapshots: {@link #loadState} rebuilds it from the observations, which are in arrival order.
+   */
+  private final TreeMap<Long, RankedTree<Observation>> byLength = new TreeMap<>();
+  private long arrivals;
 
   static final class State {
     ArrayList<Observation> observations = new ArrayList<>();
@@ -44,7 +52,12 @@ public final class TpeSampler implements HyperparameterSampler {
     TreeMap<String, Value> hparams;
     long units;
     double score;
+    /** Arrival order, which breaks ties between equal scores. */
+    transient long arrival;
   }
+
+  private static final Comparator<Observation> BEST_FIRST =
+      Comparator.<Observation>comparingDouble(o -> o.score).thenComparingLong(o -> o.arrival);
 
   public TpeSampler(HyperparameterSpace space, int startupTrials, double gamma, int candidates) {
     this.space = space;
@@ -61,11 +74,22 @@ public final class TpeSampler implements HyperparameterSampler {
     o.units = units;
     o.score = score;
     state.observations.add(o);
+    index(o);
   }
 
   @Override
   public void forget(SortedMap<String, Value> hparams) {
+    for (Observation o : state.observations) {
+      if (o.hparams.equals(hparams)) {
+        byLength.get(o.units).remove(o);
+      }
+    }
     state.observations.removeIf(o -> o.hparams.equals(hparams));
+  }
+
+  private void index(Observation o) {
+    o.arrival = arrivals++;
+    byLength.computeIfAbsent(o.units, u -> new RankedTree<>(BEST_FIRST)).insert(o, false);
   }
 
   /** Observations made so far. */
@@ -75,15 +99,13 @@ public final class TpeSampler implements HyperparameterSampler {
 
   @Override
   public SortedMap<String, Value> next(Prng rng) {
-    List<Observation> level = modelledLevel();
-    if (level == null) {
+    RankedTree<Observation> sorted = modelledLevel();
+    if (sorted == null) {
       return prior.next(rng);
     }
-    List<Observation> sorted = new ArrayList<>(level);
-    sorted.sort(Comparator.comparingDouble(o -> o.score)); // stable: ties keep arrival order
     int nGood = Math.min(MAX_GOOD, Math.max(1, (int) Math.ceil(gamma * sorted.size())));
-    List<Observation> good = sorted.subList(0, nGood);
-    List<Observation> bad = thin(sorted.subList(nGood, sorted.size()));
+    List<Observation> good = range(sorted, 0, nGood);
+    List<Observation> bad = thin(sorted, nGood);
 
     List<Dimension> dims = space.dimensions();
     Object[] goodModels = new Object[dims.size()];
@@ -120,12 +142,8 @@ public final class TpeSampler implements HyperparameterSampler {
   }
 
   /** The observations at the longest length that has at least {@code startupTrials} of them, or null. */
-  private List<Observation> modelledLevel() {
-    Map<Long, List<Observation>> byLength = new TreeMap<>(Comparator.reverseOrder());
-    for (Observation o : state.observations) {
-      byLength.computeIfAbsent(o.units, k -> new ArrayList<>()).add(o);
-    }
-    for (List<Observation> level : byLength.values()) {
+  private RankedTree<Observation> modelledLevel() {
+    for (RankedTree<Observation> level : byLength.descendingMap().values()) {
       if (level.size() >= startupTrials) {
         return level;
       }
@@ -133,13 +151,23 @@ public final class TpeSampler implements HyperparameterSampler {
     return null;
   }
 
-  private static List<Observation> thin(List<Observation> bad) {
-    if (bad.size() <= MAX_BAD) {
-      return bad;
+  private static List<Observation> range(RankedTree<Observation> sorted, int from, int to) {
+    List<Observation> out = new ArrayList<>(to - from);
+    for (int i = from; i < to; i++) {
+      out.add(sorted.get(i));
+    }
+    return out;
+  }
+
+  /** The observations ranked from {@code from} on, at most {@value #MAX_BAD} of them evenly spread. */
+  private static List<Observation> thin(RankedTree<Observation> sorted, int from) {
+    int bad = sorted.size() - from;
+    if (bad <= MAX_BAD) {
+      return range(sorted, from, sorted.size());
     }
     List<Observation> out = new ArrayList<>(MAX_BAD);
     for (int i = 0; i < MAX_BAD; i++) {
-      out.add(bad.get((int) ((long) i * bad.size() / MAX_BAD)));
+      out.add(sorted.get(from + (int) ((long) i * bad / MAX_BAD)));
     }
     return out;
   }
@@ -167,5 +195,8 @@ public final class TpeSampler implements HyperparameterSampler {
   @Override
   public void loadState(JsonNode node) {
     state = StateCodec.fromTree(node, State.class);
+    byLength.clear();
+    arrivals = 0;
+    state.observations.forEach(this::index);
   }
 }

@@ -1,8 +1,10 @@
 package dev.keel.search.tpe;
 
+import dev.keel.api.config.ConfigLimits;
 import dev.keel.api.v1.SearcherConfig;
 import dev.keel.search.SearcherOptions;
 import dev.keel.search.method.IndependentTrialsSearch;
+import dev.keel.search.method.RandomSpec;
 import dev.keel.search.space.HyperparameterSampler;
 import dev.keel.search.space.HyperparameterSpace;
 import dev.keel.search.space.RandomSampler;
@@ -36,6 +38,7 @@ public final class TpeSpec implements SearchMethodSpec {
       check.field("tpe_gamma", "must be in (0, 1), got " + s.getTpeGamma());
     }
     check.atLeast("tpe_candidates", s.hasTpeCandidates(), s.getTpeCandidates(), 1);
+    check.atMost("tpe_candidates", s.getTpeCandidates(), ConfigLimits.MAX_TPE_CANDIDATES);
   }
 
   @Override
@@ -47,6 +50,12 @@ public final class TpeSpec implements SearchMethodSpec {
   public BuiltMethod build(SearchSetup setup) {
     return setup.withDefaultConcurrency(IndependentTrialsSearch.ofSampler(
         setup.searcher().getMaxTrials(), tpe(setup.space(), setup.options()), setup.maxLength()));
+  }
+
+  /** Random search's plan: trials drawn by TPE or from the prior train alike (see {@link SearchMethodSpec#buildForPreview}). */
+  @Override
+  public BuiltMethod buildForPreview(SearchSetup setup) {
+    return new RandomSpec().build(setup);
   }
 
   /** How a bracketed method (ASHA, Hyperband) draws new trials: from the prior, or BOHB-style through TPE. */

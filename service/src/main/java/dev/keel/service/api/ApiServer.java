@@ -1,5 +1,6 @@
 package dev.keel.service.api;
 
+import dev.keel.api.config.ConfigLimits;
 import dev.keel.service.security.ApiAudit;
 import dev.keel.service.security.DataRoots;
 import dev.keel.storage.StorageRoot;
@@ -73,7 +74,10 @@ public final class ApiServer implements AutoCloseable {
             "micronaut.application.name", "keel",
             // The controllers block on Temporal and Delta: run blocking methods on the I/O pool, not on
             // Netty's few event loops, where a handful of slow calls would hold up every other request.
-            "micronaut.server.thread-selection", "AUTO"))
+            "micronaut.server.thread-selection", "AUTO",
+            // Every body the API takes is a config or a few fields of JSON: refuse more than a config may be
+            // (413) before it is buffered, where Micronaut's default would take 10 MiB
+            "micronaut.server.max-request-size", ConfigLimits.MAX_CONFIG_BYTES))
         .properties(tls.serverProperties(port))
         .singletons(client, storage, roots, new ModelRegistryTable(storage), new DriftTable(storage), token, audit)
         .singletons(token.required() ? HostCheck.off() : HostCheck.loopbackNames(host))

@@ -8,6 +8,7 @@ import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.search.Searchers;
+import dev.keel.search.sim.SimulationStoppedException;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.experiment.ExperimentListing;
 import dev.keel.service.experiment.ExperimentView;
@@ -44,13 +45,15 @@ public class ExperimentController {
   private final StorageRoot storage;
   private final DataRoots roots;
   private final ExperimentView views;
+  private final RequestBudget budget;
 
   @Inject
-  public ExperimentController(WorkflowClient client, StorageRoot storage, DataRoots roots) {
+  public ExperimentController(WorkflowClient client, StorageRoot storage, DataRoots roots, RequestBudget budget) {
     this.client = client;
     this.storage = storage;
     this.roots = roots;
     this.views = new ExperimentView(client, storage);
+    this.budget = budget;
   }
 
   /**
@@ -88,14 +91,20 @@ public class ExperimentController {
     }
   }
 
-  /** The searcher's plan for a config, without starting anything. */
+  /**
+   * The searcher's plan for a config, without starting anything; 400 for a config over Keel's limits, 503 if the
+   * plan takes longer than the request budget (the limits keep it to about a second).
+   */
   @Post(value = "/preview", consumes = {MediaType.APPLICATION_JSON, "application/yaml", MediaType.APPLICATION_YAML,
       MediaType.TEXT_PLAIN}, produces = MediaType.TEXT_PLAIN)
   public HttpResponse<String> preview(@Body String body) {
+    RequestBudget.Deadline deadline = budget.start();
     try {
-      return HttpResponse.ok(Searchers.preview(ExperimentConfigLoaders.load(body)).toTable());
+      return HttpResponse.ok(Searchers.preview(ExperimentConfigLoaders.load(body), deadline::passed).toTable());
     } catch (ConfigValidationException e) {
       return HttpResponse.badRequest(e.getMessage());
+    } catch (SimulationStoppedException e) {
+      return HttpResponse.<String>status(HttpStatus.SERVICE_UNAVAILABLE).body(budget.exceeded("the preview"));
     }
   }
 

@@ -358,14 +358,36 @@ public final class ExperimentView {
     }
   }
 
-  /** The searcher's plan for the config, or empty when no searcher can run it (any more). */
+  /**
+   * The searcher's plan for the config, or empty when no searcher can run it (any more). Kept for the last configs
+   * asked about: a followed view is read every second, and a plan of 100,000 trials takes about a second to make.
+   */
   private static Optional<SearchPreview> plan(ExperimentConfig config) {
-    try {
-      return Optional.of(Searchers.preview(config));
-    } catch (RuntimeException e) {
-      return Optional.empty();
+    synchronized (PLANS) {
+      Optional<SearchPreview> known = PLANS.get(config);
+      if (known != null) {
+        return known;
+      }
     }
+    Optional<SearchPreview> plan;
+    try {
+      plan = Optional.of(Searchers.preview(config));
+    } catch (RuntimeException e) {
+      plan = Optional.empty();
+    }
+    synchronized (PLANS) {
+      PLANS.put(config, plan);
+    }
+    return plan;
   }
+
+  private static final Map<ExperimentConfig, Optional<SearchPreview>> PLANS =
+      new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ExperimentConfig, Optional<SearchPreview>> eldest) {
+          return size() > 32;
+        }
+      };
 
   /** The brackets and rung lengths of the config's searcher, before any trial; empty without brackets. */
   private static List<BracketRungs> brackets(ExperimentConfig config) {

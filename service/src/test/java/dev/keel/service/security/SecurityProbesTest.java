@@ -56,6 +56,15 @@ class SecurityProbesTest {
   private static final Pattern JAVA = Pattern.compile(
       "\\b(java|javax|jakarta|io\\.temporal|io\\.micronaut|io\\.netty|io\\.grpc|dev\\.keel)\\.[a-z]+\\.|\\tat |Exception\\b");
 
+  private static final String HUGE_SEARCH = """
+      name: huge
+      data: {table: t}
+      hyperparameters: {lr: {type: log, minval: -4, maxval: -1, base: 10}}
+      searcher: {name: adaptive_asha, metric: validation_accuracy, smaller_is_better: false, max_trials: 1000000000,
+                 max_length: {batches: 1000}}
+      """;
+  private static final String NINE_MB = "name: big\ndescription: '" + "x".repeat(9 * 1024 * 1024) + "'\n";
+
   private record Probe(String name, String server, String method, String path, String token, Map<String, String> headers,
       String body, int expected) {}
 
@@ -166,6 +175,23 @@ class SecurityProbesTest {
         .setNamespace("default").build()).getExecutionsCount(), "a refused request started a workflow");
   }
 
+  /** The costly probes answer within a wall-clock cap (the target is under a second; the cap allows a busy machine). */
+  @Test
+  void aHugeSearchAndAHugeBodyAreRefusedWithinTheCap() throws Exception {
+    for (Probe p : List.of(
+        new Probe("preview 1e9", "serve", "POST", "/api/v1/experiments/preview", "editor", yaml(), HUGE_SEARCH, 400),
+        new Probe("9 MB", "serve", "POST", "/api/v1/experiments/preview", "editor", yaml(), NINE_MB, 413))) {
+      long started = System.nanoTime();
+      Answer a = send(p);
+      double seconds = (System.nanoTime() - started) / 1e9;
+      assertEquals(p.expected(), a.status(), a.body());
+      assertTrue(seconds < 5, p.name() + " took " + seconds + " s");
+      rows.add(String.format("%s answered %d in %.3f s", p.name(), a.status(), seconds));
+    }
+    assertTrue(send(new Probe("preview 1e9", "serve", "POST", "/api/v1/experiments/preview", "editor", yaml(), HUGE_SEARCH,
+        400)).body().contains("searcher.max_trials"), "the answer names the limit's field");
+  }
+
   @Test
   void plainHttpToTheTlsPortGetsNoHttpAnswer() throws Exception {
     int port = URI.create(serveUrl).getPort();
@@ -234,6 +260,12 @@ class SecurityProbesTest {
     }
     p.add(new Probe("pipeline name ../../evil-name", "serve", "POST", "/api/v1/pipelines", "editor", yaml(),
         pipeline(source, "target_table: t").replace("name: probe", "name: ../../evil-name"), 400));
+    // work a request may ask for
+    p.add(new Probe("a preview of 1e9 trials", "serve", "POST", "/api/v1/experiments/preview", "editor", yaml(),
+        HUGE_SEARCH, 400));
+    p.add(new Probe("a 9 MB YAML body", "serve", "POST", "/api/v1/experiments", "editor", yaml(), NINE_MB, 413));
+    p.add(new Probe("dev: a preview of 1e9 trials", "dev", "POST", "/api/v1/experiments/preview", null, yaml(),
+        HUGE_SEARCH, 400));
     // DNS rebinding against keel dev
     String port = ":" + devPort;
     p.add(new Probe("Host evil.example", "dev", "GET", "/api/v1/experiments", null, Map.of("Host", "evil.example" + port), null, 403));
@@ -274,10 +306,39 @@ class SecurityProbesTest {
         head.append("Authorization: Bearer ").append(token).append("\r\n");
       }
       p.headers().forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
-      s.getOutputStream().write((head + "\r\n").getBytes(StandardCharsets.US_ASCII));
-      s.getOutputStream().write(body);
-      return parse(readSome(s.getInputStream()));
+      return exchange(s, head + "\r\n", body);
     }
+  }
+
+  /**
+   * Sends the head, then the body unless the server answered already (a body over the limit is refused on its
+   * Content-Length, and the connection closed), and reads the answer.
+   */
+  private static Answer exchange(Socket s, String head, byte[] body) throws IOException {
+    s.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+    s.getOutputStream().flush();
+    if (body.length > 0) {
+      s.setSoTimeout(500);
+      ByteArrayOutputStream early = new ByteArrayOutputStream();
+      try {
+        byte[] buf = new byte[8192];
+        int n = s.getInputStream().read(buf);
+        if (n > 0) {
+          early.write(buf, 0, n);
+          s.setSoTimeout(30_000);
+          return parse(early.toString(StandardCharsets.UTF_8) + readSome(s.getInputStream()));
+        }
+      } catch (SocketTimeoutException notYet) {
+        // the server waits for the body
+      }
+      s.setSoTimeout(30_000);
+      try {
+        s.getOutputStream().write(body);
+      } catch (java.net.SocketException closed) {
+        // it answered while the body was on its way: read what it said
+      }
+    }
+    return parse(readSome(s.getInputStream()));
   }
 
   private Answer sendDev(Probe p) throws Exception {
@@ -289,9 +350,7 @@ class SecurityProbesTest {
       StringBuilder head = new StringBuilder(p.method() + " " + p.path() + " HTTP/1.1\r\nConnection: close\r\n"
           + "Content-Length: " + body.length + "\r\n");
       headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
-      s.getOutputStream().write((head + "\r\n").getBytes(StandardCharsets.US_ASCII));
-      s.getOutputStream().write(body);
-      return parse(readSome(s.getInputStream()));
+      return exchange(s, head + "\r\n", body);
     }
   }
 

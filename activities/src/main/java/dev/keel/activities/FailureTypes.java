@@ -10,6 +10,7 @@ public final class FailureTypes {
   // ---- any activity that touches the storage root
   /** The storage root refuses access or does not exist (credentials, bucket, permissions). */
   public static final String STORAGE_UNUSABLE = "StorageUnusable";
+
   /**
    * The run names a storage root (it travels in every activity's header) that the worker picking up
    * the activity does not serve: the run would split its artefacts across two roots.
@@ -19,12 +20,19 @@ public final class FailureTypes {
   // ---- training (TrainingActivities)
   /** The loss became NaN or diverged: the trial's hyperparameters, not the worker, are at fault. */
   public static final String INVALID_HYPERPARAMETER = "InvalidHyperparameter";
+
   /** A train request field is unusable; the message starts with the field path. */
   public static final String INVALID_TRAIN_REQUEST = "InvalidTrainRequest";
+
   /** A checkpoint failed verification (training resume or inference). */
   public static final String CORRUPT_CHECKPOINT = "CorruptCheckpoint";
-  /** The ranks of a gang disagree on model, hyperparameters, data or parameters; the message names the difference. */
+
+  /**
+   * The ranks of a gang disagree on model, hyperparameters, data or parameters; the message names
+   * the difference.
+   */
   public static final String GANG_MISMATCH = "GangMismatch";
+
   /**
    * This worker cannot train as a rank of a gang (no collective library, e.g. no C++ toolchain at
    * build time): another worker may, so it is retryable, but the message says what is missing.
@@ -41,14 +49,19 @@ public final class FailureTypes {
   // ---- ingest and catalog (IngestActivities, CatalogActivities)
   /** A missing table or version, or a table that is not a usable Delta table. */
   public static final String INVALID_TABLE = "InvalidTable";
+
   /** A malformed request (empty table URI, bad catalog row, ...). */
   public static final String INVALID_ARGUMENT = "InvalidArgument";
+
   public static final String UNKNOWN_FORMAT = "UnknownFormat";
   public static final String DATASET_MISSING = "DatasetMissing";
   public static final String DATASET_CORRUPT = "DatasetCorrupt";
 
   // ---- model registry (ModelRegistryActivities)
-  /** A model name or version that does not exist, a bad name or stage, a registration without a checkpoint. */
+  /**
+   * A model name or version that does not exist, a bad name or stage, a registration without a
+   * checkpoint.
+   */
   public static final String INVALID_MODEL = "InvalidModel";
 
   // ---- schedules (ScheduleActivities)
@@ -61,18 +74,25 @@ public final class FailureTypes {
    * apply, a timed-out apply): retrying would not help; the message is the provider's reason.
    */
   public static final String POOL_PROVIDER_REFUSED = "PoolProviderRefused";
+
   /** A pool spec that cannot run; the message names the field. */
   public static final String INVALID_POOL_SPEC = "InvalidPoolSpec";
 
   // ---- checkpoint GC (CheckpointGcActivities)
-  /** A request naming a checkpoint the worker must not delete (outside its root, another experiment's). */
+  /**
+   * A request naming a checkpoint the worker must not delete (outside its root, another
+   * experiment's).
+   */
   public static final String CHECKPOINT_DELETION_REFUSED = "CheckpointDeletionRefused";
 
   // ---- workflows: the failure a workflow ends with when its input cannot run
   public static final String INVALID_EXPERIMENT_CONFIG = "InvalidExperimentConfig";
+
   /** The experiment's data table or version does not exist. */
   public static final String INVALID_EXPERIMENT_DATA = "InvalidExperimentData";
+
   public static final String INVALID_PIPELINE_REQUEST = "InvalidPipelineRequest";
+
   /** The pipeline's experiment ended without a checkpoint to train on, register or score. */
   public static final String SEARCH_FOUND_NO_MODEL = "SearchFoundNoModel";
 

@@ -12,8 +12,8 @@ import io.temporal.client.WorkflowOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.TimeoutFailure;
-import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInterface;
@@ -64,11 +64,14 @@ class HeartbeatTickerKeepsASilentActivityAliveTest {
   public static final class CallerImpl implements Caller {
     @Override
     public String call(boolean ticking) {
-      return Workflow.newActivityStub(Silent.class, ActivityOptions.newBuilder()
-          .setStartToCloseTimeout(Duration.ofMinutes(1))
-          .setHeartbeatTimeout(Duration.ofSeconds(1))
-          .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
-          .build()).work(ticking);
+      return Workflow.newActivityStub(
+              Silent.class,
+              ActivityOptions.newBuilder()
+                  .setStartToCloseTimeout(Duration.ofMinutes(1))
+                  .setHeartbeatTimeout(Duration.ofSeconds(1))
+                  .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                  .build())
+          .work(ticking);
     }
   }
 
@@ -77,7 +80,9 @@ class HeartbeatTickerKeepsASilentActivityAliveTest {
   @BeforeEach
   void start() {
     // real time: the heartbeat timeout must run out while the activity really sleeps
-    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+    env =
+        TestWorkflowEnvironment.newInstance(
+            TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
     Worker worker = env.newWorker("ticker");
     worker.registerWorkflowImplementationTypes(CallerImpl.class);
     worker.registerActivitiesImplementations(new SilentImpl());
@@ -90,7 +95,8 @@ class HeartbeatTickerKeepsASilentActivityAliveTest {
   }
 
   private Caller caller() {
-    return env.getWorkflowClient().newWorkflowStub(Caller.class, WorkflowOptions.newBuilder().setTaskQueue("ticker").build());
+    return env.getWorkflowClient()
+        .newWorkflowStub(Caller.class, WorkflowOptions.newBuilder().setTaskQueue("ticker").build());
   }
 
   @Test
@@ -100,7 +106,8 @@ class HeartbeatTickerKeepsASilentActivityAliveTest {
 
   @Test
   void aSilentActivityIsDeclaredDeadAfterItsHeartbeatTimeout() {
-    WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> caller().call(false));
+    WorkflowFailedException e =
+        assertThrows(WorkflowFailedException.class, () -> caller().call(false));
     ActivityFailure activity = assertInstanceOf(ActivityFailure.class, e.getCause());
     TimeoutFailure timeout = assertInstanceOf(TimeoutFailure.class, activity.getCause());
     assertEquals(TimeoutType.TIMEOUT_TYPE_HEARTBEAT, timeout.getTimeoutType());

@@ -26,14 +26,14 @@ import java.util.stream.Collectors;
  * AllreduceBenchmark [--ranks 2,4] [--sizes-mib 1,4,16,64,256] [--rounds 3] [--host 127.0.0.1] [--no-buckets]
  * </pre>
  *
- * <p>Each rank is a child JVM (one rank per process, as in training); this JVM only hosts the store.
- * Per size, the two paths alternate allreduce by allreduce (which goes first alternates too), so
- * both see the same load on a shared machine; each allreduce is timed on its own, and the table
- * reports the medians and the median ratio of back-to-back pairs. Samples per size: {@code rounds}
- * times a count that shrinks with the size. Bus
- * bandwidth is {@code 2(n-1)/n × bytes / time}, what a ring allreduce moves per rank. A second table
- * times one step of a ResNet-18-shaped set of gradients (62 tensors) with one collective per tensor
- * and with buckets of several sizes. Run with {@code OMP_WAIT_POLICY=passive}.
+ * <p>Each rank is a child JVM (one rank per process, as in training); this JVM only hosts the
+ * store. Per size, the two paths alternate allreduce by allreduce (which goes first alternates
+ * too), so both see the same load on a shared machine; each allreduce is timed on its own, and the
+ * table reports the medians and the median ratio of back-to-back pairs. Samples per size: {@code
+ * rounds} times a count that shrinks with the size. Bus bandwidth is {@code 2(n-1)/n × bytes /
+ * time}, what a ring allreduce moves per rank. A second table times one step of a ResNet-18-shaped
+ * set of gradients (62 tensors) with one collective per tensor and with buckets of several sizes.
+ * Run with {@code OMP_WAIT_POLICY=passive}.
  */
 public final class AllreduceBenchmark {
   private static final String RESULT = "RESULT ";
@@ -54,8 +54,10 @@ public final class AllreduceBenchmark {
     int port = 0;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
-        case "--ranks" -> ranks = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
-        case "--sizes-mib" -> sizesMib = Arrays.stream(args[++i].split(",")).mapToLong(Long::parseLong).toArray();
+        case "--ranks" ->
+            ranks = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
+        case "--sizes-mib" ->
+            sizesMib = Arrays.stream(args[++i].split(",")).mapToLong(Long::parseLong).toArray();
         case "--rounds" -> rounds = Integer.parseInt(args[++i]);
         case "--host" -> host = args[++i];
         case "--no-buckets" -> buckets = false;
@@ -82,8 +84,8 @@ public final class AllreduceBenchmark {
     return (int) Math.max(3, Math.min(200, (256 * MIB) / bytes));
   }
 
-  private static void coordinate(int[] ranks, long[] sizesMib, int rounds, String host, boolean buckets)
-      throws Exception {
+  private static void coordinate(
+      int[] ranks, long[] sizesMib, int rounds, String host, boolean buckets) throws Exception {
     System.out.println("machine: " + Machine.describe() + ", load " + Machine.loadAverages());
     System.out.println("memcpy (one process, native)...");
     double[] memcpy = new double[sizesMib.length];
@@ -104,50 +106,89 @@ public final class AllreduceBenchmark {
           double plain = Double.parseDouble(f[3]);
           double bus = 2.0 * (n - 1) / n * bytes;
           int s = indexOf(sizesMib, bytes / MIB);
-          table.add(String.format(Locale.ROOT, "| %d | %d MiB | %.3f | %.3f | %.2f | **%.3f** | %.3f | %.2f | %s |", n,
-              bytes / MIB, bus / keel, bus / plain, memcpy[s], plain / keel, Double.parseDouble(f[4]), keel / 1e6, f[5]));
+          table.add(
+              String.format(
+                  Locale.ROOT,
+                  "| %d | %d MiB | %.3f | %.3f | %.2f | **%.3f** | %.3f | %.2f | %s |",
+                  n,
+                  bytes / MIB,
+                  bus / keel,
+                  bus / plain,
+                  memcpy[s],
+                  plain / keel,
+                  Double.parseDouble(f[4]),
+                  keel / 1e6,
+                  f[5]));
         } else {
-          bucketTable.add(String.format(Locale.ROOT, "| %d | %s | %.1f | %.3f |", n, f[1].replace('-', ' '),
-              Double.parseDouble(f[2]) / 1e6,
-              2.0 * (n - 1) / n * Long.parseLong(f[3]) / Double.parseDouble(f[2])));
+          bucketTable.add(
+              String.format(
+                  Locale.ROOT,
+                  "| %d | %s | %.1f | %.3f |",
+                  n,
+                  f[1].replace('-', ' '),
+                  Double.parseDouble(f[2]) / 1e6,
+                  2.0 * (n - 1) / n * Long.parseLong(f[3]) / Double.parseDouble(f[2])));
         }
       }
     }
     System.out.println();
     System.out.println("load after: " + Machine.loadAverages());
-    System.out.println("bus bandwidth, GB/s (medians); Keel / plain = ratio of the median bandwidths; paired = median of"
-        + " plain time / Keel time over back-to-back pairs");
-    System.out.println("| ranks | size | Keel (DJL arrays) | plain c10d Gloo | memcpy, 1 process | Keel / plain | paired"
-        + " | Keel ms | samples |");
+    System.out.println(
+        "bus bandwidth, GB/s (medians); Keel / plain = ratio of the median bandwidths; paired = median of"
+            + " plain time / Keel time over back-to-back pairs");
+    System.out.println(
+        "| ranks | size | Keel (DJL arrays) | plain c10d Gloo | memcpy, 1 process | Keel / plain | paired"
+            + " | Keel ms | samples |");
     System.out.println("|---|---|---|---|---|---|---|---|---|");
     table.forEach(System.out::println);
     if (!bucketTable.isEmpty()) {
       System.out.println();
-      System.out.println("one step of ResNet-18-shaped gradients (62 float tensors, "
-          + String.format(Locale.ROOT, "%.1f", resnet18Bytes() / (double) MIB) + " MiB), median ms");
+      System.out.println(
+          "one step of ResNet-18-shaped gradients (62 float tensors, "
+              + String.format(Locale.ROOT, "%.1f", resnet18Bytes() / (double) MIB)
+              + " MiB), median ms");
       System.out.println("| ranks | variant | ms per step | bus GB/s |");
       System.out.println("|---|---|---|---|");
       bucketTable.forEach(System.out::println);
     }
   }
 
-  private static List<String> runRanks(int n, long[] sizesMib, int rounds, String host, boolean buckets)
-      throws Exception {
+  private static List<String> runRanks(
+      int n, long[] sizesMib, int rounds, String host, boolean buckets) throws Exception {
     Path logs = Files.createTempDirectory("keel-allreduce-bench");
     List<Process> processes = new ArrayList<>();
     try (Store store = Store.server(host, 0, n, TIMEOUT)) {
       String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-      String sizes = Arrays.stream(sizesMib).mapToObj(Long::toString).collect(Collectors.joining(","));
+      String sizes =
+          Arrays.stream(sizesMib).mapToObj(Long::toString).collect(Collectors.joining(","));
       for (int r = 0; r < n; r++) {
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-cp", WorkerProcesses.classpath(),
-            AllreduceBenchmark.class.getName(), "--rank", Integer.toString(r), "--size", Integer.toString(n),
-            "--port", Integer.toString(store.port()), "--host", host, "--sizes-mib", sizes,
-            "--rounds", Integer.toString(rounds)));
+        List<String> cmd =
+            new ArrayList<>(
+                List.of(
+                    java,
+                    "-Xmx512m",
+                    "-cp",
+                    WorkerProcesses.classpath(),
+                    AllreduceBenchmark.class.getName(),
+                    "--rank",
+                    Integer.toString(r),
+                    "--size",
+                    Integer.toString(n),
+                    "--port",
+                    Integer.toString(store.port()),
+                    "--host",
+                    host,
+                    "--sizes-mib",
+                    sizes,
+                    "--rounds",
+                    Integer.toString(rounds)));
         if (!buckets) {
           cmd.add("--no-buckets");
         }
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-            .redirectOutput(logs.resolve("rank-" + r + ".log").toFile());
+        ProcessBuilder pb =
+            new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(logs.resolve("rank-" + r + ".log").toFile());
         pb.environment().put("OMP_WAIT_POLICY", "passive");
         pb.environment().put("OMP_NUM_THREADS", "1");
         processes.add(pb.start());
@@ -155,17 +196,21 @@ public final class AllreduceBenchmark {
       for (int r = 0; r < n; r++) {
         Process p = processes.get(r);
         if (!p.waitFor(60, TimeUnit.MINUTES) || p.exitValue() != 0) {
-          throw new IllegalStateException("rank " + r + " failed: " + Files.readString(logs.resolve("rank-" + r + ".log")));
+          throw new IllegalStateException(
+              "rank " + r + " failed: " + Files.readString(logs.resolve("rank-" + r + ".log")));
         }
       }
-      return Files.readAllLines(logs.resolve("rank-0.log")).stream().filter(l -> l.startsWith(RESULT))
-          .map(l -> l.substring(RESULT.length())).toList();
+      return Files.readAllLines(logs.resolve("rank-0.log")).stream()
+          .filter(l -> l.startsWith(RESULT))
+          .map(l -> l.substring(RESULT.length()))
+          .toList();
     } finally {
       processes.forEach(Process::destroyForcibly);
     }
   }
 
-  private static void runRank(int rank, int n, String host, int port, long[] sizesMib, int rounds, boolean buckets) {
+  private static void runRank(
+      int rank, int n, String host, int port, long[] sizesMib, int rounds, boolean buckets) {
     try (Store store = Store.client(host, port, n, TIMEOUT);
         GlooProcessGroup pg = GlooProcessGroup.create(store, rank, n, host, TIMEOUT);
         NDManager manager = NDManager.newBaseManager()) {
@@ -192,8 +237,15 @@ public final class AllreduceBenchmark {
             pairs.add((double) plainNs / keelNs);
           }
           if (rank == 0) {
-            System.out.printf(Locale.ROOT, "%ssize %d %.0f %.0f %.4f %d%n", RESULT, bytes, median(keel), median(plain),
-                Machine.median(pairs), keel.size());
+            System.out.printf(
+                Locale.ROOT,
+                "%ssize %d %.0f %.0f %.4f %d%n",
+                RESULT,
+                bytes,
+                median(keel),
+                median(plain),
+                Machine.median(pairs),
+                keel.size());
             System.out.flush();
           }
         }
@@ -231,8 +283,13 @@ public final class AllreduceBenchmark {
       }
       if (rank == 0) {
         for (int v = 0; v < names.size(); v++) {
-          System.out.printf(Locale.ROOT, "%sbuckets %s %.0f %d%n", RESULT, names.get(v),
-              median(times.get(v)), bytes);
+          System.out.printf(
+              Locale.ROOT,
+              "%sbuckets %s %.0f %d%n",
+              RESULT,
+              names.get(v),
+              median(times.get(v)),
+              bytes);
         }
       }
     }

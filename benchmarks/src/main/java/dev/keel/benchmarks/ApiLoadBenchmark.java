@@ -39,18 +39,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The API under load on the dev stack: {@code --experiments} experiments of tiny real trials (random
- * search of {@code --trials} trials x {@code --batches} batches of {@code fashion_cnn}, width 4, batch
- * size 32) submitted at once through {@code POST /api/v1/experiments}, while {@code --readers} threads
- * keep calling {@code GET /api/v1/experiments}, {@code GET /api/v1/experiments/{id}} and {@code GET
- * /api/v1/experiments/{id}/view}. Then it checks that nothing was lost: every experiment COMPLETED and
- * every one of its trials in the catalog ({@code _keel/trials}) with state COMPLETED. Exit 1 if anything
- * was lost or did not finish in time, or if any API call did not answer 2xx.
+ * The API under load on the dev stack: {@code --experiments} experiments of tiny real trials
+ * (random search of {@code --trials} trials x {@code --batches} batches of {@code fashion_cnn},
+ * width 4, batch size 32) submitted at once through {@code POST /api/v1/experiments}, while {@code
+ * --readers} threads keep calling {@code GET /api/v1/experiments}, {@code GET
+ * /api/v1/experiments/{id}} and {@code GET /api/v1/experiments/{id}/view}. Then it checks that
+ * nothing was lost: every experiment COMPLETED and every one of its trials in the catalog ({@code
+ * _keel/trials}) with state COMPLETED. Exit 1 if anything was lost or did not finish in time, or if
+ * any API call did not answer 2xx.
  *
  * <p>The stack is {@code keel dev --temporal embedded}'s, with training in child JVMs as on a real
- * machine: the Java test server on loopback, the control, ETL and inference workers and the REST API in
- * this JVM, and {@code --train-workers} processes {@code keel worker --roles TRAIN} (one training slot
- * each).
+ * machine: the Java test server on loopback, the control, ETL and inference workers and the REST
+ * API in this JVM, and {@code --train-workers} processes {@code keel worker --roles TRAIN} (one
+ * training slot each).
  *
  * <pre>
  * ApiLoadBenchmark [--experiments 50] [--trials 2] [--batches 10] [--train-workers 2] [--train-threads 1]
@@ -59,7 +60,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class ApiLoadBenchmark {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
   private ApiLoadBenchmark() {}
 
@@ -104,9 +106,13 @@ public final class ApiLoadBenchmark {
         case "--timeout-minutes" -> timeoutMinutes = Double.parseDouble(args[++i]);
         case "--storage" -> storage = Path.of(args[++i]);
         case "--data" -> data = Path.of(args[++i]);
-        default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--experiments N --trials N"
-            + " --batches N --train-workers N --train-threads N --readers N --think-ms MS --timeout-minutes M"
-            + " --storage DIR --data DIR)");
+        default ->
+            throw new IllegalArgumentException(
+                "unknown option "
+                    + args[i]
+                    + " (--experiments N --trials N"
+                    + " --batches N --train-workers N --train-threads N --readers N --think-ms MS --timeout-minutes M"
+                    + " --storage DIR --data DIR)");
       }
     }
     if (storage == null) {
@@ -117,16 +123,37 @@ public final class ApiLoadBenchmark {
     String loadBefore = Machine.loadAverages();
     System.out.println("machine: " + Machine.describe());
     System.out.println("load averages before (1/5/15 min): " + loadBefore);
-    System.out.printf(Locale.ROOT, "%d experiments x %d trials x %d batches (fashion_cnn width 4, batch 32); %d training"
-        + " worker JVM(s) x %d thread(s); %d readers (think %d ms); storage %s%n", experiments, trials, batches,
-        trainWorkers, threads, readers, thinkMs, storage);
+    System.out.printf(
+        Locale.ROOT,
+        "%d experiments x %d trials x %d batches (fashion_cnn width 4, batch 32); %d training"
+            + " worker JVM(s) x %d thread(s); %d readers (think %d ms); storage %s%n",
+        experiments,
+        trials,
+        batches,
+        trainWorkers,
+        threads,
+        readers,
+        thinkMs,
+        storage);
     long tIngest = System.nanoTime();
     FashionData.ingest(root, data);
-    System.out.printf(Locale.ROOT, "ingested Fashion-MNIST as %s in %.1f s%n", FashionData.TABLE, (System.nanoTime() - tIngest) / 1e9);
+    System.out.printf(
+        Locale.ROOT,
+        "ingested Fashion-MNIST as %s in %.1f s%n",
+        FashionData.TABLE,
+        (System.nanoTime() - tIngest) / 1e9);
 
-    EnumSet<Role> local = trainWorkers == 0 ? EnumSet.allOf(Role.class) : EnumSet.of(Role.CONTROL, Role.ETL, Role.INFER);
+    EnumSet<Role> local =
+        trainWorkers == 0
+            ? EnumSet.allOf(Role.class)
+            : EnumSet.of(Role.CONTROL, Role.ETL, Role.INFER);
     Map<String, Calls> calls = new LinkedHashMap<>();
-    for (String endpoint : List.of("POST /experiments", "GET /experiments", "GET /experiments/{id}", "GET /experiments/{id}/view")) {
+    for (String endpoint :
+        List.of(
+            "POST /experiments",
+            "GET /experiments",
+            "GET /experiments/{id}",
+            "GET /experiments/{id}/view")) {
       calls.put(endpoint, new Calls());
     }
     List<String> ids = new CopyOnWriteArrayList<>();
@@ -136,11 +163,24 @@ public final class ApiLoadBenchmark {
     double submitWall;
     int readerCallsDuringLoad;
     try (LoopbackTemporalServer temporal = LoopbackTemporalServer.start(0);
-        KeelWorkerHost workers = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
-            .setTemporalAddress(temporal.address()).setStorageRoot(root).optDevServer(true)
-            .optTrainThreads(threads).optRoles(local).build());
-        WorkerProcesses pool = trainWorkers == 0 ? null : WorkerProcesses.start(trainWorkers, threads,
-            temporal.address(), root.toString(), storage.resolve("logs"));
+        KeelWorkerHost workers =
+            KeelWorkerHost.start(
+                WorkerHostOptions.newBuilder()
+                    .setTemporalAddress(temporal.address())
+                    .setStorageRoot(root)
+                    .optDevServer(true)
+                    .optTrainThreads(threads)
+                    .optRoles(local)
+                    .build());
+        WorkerProcesses pool =
+            trainWorkers == 0
+                ? null
+                : WorkerProcesses.start(
+                    trainWorkers,
+                    threads,
+                    temporal.address(),
+                    root.toString(),
+                    storage.resolve("logs"));
         ApiServer api = ApiServer.start("127.0.0.1", 0, workers.client(), root)) {
       if (pool != null) {
         pool.awaitPolling(180_000);
@@ -162,43 +202,62 @@ public final class ApiLoadBenchmark {
       List<CompletableFuture<Void>> submitted = new ArrayList<>();
       for (int i = 0; i < experiments; i++) {
         String yaml = config(i, trials, batches);
-        submitted.add(CompletableFuture.runAsync(() -> {
-          try {
-            go.await();
-            long t = System.nanoTime();
-            HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/experiments"))
-                .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/yaml")
-                .POST(HttpRequest.BodyPublishers.ofString(yaml)).build(), HttpResponse.BodyHandlers.ofString());
-            double ms = (System.nanoTime() - t) / 1e6;
-            if (created.statusCode() == 202) {
-              calls.get("POST /experiments").ok(ms);
-              ids.add(JSON.readTree(created.body()).get("experiment_id").asText());
-            } else {
-              calls.get("POST /experiments").error(created.statusCode() + " " + created.body());
-            }
-          } catch (Exception e) {
-            calls.get("POST /experiments").error(e.toString());
-          }
-        }, submitters));
+        submitted.add(
+            CompletableFuture.runAsync(
+                () -> {
+                  try {
+                    go.await();
+                    long t = System.nanoTime();
+                    HttpResponse<String> created =
+                        HTTP.send(
+                            HttpRequest.newBuilder(URI.create(url + "/experiments"))
+                                .timeout(Duration.ofSeconds(60))
+                                .header("Content-Type", "application/yaml")
+                                .POST(HttpRequest.BodyPublishers.ofString(yaml))
+                                .build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    double ms = (System.nanoTime() - t) / 1e6;
+                    if (created.statusCode() == 202) {
+                      calls.get("POST /experiments").ok(ms);
+                      ids.add(JSON.readTree(created.body()).get("experiment_id").asText());
+                    } else {
+                      calls
+                          .get("POST /experiments")
+                          .error(created.statusCode() + " " + created.body());
+                    }
+                  } catch (Exception e) {
+                    calls.get("POST /experiments").error(e.toString());
+                  }
+                },
+                submitters));
       }
       long t0 = System.nanoTime();
       go.countDown();
       CompletableFuture.allOf(submitted.toArray(CompletableFuture[]::new)).join();
       submitWall = (System.nanoTime() - t0) / 1e9;
       submitters.shutdown();
-      System.out.printf(Locale.ROOT, "%7.1f s  %d of %d experiments accepted (load %s)%n", submitWall, ids.size(),
-          experiments, Machine.loadAverages());
+      System.out.printf(
+          Locale.ROOT,
+          "%7.1f s  %d of %d experiments accepted (load %s)%n",
+          submitWall,
+          ids.size(),
+          experiments,
+          Machine.loadAverages());
 
       List<CompletableFuture<?>> done = new ArrayList<>();
       for (String id : ids) {
-        done.add(client.newUntypedWorkflowStub(id).getResultAsync(ExperimentResult.class)
-            .whenComplete((r, e) -> {
-              if (e != null) {
-                failures.put(id, e.toString());
-              } else {
-                results.put(id, r);
-              }
-            }));
+        done.add(
+            client
+                .newUntypedWorkflowStub(id)
+                .getResultAsync(ExperimentResult.class)
+                .whenComplete(
+                    (r, e) -> {
+                      if (e != null) {
+                        failures.put(id, e.toString());
+                      } else {
+                        results.put(id, r);
+                      }
+                    }));
       }
       CompletableFuture<Void> all = CompletableFuture.allOf(done.toArray(CompletableFuture[]::new));
       long deadline = t0 + (long) (timeoutMinutes * 60e9);
@@ -208,24 +267,37 @@ public final class ApiLoadBenchmark {
         double t = (System.nanoTime() - t0) / 1e9;
         if (t - lastPrint >= 30) {
           lastPrint = t;
-          System.out.printf(Locale.ROOT, "%7.1f s  %d of %d experiments ended; %d reader calls so far (load %s)%n", t,
-              results.size() + failures.size(), ids.size(), calls.values().stream().skip(1)
-                  .mapToInt(c -> c.millis.size() + c.errorCount()).sum(), Machine.loadAverages());
+          System.out.printf(
+              Locale.ROOT,
+              "%7.1f s  %d of %d experiments ended; %d reader calls so far (load %s)%n",
+              t,
+              results.size() + failures.size(),
+              ids.size(),
+              calls.values().stream().skip(1).mapToInt(c -> c.millis.size() + c.errorCount()).sum(),
+              Machine.loadAverages());
         }
       }
       wall = (System.nanoTime() - t0) / 1e9;
       stop.set(true);
       readerPool.shutdown();
       readerPool.awaitTermination(60, TimeUnit.SECONDS);
-      readerCallsDuringLoad = calls.values().stream().skip(1).mapToInt(c -> c.millis.size() + c.errorCount()).sum();
-      System.out.printf(Locale.ROOT, "%7.1f s  %d of %d experiments ended%s%n", wall, results.size() + failures.size(),
-          ids.size(), all.isDone() ? "" : " — TIMED OUT after " + timeoutMinutes + " min");
+      readerCallsDuringLoad =
+          calls.values().stream().skip(1).mapToInt(c -> c.millis.size() + c.errorCount()).sum();
+      System.out.printf(
+          Locale.ROOT,
+          "%7.1f s  %d of %d experiments ended%s%n",
+          wall,
+          results.size() + failures.size(),
+          ids.size(),
+          all.isDone() ? "" : " — TIMED OUT after " + timeoutMinutes + " min");
     }
 
-    // Nothing lost: every experiment COMPLETED, in Temporal and in the catalog, with all its trials COMPLETED.
+    // Nothing lost: every experiment COMPLETED, in Temporal and in the catalog, with all its trials
+    // COMPLETED.
     Map<String, Map<Long, CatalogTrials.Trial>> catalog = CatalogTrials.read(root);
     Map<String, String> experimentRows = new HashMap<>();
-    for (ExperimentList.Summary e : new ExperimentList(root).page(Optional.empty(), Optional.empty(), 0, 1000).experiments()) {
+    for (ExperimentList.Summary e :
+        new ExperimentList(root).page(Optional.empty(), Optional.empty(), 0, 1000).experiments()) {
       experimentRows.put(e.experimentId(), e.state());
     }
     int completed = 0;
@@ -253,31 +325,68 @@ public final class ApiLoadBenchmark {
       long ok = rows.stream().filter(t -> "COMPLETED".equals(t.state())).count();
       trialsInCatalog += (int) ok;
       if (ok != trials || rows.size() != trials) {
-        lost.add(id + ": catalog has " + rows.size() + " trials, " + ok + " COMPLETED, expected " + trials + " "
-            + rows.stream().map(t -> t.trialId() + "=" + t.state()).toList());
+        lost.add(
+            id
+                + ": catalog has "
+                + rows.size()
+                + " trials, "
+                + ok
+                + " COMPLETED, expected "
+                + trials
+                + " "
+                + rows.stream().map(t -> t.trialId() + "=" + t.state()).toList());
       }
     }
 
     System.out.println();
-    System.out.printf(Locale.ROOT, "API under load: %d experiments x %d trials x %d batches submitted at once, %d"
-        + " training worker(s), %d readers%n", experiments, trials, batches, trainWorkers, readers);
-    System.out.printf(Locale.ROOT, "wall time (first submission to last experiment ended): %.1f s (%.1f min);"
-        + " all %d submissions answered in %.2f s; %d reader calls during the load%n", wall, wall / 60, experiments,
-        submitWall, readerCallsDuringLoad);
+    System.out.printf(
+        Locale.ROOT,
+        "API under load: %d experiments x %d trials x %d batches submitted at once, %d"
+            + " training worker(s), %d readers%n",
+        experiments,
+        trials,
+        batches,
+        trainWorkers,
+        readers);
+    System.out.printf(
+        Locale.ROOT,
+        "wall time (first submission to last experiment ended): %.1f s (%.1f min);"
+            + " all %d submissions answered in %.2f s; %d reader calls during the load%n",
+        wall,
+        wall / 60,
+        experiments,
+        submitWall,
+        readerCallsDuringLoad);
     System.out.println("| endpoint | calls | errors | p50 ms | p99 ms | max ms |");
     System.out.println("|---|---|---|---|---|---|");
     for (Map.Entry<String, Calls> e : calls.entrySet()) {
       List<Double> v = new ArrayList<>(e.getValue().millis);
       Collections.sort(v);
-      System.out.printf(Locale.ROOT, "| `%s` | %d | %d | %.0f | %.0f | %.0f |%n", e.getKey(), v.size() + e.getValue().errorCount(),
-          e.getValue().errorCount(), percentile(v, 50), percentile(v, 99), v.isEmpty() ? Double.NaN : v.get(v.size() - 1));
+      System.out.printf(
+          Locale.ROOT,
+          "| `%s` | %d | %d | %.0f | %.0f | %.0f |%n",
+          e.getKey(),
+          v.size() + e.getValue().errorCount(),
+          e.getValue().errorCount(),
+          percentile(v, 50),
+          percentile(v, 99),
+          v.isEmpty() ? Double.NaN : v.get(v.size() - 1));
     }
     for (Map.Entry<String, Calls> e : calls.entrySet()) {
-      e.getValue().errors.forEach((what, n) -> System.out.println("  error " + e.getKey() + " x" + n + ": " + what));
+      e.getValue()
+          .errors
+          .forEach(
+              (what, n) -> System.out.println("  error " + e.getKey() + " x" + n + ": " + what));
     }
-    System.out.printf(Locale.ROOT, "experiments COMPLETED: %d of %d; trials COMPLETED in the catalog (_keel/trials): %d of %d%n",
-        completed, experiments, trialsInCatalog, experiments * trials);
-    System.out.println("load averages before: " + loadBefore + ", after: " + Machine.loadAverages());
+    System.out.printf(
+        Locale.ROOT,
+        "experiments COMPLETED: %d of %d; trials COMPLETED in the catalog (_keel/trials): %d of %d%n",
+        completed,
+        experiments,
+        trialsInCatalog,
+        experiments * trials);
+    System.out.println(
+        "load averages before: " + loadBefore + ", after: " + Machine.loadAverages());
     int apiErrors = calls.values().stream().mapToInt(Calls::errorCount).sum();
     if (lost.isEmpty()) {
       System.out.println("nothing lost");
@@ -292,7 +401,8 @@ public final class ApiLoadBenchmark {
   }
 
   /** One reader: list, describe or view of a random submitted experiment, until stopped. */
-  private static void read(String url, List<String> ids, Map<String, Calls> calls, AtomicBoolean stop, int thinkMs) {
+  private static void read(
+      String url, List<String> ids, Map<String, Calls> calls, AtomicBoolean stop, int thinkMs) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     while (!stop.get()) {
       try {
@@ -309,8 +419,12 @@ public final class ApiLoadBenchmark {
         }
         long t = System.nanoTime();
         try {
-          HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofSeconds(60))
-              .build(), HttpResponse.BodyHandlers.ofString());
+          HttpResponse<String> r =
+              HTTP.send(
+                  HttpRequest.newBuilder(URI.create(url + path))
+                      .timeout(Duration.ofSeconds(60))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
           double ms = (System.nanoTime() - t) / 1e6;
           if (r.statusCode() == 200) {
             JsonNode body = JSON.readTree(r.body());
@@ -354,6 +468,7 @@ public final class ApiLoadBenchmark {
         searcher: {name: random, metric: validation_loss, smaller_is_better: true, max_trials: %d, max_length: {batches: %d}}
         reproducibility: {seed: %d}
         model: {name: fashion_cnn}
-        """.formatted(i + 1, trials, batches, i + 1);
+        """
+        .formatted(i + 1, trials, batches, i + 1);
   }
 }

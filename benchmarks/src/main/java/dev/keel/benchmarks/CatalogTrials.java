@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The latest row of every trial in the catalog's {@code _keel/trials} Delta table, read once for all
- * experiments (reading it per experiment, as {@code ExperimentHistory} does for one, takes seconds each
- * once a soak has appended hundreds of files).
+ * The latest row of every trial in the catalog's {@code _keel/trials} Delta table, read once for
+ * all experiments (reading it per experiment, as {@code ExperimentHistory} does for one, takes
+ * seconds each once a soak has appended hundreds of files).
  */
 final class CatalogTrials {
   /** A trial's latest row. */
@@ -22,12 +22,17 @@ final class CatalogTrials {
 
   private CatalogTrials() {}
 
-  /** Experiment id → trial id → latest row (by the row's time; a later row of the same time wins). */
+  /**
+   * Experiment id → trial id → latest row (by the row's time; a later row of the same time wins).
+   */
   static Map<String, Map<Long, Trial>> read(StorageRoot root) {
     Engine engine = DeltaTables.defaultEngine();
-    String uri = DeltaTables.displayUri(root.resolve(CatalogTables.DIRECTORY + "/" + CatalogTables.TRIALS));
-    List<Map<String, Object>> rows = DeltaTables.latestSnapshot(engine, uri).map(s -> TableRows.read(engine, s))
-        .orElse(List.of());
+    String uri =
+        DeltaTables.displayUri(root.resolve(CatalogTables.DIRECTORY + "/" + CatalogTables.TRIALS));
+    List<Map<String, Object>> rows =
+        DeltaTables.latestSnapshot(engine, uri)
+            .map(s -> TableRows.read(engine, s))
+            .orElse(List.of());
     Map<String, Map<Long, Instant>> times = new HashMap<>();
     Map<String, Map<Long, Trial>> out = new HashMap<>();
     for (Map<String, Object> r : rows) {
@@ -37,8 +42,8 @@ final class CatalogTrials {
       Instant seen = times.computeIfAbsent(experiment, k -> new HashMap<>()).get(trial);
       if (seen == null || !time.isBefore(seen)) {
         times.get(experiment).put(trial, time);
-        out.computeIfAbsent(experiment, k -> new TreeMap<>()).put(trial,
-            new Trial(trial, text(r.get("state")), text(r.get("error"))));
+        out.computeIfAbsent(experiment, k -> new TreeMap<>())
+            .put(trial, new Trial(trial, text(r.get("state")), text(r.get("error"))));
       }
     }
     return out;

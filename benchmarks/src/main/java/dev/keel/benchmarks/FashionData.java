@@ -8,7 +8,10 @@ import dev.keel.storage.StorageRoot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Puts Fashion-MNIST into the {@code fashion_mnist} Delta table of a storage root (idempotent), as the pipeline's ETL does. */
+/**
+ * Puts Fashion-MNIST into the {@code fashion_mnist} Delta table of a storage root (idempotent), as
+ * the pipeline's ETL does.
+ */
 final class FashionData {
   static final String TABLE = "fashion_mnist";
 
@@ -16,10 +19,19 @@ final class FashionData {
 
   static IngestResult ingest(StorageRoot root, Path data) {
     if (!Files.isDirectory(data)) {
-      throw new IllegalArgumentException("no Fashion-MNIST at " + data + ": apt-get install -y dataset-fashion-mnist, or pass --data DIR");
+      throw new IllegalArgumentException(
+          "no Fashion-MNIST at "
+              + data
+              + ": apt-get install -y dataset-fashion-mnist, or pass --data DIR");
     }
-    return new IngestActivitiesImpl(root).ingest(IngestRequest.newBuilder()
-        .setSource(DataSource.newBuilder().setFormat(IngestActivitiesImpl.FORMAT_FASHION_MNIST).setUri(data.toString()))
-        .setTableUri(TABLE).build());
+    return new IngestActivitiesImpl(root)
+        .ingest(
+            IngestRequest.newBuilder()
+                .setSource(
+                    DataSource.newBuilder()
+                        .setFormat(IngestActivitiesImpl.FORMAT_FASHION_MNIST)
+                        .setUri(data.toString()))
+                .setTableUri(TABLE)
+                .build());
   }
 }

@@ -26,9 +26,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * One pipeline request run whole, as a user's would: ETL → search → final training → register →
- * inference → promote, timed per stage. The control, ETL and inference workers live in this JVM on a
- * loopback Temporal server; training runs on {@code --workers} child JVMs ({@code keel worker --roles
- * TRAIN}), so a final training with {@code slots_per_trial: 2} is a gang across two processes.
+ * inference → promote, timed per stage. The control, ETL and inference workers live in this JVM on
+ * a loopback Temporal server; training runs on {@code --workers} child JVMs ({@code keel worker
+ * --roles TRAIN}), so a final training with {@code slots_per_trial: 2} is a gang across two
+ * processes.
  *
  * <pre>
  * FullPipelineBenchmark [--file examples/fashion-mnist-asha-pipeline.yaml] [--workers 2] [--train-threads 1]
@@ -53,38 +54,60 @@ public final class FullPipelineBenchmark {
         case "--storage" -> storage = Path.of(args[++i]);
         case "--target-accuracy" -> targetAccuracy = Double.parseDouble(args[++i]);
         case "--target-minutes" -> targetMinutes = Double.parseDouble(args[++i]);
-        default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (--file YAML --workers N --train-threads N --storage DIR --target-accuracy A --target-minutes M)");
+        default ->
+            throw new IllegalArgumentException(
+                "unknown option "
+                    + args[i]
+                    + " (--file YAML --workers N --train-threads N --storage DIR --target-accuracy A --target-minutes M)");
       }
     }
-    PipelineRequest request = ExperimentConfigLoaders.pipelineLoader().fromYaml(Files.readString(file));
+    PipelineRequest request =
+        ExperimentConfigLoaders.pipelineLoader().fromYaml(Files.readString(file));
     if (storage == null) {
       storage = Files.createTempDirectory("keel-bench-pipeline");
     }
     String loadBefore = Machine.loadAverages();
     System.out.println("machine: " + Machine.describe());
     System.out.println("load averages before (1/5/15 min): " + loadBefore);
-    System.out.printf(Locale.ROOT, "pipeline %s from %s; %d training worker JVM(s) x %d thread(s); storage %s%n",
-        request.getName(), file, workers, threads, storage);
+    System.out.printf(
+        Locale.ROOT,
+        "pipeline %s from %s; %d training worker JVM(s) x %d thread(s); storage %s%n",
+        request.getName(),
+        file,
+        workers,
+        threads,
+        storage);
     StorageRoot root = StorageRoot.of(storage.toAbsolutePath().toString());
 
     Map<String, Double> stageStarts = new LinkedHashMap<>();
     PipelineResult result;
     double wall;
     try (LoopbackTemporalServer temporal = LoopbackTemporalServer.start(0);
-        KeelWorkerHost local = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
-            .setTemporalAddress(temporal.address()).setStorageRoot(root).optDevServer(true)
-            .optRoles(EnumSet.of(Role.CONTROL, Role.ETL, Role.INFER)).build());
-        WorkerProcesses pool = WorkerProcesses.start(workers, threads, temporal.address(), root.toString(),
-            storage.resolve("logs"))) {
+        KeelWorkerHost local =
+            KeelWorkerHost.start(
+                WorkerHostOptions.newBuilder()
+                    .setTemporalAddress(temporal.address())
+                    .setStorageRoot(root)
+                    .optDevServer(true)
+                    .optRoles(EnumSet.of(Role.CONTROL, Role.ETL, Role.INFER))
+                    .build());
+        WorkerProcesses pool =
+            WorkerProcesses.start(
+                workers, threads, temporal.address(), root.toString(), storage.resolve("logs"))) {
       pool.awaitPolling(180_000);
       WorkflowClient client = local.client();
       String id = "bench-" + request.getName();
-      PipelineWorkflow pipeline = client.newWorkflowStub(PipelineWorkflow.class, WorkflowOptions.newBuilder()
-          .setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build());
+      PipelineWorkflow pipeline =
+          client.newWorkflowStub(
+              PipelineWorkflow.class,
+              WorkflowOptions.newBuilder()
+                  .setTaskQueue(TaskQueues.CONTROL)
+                  .setWorkflowId(id)
+                  .build());
       long t0 = System.nanoTime();
       WorkflowClient.start(pipeline::run, request);
-      CompletableFuture<PipelineResult> done = client.newUntypedWorkflowStub(id).getResultAsync(PipelineResult.class);
+      CompletableFuture<PipelineResult> done =
+          client.newUntypedWorkflowStub(id).getResultAsync(PipelineResult.class);
       PipelineWorkflow query = client.newWorkflowStub(PipelineWorkflow.class, id);
       double lastPrint = 0;
       while (!done.isDone()) {
@@ -98,14 +121,25 @@ public final class FullPipelineBenchmark {
         }
         if (!stageStarts.containsKey(p.getStage())) {
           stageStarts.put(p.getStage(), t);
-          System.out.printf(Locale.ROOT, "%7.0f s  stage %s (load %s)%n", t, p.getStage(), Machine.loadAverages());
+          System.out.printf(
+              Locale.ROOT,
+              "%7.0f s  stage %s (load %s)%n",
+              t,
+              p.getStage(),
+              Machine.loadAverages());
         }
-        if (t - lastPrint >= 60 && p.getStage().equals("search") && !p.getExperimentId().isEmpty()) {
+        if (t - lastPrint >= 60
+            && p.getStage().equals("search")
+            && !p.getExperimentId().isEmpty()) {
           lastPrint = t;
           try {
             ExperimentState s = ExperimentLauncher.state(client, p.getExperimentId());
-            System.out.printf(Locale.ROOT, "%7.0f s  search: %d trials started, best validation_accuracy %.4f%n", t,
-                s.getTrialsCount(), s.getBestMetric());
+            System.out.printf(
+                Locale.ROOT,
+                "%7.0f s  search: %d trials started, best validation_accuracy %.4f%n",
+                t,
+                s.getTrialsCount(),
+                s.getBestMetric());
           } catch (RuntimeException continuingAsNew) {
             // next minute
           }
@@ -113,12 +147,18 @@ public final class FullPipelineBenchmark {
       }
       result = done.get();
       wall = (System.nanoTime() - t0) / 1e9;
-      System.out.print(ExperimentTable.render(ExperimentLauncher.state(client, result.getExperimentId())));
+      System.out.print(
+          ExperimentTable.render(ExperimentLauncher.state(client, result.getExperimentId())));
     }
     stageStarts.put("end", wall);
 
     System.out.println();
-    System.out.printf(Locale.ROOT, "Full pipeline %s: %d training worker(s) x %d thread(s)%n", request.getName(), workers, threads);
+    System.out.printf(
+        Locale.ROOT,
+        "Full pipeline %s: %d training worker(s) x %d thread(s)%n",
+        request.getName(),
+        workers,
+        threads);
     System.out.println("| stage | seconds |");
     System.out.println("|---|---|");
     String previous = null;
@@ -131,15 +171,28 @@ public final class FullPipelineBenchmark {
       previousStart = e.getValue();
     }
     System.out.printf(Locale.ROOT, "| **total** | **%.0f** (%.1f min) |%n", wall, wall / 60);
-    System.out.printf(Locale.ROOT, "best trial of %s: checkpoint %s at %d batches; final training %s; model %s v%d (%s)%n",
-        result.getExperimentId(), result.getCheckpoint().getUuid(), result.getCheckpoint().getBatches(),
-        result.hasTrain() ? result.getTrain().getBatches() + " batches" : "skipped", result.getModel().getName(),
-        result.getModel().getVersion(), result.getModel().getStage());
+    System.out.printf(
+        Locale.ROOT,
+        "best trial of %s: checkpoint %s at %d batches; final training %s; model %s v%d (%s)%n",
+        result.getExperimentId(),
+        result.getCheckpoint().getUuid(),
+        result.getCheckpoint().getBatches(),
+        result.hasTrain() ? result.getTrain().getBatches() + " batches" : "skipped",
+        result.getModel().getName(),
+        result.getModel().getVersion(),
+        result.getModel().getStage());
     double accuracy = result.getInference().getAccuracy();
-    System.out.printf(Locale.ROOT, "test accuracy %.4f on %d rows in %.1f min: target %.2f within %.0f min %s%n", accuracy,
-        result.getInference().getRows(), wall / 60, targetAccuracy, targetMinutes,
+    System.out.printf(
+        Locale.ROOT,
+        "test accuracy %.4f on %d rows in %.1f min: target %.2f within %.0f min %s%n",
+        accuracy,
+        result.getInference().getRows(),
+        wall / 60,
+        targetAccuracy,
+        targetMinutes,
         accuracy >= targetAccuracy && wall <= targetMinutes * 60 ? "MET" : "NOT MET");
-    System.out.println("load averages before: " + loadBefore + ", after: " + Machine.loadAverages());
+    System.out.println(
+        "load averages before: " + loadBefore + ", after: " + Machine.loadAverages());
     System.exit(0);
   }
 }

@@ -10,7 +10,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
-/** What the machine looked like while measuring: cores and load averages (the machine is shared). */
+/**
+ * What the machine looked like while measuring: cores and load averages (the machine is shared).
+ */
 final class Machine {
   private Machine() {}
 
@@ -27,13 +29,22 @@ final class Machine {
   static String describe() {
     String cpu = "?";
     try {
-      cpu = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
-          .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("?");
+      cpu =
+          Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
+              .filter(l -> l.startsWith("model name"))
+              .map(l -> l.substring(l.indexOf(':') + 1).trim())
+              .findFirst()
+              .orElse("?");
     } catch (IOException e) {
       // not Linux
     }
-    return String.format(Locale.ROOT, "%s, %d cores, Java %s, %s UTC", cpu, Runtime.getRuntime().availableProcessors(),
-        Runtime.version(), ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")));
+    return String.format(
+        Locale.ROOT,
+        "%s, %d cores, Java %s, %s UTC",
+        cpu,
+        Runtime.getRuntime().availableProcessors(),
+        Runtime.version(),
+        ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")));
   }
 
   static double median(List<Double> values) {
@@ -45,6 +56,7 @@ final class Machine {
   }
 
   static String seconds(List<Double> values) {
-    return Arrays.toString(values.stream().map(v -> String.format(Locale.ROOT, "%.2f", v)).toArray());
+    return Arrays.toString(
+        values.stream().map(v -> String.format(Locale.ROOT, "%.2f", v)).toArray());
   }
 }

@@ -18,8 +18,8 @@ import dev.keel.gpu.model.FashionCnn;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.train.BatchOrder;
-import dev.keel.gpu.train.Evaluation;
 import dev.keel.gpu.train.Batches;
+import dev.keel.gpu.train.Evaluation;
 import dev.keel.gpu.train.Metrics;
 import dev.keel.gpu.train.Seeds;
 import dev.keel.gpu.train.TrainValidationSplit;
@@ -54,7 +54,8 @@ import java.util.concurrent.TimeUnit;
  * Figure 1, platform overhead: one trial of the demo CNN (the demo's hyperparameters, one epoch =
  * 430 batches of 128) trained through Keel versus the same math as a bare DJL loop in this JVM.
  *
- * <p>Variants, measured interleaved (rotating order each repetition), after one discarded warm-up of each:
+ * <p>Variants, measured interleaved (rotating order each repetition), after one discarded warm-up
+ * of each:
  *
  * <ul>
  *   <li>{@code bare}: {@link TrainableModel} + {@link BatchOrder} + per-batch seeds + validation,
@@ -69,8 +70,8 @@ import java.util.concurrent.TimeUnit;
  *
  * Wall time is from starting the workflow to its result; for {@code bare} from building the model
  * to the validation result. CPU time is this JVM's (Temporal server, workers and trainer all live
- * here), which a shared, loaded machine disturbs much less than wall time. "pair ratio" divides each
- * run by the {@code bare} run of the same repetition. Both sides use the same seed, so the
+ * here), which a shared, loaded machine disturbs much less than wall time. "pair ratio" divides
+ * each run by the {@code bare} run of the same repetition. Both sides use the same seed, so the
  * validation metrics must be equal.
  *
  * <pre>
@@ -79,7 +80,8 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  */
 public final class PlatformOverheadBenchmark {
-  static final String EXPERIMENT = """
+  static final String EXPERIMENT =
+      """
       name: overhead
       data: {table: fashion_mnist}
       hyperparameters: {lr: 0.002, batch_size: 128, width: 16, hidden: 128, dropout: 0.25, optimizer: adam}
@@ -88,6 +90,7 @@ public final class PlatformOverheadBenchmark {
       reproducibility: {seed: 42}
       model: {name: fashion_cnn}
       """;
+
   /** Keel's trial 1 trains with seed reproducibility.seed + trial id. */
   static final long TRIAL_SEED = 43;
 
@@ -110,8 +113,11 @@ public final class PlatformOverheadBenchmark {
         case "--profile" -> profile = true;
         case "--data" -> data = Path.of(args[++i]);
         case "--storage" -> storage = Path.of(args[++i]);
-        default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (--reps N --threads N --batches N --no-cold --data DIR --storage DIR)");
+        default ->
+            throw new IllegalArgumentException(
+                "unknown option "
+                    + args[i]
+                    + " (--reps N --threads N --batches N --no-cold --data DIR --storage DIR)");
       }
     }
     if (storage == null) {
@@ -123,22 +129,40 @@ public final class PlatformOverheadBenchmark {
 
     StorageRoot root = StorageRoot.of(storage.toAbsolutePath().toString());
     IngestResult table = FashionData.ingest(root, data);
-    LabeledImages train = new DeltaDatasetReader().read(table.getTable(), TrainingActivitiesImpl.TRAIN_SPLIT);
+    LabeledImages train =
+        new DeltaDatasetReader().read(table.getTable(), TrainingActivitiesImpl.TRAIN_SPLIT);
     ExperimentConfig base = ExperimentConfigLoaders.experimentLoader().fromYaml(EXPERIMENT);
     if (batches > 0) {
-      base = base.toBuilder().setSearcher(base.getSearcher().toBuilder()
-          .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(batches))).build();
+      base =
+          base.toBuilder()
+              .setSearcher(
+                  base.getSearcher().toBuilder()
+                      .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(batches)))
+              .build();
     } else {
-      int trainingRows = train.size() - (int) Math.round(train.size() * ConfigDefaults.VALIDATION_FRACTION);
+      int trainingRows =
+          train.size() - (int) Math.round(train.size() * ConfigDefaults.VALIDATION_FRACTION);
       batches = (trainingRows + 127) / 128; // one epoch, as the worker resolves {epochs: 1}
     }
-    System.out.printf(Locale.ROOT, "table %s v%d, %d train rows; %d batches of 128, %d intra-op thread(s), %d repetitions%n",
-        table.getTable().getUri(), table.getTable().getVersion(), train.size(), batches, threads, reps);
+    System.out.printf(
+        Locale.ROOT,
+        "table %s v%d, %d train rows; %d batches of 128, %d intra-op thread(s), %d repetitions%n",
+        table.getTable().getUri(),
+        table.getTable().getVersion(),
+        train.size(),
+        batches,
+        threads,
+        reps);
 
     try (LoopbackTemporalServer temporal = LoopbackTemporalServer.start(0);
-        KeelWorkerHost control = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
-            .setTemporalAddress(temporal.address()).setStorageRoot(root).optDevServer(true)
-            .optRoles(EnumSet.of(Role.CONTROL)).build())) {
+        KeelWorkerHost control =
+            KeelWorkerHost.start(
+                WorkerHostOptions.newBuilder()
+                    .setTemporalAddress(temporal.address())
+                    .setStorageRoot(root)
+                    .optDevServer(true)
+                    .optRoles(EnumSet.of(Role.CONTROL))
+                    .build())) {
       WorkflowClient client = control.client();
       TrainWorker warm = TrainWorker.start(client, root, "bench-warm", threads);
       Map<String, List<Double>> wall = new LinkedHashMap<>();
@@ -178,7 +202,8 @@ public final class PlatformOverheadBenchmark {
               record(activity, "keel", warm.activitySeconds, trainer, warm.trainerSeconds);
             }
             default -> {
-              TrainWorker fresh = TrainWorker.start(client, root, "bench-cold-" + (rep + 1), threads);
+              TrainWorker fresh =
+                  TrainWorker.start(client, root, "bench-cold-" + (rep + 1), threads);
               try {
                 long t0 = System.nanoTime();
                 ExperimentResult r = runKeel(client, config, fresh.pool);
@@ -191,8 +216,15 @@ public final class PlatformOverheadBenchmark {
             }
           }
           double cpuSeconds = (cpuNanos() - cpu0) / 1e9;
-          System.out.printf(Locale.ROOT, "  %s %-9s %7.2f s wall %7.2f s cpu  %s  (load %s)%n",
-              rep < 0 ? "warm-up" : "rep " + (rep + 1), v, seconds, cpuSeconds, m, Machine.loadAverages());
+          System.out.printf(
+              Locale.ROOT,
+              "  %s %-9s %7.2f s wall %7.2f s cpu  %s  (load %s)%n",
+              rep < 0 ? "warm-up" : "rep " + (rep + 1),
+              v,
+              seconds,
+              cpuSeconds,
+              m,
+              Machine.loadAverages());
           if (rep >= 0) {
             wall.get(v).add(seconds);
             cpu.computeIfAbsent(v, k -> new ArrayList<>()).add(cpuSeconds);
@@ -211,9 +243,16 @@ public final class PlatformOverheadBenchmark {
         long returned = System.currentTimeMillis();
         var events = client.fetchHistory(id).getEvents();
         long first = com.google.protobuf.util.Timestamps.toMillis(events.get(0).getEventTime());
-        long last = com.google.protobuf.util.Timestamps.toMillis(events.get(events.size() - 1).getEventTime());
-        System.out.printf(Locale.ROOT, "client: start() took %d ms (workflow started %d ms after the call);"
-            + " result returned %d ms after the workflow completed%n", started - before, first - before, returned - last);
+        long last =
+            com.google.protobuf.util.Timestamps.toMillis(
+                events.get(events.size() - 1).getEventTime());
+        System.out.printf(
+            Locale.ROOT,
+            "client: start() took %d ms (workflow started %d ms after the call);"
+                + " result returned %d ms after the workflow completed%n",
+            started - before,
+            first - before,
+            returned - last);
         printTimeline(client, id);
         printTimeline(client, id + "/trial-1");
       }
@@ -222,13 +261,26 @@ public final class PlatformOverheadBenchmark {
 
       double bare = Machine.median(wall.get("bare"));
       System.out.println();
-      System.out.printf(Locale.ROOT, "Platform overhead: fashion_cnn, demo hyperparameters, %d batches, %d thread(s), %d reps%n",
-          target, threads, reps);
+      System.out.printf(
+          Locale.ROOT,
+          "Platform overhead: fashion_cnn, demo hyperparameters, %d batches, %d thread(s), %d reps%n",
+          target,
+          threads,
+          reps);
       double bareCpu = Machine.median(cpu.get("bare"));
-      System.out.printf(Locale.ROOT, "| %-9s | %11s | %10s | %16s | %10s | %9s | %-44s |%n", "variant", "median wall",
-          "wall ratio", "median pair ratio", "median cpu", "cpu ratio", "wall of each run (s)");
-      System.out.println("|-----------|-------------|------------|------------------|------------|-----------|"
-          + "----------------------------------------------|");
+      System.out.printf(
+          Locale.ROOT,
+          "| %-9s | %11s | %10s | %16s | %10s | %9s | %-44s |%n",
+          "variant",
+          "median wall",
+          "wall ratio",
+          "median pair ratio",
+          "median cpu",
+          "cpu ratio",
+          "wall of each run (s)");
+      System.out.println(
+          "|-----------|-------------|------------|------------------|------------|-----------|"
+              + "----------------------------------------------|");
       for (var e : wall.entrySet()) {
         double med = Machine.median(e.getValue());
         List<Double> pairs = new ArrayList<>();
@@ -236,8 +288,16 @@ public final class PlatformOverheadBenchmark {
           pairs.add(e.getValue().get(i) / wall.get("bare").get(i));
         }
         double c = Machine.median(cpu.get(e.getKey()));
-        System.out.printf(Locale.ROOT, "| %-9s | %9.2f s | %9.3fx | %15.3fx | %8.2f s | %8.3fx | %-44s |%n", e.getKey(), med,
-            med / bare, Machine.median(pairs), c, c / bareCpu, Machine.seconds(e.getValue()));
+        System.out.printf(
+            Locale.ROOT,
+            "| %-9s | %9.2f s | %9.3fx | %15.3fx | %8.2f s | %8.3fx | %-44s |%n",
+            e.getKey(),
+            med,
+            med / bare,
+            Machine.median(pairs),
+            c,
+            c / bareCpu,
+            Machine.seconds(e.getValue()));
       }
       System.out.println();
       System.out.println("Where Keel's time goes (medians):");
@@ -245,46 +305,69 @@ public final class PlatformOverheadBenchmark {
         double total = Machine.median(wall.get(v));
         double act = Machine.median(activity.get(v));
         double tr = Machine.median(trainer.get(v));
-        System.out.printf(Locale.ROOT,
+        System.out.printf(
+            Locale.ROOT,
             "  %-9s total %.2f s = training activity %.2f s (trainer %.2f s incl. checkpoints + validation;"
                 + " data read and request handling %.2f s) + workflows, catalog, GC %.2f s%n",
-            v, total, act, tr, act - tr, total - act);
+            v,
+            total,
+            act,
+            tr,
+            act - tr,
+            total - act);
       }
       System.out.println();
-      System.out.println("validation metrics (must be equal across variants: same math, same seed):");
+      System.out.println(
+          "validation metrics (must be equal across variants: same math, same seed):");
       metrics.forEach((k, v) -> System.out.println("  " + k + ": " + v));
       System.out.println("load averages before: " + loadBefore + ", after: " + loadAfter);
     }
     System.exit(0);
   }
 
-  /** CPU time of this whole JVM: for Keel that is the Temporal server, the workers and the trainer. */
+  /**
+   * CPU time of this whole JVM: for Keel that is the Temporal server, the workers and the trainer.
+   */
   private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
   }
 
-  private static void record(Map<String, List<Double>> activity, String v, double a,
-      Map<String, List<Double>> trainer, double t) {
+  private static void record(
+      Map<String, List<Double>> activity,
+      String v,
+      double a,
+      Map<String, List<Double>> trainer,
+      double t) {
     activity.computeIfAbsent(v, k -> new ArrayList<>()).add(a);
     trainer.computeIfAbsent(v, k -> new ArrayList<>()).add(t);
   }
 
   private static String metricsOf(ExperimentResult r) {
     if (r.getState().getState() != ExperimentState.State.COMPLETED) {
-      throw new IllegalStateException("experiment ended " + r.getState().getState() + ": " + r.getState());
+      throw new IllegalStateException(
+          "experiment ended " + r.getState().getState() + ": " + r.getState());
     }
     Map<String, Double> m = r.getBestCheckpoint().getMetricsMap();
-    return String.format(Locale.ROOT, "accuracy %.6f loss %.8f", m.get(Metrics.VALIDATION_ACCURACY), m.get(Metrics.VALIDATION_LOSS));
+    return String.format(
+        Locale.ROOT,
+        "accuracy %.6f loss %.8f",
+        m.get(Metrics.VALIDATION_ACCURACY),
+        m.get(Metrics.VALIDATION_LOSS));
   }
 
   static ExperimentResult runKeel(WorkflowClient client, ExperimentConfig config, String pool) {
-    return client.newUntypedWorkflowStub(runKeelId(client, config, pool)).getResult(ExperimentResult.class);
+    return client
+        .newUntypedWorkflowStub(runKeelId(client, config, pool))
+        .getResult(ExperimentResult.class);
   }
 
   static String runKeelId(WorkflowClient client, ExperimentConfig config, String pool) {
-    ExperimentConfig c = config.toBuilder()
-        .setResources(config.getResources().toBuilder().setResourcePool(pool)).build();
+    ExperimentConfig c =
+        config.toBuilder()
+            .setResources(config.getResources().toBuilder().setResourcePool(pool))
+            .build();
     return ExperimentLauncher.start(client, ExperimentRequest.newBuilder().setConfig(c).build());
   }
 
@@ -293,7 +376,8 @@ public final class PlatformOverheadBenchmark {
     var events = client.fetchHistory(workflowId).getEvents();
     long t0 = com.google.protobuf.util.Timestamps.toMillis(events.get(0).getEventTime());
     long prev = t0;
-    System.out.println("timeline of " + workflowId + " (ms since start, +ms since previous event):");
+    System.out.println(
+        "timeline of " + workflowId + " (ms since start, +ms since previous event):");
     for (var e : events) {
       long t = com.google.protobuf.util.Timestamps.toMillis(e.getEventTime());
       String what = e.getEventType().name().replace("EVENT_TYPE_", "");
@@ -306,8 +390,9 @@ public final class PlatformOverheadBenchmark {
   }
 
   /**
-   * The same math as {@code Trainer} without Keel: seeded init, batch b = {@link BatchOrder}(seed, b),
-   * libtorch re-seeded per batch (dropout), one sub-manager per step, then validation on the held-out rows.
+   * The same math as {@code Trainer} without Keel: seeded init, batch b = {@link BatchOrder}(seed,
+   * b), libtorch re-seeded per batch (dropout), one sub-manager per step, then validation on the
+   * held-out rows.
    */
   static Evaluation bareLoop(LabeledImages all, long batches, int threads) {
     Engine.getInstance();
@@ -330,8 +415,10 @@ public final class PlatformOverheadBenchmark {
         int[] rows = order.indices(b);
         Engine.getInstance().setRandomSeed(Seeds.batch(TRIAL_SEED, b));
         try (NDManager step = model.manager().newSubManager()) {
-          float loss = model.trainStep(
-              Batches.inputs(step, split.train(), rows), Batches.labels(step, split.train(), rows));
+          float loss =
+              model.trainStep(
+                  Batches.inputs(step, split.train(), rows),
+                  Batches.labels(step, split.train(), rows));
           if (!Float.isFinite(loss)) {
             throw new IllegalStateException("loss " + loss + " at batch " + b);
           }
@@ -364,11 +451,20 @@ public final class PlatformOverheadBenchmark {
     static TrainWorker start(WorkflowClient client, StorageRoot root, String pool, int threads) {
       WorkerFactory factory = WorkerFactory.newInstance(client);
       TrainWorker w = new TrainWorker(pool, factory);
-      TrainingActivitiesImpl impl = new TrainingActivitiesImpl(new DeltaDatasetReader(), ModelRegistry.withBuiltIns(),
-          Duration.ofSeconds(1), new TrainingActivitiesImpl.WorkerDefaults(root.checkpoints(), threads));
+      TrainingActivitiesImpl impl =
+          new TrainingActivitiesImpl(
+              new DeltaDatasetReader(),
+              ModelRegistry.withBuiltIns(),
+              Duration.ofSeconds(1),
+              new TrainingActivitiesImpl.WorkerDefaults(root.checkpoints(), threads));
       TrainingActivities timed = new Timed(impl, w);
-      factory.newWorker(TaskQueues.train(pool), WorkerOptions.newBuilder()
-              .setMaxConcurrentActivityExecutionSize(1).setStickyQueueScheduleToStartTimeout(Duration.ZERO).build())
+      factory
+          .newWorker(
+              TaskQueues.train(pool),
+              WorkerOptions.newBuilder()
+                  .setMaxConcurrentActivityExecutionSize(1)
+                  .setStickyQueueScheduleToStartTimeout(Duration.ZERO)
+                  .build())
           .registerActivitiesImplementations(timed);
       factory.start();
       return w;

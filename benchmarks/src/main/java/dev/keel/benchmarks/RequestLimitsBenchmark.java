@@ -22,18 +22,20 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The requests that could take the API server down before its limits (issue 23), each sent {@code --reps} times
- * to a real {@code ApiServer} in this JVM: the answer's status and times (median, max), and the server's heap
- * after a full GC before the first request and after the last.
+ * The requests that could take the API server down before its limits (issue 23), each sent {@code
+ * --reps} times to a real {@code ApiServer} in this JVM: the answer's status and times (median,
+ * max), and the server's heap after a full GC before the first request and after the last.
  *
  * <pre>
  * java -Xmx2g -cp "$CP" dev.keel.benchmarks.RequestLimitsBenchmark --reps 20
  * </pre>
+ *
  * Options: {@code --reps N} (20), {@code --storage DIR} (a temporary directory).
  */
 public final class RequestLimitsBenchmark {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
-  private static final String CONFIG = """
+  private static final String CONFIG =
+      """
       name: limits
       data: {table: fashion_mnist}
       hyperparameters:
@@ -59,29 +61,72 @@ public final class RequestLimitsBenchmark {
       storage = Files.createTempDirectory("keel-limits");
     }
     Map<String, String[]> probes = new LinkedHashMap<>();
-    probes.put("preview, max_trials 1e9", new String[] {"/experiments/preview", CONFIG.replace("max_trials: 16", "max_trials: 1000000000")});
-    probes.put("preview, 9 MB YAML", new String[] {"/experiments/preview", CONFIG + "# " + "x".repeat(9_000_000) + "\n"});
-    probes.put("create, 9 MB YAML", new String[] {"/experiments", CONFIG + "# " + "x".repeat(9_000_000) + "\n"});
-    probes.put("pipeline, 9 MB YAML", new String[] {"/pipelines", "target_table: t\n# " + "x".repeat(9_000_000) + "\n"});
-    probes.put("preview, nested 10,000 deep", new String[] {"/experiments/preview",
-        CONFIG.replace("width: {type: int", "opt: {type: categorical, vals: " + "[".repeat(10_000) + "]".repeat(10_000)
-            + "}\n  width: {type: int")});
-    probes.put("preview, 1 MiB YAML (the most)", new String[] {"/experiments/preview", oneMebibyte()});
-    probes.put("preview, 100,000 ASHA trials", new String[] {"/experiments/preview", CONFIG.replace("max_trials: 16", "max_trials: 100000")});
-    probes.put("preview, 100,000 TPE trials", new String[] {"/experiments/preview",
-        CONFIG.replace("name: adaptive_asha", "name: tpe").replace("max_trials: 16", "max_trials: 100000")});
+    probes.put(
+        "preview, max_trials 1e9",
+        new String[] {
+          "/experiments/preview", CONFIG.replace("max_trials: 16", "max_trials: 1000000000")
+        });
+    probes.put(
+        "preview, 9 MB YAML",
+        new String[] {"/experiments/preview", CONFIG + "# " + "x".repeat(9_000_000) + "\n"});
+    probes.put(
+        "create, 9 MB YAML",
+        new String[] {"/experiments", CONFIG + "# " + "x".repeat(9_000_000) + "\n"});
+    probes.put(
+        "pipeline, 9 MB YAML",
+        new String[] {"/pipelines", "target_table: t\n# " + "x".repeat(9_000_000) + "\n"});
+    probes.put(
+        "preview, nested 10,000 deep",
+        new String[] {
+          "/experiments/preview",
+          CONFIG.replace(
+              "width: {type: int",
+              "opt: {type: categorical, vals: "
+                  + "[".repeat(10_000)
+                  + "]".repeat(10_000)
+                  + "}\n  width: {type: int")
+        });
+    probes.put(
+        "preview, 1 MiB YAML (the most)", new String[] {"/experiments/preview", oneMebibyte()});
+    probes.put(
+        "preview, 100,000 ASHA trials",
+        new String[] {
+          "/experiments/preview", CONFIG.replace("max_trials: 16", "max_trials: 100000")
+        });
+    probes.put(
+        "preview, 100,000 TPE trials",
+        new String[] {
+          "/experiments/preview",
+          CONFIG
+              .replace("name: adaptive_asha", "name: tpe")
+              .replace("max_trials: 16", "max_trials: 100000")
+        });
 
     MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     try (LoopbackTemporalServer temporal = LoopbackTemporalServer.start(0)) {
       WorkflowServiceStubs stubs = KeelWorkerHost.connect(temporal.address());
-      try (ApiServer api = ApiServer.start("127.0.0.1", 0, KeelWorkerHost.client(stubs, "default"),
-          StorageRoot.of(storage.toString()))) {
+      try (ApiServer api =
+          ApiServer.start(
+              "127.0.0.1",
+              0,
+              KeelWorkerHost.client(stubs, "default"),
+              StorageRoot.of(storage.toString()))) {
         String url = api.url() + "/api/v1";
-        send(url, probes.values().iterator().next()); // warm-up: the server's first request loads its classes
+        send(
+            url,
+            probes
+                .values()
+                .iterator()
+                .next()); // warm-up: the server's first request loads its classes
         long before = heapAfterGc(memory);
-        System.out.printf(Locale.ROOT, "%d of each request to %s (JVM max heap %d MiB)%n", reps, url,
+        System.out.printf(
+            Locale.ROOT,
+            "%d of each request to %s (JVM max heap %d MiB)%n",
+            reps,
+            url,
             Runtime.getRuntime().maxMemory() >> 20);
-        System.out.printf(Locale.ROOT, "%-32s | %-12s | %9s | %9s%n", "request", "status", "median ms", "max ms");
+        System.out.printf(
+            Locale.ROOT, "%-32s | %-12s | %9s | %9s%n", "request", "status", "median ms", "max ms");
         for (Map.Entry<String, String[]> probe : probes.entrySet()) {
           Map<Integer, Integer> statuses = new TreeMap<>();
           List<Double> ms = new ArrayList<>();
@@ -92,32 +137,50 @@ public final class RequestLimitsBenchmark {
             statuses.merge(status, 1, Integer::sum);
           }
           List<Double> sorted = ms.stream().sorted().toList();
-          System.out.printf(Locale.ROOT, "%-32s | %-12s | %9.0f | %9.0f%n", probe.getKey(), statuses,
-              sorted.get(sorted.size() / 2), sorted.get(sorted.size() - 1));
+          System.out.printf(
+              Locale.ROOT,
+              "%-32s | %-12s | %9.0f | %9.0f%n",
+              probe.getKey(),
+              statuses,
+              sorted.get(sorted.size() / 2),
+              sorted.get(sorted.size() - 1));
         }
         long after = heapAfterGc(memory);
-        System.out.printf(Locale.ROOT, "heap after a full GC: %.1f MiB before the requests, %.1f MiB after (%+.1f%%)%n",
-            before / 1048576.0, after / 1048576.0, 100.0 * (after - before) / before);
+        System.out.printf(
+            Locale.ROOT,
+            "heap after a full GC: %.1f MiB before the requests, %.1f MiB after (%+.1f%%)%n",
+            before / 1048576.0,
+            after / 1048576.0,
+            100.0 * (after - before) / before);
       } finally {
         stubs.shutdown();
       }
     }
   }
 
-  /** The largest config the API reads: a categorical hyperparameter with as many values as fit in 1 MiB. */
+  /**
+   * The largest config the API reads: a categorical hyperparameter with as many values as fit in 1
+   * MiB.
+   */
   private static String oneMebibyte() {
     StringBuilder vals = new StringBuilder();
     int room = (1 << 20) - CONFIG.length() - 64;
     for (int i = 0; vals.length() < room; i++) {
       vals.append(i == 0 ? "" : ",").append("v").append(i);
     }
-    return CONFIG.replace("width: {type: int", "opt: {type: categorical, vals: [" + vals + "]}\n  width: {type: int");
+    return CONFIG.replace(
+        "width: {type: int", "opt: {type: categorical, vals: [" + vals + "]}\n  width: {type: int");
   }
 
   private static int send(String url, String[] probe) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(url + probe[0])).timeout(Duration.ofMinutes(10))
-        .header("Content-Type", "application/yaml").POST(HttpRequest.BodyPublishers.ofString(probe[1])).build(),
-        HttpResponse.BodyHandlers.discarding()).statusCode();
+    return HTTP.send(
+            HttpRequest.newBuilder(URI.create(url + probe[0]))
+                .timeout(Duration.ofMinutes(10))
+                .header("Content-Type", "application/yaml")
+                .POST(HttpRequest.BodyPublishers.ofString(probe[1]))
+                .build(),
+            HttpResponse.BodyHandlers.discarding())
+        .statusCode();
   }
 
   private static long heapAfterGc(MemoryMXBean memory) throws InterruptedException {

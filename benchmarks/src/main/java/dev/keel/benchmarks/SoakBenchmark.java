@@ -39,7 +39,6 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,22 +54,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A soak with faults on the Temporal CLI's dev server: for {@code --minutes}, keep {@code --experiments}
- * experiments and {@code --pipelines} pipelines (ETL → search → final training → register → inference)
- * running, submitted through the REST API as a user would, while a chaos thread SIGKILLs worker processes
- * at random ({@code keel worker --roles TRAIN}, {@code CONTROL}, {@code ETL}, {@code INFER}, each its own
- * child JVM, restarted after a few seconds) and SIGKILLs the Temporal dev server, restarting it on the same
- * port and database file. Then no more faults nor submissions: the runs still pending must finish within
- * {@code --drain-minutes}.
+ * A soak with faults on the Temporal CLI's dev server: for {@code --minutes}, keep {@code
+ * --experiments} experiments and {@code --pipelines} pipelines (ETL → search → final training →
+ * register → inference) running, submitted through the REST API as a user would, while a chaos
+ * thread SIGKILLs worker processes at random ({@code keel worker --roles TRAIN}, {@code CONTROL},
+ * {@code ETL}, {@code INFER}, each its own child JVM, restarted after a few seconds) and SIGKILLs
+ * the Temporal dev server, restarting it on the same port and database file. Then no more faults
+ * nor submissions: the runs still pending must finish within {@code --drain-minutes}.
  *
- * <p>Reports the runs completed, trials lost (every trial of every experiment, the pipelines' included,
- * must be COMPLETED in the catalog's {@code _keel/trials}), kills per role and server restarts, the longest
- * stall (the longest time in which no run made progress: no new non-workflow-task history event in any
- * watched workflow, no new training progress in any heartbeat, no run ending, while runs were pending),
- * and every error a user would have seen: failed runs with their messages, and the errors of the API calls
- * a user makes (submissions, and {@code GET /api/v1/experiments/{id}} / {@code /api/v1/pipelines/{id}}
- * for each pending run every {@code --watch-seconds}). Exit 1 on a lost trial, a failed run or a run that
- * did not finish.
+ * <p>Reports the runs completed, trials lost (every trial of every experiment, the pipelines'
+ * included, must be COMPLETED in the catalog's {@code _keel/trials}), kills per role and server
+ * restarts, the longest stall (the longest time in which no run made progress: no new
+ * non-workflow-task history event in any watched workflow, no new training progress in any
+ * heartbeat, no run ending, while runs were pending), and every error a user would have seen:
+ * failed runs with their messages, and the errors of the API calls a user makes (submissions, and
+ * {@code GET /api/v1/experiments/{id}} / {@code /api/v1/pipelines/{id}} for each pending run every
+ * {@code --watch-seconds}). Exit 1 on a lost trial, a failed run or a run that did not finish.
  *
  * <pre>
  * SoakBenchmark [--minutes 30] [--experiments 2] [--pipelines 1] [--trials 3] [--batches 40]
@@ -81,8 +80,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class SoakBenchmark {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final DateTimeFormatter CLOCK =
+      DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
   private static final List<String> ROLES = List.of("TRAIN", "CONTROL", "ETL", "INFER", "SERVER");
 
   /** A run this benchmark submitted and watches. */
@@ -93,9 +94,11 @@ public final class SoakBenchmark {
     volatile String outcome; // null while pending
     volatile String experimentId;
     volatile boolean ok;
-    final Map<String, Long> events = new ConcurrentHashMap<>(); // workflow id -> non-workflow-task events
+    final Map<String, Long> events =
+        new ConcurrentHashMap<>(); // workflow id -> non-workflow-task events
     final Map<String, Long> historyLengths = new ConcurrentHashMap<>();
-    final Map<String, String> heartbeats = new ConcurrentHashMap<>(); // workflow id/activity id -> last progress
+    final Map<String, String> heartbeats =
+        new ConcurrentHashMap<>(); // workflow id/activity id -> last progress
 
     Run(String id, boolean pipeline) {
       this.id = id;
@@ -119,8 +122,10 @@ public final class SoakBenchmark {
     }
 
     void start() throws IOException {
-      ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      ProcessBuilder pb =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
       pb.environment().put("OMP_WAIT_POLICY", "passive");
       pb.environment().put("OMP_NUM_THREADS", "1");
       pb.environment().put("KEEL_LOG_LEVEL", "INFO");
@@ -156,9 +161,12 @@ public final class SoakBenchmark {
   private final List<UserError> userErrors = new CopyOnWriteArrayList<>();
   private final Map<String, Integer> kills = new ConcurrentHashMap<>();
   private final List<String> faultLog = new CopyOnWriteArrayList<>();
-  private final List<Instant[]> faultWindows = new CopyOnWriteArrayList<>(); // [start, end] of each fault
+  private final List<Instant[]> faultWindows =
+      new CopyOnWriteArrayList<>(); // [start, end] of each fault
+
   /** Fault weights in the order of {@link #ROLES}. */
   private int[] weights = {3, 2, 1, 1, 2};
+
   private double aimed = 0.25;
   private final Set<String> pendingActivityTypes = ConcurrentHashMap.newKeySet();
   private final Set<String> etlTypes = activityNames(IngestActivities.class);
@@ -215,15 +223,24 @@ public final class SoakBenchmark {
         case "--temporal-cli" -> binary = Path.of(args[++i]);
         case "--weights" -> weights = args[++i];
         case "--aimed" -> aimed = Double.parseDouble(args[++i]);
-        default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--minutes M --experiments N"
-            + " --pipelines N --trials N --batches N --train-workers N --fault-min-seconds S --fault-max-seconds S"
-            + " --drain-minutes M --watch-seconds S --seed N --storage DIR --data DIR --temporal-cli PATH"
-            + " --weights train=3,control=2,etl=1,infer=1,server=2 --aimed 0.25)");
+        default ->
+            throw new IllegalArgumentException(
+                "unknown option "
+                    + args[i]
+                    + " (--minutes M --experiments N"
+                    + " --pipelines N --trials N --batches N --train-workers N --fault-min-seconds S --fault-max-seconds S"
+                    + " --drain-minutes M --watch-seconds S --seed N --storage DIR --data DIR --temporal-cli PATH"
+                    + " --weights train=3,control=2,etl=1,infer=1,server=2 --aimed 0.25)");
       }
     }
     if (binary == null) {
-      binary = TemporalCliServer.locate().orElseThrow(() -> new IllegalArgumentException("no `temporal` binary:"
-          + " GOBIN=$PWD/.tools go install github.com/temporalio/cli/cmd/temporal@v1.5.1, or --temporal-cli PATH"));
+      binary =
+          TemporalCliServer.locate()
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "no `temporal` binary:"
+                              + " GOBIN=$PWD/.tools go install github.com/temporalio/cli/cmd/temporal@v1.5.1, or --temporal-cli PATH"));
     }
     if (storage == null) {
       storage = Files.createTempDirectory("keel-bench-soak");
@@ -237,7 +254,8 @@ public final class SoakBenchmark {
     SoakBenchmark soak = new SoakBenchmark(seed, root, storage, binary);
     for (String w : weights.split(",")) {
       String[] kv = w.split("=");
-      soak.weights[ROLES.indexOf(kv[0].trim().toUpperCase(Locale.ROOT))] = Integer.parseInt(kv[1].trim());
+      soak.weights[ROLES.indexOf(kv[0].trim().toUpperCase(Locale.ROOT))] =
+          Integer.parseInt(kv[1].trim());
     }
     for (String r : ROLES) {
       if (!weights.toUpperCase(Locale.ROOT).contains(r + "=")) {
@@ -245,19 +263,56 @@ public final class SoakBenchmark {
       }
     }
     soak.aimed = aimed;
-    System.out.printf(Locale.ROOT, "soak %.1f min (+ drain up to %.0f min): %d experiment(s) and %d pipeline(s) at a time,"
-        + " %d trials x %d batches; %d training worker JVM(s); a fault every %.0f-%.0f s; Temporal CLI dev server %s"
-        + " (db %s); storage %s; fault weights %s, aimed at busy ETL/inference workers %.0f%% of the time%n", minutes,
-        drainMinutes, experiments, pipelines, trials, batches, trainWorkers, faultMin, faultMax, soak.server.address(),
-        soak.db, storage, weights, aimed * 100);
-    int code = soak.run(minutes, drainMinutes, experiments, pipelines, trials, batches, trainWorkers, faultMin, faultMax,
-        watchSeconds, data);
-    System.out.println("load averages before: " + loadBefore + ", after: " + Machine.loadAverages());
+    System.out.printf(
+        Locale.ROOT,
+        "soak %.1f min (+ drain up to %.0f min): %d experiment(s) and %d pipeline(s) at a time,"
+            + " %d trials x %d batches; %d training worker JVM(s); a fault every %.0f-%.0f s; Temporal CLI dev server %s"
+            + " (db %s); storage %s; fault weights %s, aimed at busy ETL/inference workers %.0f%% of the time%n",
+        minutes,
+        drainMinutes,
+        experiments,
+        pipelines,
+        trials,
+        batches,
+        trainWorkers,
+        faultMin,
+        faultMax,
+        soak.server.address(),
+        soak.db,
+        storage,
+        weights,
+        aimed * 100);
+    int code =
+        soak.run(
+            minutes,
+            drainMinutes,
+            experiments,
+            pipelines,
+            trials,
+            batches,
+            trainWorkers,
+            faultMin,
+            faultMax,
+            watchSeconds,
+            data);
+    System.out.println(
+        "load averages before: " + loadBefore + ", after: " + Machine.loadAverages());
     System.exit(code);
   }
 
-  private int run(double minutes, double drainMinutes, int experiments, int pipelines, int trials, int batches,
-      int trainWorkers, double faultMin, double faultMax, int watchSeconds, Path data) throws Exception {
+  private int run(
+      double minutes,
+      double drainMinutes,
+      int experiments,
+      int pipelines,
+      int trials,
+      int batches,
+      int trainWorkers,
+      double faultMin,
+      double faultMax,
+      int watchSeconds,
+      Path data)
+      throws Exception {
     Path logs = Files.createDirectories(storage.resolve("logs"));
     List<String> roles = new ArrayList<>(List.of("CONTROL", "ETL", "INFER"));
     for (int i = 1; i <= trainWorkers; i++) {
@@ -266,24 +321,52 @@ public final class SoakBenchmark {
     int t = 0;
     for (String role : roles) {
       String name = role.toLowerCase(Locale.ROOT) + (role.equals("TRAIN") ? "-" + (++t) : "");
-      List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-Xmx768m", "-XX:+UseSerialGC", "-cp", WorkerProcesses.classpath(), "dev.keel.service.cli.KeelCli", "worker",
-          "--roles", role, "--train-threads", "1", "--identity", name,
-          "--temporal", server.address(), "--storage", root.toString());
+      List<String> command =
+          List.of(
+              Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+              "-Xmx768m",
+              "-XX:+UseSerialGC",
+              "-cp",
+              WorkerProcesses.classpath(),
+              "dev.keel.service.cli.KeelCli",
+              "worker",
+              "--roles",
+              role,
+              "--train-threads",
+              "1",
+              "--identity",
+              name,
+              "--temporal",
+              server.address(),
+              "--storage",
+              root.toString());
       Child c = new Child(name, role, command, logs.resolve(name + ".log"));
       children.put(name, c);
       c.start();
     }
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> children.values().forEach(c -> {
-      Process p = c.process;
-      if (p != null) {
-        p.destroyForcibly();
-      }
-    })));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () ->
+                    children
+                        .values()
+                        .forEach(
+                            c -> {
+                              Process p = c.process;
+                              if (p != null) {
+                                p.destroyForcibly();
+                              }
+                            })));
     awaitPolling(Duration.ofMinutes(3));
     ApiServer api = ApiServer.start("127.0.0.1", 0, client, root);
     String url = api.url() + "/api/v1";
-    System.out.println("workers polling: " + children.keySet() + "; API " + url + "; Temporal web UI http://127.0.0.1:" + uiPort);
+    System.out.println(
+        "workers polling: "
+            + children.keySet()
+            + "; API "
+            + url
+            + "; Temporal web UI http://127.0.0.1:"
+            + uiPort);
 
     Instant start = Instant.now();
     Instant deadline = start.plusMillis((long) (minutes * 60_000));
@@ -306,7 +389,11 @@ public final class SoakBenchmark {
       long pendingExperiments = runs.stream().filter(r -> !r.pipeline && r.outcome == null).count();
       long pendingPipelines = runs.stream().filter(r -> r.pipeline && r.outcome == null).count();
       if (pendingExperiments < experiments) {
-        if (submit(url + "/experiments", experimentYaml(++submittedExperiments, trials, batches), false) == null) {
+        if (submit(
+                url + "/experiments",
+                experimentYaml(++submittedExperiments, trials, batches),
+                false)
+            == null) {
           submittedExperiments--;
           Thread.sleep(5000);
         }
@@ -314,7 +401,11 @@ public final class SoakBenchmark {
       }
       if (pendingPipelines < pipelines) {
         int slot = (int) (submittedPipelines % pipelines);
-        if (submit(url + "/pipelines", pipelineYaml(++submittedPipelines, slot, trials, batches, data), true) == null) {
+        if (submit(
+                url + "/pipelines",
+                pipelineYaml(++submittedPipelines, slot, trials, batches, data),
+                true)
+            == null) {
           submittedPipelines--;
           Thread.sleep(5000);
         }
@@ -328,11 +419,13 @@ public final class SoakBenchmark {
       }
     }
     soaking.set(false);
-    System.out.println(clock() + " soak over: no more submissions; waiting for the last fault to heal");
+    System.out.println(
+        clock() + " soak over: no more submissions; waiting for the last fault to heal");
     chaos.join();
     Instant drainStart = Instant.now();
     Instant drainDeadline = drainStart.plusMillis((long) (drainMinutes * 60_000));
-    while (runs.stream().anyMatch(r -> r.outcome == null) && Instant.now().isBefore(drainDeadline)) {
+    while (runs.stream().anyMatch(r -> r.outcome == null)
+        && Instant.now().isBefore(drainDeadline)) {
       Thread.sleep(2000);
       long now = System.currentTimeMillis();
       if (now - lastPrint > 60_000) {
@@ -354,9 +447,14 @@ public final class SoakBenchmark {
   private String submit(String endpoint, String yaml, boolean pipeline) {
     String where = "POST " + endpoint.substring(endpoint.indexOf("/api/v1"));
     try {
-      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(endpoint)).timeout(Duration.ofSeconds(60))
-          .header("Content-Type", "application/yaml").POST(HttpRequest.BodyPublishers.ofString(yaml)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create(endpoint))
+                  .timeout(Duration.ofSeconds(60))
+                  .header("Content-Type", "application/yaml")
+                  .POST(HttpRequest.BodyPublishers.ofString(yaml))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       if (r.statusCode() != 202) {
         userError(where, r.statusCode() + " " + r.body());
         return null;
@@ -383,13 +481,20 @@ public final class SoakBenchmark {
         }
         String path = (r.pipeline ? "/pipelines/" : "/experiments/") + r.id;
         try {
-          HttpResponse<String> resp = HTTP.send(HttpRequest.newBuilder(URI.create(url + path))
-              .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+          HttpResponse<String> resp =
+              HTTP.send(
+                  HttpRequest.newBuilder(URI.create(url + path))
+                      .timeout(Duration.ofSeconds(30))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
           if (resp.statusCode() != 200 && r.outcome == null) {
-            userError("GET /api/v1" + (r.pipeline ? "/pipelines/{id}" : "/experiments/{id}"), resp.statusCode() + " " + resp.body());
+            userError(
+                "GET /api/v1" + (r.pipeline ? "/pipelines/{id}" : "/experiments/{id}"),
+                resp.statusCode() + " " + resp.body());
           }
         } catch (IOException e) {
-          userError("GET /api/v1" + (r.pipeline ? "/pipelines/{id}" : "/experiments/{id}"), e.toString());
+          userError(
+              "GET /api/v1" + (r.pipeline ? "/pipelines/{id}" : "/experiments/{id}"), e.toString());
         } catch (InterruptedException e) {
           return;
         }
@@ -400,7 +505,8 @@ public final class SoakBenchmark {
 
   private void userError(String where, String message) {
     String m = message.replaceAll("\\s+", " ");
-    userErrors.add(new UserError(Instant.now(), where, m.length() > 400 ? m.substring(0, 400) + "…" : m));
+    userErrors.add(
+        new UserError(Instant.now(), where, m.length() > 400 ? m.substring(0, 400) + "…" : m));
   }
 
   // ---------------------------------------------------------------- faults
@@ -421,13 +527,21 @@ public final class SoakBenchmark {
         if (role.equals("SERVER")) {
           restartServer();
         } else {
-          List<Child> candidates = children.values().stream().filter(c -> c.role.equals(role)).toList();
+          List<Child> candidates =
+              children.values().stream().filter(c -> c.role.equals(role)).toList();
           Child c = candidates.get(random.nextInt(candidates.size()));
           c.kill();
           kills.merge(role, 1, Integer::sum);
           long downMs = 1000 + random.nextInt(9000);
-          faultLog.add(clock() + " SIGKILL " + c.name + " (pending activity types " + new java.util.TreeSet<>(pendingActivityTypes) + "), restarted after "
-              + downMs / 1000 + " s");
+          faultLog.add(
+              clock()
+                  + " SIGKILL "
+                  + c.name
+                  + " (pending activity types "
+                  + new java.util.TreeSet<>(pendingActivityTypes)
+                  + "), restarted after "
+                  + downMs / 1000
+                  + " s");
           System.out.println(faultLog.get(faultLog.size() - 1));
           sleep(downMs);
           c.start();
@@ -441,9 +555,9 @@ public final class SoakBenchmark {
   }
 
   /**
-   * At random by {@code --weights}; with probability {@code --aimed}, the ETL or inference worker when one
-   * of their activities is pending right now (they are idle most of the time, and killing an idle worker
-   * tests little).
+   * At random by {@code --weights}; with probability {@code --aimed}, the ETL or inference worker
+   * when one of their activities is pending right now (they are idle most of the time, and killing
+   * an idle worker tests little).
    */
   private String pickRole() {
     Set<String> pending = Set.copyOf(pendingActivityTypes);
@@ -465,12 +579,18 @@ public final class SoakBenchmark {
     return "TRAIN";
   }
 
-  /** SIGKILL of the dev server itself (not a graceful stop), then a start on the same port and database file. */
+  /**
+   * SIGKILL of the dev server itself (not a graceful stop), then a start on the same port and
+   * database file.
+   */
   private void restartServer() throws Exception {
     String marker = "--db-filename " + db.toAbsolutePath() + " ";
-    List<ProcessHandle> temporal = ProcessHandle.current().descendants()
-        .filter(h -> h.info().command().map(c -> c.endsWith("/temporal")).orElse(false))
-        .filter(h -> h.info().commandLine().map(c -> c.contains(marker)).orElse(false)).toList();
+    List<ProcessHandle> temporal =
+        ProcessHandle.current()
+            .descendants()
+            .filter(h -> h.info().command().map(c -> c.endsWith("/temporal")).orElse(false))
+            .filter(h -> h.info().commandLine().map(c -> c.contains(marker)).orElse(false))
+            .toList();
     if (temporal.isEmpty()) {
       throw new IllegalStateException("no temporal process found under this JVM");
     }
@@ -486,8 +606,13 @@ public final class SoakBenchmark {
     server = TemporalCliServer.start(binary, temporalPort, uiPort, db, Duration.ofSeconds(120));
     serverDown = false;
     kills.merge("SERVER", 1, Integer::sum);
-    faultLog.add(String.format(Locale.ROOT, "%s SIGKILL the Temporal dev server, started again after %.1f s (listening %.1f s after the start)",
-        clock(), downMs / 1000.0 + (System.nanoTime() - t) / 1e9, (System.nanoTime() - t) / 1e9));
+    faultLog.add(
+        String.format(
+            Locale.ROOT,
+            "%s SIGKILL the Temporal dev server, started again after %.1f s (listening %.1f s after the start)",
+            clock(),
+            downMs / 1000.0 + (System.nanoTime() - t) / 1e9,
+            (System.nanoTime() - t) / 1e9));
     System.out.println(faultLog.get(faultLog.size() - 1));
   }
 
@@ -536,8 +661,11 @@ public final class SoakBenchmark {
     lastProgress = now;
   }
 
-  /** Whether the workflow (or its pending children, recursively) made progress since the last look. */
-  private boolean progress(Run r, String workflowId, DescribeWorkflowExecutionResponse d, int depth, Set<String> types) {
+  /**
+   * Whether the workflow (or its pending children, recursively) made progress since the last look.
+   */
+  private boolean progress(
+      Run r, String workflowId, DescribeWorkflowExecutionResponse d, int depth, Set<String> types) {
     boolean progressed = false;
     long length = d.getWorkflowExecutionInfo().getHistoryLength();
     Long before = r.historyLengths.put(workflowId, length);
@@ -556,8 +684,13 @@ public final class SoakBenchmark {
       if (a.hasHeartbeatDetails() && a.getHeartbeatDetails().getPayloadsCount() > 0) {
         String details;
         try {
-          TrainProgress p = KeelDataConverter.get().fromPayloads(0, Optional.of(a.getHeartbeatDetails()),
-              TrainProgress.class, TrainProgress.class);
+          TrainProgress p =
+              KeelDataConverter.get()
+                  .fromPayloads(
+                      0,
+                      Optional.of(a.getHeartbeatDetails()),
+                      TrainProgress.class,
+                      TrainProgress.class);
           details = p == null ? "" : p.getBatches() + "/" + p.getLastCheckpoint().getUuid();
         } catch (RuntimeException notTraining) {
           details = a.getHeartbeatDetails().toString();
@@ -571,7 +704,8 @@ public final class SoakBenchmark {
     if (depth < 3) {
       for (PendingChildExecutionInfo c : d.getPendingChildrenList()) {
         try {
-          progressed |= progress(r, c.getWorkflowId(), describe(c.getWorkflowId()), depth + 1, types);
+          progressed |=
+              progress(r, c.getWorkflowId(), describe(c.getWorkflowId()), depth + 1, types);
         } catch (RuntimeException e) {
           // not started yet
         }
@@ -581,28 +715,48 @@ public final class SoakBenchmark {
   }
 
   private DescribeWorkflowExecutionResponse describe(String workflowId) {
-    return stubs.blockingStub().withDeadlineAfter(10, TimeUnit.SECONDS).describeWorkflowExecution(
-        DescribeWorkflowExecutionRequest.newBuilder().setNamespace("default")
-            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId)).build());
+    return stubs
+        .blockingStub()
+        .withDeadlineAfter(10, TimeUnit.SECONDS)
+        .describeWorkflowExecution(
+            DescribeWorkflowExecutionRequest.newBuilder()
+                .setNamespace("default")
+                .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
+                .build());
   }
 
   private void finish(Run r, WorkflowExecutionStatus status) {
     try {
       if (r.pipeline) {
-        PipelineResult p = client.newUntypedWorkflowStub(r.id).getResult(30, TimeUnit.SECONDS, PipelineResult.class);
+        PipelineResult p =
+            client
+                .newUntypedWorkflowStub(r.id)
+                .getResult(30, TimeUnit.SECONDS, PipelineResult.class);
         r.experimentId = p.getExperimentId();
         r.ok = p.hasInference() && p.getInference().getRows() > 0;
-        r.outcome = String.format(Locale.ROOT, "COMPLETED: experiment %s, model %s v%d, test accuracy %.4f on %d rows",
-            p.getExperimentId(), p.getModel().getName(), p.getModel().getVersion(), p.getInference().getAccuracy(),
-            p.getInference().getRows());
+        r.outcome =
+            String.format(
+                Locale.ROOT,
+                "COMPLETED: experiment %s, model %s v%d, test accuracy %.4f on %d rows",
+                p.getExperimentId(),
+                p.getModel().getName(),
+                p.getModel().getVersion(),
+                p.getInference().getAccuracy(),
+                p.getInference().getRows());
       } else {
-        ExperimentResult e = client.newUntypedWorkflowStub(r.id).getResult(30, TimeUnit.SECONDS, ExperimentResult.class);
+        ExperimentResult e =
+            client
+                .newUntypedWorkflowStub(r.id)
+                .getResult(30, TimeUnit.SECONDS, ExperimentResult.class);
         r.experimentId = r.id;
         r.ok = e.getState().getState() == ExperimentState.State.COMPLETED;
-        r.outcome = e.getState().getState() + (e.getState().getError().isEmpty() ? "" : ": " + e.getState().getError());
+        r.outcome =
+            e.getState().getState()
+                + (e.getState().getError().isEmpty() ? "" : ": " + e.getState().getError());
       }
     } catch (WorkflowFailedException e) {
-      StringBuilder why = new StringBuilder(status.name().replace("WORKFLOW_EXECUTION_STATUS_", ""));
+      StringBuilder why =
+          new StringBuilder(status.name().replace("WORKFLOW_EXECUTION_STATUS_", ""));
       for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
         why.append(": ").append(c.getMessage());
       }
@@ -612,8 +766,14 @@ public final class SoakBenchmark {
       return; // not readable now (server restarting): the next round tries again
     }
     double seconds = Duration.between(r.submitted, Instant.now()).toMillis() / 1000.0;
-    System.out.printf(Locale.ROOT, "%s %s %s ended after %.0f s: %s%n", clock(), r.pipeline ? "pipeline" : "experiment",
-        r.id, seconds, r.outcome);
+    System.out.printf(
+        Locale.ROOT,
+        "%s %s %s ended after %.0f s: %s%n",
+        clock(),
+        r.pipeline ? "pipeline" : "experiment",
+        r.id,
+        seconds,
+        r.outcome);
   }
 
   // ---------------------------------------------------------------- report
@@ -621,7 +781,11 @@ public final class SoakBenchmark {
   private int report(Instant start, Instant drainStart, Instant end, int trials) {
     long tCatalog = System.nanoTime();
     Map<String, Map<Long, CatalogTrials.Trial>> catalog = CatalogTrials.read(root);
-    System.out.printf(Locale.ROOT, "%s read the catalog's trials table in %.1f s%n", clock(), (System.nanoTime() - tCatalog) / 1e9);
+    System.out.printf(
+        Locale.ROOT,
+        "%s read the catalog's trials table in %.1f s%n",
+        clock(),
+        (System.nanoTime() - tCatalog) / 1e9);
     int experimentsDone = 0;
     int pipelinesDone = 0;
     int trialsExpected = 0;
@@ -643,13 +807,27 @@ public final class SoakBenchmark {
         continue;
       }
       trialsExpected += trials;
-      List<CatalogTrials.Trial> rows = List.copyOf(catalog.getOrDefault(r.experimentId, Map.of()).values());
+      List<CatalogTrials.Trial> rows =
+          List.copyOf(catalog.getOrDefault(r.experimentId, Map.of()).values());
       long ok = rows.stream().filter(x -> "COMPLETED".equals(x.state())).count();
       trialsCompleted += (int) ok;
       if (ok != trials) {
-        problems.add("experiment " + r.experimentId + (r.pipeline ? " (pipeline " + r.id + ")" : "") + ": catalog has "
-            + rows.stream().map(x -> x.trialId() + "=" + x.state() + (x.error().isEmpty() ? "" : " (" + x.error() + ")")).toList()
-            + ", expected " + trials + " COMPLETED");
+        problems.add(
+            "experiment "
+                + r.experimentId
+                + (r.pipeline ? " (pipeline " + r.id + ")" : "")
+                + ": catalog has "
+                + rows.stream()
+                    .map(
+                        x ->
+                            x.trialId()
+                                + "="
+                                + x.state()
+                                + (x.error().isEmpty() ? "" : " (" + x.error() + ")"))
+                    .toList()
+                + ", expected "
+                + trials
+                + " COMPLETED");
       }
     }
     int lost = trialsExpected - trialsCompleted;
@@ -660,25 +838,54 @@ public final class SoakBenchmark {
     double soakMin = Duration.between(start, drainStart).toMillis() / 60000.0;
     double drainMin = Duration.between(drainStart, end).toMillis() / 60000.0;
     System.out.println();
-    System.out.printf(Locale.ROOT, "Soak with faults on the Temporal CLI dev server: %.1f min of faults and submissions"
-        + " (%s-%s UTC), then %.1f min to drain%n", soakMin, CLOCK.format(start), CLOCK.format(drainStart), drainMin);
+    System.out.printf(
+        Locale.ROOT,
+        "Soak with faults on the Temporal CLI dev server: %.1f min of faults and submissions"
+            + " (%s-%s UTC), then %.1f min to drain%n",
+        soakMin,
+        CLOCK.format(start),
+        CLOCK.format(drainStart),
+        drainMin);
     System.out.println("| what | count |");
     System.out.println("|---|---|");
-    System.out.printf(Locale.ROOT, "| experiments submitted / completed | %d / %d |%n", runs.stream().filter(r -> !r.pipeline).count(), experimentsDone);
-    System.out.printf(Locale.ROOT, "| pipelines submitted / completed | %d / %d |%n", runs.stream().filter(r -> r.pipeline).count(), pipelinesDone);
-    System.out.printf(Locale.ROOT, "| trials expected / COMPLETED in `_keel/trials` | %d / %d |%n", trialsExpected + pendingRuns * trials, trialsCompleted);
+    System.out.printf(
+        Locale.ROOT,
+        "| experiments submitted / completed | %d / %d |%n",
+        runs.stream().filter(r -> !r.pipeline).count(),
+        experimentsDone);
+    System.out.printf(
+        Locale.ROOT,
+        "| pipelines submitted / completed | %d / %d |%n",
+        runs.stream().filter(r -> r.pipeline).count(),
+        pipelinesDone);
+    System.out.printf(
+        Locale.ROOT,
+        "| trials expected / COMPLETED in `_keel/trials` | %d / %d |%n",
+        trialsExpected + pendingRuns * trials,
+        trialsCompleted);
     System.out.printf(Locale.ROOT, "| **trials lost** | **%d** |%n", lost);
-    System.out.printf(Locale.ROOT, "| failed runs | %d |%n", runs.stream().filter(r -> r.outcome != null && !r.ok).count());
+    System.out.printf(
+        Locale.ROOT,
+        "| failed runs | %d |%n",
+        runs.stream().filter(r -> r.outcome != null && !r.ok).count());
     for (String role : ROLES) {
-      System.out.printf(Locale.ROOT, "| %s | %d |%n", role.equals("SERVER") ? "Temporal dev server SIGKILLed and restarted"
-          : "SIGKILL of " + role + " workers", kills.getOrDefault(role, 0));
+      System.out.printf(
+          Locale.ROOT,
+          "| %s | %d |%n",
+          role.equals("SERVER")
+              ? "Temporal dev server SIGKILLed and restarted"
+              : "SIGKILL of " + role + " workers",
+          kills.getOrDefault(role, 0));
     }
     List<double[]> sorted = new ArrayList<>(stalls);
     sorted.sort((a, b) -> Double.compare(b[0], a[0]));
     List<Double> gaps = stalls.stream().map(s -> s[0]).toList();
-    System.out.printf(Locale.ROOT, "| longest stall (no progress anywhere while runs were pending) | %.0f s |%n",
+    System.out.printf(
+        Locale.ROOT,
+        "| longest stall (no progress anywhere while runs were pending) | %.0f s |%n",
         sorted.isEmpty() ? 0 : sorted.get(0)[0]);
-    System.out.printf(Locale.ROOT, "| median time between progress events | %.1f s |%n", Machine.median(gaps));
+    System.out.printf(
+        Locale.ROOT, "| median time between progress events | %.1f s |%n", Machine.median(gaps));
     System.out.printf(Locale.ROOT, "| API errors a user saw | %d |%n", userErrors.size());
     System.out.println();
     System.out.println("Longest stalls, with the faults in the minute before and during them:");
@@ -686,7 +893,12 @@ public final class SoakBenchmark {
       Instant from = Instant.ofEpochMilli((long) s[1]);
       Instant to = from.plusMillis((long) (s[0] * 1000));
       List<String> during = faultLog.stream().filter(f -> overlaps(f, from, to)).toList();
-      System.out.printf(Locale.ROOT, "  %.0f s from %s to %s; faults: %s%n", s[0], CLOCK.format(from), CLOCK.format(to),
+      System.out.printf(
+          Locale.ROOT,
+          "  %.0f s from %s to %s; faults: %s%n",
+          s[0],
+          CLOCK.format(from),
+          CLOCK.format(to),
           during.isEmpty() ? "none" : during);
     }
     System.out.println();
@@ -695,7 +907,12 @@ public final class SoakBenchmark {
     System.out.println();
     System.out.println("Runs (" + runs.size() + "):");
     for (Run r : runs) {
-      System.out.println("  " + (r.pipeline ? "pipeline   " : "experiment ") + r.id + ": " + (r.outcome == null ? "PENDING" : r.outcome));
+      System.out.println(
+          "  "
+              + (r.pipeline ? "pipeline   " : "experiment ")
+              + r.id
+              + ": "
+              + (r.outcome == null ? "PENDING" : r.outcome));
     }
     System.out.println();
     System.out.println("Errors a user would have seen (" + userErrors.size() + "):");
@@ -703,8 +920,18 @@ public final class SoakBenchmark {
     for (UserError e : userErrors) {
       grouped.computeIfAbsent(e.where() + " → " + e.message(), k -> new ArrayList<>()).add(e);
     }
-    grouped.forEach((k, v) -> System.out.printf(Locale.ROOT, "  %dx %s (%s)%n", v.size(), k,
-        v.size() == 1 ? CLOCK.format(v.get(0).time()) : CLOCK.format(v.get(0).time()) + " … " + CLOCK.format(v.get(v.size() - 1).time())));
+    grouped.forEach(
+        (k, v) ->
+            System.out.printf(
+                Locale.ROOT,
+                "  %dx %s (%s)%n",
+                v.size(),
+                k,
+                v.size() == 1
+                    ? CLOCK.format(v.get(0).time())
+                    : CLOCK.format(v.get(0).time())
+                        + " … "
+                        + CLOCK.format(v.get(v.size() - 1).time())));
     for (Run r : runs) {
       if (r.outcome != null && !r.ok) {
         System.out.println("  failed run " + r.id + ": " + r.outcome);
@@ -724,7 +951,8 @@ public final class SoakBenchmark {
   private static boolean overlaps(String fault, Instant from, Instant to) {
     String hms = fault.substring(0, 8);
     Instant day = to.truncatedTo(java.time.temporal.ChronoUnit.DAYS);
-    Instant at = day.plus(Duration.between(java.time.LocalTime.MIDNIGHT, java.time.LocalTime.parse(hms)));
+    Instant at =
+        day.plus(Duration.between(java.time.LocalTime.MIDNIGHT, java.time.LocalTime.parse(hms)));
     return !at.isBefore(from.minusSeconds(60)) && !at.isAfter(to);
   }
 
@@ -733,9 +961,20 @@ public final class SoakBenchmark {
     long pp = runs.stream().filter(r -> r.pipeline && r.outcome == null).count();
     long de = runs.stream().filter(r -> !r.pipeline && r.outcome != null).count();
     long dp = runs.stream().filter(r -> r.pipeline && r.outcome != null).count();
-    System.out.printf(Locale.ROOT, "%s %s: pending %d experiment(s), %d pipeline(s); ended %d / %d; kills %s; %d user errors;"
-        + " last progress %.0f s ago; pending activity types %s (load %s)%n", clock(), phase, pe, pp, de, dp, new TreeMap<>(kills),
-        userErrors.size(), Duration.between(lastProgress, Instant.now()).toMillis() / 1000.0, new java.util.TreeSet<>(pendingActivityTypes),
+    System.out.printf(
+        Locale.ROOT,
+        "%s %s: pending %d experiment(s), %d pipeline(s); ended %d / %d; kills %s; %d user errors;"
+            + " last progress %.0f s ago; pending activity types %s (load %s)%n",
+        clock(),
+        phase,
+        pe,
+        pp,
+        de,
+        dp,
+        new TreeMap<>(kills),
+        userErrors.size(),
+        Duration.between(lastProgress, Instant.now()).toMillis() / 1000.0,
+        new java.util.TreeSet<>(pendingActivityTypes),
         Machine.loadAverages());
   }
 
@@ -750,7 +989,8 @@ public final class SoakBenchmark {
         min_validation_period: {batches: %d}
         reproducibility: {seed: %d}
         model: {name: fashion_cnn}
-        """.formatted(n, trials, batches, Math.max(1, batches / 2), n);
+        """
+        .formatted(n, trials, batches, Math.max(1, batches / 2), n);
   }
 
   static String pipelineYaml(int n, int slot, int trials, int batches, Path data) {
@@ -767,7 +1007,16 @@ public final class SoakBenchmark {
           model: {name: fashion_cnn}
         final_training: {max_length: {batches: %d}}
         inference: {split: test}
-        """.formatted(data.toAbsolutePath(), slot, n, trials, batches, Math.max(1, batches / 2), 1000 + n, batches * 2);
+        """
+        .formatted(
+            data.toAbsolutePath(),
+            slot,
+            n,
+            trials,
+            batches,
+            Math.max(1, batches / 2),
+            1000 + n,
+            batches * 2);
   }
 
   // ---------------------------------------------------------------- helpers
@@ -780,7 +1029,8 @@ public final class SoakBenchmark {
           throw new IllegalStateException(c.name + " exited: " + Files.readString(c.log));
         }
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException(c.name + " is not polling after " + timeout + ": " + c.log);
+          throw new IllegalStateException(
+              c.name + " is not polling after " + timeout + ": " + c.log);
         }
         Thread.sleep(200);
       }
@@ -791,8 +1041,10 @@ public final class SoakBenchmark {
     Set<String> names = new HashSet<>();
     for (Method m : activities.getMethods()) {
       ActivityMethod a = m.getAnnotation(ActivityMethod.class);
-      names.add(a != null && !a.name().isEmpty() ? a.name()
-          : Character.toUpperCase(m.getName().charAt(0)) + m.getName().substring(1));
+      names.add(
+          a != null && !a.name().isEmpty()
+              ? a.name()
+              : Character.toUpperCase(m.getName().charAt(0)) + m.getName().substring(1));
     }
     return names;
   }

@@ -31,8 +31,12 @@ import java.nio.file.Path;
  * Run with {@code OMP_WAIT_POLICY=passive}.
  */
 public final class TrainBench {
-  /** The demo's length and threads on 2 CPU cores: the fashion_cnn defaults for 3,000 batches on 2 threads. */
+  /**
+   * The demo's length and threads on 2 CPU cores: the fashion_cnn defaults for 3,000 batches on 2
+   * threads.
+   */
   private static final long DEMO_BATCHES = 3000;
+
   private static final int DEMO_THREADS = 2;
 
   private TrainBench() {}
@@ -43,9 +47,11 @@ public final class TrainBench {
     int threads = DEMO_THREADS;
     long seed = 42;
     Path out = null;
-    TrainRequest.Builder request = TrainRequest.newBuilder()
-        .setExperimentId("bench").setTrialId("bench-1")
-        .setModel(ModelSpec.newBuilder().setName(FashionCnn.NAME));
+    TrainRequest.Builder request =
+        TrainRequest.newBuilder()
+            .setExperimentId("bench")
+            .setTrialId("bench-1")
+            .setModel(ModelSpec.newBuilder().setName(FashionCnn.NAME));
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--data" -> data = Path.of(args[++i]);
@@ -65,26 +71,42 @@ public final class TrainBench {
     if (out == null) {
       out = Files.createTempDirectory("keel-bench");
     }
-    request.setTargetBatches(batches).setThreads(threads).setSeed(seed)
+    request
+        .setTargetBatches(batches)
+        .setThreads(threads)
+        .setSeed(seed)
         .setCheckpointRoot(out.toUri().toString());
     LabeledImages train = IdxFiles.read(data, "train");
     LabeledImages test = IdxFiles.read(data, "t10k");
     TrainingPlan plan = TrainingPlan.from(request.build(), ModelRegistry.withBuiltIns());
     System.out.println("hyperparameters: " + plan.hyperparameters());
-    System.out.println("threads: " + plan.threads() + ", seed: " + seed + ", target batches: " + batches);
+    System.out.println(
+        "threads: " + plan.threads() + ", seed: " + seed + ", target batches: " + batches);
     long t0 = System.nanoTime();
-    TrainingOutcome outcome = new Trainer(plan, train, new ProgressListener() {
-      long lastPrint = System.nanoTime();
+    TrainingOutcome outcome =
+        new Trainer(
+                plan,
+                train,
+                new ProgressListener() {
+                  long lastPrint = System.nanoTime();
 
-      @Override
-      public void onProgress(TrainingProgress p) {
-        if (System.nanoTime() - lastPrint > 10_000_000_000L || p.batches() == p.targetBatches()) {
-          lastPrint = System.nanoTime();
-          System.out.printf("  batch %d/%d epoch %d loss %.4f %.1f batches/s, RSS %s%n",
-              p.batches(), p.targetBatches(), p.epoch(), p.loss(), p.batchesPerSecond(), rss());
-        }
-      }
-    }).run();
+                  @Override
+                  public void onProgress(TrainingProgress p) {
+                    if (System.nanoTime() - lastPrint > 10_000_000_000L
+                        || p.batches() == p.targetBatches()) {
+                      lastPrint = System.nanoTime();
+                      System.out.printf(
+                          "  batch %d/%d epoch %d loss %.4f %.1f batches/s, RSS %s%n",
+                          p.batches(),
+                          p.targetBatches(),
+                          p.epoch(),
+                          p.loss(),
+                          p.batchesPerSecond(),
+                          rss());
+                    }
+                  }
+                })
+            .run();
     double trainSeconds = (System.nanoTime() - t0) / 1e9;
     long t1 = System.nanoTime();
     double testAccuracy;
@@ -94,20 +116,36 @@ public final class TrainBench {
     }
     double testSeconds = (System.nanoTime() - t1) / 1e9;
     int trainingRows = plan.validation().trainingRows(train);
-    System.out.printf("batches: %d (%.2f epochs of %d rows)%n", outcome.batches(),
-        outcome.batches() * (double) plan.batchSize() / trainingRows, trainingRows);
-    System.out.printf("train+validate wall time: %.1f s (%.1f batches/s)%n", trainSeconds, outcome.batches() / trainSeconds);
-    System.out.printf("validation accuracy: %.4f, loss %.4f%n",
+    System.out.printf(
+        "batches: %d (%.2f epochs of %d rows)%n",
+        outcome.batches(),
+        outcome.batches() * (double) plan.batchSize() / trainingRows,
+        trainingRows);
+    System.out.printf(
+        "train+validate wall time: %.1f s (%.1f batches/s)%n",
+        trainSeconds, outcome.batches() / trainSeconds);
+    System.out.printf(
+        "validation accuracy: %.4f, loss %.4f%n",
         outcome.validationMetrics().get(Metrics.VALIDATION_ACCURACY),
         outcome.validationMetrics().get(Metrics.VALIDATION_LOSS));
-    System.out.printf("test (t10k) accuracy: %.4f (%.1f s for %d images)%n", testAccuracy, testSeconds, test.size());
-    System.out.println("checkpoint: " + outcome.checkpoint().getUri() + " (" + outcome.checkpoint().getSizeBytes() + " bytes)");
+    System.out.printf(
+        "test (t10k) accuracy: %.4f (%.1f s for %d images)%n",
+        testAccuracy, testSeconds, test.size());
+    System.out.println(
+        "checkpoint: "
+            + outcome.checkpoint().getUri()
+            + " ("
+            + outcome.checkpoint().getSizeBytes()
+            + " bytes)");
   }
 
   private static String rss() {
     try {
       return Files.readAllLines(Path.of("/proc/self/status")).stream()
-          .filter(l -> l.startsWith("VmRSS:")).map(l -> l.substring(6).trim()).findFirst().orElse("?");
+          .filter(l -> l.startsWith("VmRSS:"))
+          .map(l -> l.substring(6).trim())
+          .findFirst()
+          .orElse("?");
     } catch (IOException e) {
       return "?";
     }

@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 /**
  * What to do with a corrupt record ({@code on_bad_record}): {@code fail} ends the ingest at the
  * first one with a non-retryable {@value FailureTypes#DATASET_CORRUPT} naming the file and record;
- * {@code skip} counts it, logs it and keeps the first {@value #EXAMPLES} for the result. Either
- * way nothing is committed before every record was read, so a failure leaves no version.
+ * {@code skip} counts it, logs it and keeps the first {@value #EXAMPLES} for the result. Either way
+ * nothing is committed before every record was read, so a failure leaves no version.
  */
 public final class BadRecords {
   private static final Logger log = LoggerFactory.getLogger(BadRecords.class);
@@ -44,7 +44,11 @@ public final class BadRecords {
     String line = where + ": " + reason;
     if (!skip) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "corrupt record in " + source + " at " + line + " (on_bad_record: fail; nothing was written)",
+          "corrupt record in "
+              + source
+              + " at "
+              + line
+              + " (on_bad_record: fail; nothing was written)",
           FailureTypes.DATASET_CORRUPT);
     }
     count += records;

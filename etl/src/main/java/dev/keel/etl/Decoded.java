@@ -8,20 +8,40 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The good records of a source, decoded and ready to commit: label indices into {@code
- * classNames}, splits, and either images ({@code pixels}, {@code height x width}) or feature
- * vectors. Ids are given at commit time (they continue the table's rows on append).
+ * The good records of a source, decoded and ready to commit: label indices into {@code classNames},
+ * splits, and either images ({@code pixels}, {@code height x width}) or feature vectors. Ids are
+ * given at commit time (they continue the table's rows on append).
  */
-record Decoded(int rows, int[] labels, String[] splits, List<String> classNames,
-    byte[] pixels, int height, int width, float[][] features, List<String> featureNames) {
+record Decoded(
+    int rows,
+    int[] labels,
+    String[] splits,
+    List<String> classNames,
+    byte[] pixels,
+    int height,
+    int width,
+    float[][] features,
+    List<String> featureNames) {
 
-  static Decoded images(int[] labels, String[] splits, List<String> classNames, byte[] pixels, int height, int width) {
-    return new Decoded(labels.length, labels, splits, classNames, pixels, height, width, null, List.of());
+  static Decoded images(
+      int[] labels,
+      String[] splits,
+      List<String> classNames,
+      byte[] pixels,
+      int height,
+      int width) {
+    return new Decoded(
+        labels.length, labels, splits, classNames, pixels, height, width, null, List.of());
   }
 
-  static Decoded features(int[] labels, String[] splits, List<String> classNames, float[][] features,
+  static Decoded features(
+      int[] labels,
+      String[] splits,
+      List<String> classNames,
+      float[][] features,
       List<String> featureNames) {
-    return new Decoded(labels.length, labels, splits, classNames, null, 0, 0, features, featureNames);
+    return new Decoded(
+        labels.length, labels, splits, classNames, null, 0, 0, features, featureNames);
   }
 
   boolean isImages() {
@@ -50,9 +70,13 @@ record Decoded(int rows, int[] labels, String[] splits, List<String> classNames,
     return p;
   }
 
-  /** The same rows with labels renumbered into {@code tableClasses} (an append to a table with other class names). */
+  /**
+   * The same rows with labels renumbered into {@code tableClasses} (an append to a table with other
+   * class names).
+   */
   Decoded withClasses(List<String> tableClasses, int[] newLabels) {
-    return new Decoded(rows, newLabels, splits, tableClasses, pixels, height, width, features, featureNames);
+    return new Decoded(
+        rows, newLabels, splits, tableClasses, pixels, height, width, features, featureNames);
   }
 
   /** Only the rows {@code keep} (ascending row indices), in their order. */
@@ -81,23 +105,28 @@ record Decoded(int rows, int[] labels, String[] splits, List<String> classNames,
 
   /**
    * Rows per data file at most. Batch inference scores a file's rows in partitions and a partition
-   * decodes its file from the first row (a Parquet reader cannot start inside a row group), so files
-   * of one partition's size make every partition decode only its own rows.
+   * decodes its file from the first row (a Parquet reader cannot start inside a row group), so
+   * files of one partition's size make every partition decode only its own rows.
    */
   static final int FILE_ROWS = 10_000;
 
   /**
    * Groups of rows per split, of at most {@link #FILE_ROWS} rows each (each becomes its own Parquet
-   * file, so a reader of one split skips the other's files by their statistics); row {@code i} has id
-   * {@code firstId + i}.
+   * file, so a reader of one split skips the other's files by their statistics); row {@code i} has
+   * id {@code firstId + i}.
    */
   List<Columns> groups(long firstId) {
     List<Columns> out = new java.util.ArrayList<>();
     for (String split : new java.util.TreeSet<>(java.util.Arrays.asList(splits))) {
-      int[] rowsOfSplit = java.util.stream.IntStream.range(0, rows).filter(i -> splits[i].equals(split)).toArray();
+      int[] rowsOfSplit =
+          java.util.stream.IntStream.range(0, rows).filter(i -> splits[i].equals(split)).toArray();
       for (int from = 0; from < rowsOfSplit.length; from += FILE_ROWS) {
-        out.add(group(firstId, split,
-            java.util.Arrays.copyOfRange(rowsOfSplit, from, Math.min(rowsOfSplit.length, from + FILE_ROWS))));
+        out.add(
+            group(
+                firstId,
+                split,
+                java.util.Arrays.copyOfRange(
+                    rowsOfSplit, from, Math.min(rowsOfSplit.length, from + FILE_ROWS))));
       }
     }
     return out;

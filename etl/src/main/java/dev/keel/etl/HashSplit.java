@@ -5,10 +5,10 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * The train/test split of sources without one: a record goes to {@code test} when the first 8
- * bytes of SHA-256 of its key (an image's relative path; a row's file and record number), read as
- * a fraction of 2^64, are below {@code test_fraction}. Deterministic across runs and machines, and
- * a record keeps its split when others are added or removed.
+ * The train/test split of sources without one: a record goes to {@code test} when the first 8 bytes
+ * of SHA-256 of its key (an image's relative path; a row's file and record number), read as a
+ * fraction of 2^64, are below {@code test_fraction}. Deterministic across runs and machines, and a
+ * record keeps its split when others are added or removed.
  */
 public final class HashSplit {
   public static final double DEFAULT_TEST_FRACTION = 0.2;

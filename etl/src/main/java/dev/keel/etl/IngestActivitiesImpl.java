@@ -61,9 +61,9 @@ import org.slf4j.LoggerFactory;
  * format, source, checksum, mode, idempotency key and the result), read back by {@code keel data
  * describe}. Idempotent under retries: when the latest version was written by an ingest with the
  * same key (format, source checksum, mode and options), nothing is written and the result says
- * {@code already_ingested}; {@code source.label_limits} ({@link LabelLimits}) keeps only the first N train rows
- * of a class; the commit also carries a Delta {@code txn} with that key, so two
- * racing attempts cannot both commit.
+ * {@code already_ingested}; {@code source.label_limits} ({@link LabelLimits}) keeps only the first
+ * N train rows of a class; the commit also carries a Delta {@code txn} with that key, so two racing
+ * attempts cannot both commit.
  */
 public final class IngestActivitiesImpl implements IngestActivities {
   private static final Logger log = LoggerFactory.getLogger(IngestActivitiesImpl.class);
@@ -72,20 +72,24 @@ public final class IngestActivitiesImpl implements IngestActivities {
   public static final String FORMAT_IMAGE_FOLDER = "image_folder";
   public static final String FORMAT_CSV = "csv";
   public static final String FORMAT_PARQUET = "parquet";
-  public static final Set<String> FORMATS = Set.of(FORMAT_FASHION_MNIST, FORMAT_IMAGE_FOLDER, FORMAT_CSV, FORMAT_PARQUET);
+  public static final Set<String> FORMATS =
+      Set.of(FORMAT_FASHION_MNIST, FORMAT_IMAGE_FOLDER, FORMAT_CSV, FORMAT_PARQUET);
   public static final String MODE_APPEND = "append";
   public static final String MODE_OVERWRITE = "overwrite";
   public static final String DEFAULT_FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist";
+
   /** Prefix of the Delta SetTransaction appId recording an ingest's key. */
   public static final String TXN_APP_ID_PREFIX = "keel-ingest:";
 
   /** Table properties written by every ingest commit. */
   public static final String INGEST_PREFIX = "keel.ingest.";
+
   public static final String INGEST_FORMAT = INGEST_PREFIX + "format";
   public static final String INGEST_SOURCE = INGEST_PREFIX + "source";
   public static final String INGEST_CHECKSUM = INGEST_PREFIX + "checksum";
   public static final String INGEST_MODE = INGEST_PREFIX + "mode";
   public static final String INGEST_KEY = INGEST_PREFIX + "key";
+
   /** The IngestResult of the commit (protobuf JSON, without the table reference). */
   public static final String INGEST_RESULT = INGEST_PREFIX + "result";
 
@@ -98,8 +102,18 @@ public final class IngestActivitiesImpl implements IngestActivities {
           "t10k-labels-idx1-ubyte.gz");
 
   /** Fashion-MNIST's class names, label i being the i-th. */
-  public static final List<String> FASHION_MNIST_CLASSES = List.of("T-shirt/top", "Trouser", "Pullover", "Dress",
-      "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot");
+  public static final List<String> FASHION_MNIST_CLASSES =
+      List.of(
+          "T-shirt/top",
+          "Trouser",
+          "Pullover",
+          "Dress",
+          "Coat",
+          "Sandal",
+          "Shirt",
+          "Sneaker",
+          "Bag",
+          "Ankle boot");
 
   private final Engine engine;
   private final Runnable beforeCommit;
@@ -118,7 +132,9 @@ public final class IngestActivitiesImpl implements IngestActivities {
     this(engine, null, () -> {});
   }
 
-  /** Test hook: {@code beforeCommit} runs after the Parquet files are written, before the commit. */
+  /**
+   * Test hook: {@code beforeCommit} runs after the Parquet files are written, before the commit.
+   */
   IngestActivitiesImpl(Engine engine, Runnable beforeCommit) {
     this(engine, null, beforeCommit);
   }
@@ -135,15 +151,21 @@ public final class IngestActivitiesImpl implements IngestActivities {
     String format = source.getFormat();
     if (!FORMATS.contains(format)) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "unknown source.format '" + format + "' (supported: " + String.join(", ", FORMATS.stream().sorted().toList())
-              + ")", FailureTypes.UNKNOWN_FORMAT);
+          "unknown source.format '"
+              + format
+              + "' (supported: "
+              + String.join(", ", FORMATS.stream().sorted().toList())
+              + ")",
+          FailureTypes.UNKNOWN_FORMAT);
     }
     if (request.getTableUri().isBlank()) {
-      throw ApplicationFailure.newNonRetryableFailure("table_uri is empty", FailureTypes.INVALID_ARGUMENT);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "table_uri is empty", FailureTypes.INVALID_ARGUMENT);
     }
     String mode = mode(source);
     String table = storage == null ? request.getTableUri() : storage.table(request.getTableUri());
-    // a long decode or write cannot heartbeat by itself: the ticker lets the server notice a killed worker
+    // a long decode or write cannot heartbeat by itself: the ticker lets the server notice a killed
+    // worker
     try (HeartbeatTicker alive = HeartbeatTicker.start()) {
       return ingest(source, mode, table);
     } catch (RuntimeException e) {
@@ -153,26 +175,50 @@ public final class IngestActivitiesImpl implements IngestActivities {
 
   private IngestResult ingest(DataSource source, String mode, String tableUri) {
     long t0 = System.nanoTime();
-    String given = source.getUri().isBlank() && source.getFormat().equals(FORMAT_FASHION_MNIST)
-        ? DEFAULT_FASHION_MNIST_DIR : source.getUri();
+    String given =
+        source.getUri().isBlank() && source.getFormat().equals(FORMAT_FASHION_MNIST)
+            ? DEFAULT_FASHION_MNIST_DIR
+            : source.getUri();
     try (SourceFiles files = openSource(source, given)) {
-      String checksum = source.getFormat().equals(FORMAT_FASHION_MNIST)
-          ? fashionChecksum(files) : files.checksum();
+      String checksum =
+          source.getFormat().equals(FORMAT_FASHION_MNIST)
+              ? fashionChecksum(files)
+              : files.checksum();
       String key = key(source, mode, checksum);
-      log.info("ingest {} from {} (sha256 {}, {}) into {}", source.getFormat(), given, checksum, mode, tableUri);
+      log.info(
+          "ingest {} from {} (sha256 {}, {}) into {}",
+          source.getFormat(),
+          given,
+          checksum,
+          mode,
+          tableUri);
       Optional<Snapshot> before = DeltaTables.latestSnapshot(engine, tableUri);
       Optional<IngestResult> done = alreadyIngested(before, tableUri, key);
       if (done.isPresent()) {
         return done.get();
       }
       BadRecords bad = new BadRecords(source.getOnBadRecord(), given);
-      Decoded data = LabelLimits.apply(decode(source, files, before, mode, bad), source.getLabelLimitsMap());
+      Decoded data =
+          LabelLimits.apply(decode(source, files, before, mode, bad), source.getLabelLimitsMap());
       if (data.rows() == 0) {
-        throw ApplicationFailure.newNonRetryableFailure("source " + given + " has no usable records"
-            + (bad.count() > 0 ? " (" + bad.count() + " skipped as corrupt, e.g. " + bad.examples().get(0) + ")" : ""),
+        throw ApplicationFailure.newNonRetryableFailure(
+            "source "
+                + given
+                + " has no usable records"
+                + (bad.count() > 0
+                    ? " ("
+                        + bad.count()
+                        + " skipped as corrupt, e.g. "
+                        + bad.examples().get(0)
+                        + ")"
+                    : ""),
             FailureTypes.DATASET_CORRUPT);
       }
-      log.info("decoded {} records of {} ({} skipped) in {} ms", data.rows(), given, bad.count(),
+      log.info(
+          "decoded {} records of {} ({} skipped) in {} ms",
+          data.rows(),
+          given,
+          bad.count(),
           (System.nanoTime() - t0) / 1_000_000);
       boolean append = MODE_APPEND.equals(mode) && before.isPresent();
       if (append) {
@@ -184,17 +230,18 @@ public final class IngestActivitiesImpl implements IngestActivities {
       SplitLabelCounts written = existing == null ? ingested : existing.plus(ingested);
       List<String> warnings = written.warnings();
       warnings.forEach(w -> log.warn("ingest of {} into {}: {}", given, tableUri, w));
-      IngestResult.Builder result = IngestResult.newBuilder()
-          .setRows(data.rows())
-          .putAllRowsPerSplit(data.rowsPerSplit())
-          .putAllRowsPerLabel(data.rowsPerLabel())
-          .putAllRowsPerSplitLabel(ingested.proto())
-          .addAllWarnings(warnings)
-          .setSourceChecksum(checksum)
-          .setSkippedRecords(bad.count())
-          .addAllSkippedExamples(bad.examples())
-          .putAllLabelLimits(source.getLabelLimitsMap())
-          .setMode(mode);
+      IngestResult.Builder result =
+          IngestResult.newBuilder()
+              .setRows(data.rows())
+              .putAllRowsPerSplit(data.rowsPerSplit())
+              .putAllRowsPerLabel(data.rowsPerLabel())
+              .putAllRowsPerSplitLabel(ingested.proto())
+              .addAllWarnings(warnings)
+              .setSourceChecksum(checksum)
+              .setSkippedRecords(bad.count())
+              .addAllSkippedExamples(bad.examples())
+              .putAllLabelLimits(source.getLabelLimitsMap())
+              .setMode(mode);
       Map<String, String> record = new LinkedHashMap<>();
       record.put(INGEST_FORMAT, source.getFormat());
       record.put(INGEST_SOURCE, given);
@@ -205,9 +252,11 @@ public final class IngestActivitiesImpl implements IngestActivities {
       long firstId = !append ? 0 : existing != null ? existing.rows() : rowCount(before.get());
       Map<String, String> props = new HashMap<>(data.dataProperties());
       props.put("delta.dataSkippingNumIndexedCols", "3");
-      DeltaTableWriter.Append commit = new DeltaTableWriter(engine, tableUri, data.schema(), props).newAppend();
+      DeltaTableWriter.Append commit =
+          new DeltaTableWriter(engine, tableUri, data.schema(), props).newAppend();
       data.groups(firstId).forEach(commit::add);
-      commit.commitProperties(record)
+      commit
+          .commitProperties(record)
           .transactionId(TXN_APP_ID_PREFIX + key, before.map(s -> s.getVersion() + 1).orElse(0L))
           .beforeCommit(beforeCommit);
       if (MODE_OVERWRITE.equals(mode)) {
@@ -218,22 +267,36 @@ public final class IngestActivitiesImpl implements IngestActivities {
         version = commit.commit();
       } catch (ConcurrentWriteException e) {
         log.info("another writer committed to {} first: {}", tableUri, e.toString());
-        return alreadyIngested(DeltaTables.latestSnapshot(engine, tableUri), tableUri, key).orElseThrow(() -> e);
+        return alreadyIngested(DeltaTables.latestSnapshot(engine, tableUri), tableUri, key)
+            .orElseThrow(() -> e);
       } catch (IllegalArgumentException e) {
         // e.g. the table exists with another schema: retrying cannot help
-        throw ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), FailureTypes.INVALID_TABLE, e);
+        throw ApplicationFailure.newNonRetryableFailureWithCause(
+            e.getMessage(), FailureTypes.INVALID_TABLE, e);
       }
-      log.info("ingested {} rows into {} v{} ({}, {} skipped) in {} ms", data.rows(), tableUri, version, mode,
-          bad.count(), (System.nanoTime() - t0) / 1_000_000);
-      return result.setTable(TableRef.newBuilder().setUri(tableUri).setVersion(version)).setAlreadyIngested(false)
+      log.info(
+          "ingested {} rows into {} v{} ({}, {} skipped) in {} ms",
+          data.rows(),
+          tableUri,
+          version,
+          mode,
+          bad.count(),
+          (System.nanoTime() - t0) / 1_000_000);
+      return result
+          .setTable(TableRef.newBuilder().setUri(tableUri).setVersion(version))
+          .setAlreadyIngested(false)
           .build();
     } catch (NoSuchFileException e) {
-      throw ApplicationFailure.newNonRetryableFailure(source.getFormat().equals(FORMAT_FASHION_MNIST)
-          ? FashionMnist.missing(given) : "source.uri " + given + " does not exist", FailureTypes.DATASET_MISSING);
+      throw ApplicationFailure.newNonRetryableFailure(
+          source.getFormat().equals(FORMAT_FASHION_MNIST)
+              ? FashionMnist.missing(given)
+              : "source.uri " + given + " does not exist",
+          FailureTypes.DATASET_MISSING);
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + given, e);
     } catch (IllegalArgumentException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_ARGUMENT);
+      throw ApplicationFailure.newNonRetryableFailure(
+          e.getMessage(), FailureTypes.INVALID_ARGUMENT);
     }
   }
 
@@ -241,46 +304,77 @@ public final class IngestActivitiesImpl implements IngestActivities {
     SourceFiles files = SourceFiles.open(given);
     if (files.files().isEmpty()) {
       files.close();
-      throw ApplicationFailure.newNonRetryableFailure("source.uri " + given + " holds no files",
-          FailureTypes.DATASET_MISSING);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "source.uri " + given + " holds no files", FailureTypes.DATASET_MISSING);
     }
     return files;
   }
 
-  private Decoded decode(DataSource source, SourceFiles files, Optional<Snapshot> before, String mode,
-      BadRecords bad) throws IOException {
-    HashSplit hash = new HashSplit(source.hasTestFraction() ? source.getTestFraction() : HashSplit.DEFAULT_TEST_FRACTION);
+  private Decoded decode(
+      DataSource source, SourceFiles files, Optional<Snapshot> before, String mode, BadRecords bad)
+      throws IOException {
+    HashSplit hash =
+        new HashSplit(
+            source.hasTestFraction() ? source.getTestFraction() : HashSplit.DEFAULT_TEST_FRACTION);
     switch (source.getFormat()) {
       case FORMAT_FASHION_MNIST:
         return FashionMnist.read(files, bad);
-      case FORMAT_IMAGE_FOLDER: {
-        int[] shape = parseShape(source.getImageSize());
-        if (shape == null && MODE_APPEND.equals(mode) && before.isPresent()) {
-          // an append takes the table's shape, so that new images fit the old ones
-          shape = parseShape(before.get().getTableProperties().getOrDefault(TableSchemas.IMAGE_SHAPE_PROPERTY, ""));
+      case FORMAT_IMAGE_FOLDER:
+        {
+          int[] shape = parseShape(source.getImageSize());
+          if (shape == null && MODE_APPEND.equals(mode) && before.isPresent()) {
+            // an append takes the table's shape, so that new images fit the old ones
+            shape =
+                parseShape(
+                    before
+                        .get()
+                        .getTableProperties()
+                        .getOrDefault(TableSchemas.IMAGE_SHAPE_PROPERTY, ""));
+          }
+          ImageFolderReader.Images img = ImageFolderReader.read(files.files(), shape, hash, bad);
+          return Decoded.images(
+              img.labels(),
+              img.splits(),
+              img.classNames(),
+              img.pixels(),
+              img.height(),
+              img.width());
         }
-        ImageFolderReader.Images img = ImageFolderReader.read(files.files(), shape, hash, bad);
-        return Decoded.images(img.labels(), img.splits(), img.classNames(), img.pixels(), img.height(), img.width());
-      }
-      default: {
-        if (source.getLabelColumn().isBlank()) {
-          throw ApplicationFailure.newNonRetryableFailure("source.label_column is required for " + source.getFormat(),
-              FailureTypes.INVALID_ARGUMENT);
+      default:
+        {
+          if (source.getLabelColumn().isBlank()) {
+            throw ApplicationFailure.newNonRetryableFailure(
+                "source.label_column is required for " + source.getFormat(),
+                FailureTypes.INVALID_ARGUMENT);
+          }
+          Charset charset = charset(source);
+          TabularRows rows =
+              source.getFormat().equals(FORMAT_CSV)
+                  ? CsvSource.read(
+                      files.files(),
+                      source.getLabelColumn(),
+                      source.getFeatureColumnsList(),
+                      charset,
+                      source.getEncoding(),
+                      hash,
+                      bad)
+                  : ParquetSource.read(
+                      files.files(),
+                      source.getLabelColumn(),
+                      source.getFeatureColumnsList(),
+                      charset,
+                      source.getEncoding(),
+                      hash,
+                      bad);
+          List<String> classes = LabelClasses.of(rows.labels());
+          Map<String, Integer> index = new HashMap<>();
+          for (int i = 0; i < classes.size(); i++) {
+            index.put(classes.get(i), i);
+          }
+          int[] labels = rows.labels().stream().mapToInt(index::get).toArray();
+          return Decoded.features(
+              labels, rows.splits(), classes, rows.features(), rows.featureNames());
         }
-        Charset charset = charset(source);
-        TabularRows rows = source.getFormat().equals(FORMAT_CSV)
-            ? CsvSource.read(files.files(), source.getLabelColumn(), source.getFeatureColumnsList(), charset,
-                source.getEncoding(), hash, bad)
-            : ParquetSource.read(files.files(), source.getLabelColumn(), source.getFeatureColumnsList(), charset,
-                source.getEncoding(), hash, bad);
-        List<String> classes = LabelClasses.of(rows.labels());
-        Map<String, Integer> index = new HashMap<>();
-        for (int i = 0; i < classes.size(); i++) {
-          index.put(classes.get(i), i);
-        }
-        int[] labels = rows.labels().stream().mapToInt(index::get).toArray();
-        return Decoded.features(labels, rows.splits(), classes, rows.features(), rows.featureNames());
-      }
     }
   }
 
@@ -309,13 +403,24 @@ public final class IngestActivitiesImpl implements IngestActivities {
   private static Decoded compatibleWith(Snapshot table, Decoded data, String tableUri) {
     Map<String, String> props = table.getTableProperties();
     String why = null;
-    if (data.isImages() && props.containsKey(TableSchemas.IMAGE_SHAPE_PROPERTY)
+    if (data.isImages()
+        && props.containsKey(TableSchemas.IMAGE_SHAPE_PROPERTY)
         && !props.get(TableSchemas.IMAGE_SHAPE_PROPERTY).equals(data.imageShape())) {
-      why = "its images are " + props.get(TableSchemas.IMAGE_SHAPE_PROPERTY) + ", the source's " + data.imageShape();
-    } else if (!data.isImages() && props.containsKey(TableSchemas.FEATURE_NAMES_PROPERTY)
-        && !props.get(TableSchemas.FEATURE_NAMES_PROPERTY).equals(String.join(",", data.featureNames()))) {
-      why = "its feature columns are [" + props.get(TableSchemas.FEATURE_NAMES_PROPERTY) + "], the source's "
-          + data.featureNames();
+      why =
+          "its images are "
+              + props.get(TableSchemas.IMAGE_SHAPE_PROPERTY)
+              + ", the source's "
+              + data.imageShape();
+    } else if (!data.isImages()
+        && props.containsKey(TableSchemas.FEATURE_NAMES_PROPERTY)
+        && !props
+            .get(TableSchemas.FEATURE_NAMES_PROPERTY)
+            .equals(String.join(",", data.featureNames()))) {
+      why =
+          "its feature columns are ["
+              + props.get(TableSchemas.FEATURE_NAMES_PROPERTY)
+              + "], the source's "
+              + data.featureNames();
     }
     String classes = props.get(TableSchemas.CLASS_NAMES_PROPERTY);
     if (why == null && classes != null && !data.classNames().isEmpty()) {
@@ -325,7 +430,11 @@ public final class IngestActivitiesImpl implements IngestActivities {
         for (int i = 0; i < map.length; i++) {
           map[i] = tableClasses.indexOf(data.classNames().get(i));
           if (map[i] < 0) {
-            why = "class '" + data.classNames().get(i) + "' is not one of its classes " + tableClasses;
+            why =
+                "class '"
+                    + data.classNames().get(i)
+                    + "' is not one of its classes "
+                    + tableClasses;
             break;
           }
         }
@@ -336,13 +445,21 @@ public final class IngestActivitiesImpl implements IngestActivities {
       }
     }
     if (why != null) {
-      throw ApplicationFailure.newNonRetryableFailure("cannot append to table " + tableUri + ": " + why
-          + " (use mode: overwrite, or another target_table)", FailureTypes.INVALID_TABLE);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "cannot append to table "
+              + tableUri
+              + ": "
+              + why
+              + " (use mode: overwrite, or another target_table)",
+          FailureTypes.INVALID_TABLE);
     }
     return data;
   }
 
-  /** The rows of the table before an append, per split and class (one scan, which also gives the row count). */
+  /**
+   * The rows of the table before an append, per split and class (one scan, which also gives the row
+   * count).
+   */
   private SplitLabelCounts existingRows(Snapshot snapshot) {
     return SplitLabelCounts.countable(snapshot) ? SplitLabelCounts.of(engine, snapshot) : null;
   }
@@ -352,25 +469,37 @@ public final class IngestActivitiesImpl implements IngestActivities {
   }
 
   /** The recorded result when the latest version was written by an ingest with this key. */
-  private static Optional<IngestResult> alreadyIngested(Optional<Snapshot> latest, String tableUri, String key) {
+  private static Optional<IngestResult> alreadyIngested(
+      Optional<Snapshot> latest, String tableUri, String key) {
     if (latest.isEmpty() || !key.equals(latest.get().getTableProperties().get(INGEST_KEY))) {
       return Optional.empty();
     }
     long version = latest.get().getVersion();
-    log.info("{} v{} was written by this very ingest (key {}); nothing to write", tableUri, version, key);
+    log.info(
+        "{} v{} was written by this very ingest (key {}); nothing to write",
+        tableUri,
+        version,
+        key);
     IngestResult.Builder b = IngestResult.newBuilder();
     try {
-      JsonFormat.parser().ignoringUnknownFields().merge(latest.get().getTableProperties().get(INGEST_RESULT), b);
+      JsonFormat.parser()
+          .ignoringUnknownFields()
+          .merge(latest.get().getTableProperties().get(INGEST_RESULT), b);
     } catch (InvalidProtocolBufferException | NullPointerException e) {
       log.warn("{} v{}: unreadable {}: {}", tableUri, version, INGEST_RESULT, e.toString());
     }
-    return Optional.of(b.setTable(TableRef.newBuilder().setUri(tableUri).setVersion(version))
-        .setAlreadyIngested(true).build());
+    return Optional.of(
+        b.setTable(TableRef.newBuilder().setUri(tableUri).setVersion(version))
+            .setAlreadyIngested(true)
+            .build());
   }
 
   static String json(IngestResult r) {
     try {
-      return JsonFormat.printer().omittingInsignificantWhitespace().preservingProtoFieldNames().print(r);
+      return JsonFormat.printer()
+          .omittingInsignificantWhitespace()
+          .preservingProtoFieldNames()
+          .print(r);
     } catch (InvalidProtocolBufferException e) {
       throw new IllegalStateException(e);
     }
@@ -379,31 +508,47 @@ public final class IngestActivitiesImpl implements IngestActivities {
   static String mode(DataSource source) {
     String m = source.getMode().isBlank() ? MODE_APPEND : source.getMode();
     if (!m.equals(MODE_APPEND) && !m.equals(MODE_OVERWRITE)) {
-      throw ApplicationFailure.newNonRetryableFailure("source.mode '" + m + "' (expected append|overwrite)",
-          FailureTypes.INVALID_ARGUMENT);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "source.mode '" + m + "' (expected append|overwrite)", FailureTypes.INVALID_ARGUMENT);
     }
     charset(source);
     String b = source.getOnBadRecord();
     if (!b.isBlank() && !b.equals(BadRecords.FAIL) && !b.equals(BadRecords.SKIP)) {
-      throw ApplicationFailure.newNonRetryableFailure("source.on_bad_record '" + b + "' (expected fail|skip)",
-          FailureTypes.INVALID_ARGUMENT);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "source.on_bad_record '" + b + "' (expected fail|skip)", FailureTypes.INVALID_ARGUMENT);
     }
     return m;
   }
 
-  /** {@code source.encoding} resolved (UTF-8 when unset); an unknown name is a non-retryable InvalidArgument naming it. */
+  /**
+   * {@code source.encoding} resolved (UTF-8 when unset); an unknown name is a non-retryable
+   * InvalidArgument naming it.
+   */
   static Charset charset(DataSource source) {
-    return SourceEncoding.charset(source.getEncoding()).orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
-        SourceEncoding.FIELD + ": " + SourceEncoding.unknown(source.getEncoding()), FailureTypes.INVALID_ARGUMENT));
+    return SourceEncoding.charset(source.getEncoding())
+        .orElseThrow(
+            () ->
+                ApplicationFailure.newNonRetryableFailure(
+                    SourceEncoding.FIELD + ": " + SourceEncoding.unknown(source.getEncoding()),
+                    FailureTypes.INVALID_ARGUMENT));
   }
 
   /** What makes two ingests the same: the data and every option that changes the rows written. */
   static String key(DataSource s, String mode, String checksum) {
-    String options = String.join("\n", s.getFormat(), checksum, mode, s.getLabelColumn(),
-        String.join(",", s.getFeatureColumnsList()), s.hasTestFraction() ? Double.toString(s.getTestFraction()) : "",
-        s.getImageSize(), s.getOnBadRecord().isBlank() ? BadRecords.FAIL : s.getOnBadRecord());
+    String options =
+        String.join(
+            "\n",
+            s.getFormat(),
+            checksum,
+            mode,
+            s.getLabelColumn(),
+            String.join(",", s.getFeatureColumnsList()),
+            s.hasTestFraction() ? Double.toString(s.getTestFraction()) : "",
+            s.getImageSize(),
+            s.getOnBadRecord().isBlank() ? BadRecords.FAIL : s.getOnBadRecord());
     if (s.getLabelLimitsCount() > 0) {
-      // only then, so that the keys of ingests without limits stay those recorded in existing tables
+      // only then, so that the keys of ingests without limits stay those recorded in existing
+      // tables
       options += "\nlabel_limits:" + LabelLimits.key(s.getLabelLimitsMap());
     }
     Charset charset = SourceEncoding.charset(s.getEncoding()).orElse(StandardCharsets.UTF_8);
@@ -449,7 +594,9 @@ public final class IngestActivitiesImpl implements IngestActivities {
     private FashionMnist() {}
 
     static String missing(String uri) {
-      return "Fashion-MNIST not found at " + uri + ": install it with 'apt-get install -y dataset-fashion-mnist'";
+      return "Fashion-MNIST not found at "
+          + uri
+          + ": install it with 'apt-get install -y dataset-fashion-mnist'";
     }
 
     static Path dir(SourceFiles files) {
@@ -461,7 +608,8 @@ public final class IngestActivitiesImpl implements IngestActivities {
       }
       for (String f : FASHION_MNIST_FILES) {
         if (dir == null || !Files.isRegularFile(dir.resolve(f))) {
-          throw ApplicationFailure.newNonRetryableFailure(missing(files.uri()), FailureTypes.DATASET_MISSING);
+          throw ApplicationFailure.newNonRetryableFailure(
+              missing(files.uri()), FailureTypes.DATASET_MISSING);
         }
       }
       return dir;
@@ -471,10 +619,12 @@ public final class IngestActivitiesImpl implements IngestActivities {
       Path dir = dir(files);
       Split train = split(dir, 0, "train", bad);
       Split test = split(dir, 2, "test", bad);
-      if (train.images.count() > 0 && test.images.count() > 0
-          && (train.images.rows() != test.images.rows() || train.images.cols() != test.images.cols())) {
-        throw ApplicationFailure.newNonRetryableFailure("train and test images differ in shape",
-            FailureTypes.DATASET_CORRUPT);
+      if (train.images.count() > 0
+          && test.images.count() > 0
+          && (train.images.rows() != test.images.rows()
+              || train.images.cols() != test.images.cols())) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "train and test images differ in shape", FailureTypes.DATASET_CORRUPT);
       }
       int n = train.n + test.n;
       int size = train.images.rows() * train.images.cols();
@@ -488,12 +638,14 @@ public final class IngestActivitiesImpl implements IngestActivities {
       }
       System.arraycopy(train.images.pixels(), 0, pixels, 0, train.n * size);
       System.arraycopy(test.images.pixels(), 0, pixels, train.n * size, test.n * size);
-      return Decoded.images(labels, splits, FASHION_MNIST_CLASSES, pixels, train.images.rows(), train.images.cols());
+      return Decoded.images(
+          labels, splits, FASHION_MNIST_CLASSES, pixels, train.images.rows(), train.images.cols());
     }
 
     private record Split(IdxReader.Images images, byte[] labels, int n) {}
 
-    private static Split split(Path dir, int first, String name, BadRecords bad) throws IOException {
+    private static Split split(Path dir, int first, String name, BadRecords bad)
+        throws IOException {
       String imagesFile = FASHION_MNIST_FILES.get(first);
       String labelsFile = FASHION_MNIST_FILES.get(first + 1);
       IdxReader.Images images;
@@ -503,19 +655,26 @@ public final class IngestActivitiesImpl implements IngestActivities {
         labels = IdxReader.readLabelsLenient(dir.resolve(labelsFile));
       } catch (IOException e) {
         // the header itself is missing or wrong: nothing of this split is usable
-        throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.DATASET_CORRUPT);
+        throw ApplicationFailure.newNonRetryableFailure(
+            e.getMessage(), FailureTypes.DATASET_CORRUPT);
       }
       if (images.declared() != labels.declared()) {
-        throw ApplicationFailure.newNonRetryableFailure(name + ": " + images.declared() + " images but "
-            + labels.declared() + " labels", FailureTypes.DATASET_CORRUPT);
+        throw ApplicationFailure.newNonRetryableFailure(
+            name + ": " + images.declared() + " images but " + labels.declared() + " labels",
+            FailureTypes.DATASET_CORRUPT);
       }
       int n = Math.min(images.count(), labels.values().length);
       if (n < images.declared()) {
         boolean imagesCut = images.count() < images.declared();
         String file = imagesCut ? imagesFile : labelsFile;
         int read = imagesCut ? images.count() : labels.values().length;
-        bad.report(file + ":record " + read, "truncated: the header says " + images.declared()
-            + " records, the file ends after " + read, images.declared() - n);
+        bad.report(
+            file + ":record " + read,
+            "truncated: the header says "
+                + images.declared()
+                + " records, the file ends after "
+                + read,
+            images.declared() - n);
       }
       return new Split(images, labels.values(), n);
     }

@@ -6,8 +6,8 @@ import dev.keel.api.v1.DataSource;
 import dev.keel.etl.source.SourceFiles;
 import dev.keel.etl.tabular.CsvSource;
 import dev.keel.etl.tabular.ParquetSource;
-import dev.keel.etl.tabular.TabularRows;
 import dev.keel.etl.tabular.SourceText;
+import dev.keel.etl.tabular.TabularRows;
 import dev.keel.storage.S3Clients;
 import dev.keel.storage.S3Uri;
 import dev.keel.storage.StorageFailures;
@@ -24,9 +24,9 @@ import java.util.stream.Stream;
  * The checks of a data source that need I/O but are cheap, done at submission ({@code keel
  * validate}, {@code keel submit}, REST) so that a wrong path or column is refused before any
  * workflow starts: the source exists (a local path or {@code file:} URI, or at least one S3 object
- * under the URI), for a local CSV source that its text is in {@code source.encoding}, and for a local CSV or Parquet
- * source the label and feature columns are in the first file's header or footer. Messages name the URI as the user
- * wrote it.
+ * under the URI), for a local CSV source that its text is in {@code source.encoding}, and for a
+ * local CSV or Parquet source the label and feature columns are in the first file's header or
+ * footer. Messages name the URI as the user wrote it.
  */
 public final class SourceCheck {
   private SourceCheck() {}
@@ -38,14 +38,18 @@ public final class SourceCheck {
       if (source.getFormat().equals(IngestActivitiesImpl.FORMAT_FASHION_MNIST)) {
         uri = IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR;
       } else {
-        out.add(new ConfigProblem("source.uri", "required (a local path, a file: URI or s3://bucket/prefix)"));
+        out.add(
+            new ConfigProblem(
+                "source.uri", "required (a local path, a file: URI or s3://bucket/prefix)"));
         return out;
       }
     }
     try {
       if (S3Uri.isS3(uri)) {
         if (SourceFiles.s3Keys(S3Clients.fromEnvironment(), S3Uri.parse(uri)).isEmpty()) {
-          out.add(new ConfigProblem("source.uri", uri + " does not exist (no S3 object at or under it)"));
+          out.add(
+              new ConfigProblem(
+                  "source.uri", uri + " does not exist (no S3 object at or under it)"));
         }
         return out; // columns are checked by the ingest activity, which downloads the files
       }
@@ -55,7 +59,8 @@ public final class SourceCheck {
         return out;
       }
       String format = source.getFormat();
-      if (format.equals(IngestActivitiesImpl.FORMAT_CSV) || format.equals(IngestActivitiesImpl.FORMAT_PARQUET)) {
+      if (format.equals(IngestActivitiesImpl.FORMAT_CSV)
+          || format.equals(IngestActivitiesImpl.FORMAT_PARQUET)) {
         Path first = firstFile(local);
         if (first == null) {
           out.add(new ConfigProblem("source.uri", uri + " holds no files"));
@@ -63,24 +68,46 @@ public final class SourceCheck {
         }
         Optional<Charset> charset = SourceEncoding.charset(source.getEncoding());
         if (charset.isEmpty()) {
-          out.add(new ConfigProblem(SourceEncoding.FIELD, SourceEncoding.unknown(source.getEncoding())));
+          out.add(
+              new ConfigProblem(
+                  SourceEncoding.FIELD, SourceEncoding.unknown(source.getEncoding())));
           return out;
         }
-        if (format.equals(IngestActivitiesImpl.FORMAT_CSV) && encodingProblem(source, local, charset.get(), out)) {
+        if (format.equals(IngestActivitiesImpl.FORMAT_CSV)
+            && encodingProblem(source, local, charset.get(), out)) {
           return out; // column names read in the wrong encoding would only add confusing problems
         }
-        List<String> columns = format.equals(IngestActivitiesImpl.FORMAT_CSV)
-            ? CsvSource.header(first, charset.get()) : ParquetSource.columns(first);
+        List<String> columns =
+            format.equals(IngestActivitiesImpl.FORMAT_CSV)
+                ? CsvSource.header(first, charset.get())
+                : ParquetSource.columns(first);
         String label = source.getLabelColumn();
-        // never quote the header: it is the file's content, and a file that is no CSV would show its first line
+        // never quote the header: it is the file's content, and a file that is no CSV would show
+        // its first line
         if (!label.isBlank() && !columns.contains(label)) {
-          out.add(new ConfigProblem("source.label_column", "'" + label + "' is not a column of " + first
-              + " (" + TabularRows.headerSays(columns) + ")"));
+          out.add(
+              new ConfigProblem(
+                  "source.label_column",
+                  "'"
+                      + label
+                      + "' is not a column of "
+                      + first
+                      + " ("
+                      + TabularRows.headerSays(columns)
+                      + ")"));
         }
         for (String f : source.getFeatureColumnsList()) {
           if (!columns.contains(f)) {
-            out.add(new ConfigProblem("source.feature_columns", "'" + f + "' is not a column of " + first
-                + " (" + TabularRows.headerSays(columns) + ")"));
+            out.add(
+                new ConfigProblem(
+                    "source.feature_columns",
+                    "'"
+                        + f
+                        + "' is not a column of "
+                        + first
+                        + " ("
+                        + TabularRows.headerSays(columns)
+                        + ")"));
           }
         }
       }
@@ -95,22 +122,26 @@ public final class SourceCheck {
 
   /**
    * Whether a local CSV source's text is not in its encoding, adding the problem naming {@value
-   * SourceEncoding#FIELD}, the file and the line. Reads the files in the ingest's order, {@value #ENCODING_CHECK_BYTES}
-   * bytes at most (the ingest checks every byte); under {@code on_bad_record: skip} only a header line counts, since
-   * the ingest skips any other line that is not text in the encoding (naming it in the result).
+   * SourceEncoding#FIELD}, the file and the line. Reads the files in the ingest's order, {@value
+   * #ENCODING_CHECK_BYTES} bytes at most (the ingest checks every byte); under {@code
+   * on_bad_record: skip} only a header line counts, since the ingest skips any other line that is
+   * not text in the encoding (naming it in the result).
    */
-  private static boolean encodingProblem(DataSource source, Path local, Charset charset, List<ConfigProblem> out)
-      throws IOException {
+  private static boolean encodingProblem(
+      DataSource source, Path local, Charset charset, List<ConfigProblem> out) throws IOException {
     boolean skip = BadRecords.SKIP.equals(source.getOnBadRecord());
     long budget = ENCODING_CHECK_BYTES;
     for (Path file : files(local)) {
       if (budget <= 0) {
         break;
       }
-      Optional<SourceText.Flaw> flaw = SourceText.firstFlaw(file, charset, source.getEncoding(), skip ? 1 : budget);
+      Optional<SourceText.Flaw> flaw =
+          SourceText.firstFlaw(file, charset, source.getEncoding(), skip ? 1 : budget);
       if (flaw.isPresent() && (!skip || flaw.get().line() == 1)) {
-        out.add(new ConfigProblem(SourceEncoding.FIELD, name(local, file) + ":" + flaw.get().line() + ": "
-            + flaw.get().what()));
+        out.add(
+            new ConfigProblem(
+                SourceEncoding.FIELD,
+                name(local, file) + ":" + flaw.get().line() + ": " + flaw.get().what()));
         return true;
       }
       budget -= Files.size(file);
@@ -123,7 +154,8 @@ public final class SourceCheck {
 
   /** A file as the ingest names it: its path relative to the source directory, or its name. */
   private static String name(Path local, Path file) {
-    return Files.isRegularFile(local) ? file.getFileName().toString()
+    return Files.isRegularFile(local)
+        ? file.getFileName().toString()
         : local.relativize(file).toString().replace('\\', '/');
   }
 
@@ -135,8 +167,13 @@ public final class SourceCheck {
     try (Stream<Path> s = Files.walk(local)) {
       return s.filter(Files::isRegularFile)
           .filter(p -> !hidden(local.relativize(p)))
-          .sorted((a, b) -> local.relativize(a).toString().replace('\\', '/')
-              .compareTo(local.relativize(b).toString().replace('\\', '/')))
+          .sorted(
+              (a, b) ->
+                  local
+                      .relativize(a)
+                      .toString()
+                      .replace('\\', '/')
+                      .compareTo(local.relativize(b).toString().replace('\\', '/')))
           .toList();
     }
   }

@@ -14,9 +14,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Rows per split and class name, of an ingest's records or of a table version, and what they warn about: a class
- * with rows but none in the {@code train} split (e.g. present only in the test split) is one no model trained on the
- * table can learn, and it would otherwise show up only as a class scored 0 after training.
+ * Rows per split and class name, of an ingest's records or of a table version, and what they warn
+ * about: a class with rows but none in the {@code train} split (e.g. present only in the test
+ * split) is one no model trained on the table can learn, and it would otherwise show up only as a
+ * class scored 0 after training.
  */
 public final class SplitLabelCounts {
   public static final String TRAIN = "train";
@@ -32,31 +33,44 @@ public final class SplitLabelCounts {
   static SplitLabelCounts of(Decoded data) {
     Map<String, Map<String, Long>> m = new TreeMap<>();
     for (int i = 0; i < data.rows(); i++) {
-      m.computeIfAbsent(data.splits()[i], k -> new TreeMap<>()).merge(name(data.labels()[i], data.classNames()), 1L,
-          Long::sum);
+      m.computeIfAbsent(data.splits()[i], k -> new TreeMap<>())
+          .merge(name(data.labels()[i], data.classNames()), 1L, Long::sum);
     }
     return new SplitLabelCounts(m);
   }
 
   /**
-   * The rows of a labeled table version (only its {@code split} and {@code label} columns are read), labels named by
-   * the version's {@code keel.label.classes}.
+   * The rows of a labeled table version (only its {@code split} and {@code label} columns are
+   * read), labels named by the version's {@code keel.label.classes}.
    */
   public static SplitLabelCounts of(Engine engine, Snapshot snapshot) {
     List<String> names = classNames(snapshot);
     Map<String, Map<String, Long>> m = new TreeMap<>();
-    SplitCounter.countBy(engine, snapshot, SplitCounter.SPLIT, "label").forEach((split, labels) ->
-        labels.forEach((label, n) -> m.computeIfAbsent(split, k -> new TreeMap<>())
-            .merge(label.isEmpty() ? label : name(Integer.parseInt(label), names), n, Long::sum)));
+    SplitCounter.countBy(engine, snapshot, SplitCounter.SPLIT, "label")
+        .forEach(
+            (split, labels) ->
+                labels.forEach(
+                    (label, n) ->
+                        m.computeIfAbsent(split, k -> new TreeMap<>())
+                            .merge(
+                                label.isEmpty() ? label : name(Integer.parseInt(label), names),
+                                n,
+                                Long::sum)));
     return new SplitLabelCounts(m);
   }
 
-  /** Whether {@link #of(Engine, Snapshot)} can count the version (it has split and label columns). */
+  /**
+   * Whether {@link #of(Engine, Snapshot)} can count the version (it has split and label columns).
+   */
   public static boolean countable(Snapshot snapshot) {
-    return snapshot.getSchema().indexOf(SplitCounter.SPLIT) >= 0 && snapshot.getSchema().indexOf("label") >= 0;
+    return snapshot.getSchema().indexOf(SplitCounter.SPLIT) >= 0
+        && snapshot.getSchema().indexOf("label") >= 0;
   }
 
-  /** The class names of a version ({@code keel.label.classes}), label {@code i} the {@code i}-th; empty when none. */
+  /**
+   * The class names of a version ({@code keel.label.classes}), label {@code i} the {@code i}-th;
+   * empty when none.
+   */
   public static List<String> classNames(Snapshot s) {
     String names = s.getTableProperties().get(TableSchemas.CLASS_NAMES_PROPERTY);
     return names == null || names.isEmpty() ? List.of() : List.of(names.split(",", -1));
@@ -66,23 +80,32 @@ public final class SplitLabelCounts {
     return label >= 0 && label < names.size() ? names.get(label) : Integer.toString(label);
   }
 
-  /** These rows and {@code other}'s together (a table's rows before an append, plus the append's). */
+  /**
+   * These rows and {@code other}'s together (a table's rows before an append, plus the append's).
+   */
   SplitLabelCounts plus(SplitLabelCounts other) {
     Map<String, Map<String, Long>> m = new TreeMap<>();
     for (SplitLabelCounts c : List.of(this, other)) {
-      c.counts.forEach((split, labels) -> labels.forEach((label, n) ->
-          m.computeIfAbsent(split, k -> new TreeMap<>()).merge(label, n, Long::sum)));
+      c.counts.forEach(
+          (split, labels) ->
+              labels.forEach(
+                  (label, n) ->
+                      m.computeIfAbsent(split, k -> new TreeMap<>()).merge(label, n, Long::sum)));
     }
     return new SplitLabelCounts(m);
   }
 
   public long rows() {
-    return counts.values().stream().flatMap(l -> l.values().stream()).mapToLong(Long::longValue).sum();
+    return counts.values().stream()
+        .flatMap(l -> l.values().stream())
+        .mapToLong(Long::longValue)
+        .sum();
   }
 
   public Map<String, Long> perSplit() {
     Map<String, Long> m = new TreeMap<>();
-    counts.forEach((split, labels) -> m.put(split, labels.values().stream().mapToLong(Long::longValue).sum()));
+    counts.forEach(
+        (split, labels) -> m.put(split, labels.values().stream().mapToLong(Long::longValue).sum()));
     return m;
   }
 
@@ -95,13 +118,15 @@ public final class SplitLabelCounts {
   /** For {@code rows_per_split_label}. */
   public Map<String, LabelRows> proto() {
     Map<String, LabelRows> m = new TreeMap<>();
-    counts.forEach((split, labels) -> m.put(split, LabelRows.newBuilder().putAllRowsPerLabel(labels).build()));
+    counts.forEach(
+        (split, labels) -> m.put(split, LabelRows.newBuilder().putAllRowsPerLabel(labels).build()));
     return m;
   }
 
   /**
-   * One line per class that has rows but none in {@code train}, e.g. {@code class 'Sandal' has no rows in the train
-   * split (12 in test): no model trained on this table can learn it}; one line when there are no train rows at all.
+   * One line per class that has rows but none in {@code train}, e.g. {@code class 'Sandal' has no
+   * rows in the train split (12 in test): no model trained on this table can learn it}; one line
+   * when there are no train rows at all.
    */
   public List<String> warnings() {
     List<String> out = new ArrayList<>();
@@ -118,14 +143,19 @@ public final class SplitLabelCounts {
         continue;
       }
       List<String> elsewhere = new ArrayList<>();
-      counts.forEach((split, labels) -> {
-        long n = labels.getOrDefault(c, 0L);
-        if (!split.equals(TRAIN) && n > 0) {
-          elsewhere.add(String.format(Locale.ROOT, "%,d in %s", n, split));
-        }
-      });
-      out.add("class '" + c + "' has no rows in the train split (" + String.join(", ", elsewhere)
-          + "): no model trained on this table can learn it");
+      counts.forEach(
+          (split, labels) -> {
+            long n = labels.getOrDefault(c, 0L);
+            if (!split.equals(TRAIN) && n > 0) {
+              elsewhere.add(String.format(Locale.ROOT, "%,d in %s", n, split));
+            }
+          });
+      out.add(
+          "class '"
+              + c
+              + "' has no rows in the train split ("
+              + String.join(", ", elsewhere)
+              + "): no model trained on this table can learn it");
     }
     return out;
   }

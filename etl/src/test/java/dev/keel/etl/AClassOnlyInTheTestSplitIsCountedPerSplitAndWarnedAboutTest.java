@@ -24,22 +24,26 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A class whose rows are all in the test split (a split column that puts every Bag in test) is one no model trained
- * on the table can learn. The ingest's result and {@code keel data describe} count rows per split and class, and
- * both warn about it; the warning is about the table version written, so an append that brings only test rows of a
- * class the table already trains on warns of nothing, and an overwrite that leaves only test rows of it does.
+ * A class whose rows are all in the test split (a split column that puts every Bag in test) is one
+ * no model trained on the table can learn. The ingest's result and {@code keel data describe} count
+ * rows per split and class, and both warn about it; the warning is about the table version written,
+ * so an append that brings only test rows of a class the table already trains on warns of nothing,
+ * and an overwrite that leaves only test rows of it does.
  */
 class AClassOnlyInTheTestSplitIsCountedPerSplitAndWarnedAboutTest {
   static final String BAG = "Bag";
-  static final String WARNING = "class 'Bag' has no rows in the train split (%d in test): no model trained on this "
-      + "table can learn it";
+  static final String WARNING =
+      "class 'Bag' has no rows in the train split (%d in test): no model trained on this "
+          + "table can learn it";
 
   Path root;
   String table;
 
   @BeforeEach
   void setUp() throws Exception {
-    root = Files.createDirectories(Path.of("target", "coverage", UUID.randomUUID().toString()).toAbsolutePath());
+    root =
+        Files.createDirectories(
+            Path.of("target", "coverage", UUID.randomUUID().toString()).toAbsolutePath());
     table = root.resolve("t").toString();
   }
 
@@ -73,12 +77,22 @@ class AClassOnlyInTheTestSplitIsCountedPerSplitAndWarnedAboutTest {
   }
 
   IngestResult ingest(Path csv, String mode) {
-    return new IngestActivitiesImpl().ingest(IngestRequest.newBuilder().setTableUri(table).setSource(DataSource
-        .newBuilder().setFormat("csv").setUri(csv.toString()).setLabelColumn("label").setMode(mode)).build());
+    return new IngestActivitiesImpl()
+        .ingest(
+            IngestRequest.newBuilder()
+                .setTableUri(table)
+                .setSource(
+                    DataSource.newBuilder()
+                        .setFormat("csv")
+                        .setUri(csv.toString())
+                        .setLabelColumn("label")
+                        .setMode(mode))
+                .build());
   }
 
   @Test
-  void theIngestAndDataDescribeCountPerSplitAndClassAndWarnOfTheClassNoModelCanLearn() throws Exception {
+  void theIngestAndDataDescribeCountPerSplitAndClassAndWarnOfTheClassNoModelCanLearn()
+      throws Exception {
     IntPredicate bagsInTest = i -> isBag(i) || i % 5 == 0;
     IngestResult r = ingest(csv("bags-in-test.csv", 0, 300, bagsInTest), "append");
     Map<String, Map<String, Long>> expected = expected(0, 300, bagsInTest);
@@ -90,10 +104,14 @@ class AClassOnlyInTheTestSplitIsCountedPerSplitAndWarnedAboutTest {
     DataVersion v0 = DataTableHistory.describe(DeltaTables.defaultEngine(), table).getVersions(0);
     assertEquals(expected, counts(v0.getRowsPerSplitLabelMap()), "counted from the table's data");
     assertEquals(List.of(WARNING.formatted(bags)), v0.getWarningsList());
-    String text = DataTableHistory.render(DataTableHistory.describe(DeltaTables.defaultEngine(), table));
+    String text =
+        DataTableHistory.render(DataTableHistory.describe(DeltaTables.defaultEngine(), table));
     assertTrue(text.contains("        warning: " + WARNING.formatted(bags) + "\n"), text);
-    assertTrue(text.contains("        rows in test:   ") && text.contains("        rows in train:  "), text);
-    String testLine = text.lines().filter(l -> l.startsWith("        rows in test:")).findFirst().orElseThrow();
+    assertTrue(
+        text.contains("        rows in test:   ") && text.contains("        rows in train:  "),
+        text);
+    String testLine =
+        text.lines().filter(l -> l.startsWith("        rows in test:")).findFirst().orElseThrow();
     assertTrue(testLine.contains(BAG + "=" + bags), testLine);
   }
 
@@ -107,7 +125,8 @@ class AClassOnlyInTheTestSplitIsCountedPerSplitAndWarnedAboutTest {
     IntPredicate onlyTest = i -> true;
     IngestResult v1 = ingest(csv("more-test-bags.csv", 200, 260, onlyTest), "append");
     assertEquals(1, v1.getTable().getVersion());
-    assertEquals(expected(200, 260, onlyTest), counts(v1.getRowsPerSplitLabelMap()), "this ingest's rows");
+    assertEquals(
+        expected(200, 260, onlyTest), counts(v1.getRowsPerSplitLabelMap()), "this ingest's rows");
     assertEquals(List.of(), v1.getWarningsList());
 
     // an overwrite with the Bags in test only: this version has none to train on
@@ -119,9 +138,16 @@ class AClassOnlyInTheTestSplitIsCountedPerSplitAndWarnedAboutTest {
     DataHistory h = DataTableHistory.describe(DeltaTables.defaultEngine(), table);
     assertEquals(List.of(), h.getVersions(1).getWarningsList());
     Map<String, Map<String, Long>> v1Rows = expected(0, 200, hashLike);
-    expected(200, 260, onlyTest).forEach((split, labels) -> labels.forEach((label, n) ->
-        v1Rows.computeIfAbsent(split, k -> new TreeMap<>()).merge(label, n, Long::sum)));
-    assertEquals(v1Rows, counts(h.getVersions(1).getRowsPerSplitLabelMap()), "the table's rows at v1");
+    expected(200, 260, onlyTest)
+        .forEach(
+            (split, labels) ->
+                labels.forEach(
+                    (label, n) ->
+                        v1Rows
+                            .computeIfAbsent(split, k -> new TreeMap<>())
+                            .merge(label, n, Long::sum)));
+    assertEquals(
+        v1Rows, counts(h.getVersions(1).getRowsPerSplitLabelMap()), "the table's rows at v1");
     assertEquals(List.of(WARNING.formatted(bags)), h.getVersions(2).getWarningsList());
   }
 }

@@ -55,8 +55,15 @@ class AppendThenOverwriteWritesVersionsZeroOneTwoTest {
   }
 
   static IngestRequest request(Path csv, String mode, String table) {
-    return IngestRequest.newBuilder().setSource(DataSource.newBuilder().setFormat("csv").setUri(csv.toString())
-        .setLabelColumn("label").setMode(mode)).setTableUri(table).build();
+    return IngestRequest.newBuilder()
+        .setSource(
+            DataSource.newBuilder()
+                .setFormat("csv")
+                .setUri(csv.toString())
+                .setLabelColumn("label")
+                .setMode(mode))
+        .setTableUri(table)
+        .build();
   }
 
   static Map<String, Long> perClass(int from, int to) {
@@ -74,18 +81,23 @@ class AppendThenOverwriteWritesVersionsZeroOneTwoTest {
     IngestResult v0 = etl.ingest(request(csv("a.csv", 0, 100), "append", table));
     IngestResult v1 = etl.ingest(request(csv("b.csv", 100, 160), "append", table));
     IngestResult v2 = etl.ingest(request(csv("c.csv", 500, 540), "overwrite", table));
-    assertEquals(List.of(0L, 1L, 2L), List.of(v0.getTable().getVersion(), v1.getTable().getVersion(),
-        v2.getTable().getVersion()));
+    assertEquals(
+        List.of(0L, 1L, 2L),
+        List.of(
+            v0.getTable().getVersion(), v1.getTable().getVersion(), v2.getTable().getVersion()));
     assertEquals("overwrite", v2.getMode());
 
     assertEquals(100, TableRows.read(table, 0).size());
     List<TableRows.Row> at1 = TableRows.read(table, 1);
     assertEquals(160, at1.size());
-    assertEquals(LongStream.range(0, 160).boxed().toList(), at1.stream().map(TableRows.Row::id).toList(),
+    assertEquals(
+        LongStream.range(0, 160).boxed().toList(),
+        at1.stream().map(TableRows.Row::id).toList(),
         "an append continues the ids");
     List<TableRows.Row> at2 = TableRows.read(table, 2);
     assertEquals(40, at2.size(), "overwrite removed the previous rows in the same commit");
-    assertEquals(LongStream.range(0, 40).boxed().toList(), at2.stream().map(TableRows.Row::id).toList());
+    assertEquals(
+        LongStream.range(0, 40).boxed().toList(), at2.stream().map(TableRows.Row::id).toList());
     assertEquals(Map.of("train", 30L, "test", 10L), TableRows.perSplit(at2));
 
     // the same overwrite again (an activity retry after its commit) writes nothing
@@ -103,10 +115,14 @@ class AppendThenOverwriteWritesVersionsZeroOneTwoTest {
 
     DataHistory h = DataTableHistory.describe(DeltaTables.defaultEngine(), table);
     assertEquals(4, h.getVersionsCount());
-    assertEquals(List.of("append", "append", "overwrite", "append"),
+    assertEquals(
+        List.of("append", "append", "overwrite", "append"),
         h.getVersionsList().stream().map(DataVersion::getOperation).toList());
-    assertEquals(List.of(100L, 160L, 40L, 140L), h.getVersionsList().stream()
-        .map(v -> v.getRowsPerSplitMap().values().stream().mapToLong(Long::longValue).sum()).toList());
+    assertEquals(
+        List.of(100L, 160L, 40L, 140L),
+        h.getVersionsList().stream()
+            .map(v -> v.getRowsPerSplitMap().values().stream().mapToLong(Long::longValue).sum())
+            .toList());
     DataVersion d1 = h.getVersions(1);
     assertEquals(root.resolve("b.csv").toString(), d1.getSourceUri());
     assertEquals(v1.getSourceChecksum(), d1.getSourceChecksum());
@@ -131,10 +147,13 @@ class AppendThenOverwriteWritesVersionsZeroOneTwoTest {
     }
     Path narrow = root.resolve("narrow.csv");
     Files.write(narrow, lines);
-    ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> etl.ingest(request(narrow, "append", table)));
+    ApplicationFailure f =
+        assertThrows(ApplicationFailure.class, () -> etl.ingest(request(narrow, "append", table)));
     assertTrue(f.isNonRetryable());
     assertEquals(FailureTypes.INVALID_TABLE, f.getType());
-    assertTrue(f.getOriginalMessage().startsWith("cannot append to table " + table + ": its feature columns are [f0,"),
+    assertTrue(
+        f.getOriginalMessage()
+            .startsWith("cannot append to table " + table + ": its feature columns are [f0,"),
         f.getOriginalMessage());
     assertEquals(0, DeltaTables.latestVersion(DeltaTables.defaultEngine(), table).getAsLong());
     // overwrite may change the columns: a new version with the new feature names
@@ -159,12 +178,21 @@ class AppendThenOverwriteWritesVersionsZeroOneTwoTest {
       }
     }
     IngestActivitiesImpl etl = new IngestActivitiesImpl();
-    etl.ingest(IngestRequest.newBuilder().setSource(DataSource.newBuilder().setFormat("image_folder")
-        .setUri(all.toString())).setTableUri(table).build());
-    IngestResult r = etl.ingest(IngestRequest.newBuilder().setSource(DataSource.newBuilder()
-        .setFormat("image_folder").setUri(sneakers.toString())).setTableUri(table).build());
+    etl.ingest(
+        IngestRequest.newBuilder()
+            .setSource(DataSource.newBuilder().setFormat("image_folder").setUri(all.toString()))
+            .setTableUri(table)
+            .build());
+    IngestResult r =
+        etl.ingest(
+            IngestRequest.newBuilder()
+                .setSource(
+                    DataSource.newBuilder().setFormat("image_folder").setUri(sneakers.toString()))
+                .setTableUri(table)
+                .build());
     assertEquals(Map.of("Sneaker", 5L), r.getRowsPerLabelMap());
-    List<String> classes = List.of(TableRows.properties(table, 1).get(TableSchemas.CLASS_NAMES_PROPERTY).split(","));
+    List<String> classes =
+        List.of(TableRows.properties(table, 1).get(TableSchemas.CLASS_NAMES_PROPERTY).split(","));
     List<TableRows.Row> rows = TableRows.read(table, 1);
     assertEquals(45, rows.size());
     rows.subList(40, 45).forEach(row -> assertEquals(classes.indexOf("Sneaker"), row.label()));

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Each kind of corrupt input, under on_bad_record fail (non-retryable, names file and record,
- * no version written) and skip (the other records are written, the corrupt ones counted).
+ * Each kind of corrupt input, under on_bad_record fail (non-retryable, names file and record, no
+ * version written) and skip (the other records are written, the corrupt ones counted).
  */
 class CorruptRecordsAreNamedAndFailOrAreSkippedTest {
   Path root;
@@ -41,19 +41,27 @@ class CorruptRecordsAreNamedAndFailOrAreSkippedTest {
   }
 
   static IngestRequest request(DataSource.Builder source, String onBad, String table) {
-    return IngestRequest.newBuilder().setSource(source.setOnBadRecord(onBad)).setTableUri(table).build();
+    return IngestRequest.newBuilder()
+        .setSource(source.setOnBadRecord(onBad))
+        .setTableUri(table)
+        .build();
   }
 
   /** Fails with DATASET_CORRUPT, one line, naming {@code where}; and leaves the table as it was. */
   void assertFailsNaming(DataSource.Builder source, String where, String reason) {
     var before = DeltaTables.latestVersion(DeltaTables.defaultEngine(), table);
-    ApplicationFailure f = assertThrows(ApplicationFailure.class,
-        () -> new IngestActivitiesImpl().ingest(request(source, "fail", table)));
+    ApplicationFailure f =
+        assertThrows(
+            ApplicationFailure.class,
+            () -> new IngestActivitiesImpl().ingest(request(source, "fail", table)));
     assertTrue(f.isNonRetryable());
     assertEquals(FailureTypes.DATASET_CORRUPT, f.getType());
-    assertTrue(f.getOriginalMessage().contains(reason == null ? where : where + ": " + reason), f.getOriginalMessage());
+    assertTrue(
+        f.getOriginalMessage().contains(reason == null ? where : where + ": " + reason),
+        f.getOriginalMessage());
     assertFalse(f.getOriginalMessage().contains("\n"), f.getOriginalMessage());
-    assertEquals(before, DeltaTables.latestVersion(DeltaTables.defaultEngine(), table), "no new version");
+    assertEquals(
+        before, DeltaTables.latestVersion(DeltaTables.defaultEngine(), table), "no new version");
   }
 
   @Test
@@ -63,13 +71,20 @@ class CorruptRecordsAreNamedAndFailOrAreSkippedTest {
     for (String f : IngestActivitiesImpl.FASHION_MNIST_FILES) {
       byte[] bytes = Files.readAllBytes(RealData.FASHION.resolve(f));
       // cut the test images' gzip stream at 60%: a download that stopped early
-      Files.write(dir.resolve(f), f.startsWith("t10k-images") ? Arrays.copyOf(bytes, bytes.length * 6 / 10) : bytes);
+      Files.write(
+          dir.resolve(f),
+          f.startsWith("t10k-images") ? Arrays.copyOf(bytes, bytes.length * 6 / 10) : bytes);
     }
-    DataSource.Builder src = DataSource.newBuilder().setFormat("fashion_mnist").setUri(dir.toString());
+    DataSource.Builder src =
+        DataSource.newBuilder().setFormat("fashion_mnist").setUri(dir.toString());
     assertFailsNaming(src, "t10k-images-idx3-ubyte.gz:record ", null);
-    ApplicationFailure f = assertThrows(ApplicationFailure.class,
-        () -> new IngestActivitiesImpl().ingest(request(src, "fail", table)));
-    assertTrue(f.getOriginalMessage().contains("truncated: the header says 10000 records"), f.getOriginalMessage());
+    ApplicationFailure f =
+        assertThrows(
+            ApplicationFailure.class,
+            () -> new IngestActivitiesImpl().ingest(request(src, "fail", table)));
+    assertTrue(
+        f.getOriginalMessage().contains("truncated: the header says 10000 records"),
+        f.getOriginalMessage());
     assertTrue(DeltaTables.latestVersion(DeltaTables.defaultEngine(), table).isEmpty());
 
     IngestResult r = new IngestActivitiesImpl().ingest(request(src, "skip", table));
@@ -77,8 +92,11 @@ class CorruptRecordsAreNamedAndFailOrAreSkippedTest {
     assertEquals(60_000L, r.getRowsPerSplitMap().get("train"));
     assertTrue(test > 1000 && test < 10_000, "the complete images before the cut: " + test);
     assertEquals(10_000 - test, r.getSkippedRecords());
-    assertEquals(r.getSkippedRecords(),
-        DataTableHistory.describe(DeltaTables.defaultEngine(), table).getVersions(0).getSkippedRecords());
+    assertEquals(
+        r.getSkippedRecords(),
+        DataTableHistory.describe(DeltaTables.defaultEngine(), table)
+            .getVersions(0)
+            .getSkippedRecords());
   }
 
   @Test
@@ -91,15 +109,20 @@ class CorruptRecordsAreNamedAndFailOrAreSkippedTest {
     Files.writeString(dir.resolve(cls + "/broken.png"), "this is not a PNG");
     byte[] png = Files.readAllBytes(dir.resolve(cls + "/0.png"));
     Files.write(dir.resolve(cls + "/cut.png"), Arrays.copyOf(png, png.length / 2));
-    DataSource.Builder src = DataSource.newBuilder().setFormat("image_folder").setUri(dir.toString());
+    DataSource.Builder src =
+        DataSource.newBuilder().setFormat("image_folder").setUri(dir.toString());
     assertFailsNaming(src, cls + "/broken.png", "undecodable image");
     assertTrue(DeltaTables.latestVersion(DeltaTables.defaultEngine(), table).isEmpty());
 
     IngestResult r = new IngestActivitiesImpl().ingest(request(src, "skip", table));
     assertEquals(10, r.getRows());
     assertEquals(2, r.getSkippedRecords());
-    assertTrue(r.getSkippedExamples(0).startsWith(cls + "/broken.png: undecodable image"), r.getSkippedExamplesList().toString());
-    assertTrue(r.getSkippedExamples(1).startsWith(cls + "/cut.png: undecodable image"), r.getSkippedExamplesList().toString());
+    assertTrue(
+        r.getSkippedExamples(0).startsWith(cls + "/broken.png: undecodable image"),
+        r.getSkippedExamplesList().toString());
+    assertTrue(
+        r.getSkippedExamples(1).startsWith(cls + "/cut.png: undecodable image"),
+        r.getSkippedExamplesList().toString());
   }
 
   /** A CSV of 20 real rows with one corrupt line (line 1 is the header, row i is line i + 2). */
@@ -118,7 +141,11 @@ class CorruptRecordsAreNamedAndFailOrAreSkippedTest {
     IngestActivitiesImpl etl = new IngestActivitiesImpl();
     DataSource.Builder good = DataSource.newBuilder().setFormat("csv").setLabelColumn("label");
     try {
-      etl.ingest(request(good.clone().setUri(TabularCsv.write(root.resolve("good.csv"), 0, 40).toString()), "fail", table));
+      etl.ingest(
+          request(
+              good.clone().setUri(TabularCsv.write(root.resolve("good.csv"), 0, 40).toString()),
+              "fail",
+              table));
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -135,7 +162,10 @@ class CorruptRecordsAreNamedAndFailOrAreSkippedTest {
   @Test
   void aCsvRowWithTheWrongColumnCountFailsOrIsSkipped() throws Exception {
     String line = RealData.csvLine(5, "train");
-    csvCase(csvWith(5, line.substring(0, line.lastIndexOf(','))), csvName(5) + ":7", "18 columns, the header has 19");
+    csvCase(
+        csvWith(5, line.substring(0, line.lastIndexOf(','))),
+        csvName(5) + ":7",
+        "18 columns, the header has 19");
   }
 
   @Test
@@ -150,7 +180,8 @@ class CorruptRecordsAreNamedAndFailOrAreSkippedTest {
   void aNonNumericFeatureFailsOrIsSkipped() throws Exception {
     String[] cells = RealData.csvLine(11, "train").split(",");
     cells[4] = "n/a";
-    csvCase(csvWith(11, String.join(",", cells)), csvName(11) + ":13", "feature 'f3': not a number");
+    csvCase(
+        csvWith(11, String.join(",", cells)), csvName(11) + ":13", "feature 'f3': not a number");
   }
 
   static String csvName(int badRow) {
@@ -161,7 +192,11 @@ class CorruptRecordsAreNamedAndFailOrAreSkippedTest {
   void aParquetRowWithoutALabelFailsOrIsSkipped() throws Exception {
     Path file = root.resolve("pq/rows.parquet");
     ParquetFiles.write(file, 0, 30, i -> i % 3 == 0 ? "test" : "train", Set.of(7));
-    DataSource.Builder src = DataSource.newBuilder().setFormat("parquet").setUri(file.toString()).setLabelColumn("label");
+    DataSource.Builder src =
+        DataSource.newBuilder()
+            .setFormat("parquet")
+            .setUri(file.toString())
+            .setLabelColumn("label");
     assertFailsNaming(src, "rows.parquet:8", "missing label");
     IngestResult r = new IngestActivitiesImpl().ingest(request(src, "skip", table));
     assertEquals(29, r.getRows());

@@ -39,7 +39,9 @@ class CsvAndParquetBecomeLabeledFeatureRowsTest {
   }
 
   static IngestRequest request(String format, DataSource.Builder source, String table) {
-    return IngestRequest.newBuilder().setSource(source.setFormat(format).setLabelColumn("label")).setTableUri(table)
+    return IngestRequest.newBuilder()
+        .setSource(source.setFormat(format).setLabelColumn("label"))
+        .setTableUri(table)
         .build();
   }
 
@@ -57,10 +59,17 @@ class CsvAndParquetBecomeLabeledFeatureRowsTest {
   }
 
   static void assertRealRows(String table, int n) throws Exception {
-    List<String> classes = new ArrayList<>(new TreeSet<>(
-        java.util.stream.IntStream.range(0, n).mapToObj(i -> RealData.className(RealData.label(i))).toList()));
+    List<String> classes =
+        new ArrayList<>(
+            new TreeSet<>(
+                java.util.stream.IntStream.range(0, n)
+                    .mapToObj(i -> RealData.className(RealData.label(i)))
+                    .toList()));
     Map<String, String> props = TableRows.properties(table, 0);
-    assertEquals(FEATURES, props.get(TableSchemas.FEATURE_NAMES_PROPERTY), "numeric columns but label and split");
+    assertEquals(
+        FEATURES,
+        props.get(TableSchemas.FEATURE_NAMES_PROPERTY),
+        "numeric columns but label and split");
     assertEquals(String.join(",", classes), props.get(TableSchemas.CLASS_NAMES_PROPERTY));
     List<TableRows.Row> rows = TableRows.read(table, 0);
     assertEquals(n, rows.size());
@@ -84,7 +93,9 @@ class CsvAndParquetBecomeLabeledFeatureRowsTest {
   void aCsvDirectoryWithASplitColumnBecomesOneVersion() throws Exception {
     Path dir = csvDir(root.resolve("csv"), 200);
     String table = root.resolve("t").toString();
-    IngestResult r = new IngestActivitiesImpl().ingest(request("csv", DataSource.newBuilder().setUri(dir.toString()), table));
+    IngestResult r =
+        new IngestActivitiesImpl()
+            .ingest(request("csv", DataSource.newBuilder().setUri(dir.toString()), table));
     assertEquals(0, r.getTable().getVersion());
     assertEquals(Map.of("train", 160L, "test", 40L), r.getRowsPerSplitMap());
     assertEquals(perClass(200), r.getRowsPerLabelMap());
@@ -97,8 +108,10 @@ class CsvAndParquetBecomeLabeledFeatureRowsTest {
     Path file = root.resolve("pq/data.parquet");
     ParquetFiles.write(file, 0, 200, i -> i % 5 == 0 ? "test" : "train", Set.of());
     String table = root.resolve("t").toString();
-    IngestResult r = new IngestActivitiesImpl().ingest(
-        request("parquet", DataSource.newBuilder().setUri(file.toUri().toString()), table));
+    IngestResult r =
+        new IngestActivitiesImpl()
+            .ingest(
+                request("parquet", DataSource.newBuilder().setUri(file.toUri().toString()), table));
     assertEquals(Map.of("train", 160L, "test", 40L), r.getRowsPerSplitMap());
     assertEquals(perClass(200), r.getRowsPerLabelMap());
     assertRealRows(table, 200);
@@ -114,10 +127,18 @@ class CsvAndParquetBecomeLabeledFeatureRowsTest {
     Path csv = root.resolve("digits.csv");
     Files.write(csv, lines);
     String table = root.resolve("t").toString();
-    IngestResult r = new IngestActivitiesImpl().ingest(IngestRequest.newBuilder()
-        .setSource(DataSource.newBuilder().setFormat("csv").setUri(csv.toString()).setLabelColumn("digit")
-            .addFeatureColumns("b"))
-        .setTableUri(table).build());
+    IngestResult r =
+        new IngestActivitiesImpl()
+            .ingest(
+                IngestRequest.newBuilder()
+                    .setSource(
+                        DataSource.newBuilder()
+                            .setFormat("csv")
+                            .setUri(csv.toString())
+                            .setLabelColumn("digit")
+                            .addFeatureColumns("b"))
+                    .setTableUri(table)
+                    .build());
     assertEquals(50, r.getRows());
     assertEquals("b", TableRows.properties(table, 0).get(TableSchemas.FEATURE_NAMES_PROPERTY));
     Set<Integer> distinct = new TreeSet<>();
@@ -125,7 +146,9 @@ class CsvAndParquetBecomeLabeledFeatureRowsTest {
       distinct.add(RealData.label(i));
     }
     assertEquals(10, distinct.size(), "the first 50 test images cover all ten classes");
-    assertEquals("0,1,2,3,4,5,6,7,8,9", TableRows.properties(table, 0).get(TableSchemas.CLASS_NAMES_PROPERTY));
+    assertEquals(
+        "0,1,2,3,4,5,6,7,8,9",
+        TableRows.properties(table, 0).get(TableSchemas.CLASS_NAMES_PROPERTY));
     for (TableRows.Row row : TableRows.read(table, 0)) {
       assertEquals(RealData.label((int) row.id()), row.label());
       assertArrayEquals(new float[] {RealData.features((int) row.id())[6]}, row.features(), 1e-6f);
@@ -136,13 +159,27 @@ class CsvAndParquetBecomeLabeledFeatureRowsTest {
   void aLabelColumnThatIsNotInTheFileFailsWithoutRetriesAndWritesNothing() throws Exception {
     Path dir = csvDir(root.resolve("csv"), 20);
     String table = root.resolve("t").toString();
-    ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> new IngestActivitiesImpl().ingest(
-        IngestRequest.newBuilder().setSource(DataSource.newBuilder().setFormat("csv").setUri(dir.toString())
-            .setLabelColumn("category")).setTableUri(table).build()));
+    ApplicationFailure f =
+        assertThrows(
+            ApplicationFailure.class,
+            () ->
+                new IngestActivitiesImpl()
+                    .ingest(
+                        IngestRequest.newBuilder()
+                            .setSource(
+                                DataSource.newBuilder()
+                                    .setFormat("csv")
+                                    .setUri(dir.toString())
+                                    .setLabelColumn("category"))
+                            .setTableUri(table)
+                            .build()));
     assertTrue(f.isNonRetryable());
     assertEquals(FailureTypes.INVALID_ARGUMENT, f.getType());
-    assertEquals("source.label_column 'category' is not a column of part-0.csv (its header row has "
-        + (FEATURES.split(",").length + 3) + " columns)", f.getOriginalMessage());
+    assertEquals(
+        "source.label_column 'category' is not a column of part-0.csv (its header row has "
+            + (FEATURES.split(",").length + 3)
+            + " columns)",
+        f.getOriginalMessage());
     assertTrue(DeltaTables.latestVersion(DeltaTables.defaultEngine(), table).isEmpty());
   }
 }

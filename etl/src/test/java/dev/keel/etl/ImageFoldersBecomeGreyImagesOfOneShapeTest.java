@@ -25,7 +25,10 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Image folders of real Fashion-MNIST images written as PNG and JPEG, ingested into labeled-images tables. */
+/**
+ * Image folders of real Fashion-MNIST images written as PNG and JPEG, ingested into labeled-images
+ * tables.
+ */
 class ImageFoldersBecomeGreyImagesOfOneShapeTest {
   Path root;
 
@@ -36,7 +39,10 @@ class ImageFoldersBecomeGreyImagesOfOneShapeTest {
   }
 
   static IngestRequest request(DataSource.Builder source, String table) {
-    return IngestRequest.newBuilder().setSource(source.setFormat("image_folder")).setTableUri(table).build();
+    return IngestRequest.newBuilder()
+        .setSource(source.setFormat("image_folder"))
+        .setTableUri(table)
+        .build();
   }
 
   @Test
@@ -45,18 +51,22 @@ class ImageFoldersBecomeGreyImagesOfOneShapeTest {
     List<String> paths = new ArrayList<>();
     Map<String, Integer> imageOf = new TreeMap<>();
     for (int i = 0; i < 60; i++) {
-      String rel = (i < 45 ? "train/" : "test/") + RealData.className(RealData.label(i)) + "/" + i + ".png";
+      String rel =
+          (i < 45 ? "train/" : "test/") + RealData.className(RealData.label(i)) + "/" + i + ".png";
       RealData.write(i, src.resolve(rel));
       paths.add(rel);
       imageOf.put(rel, i);
     }
     String table = root.resolve("t").toString();
-    IngestResult r = new IngestActivitiesImpl().ingest(request(DataSource.newBuilder().setUri(src.toString()), table));
+    IngestResult r =
+        new IngestActivitiesImpl()
+            .ingest(request(DataSource.newBuilder().setUri(src.toString()), table));
 
     assertEquals(0, r.getTable().getVersion());
     assertEquals(60, r.getRows());
     assertEquals(Map.of("train", 45L, "test", 15L), r.getRowsPerSplitMap());
-    List<String> classes = new ArrayList<>(new TreeSet<>(paths.stream().map(p -> p.split("/")[1]).toList()));
+    List<String> classes =
+        new ArrayList<>(new TreeSet<>(paths.stream().map(p -> p.split("/")[1]).toList()));
     Map<String, Long> perClass = new TreeMap<>();
     for (int i = 0; i < 60; i++) {
       perClass.merge(RealData.className(RealData.label(i)), 1L, Long::sum);
@@ -96,8 +106,11 @@ class ImageFoldersBecomeGreyImagesOfOneShapeTest {
     paths.add(bigRel);
 
     String table = root.resolve("t").toString();
-    IngestResult r = new IngestActivitiesImpl().ingest(
-        request(DataSource.newBuilder().setUri(src.toString()).setTestFraction(0.3), table));
+    IngestResult r =
+        new IngestActivitiesImpl()
+            .ingest(
+                request(
+                    DataSource.newBuilder().setUri(src.toString()).setTestFraction(0.3), table));
 
     long expectedTest = paths.stream().filter(p -> hashFraction(p) < 0.3).count();
     assertTrue(expectedTest > 10 && expectedTest < 50, "the hash spreads: " + expectedTest);
@@ -123,14 +136,20 @@ class ImageFoldersBecomeGreyImagesOfOneShapeTest {
       RealData.write(i, src.resolve(RealData.className(RealData.label(i)) + "/" + i + ".png"));
     }
     String table = root.resolve("t").toString();
-    IngestResult r = new IngestActivitiesImpl().ingest(
-        request(DataSource.newBuilder().setUri(src.toString()).setImageSize("14x14"), table));
+    IngestResult r =
+        new IngestActivitiesImpl()
+            .ingest(
+                request(
+                    DataSource.newBuilder().setUri(src.toString()).setImageSize("14x14"), table));
     assertEquals(12, r.getRows());
     assertEquals("14x14", TableRows.properties(table, 0).get(TableSchemas.IMAGE_SHAPE_PROPERTY));
     TableRows.read(table, 0).forEach(row -> assertEquals(196, row.image().length));
   }
 
-  /** The documented split rule, computed independently: SHA-256's first 8 bytes as a fraction of 2^64. */
+  /**
+   * The documented split rule, computed independently: SHA-256's first 8 bytes as a fraction of
+   * 2^64.
+   */
   static double hashFraction(String key) {
     try {
       byte[] d = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));

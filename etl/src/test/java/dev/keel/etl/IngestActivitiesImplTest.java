@@ -78,7 +78,8 @@ class IngestActivitiesImplTest {
   @Test
   void deltaStandaloneReadsTheTable() throws Exception {
     DeltaLog log = DeltaLog.forTable(new Configuration(), root.resolve("fashion").toString());
-    io.delta.standalone.Snapshot snap = log.getSnapshotForVersionAsOf(first.getTable().getVersion());
+    io.delta.standalone.Snapshot snap =
+        log.getSnapshotForVersionAsOf(first.getTable().getVersion());
     var schema = snap.getMetadata().getSchema();
     assertEquals(List.of("id", "label", "split", "image"), Arrays.asList(schema.getFieldNames()));
     assertEquals("long", schema.get("id").getDataType().getTypeName());
@@ -111,7 +112,8 @@ class IngestActivitiesImplTest {
       assertTrue(stats.contains("\"numRecords\""), stats);
       assertTrue(stats.contains("\"split\""), stats);
       assertFalse(stats.contains("\"image\""), "no stats on image: " + stats);
-      var path = new org.apache.hadoop.fs.Path(root.resolve("fashion").resolve(f.getPath()).toUri());
+      var path =
+          new org.apache.hadoop.fs.Path(root.resolve("fashion").resolve(f.getPath()).toUri());
       try (ParquetFileReader r =
           ParquetFileReader.open(HadoopInputFile.fromPath(path, new Configuration()))) {
         for (BlockMetaData block : r.getFooter().getBlocks()) {
@@ -127,12 +129,14 @@ class IngestActivitiesImplTest {
 
   @Test
   void reingestIsANoOp() {
-    IngestResult again = new IngestActivitiesImpl().ingest(request("fashion_mnist", "file://" + DATA, tableUri));
+    IngestResult again =
+        new IngestActivitiesImpl().ingest(request("fashion_mnist", "file://" + DATA, tableUri));
     assertTrue(again.getAlreadyIngested());
     assertEquals(first.getTable().getVersion(), again.getTable().getVersion());
     assertEquals(first.getSourceChecksum(), again.getSourceChecksum());
     assertEquals(first.getRowsPerSplitMap(), again.getRowsPerSplitMap());
-    assertEquals(first.getTable().getVersion(),
+    assertEquals(
+        first.getTable().getVersion(),
         DeltaTables.latestVersion(DeltaTables.defaultEngine(), tableUri).getAsLong());
   }
 
@@ -140,20 +144,31 @@ class IngestActivitiesImplTest {
   void failureBeforeCommitLeavesNoNewVersion() {
     // An existing table (v0 from another writer) that does not hold this source yet.
     String uri = root.resolve("crash").toString();
-    long v0 = new DeltaTableWriter(uri, TableSchemas.LABELED_IMAGES)
-        .append(Columns.of(1).add("id", new long[] {-1}).add("label", new int[] {0})
-            .add("split", new String[] {"extra"}).add("image", new byte[][] {new byte[784]}));
+    long v0 =
+        new DeltaTableWriter(uri, TableSchemas.LABELED_IMAGES)
+            .append(
+                Columns.of(1)
+                    .add("id", new long[] {-1})
+                    .add("label", new int[] {0})
+                    .add("split", new String[] {"extra"})
+                    .add("image", new byte[][] {new byte[784]}));
     assertEquals(0, v0);
-    var crashing = new IngestActivitiesImpl(DeltaTables.defaultEngine(), () -> {
-      throw new IllegalStateException("injected crash before commit");
-    });
-    var e = assertThrows(IllegalStateException.class,
-        () -> crashing.ingest(request("fashion_mnist", DATA.toString(), uri)));
+    var crashing =
+        new IngestActivitiesImpl(
+            DeltaTables.defaultEngine(),
+            () -> {
+              throw new IllegalStateException("injected crash before commit");
+            });
+    var e =
+        assertThrows(
+            IllegalStateException.class,
+            () -> crashing.ingest(request("fashion_mnist", DATA.toString(), uri)));
     assertEquals("injected crash before commit", e.getMessage());
     assertEquals(0, DeltaTables.latestVersion(DeltaTables.defaultEngine(), uri).getAsLong());
 
     // and the retry commits exactly once
-    IngestResult retry = new IngestActivitiesImpl().ingest(request("fashion_mnist", DATA.toString(), uri));
+    IngestResult retry =
+        new IngestActivitiesImpl().ingest(request("fashion_mnist", DATA.toString(), uri));
     assertFalse(retry.getAlreadyIngested());
     assertEquals(1, retry.getTable().getVersion());
     LabeledImages test = new DeltaDatasetReader().read(retry.getTable(), "test");
@@ -163,11 +178,14 @@ class IngestActivitiesImplTest {
   @Test
   void failureBeforeCreateLeavesNoTable() {
     String uri = root.resolve("never").toString();
-    var crashing = new IngestActivitiesImpl(DeltaTables.defaultEngine(), () -> {
-      throw new IllegalStateException("boom");
-    });
-    assertThrows(IllegalStateException.class,
-        () -> crashing.ingest(request("fashion_mnist", "", uri)));
+    var crashing =
+        new IngestActivitiesImpl(
+            DeltaTables.defaultEngine(),
+            () -> {
+              throw new IllegalStateException("boom");
+            });
+    assertThrows(
+        IllegalStateException.class, () -> crashing.ingest(request("fashion_mnist", "", uri)));
     assertTrue(DeltaTables.latestVersion(DeltaTables.defaultEngine(), uri).isEmpty());
   }
 
@@ -183,8 +201,13 @@ class IngestActivitiesImplTest {
     t0 = System.nanoTime();
     reader.read(first.getTable(), "train");
     long trainWarmMs = (System.nanoTime() - t0) / 1_000_000;
-    System.out.println("TIMING read train ms=" + trainMs + " (again, warm: " + trainWarmMs
-        + ") test ms=" + testMs);
+    System.out.println(
+        "TIMING read train ms="
+            + trainMs
+            + " (again, warm: "
+            + trainWarmMs
+            + ") test ms="
+            + testMs);
 
     assertEquals(60_000, train.size());
     assertEquals(10_000, test.size());
@@ -197,14 +220,18 @@ class IngestActivitiesImplTest {
     for (int i : new int[] {0, 1, 12_345, 59_999}) {
       assertEquals(i, train.ids()[i]);
       assertEquals(idxTrainLabels[i] & 0xFF, train.labels()[i]);
-      assertArrayEquals(Arrays.copyOfRange(idxTrain.pixels(), i * 784, (i + 1) * 784),
-          Arrays.copyOfRange(train.pixels(), i * 784, (i + 1) * 784), "train image " + i);
+      assertArrayEquals(
+          Arrays.copyOfRange(idxTrain.pixels(), i * 784, (i + 1) * 784),
+          Arrays.copyOfRange(train.pixels(), i * 784, (i + 1) * 784),
+          "train image " + i);
     }
     for (int i : new int[] {0, 4_321, 9_999}) {
       assertEquals(60_000L + i, test.ids()[i]);
       assertEquals(idxTestLabels[i] & 0xFF, test.labels()[i]);
-      assertArrayEquals(Arrays.copyOfRange(idxTest.pixels(), i * 784, (i + 1) * 784),
-          Arrays.copyOfRange(test.pixels(), i * 784, (i + 1) * 784), "test image " + i);
+      assertArrayEquals(
+          Arrays.copyOfRange(idxTest.pixels(), i * 784, (i + 1) * 784),
+          Arrays.copyOfRange(test.pixels(), i * 784, (i + 1) * 784),
+          "test image " + i);
     }
     // the whole split, byte for byte
     assertArrayEquals(idxTrain.pixels(), train.pixels());
@@ -214,33 +241,57 @@ class IngestActivitiesImplTest {
   @Test
   void readingAMissingVersionIsAClearError() {
     TableRef ref = TableRef.newBuilder().setUri(tableUri).setVersion(7).build();
-    var e = assertThrows(IllegalArgumentException.class, () -> new DeltaDatasetReader().read(ref, "train"));
-    assertEquals("table " + tableUri + " has no version 7 (latest is "
-        + DeltaTables.latestVersion(DeltaTables.defaultEngine(), tableUri).getAsLong() + ")", e.getMessage());
+    var e =
+        assertThrows(
+            IllegalArgumentException.class, () -> new DeltaDatasetReader().read(ref, "train"));
+    assertEquals(
+        "table "
+            + tableUri
+            + " has no version 7 (latest is "
+            + DeltaTables.latestVersion(DeltaTables.defaultEngine(), tableUri).getAsLong()
+            + ")",
+        e.getMessage());
   }
 
   @Test
   void missingDataDirIsOneLineNonRetryable() {
     Path missing = root.resolve("no-such-dir");
-    var e = assertThrows(ApplicationFailure.class,
-        () -> new IngestActivitiesImpl().ingest(request("fashion_mnist", missing.toString(), root.resolve("x").toString())));
+    var e =
+        assertThrows(
+            ApplicationFailure.class,
+            () ->
+                new IngestActivitiesImpl()
+                    .ingest(
+                        request(
+                            "fashion_mnist", missing.toString(), root.resolve("x").toString())));
     assertTrue(e.isNonRetryable());
     assertEquals(FailureTypes.DATASET_MISSING, e.getType());
-    assertEquals("Fashion-MNIST not found at " + missing
-        + ": install it with 'apt-get install -y dataset-fashion-mnist'", e.getOriginalMessage());
+    assertEquals(
+        "Fashion-MNIST not found at "
+            + missing
+            + ": install it with 'apt-get install -y dataset-fashion-mnist'",
+        e.getOriginalMessage());
     assertFalse(e.getOriginalMessage().contains("\n"));
   }
 
   @Test
   void ingestIntoATableWithAnotherSchemaIsNonRetryable() {
     String uri = root.resolve("other-schema").toString();
-    new DeltaTableWriter(uri, TableSchemas.PREDICTIONS).append(Columns.of(1).add("id", new long[] {1})
-        .add("predicted_label", new int[] {1}).add("score", new double[] {1})
-        .add("checkpoint_id", new String[] {"c"}).add("source_table_version", new long[] {0})
-        .add("source_table_uri", new String[] {"s"}).add("model_version", new String[] {""})
-        .add("run_id", new String[] {"r"}));
-    var e = assertThrows(ApplicationFailure.class,
-        () -> new IngestActivitiesImpl().ingest(request("fashion_mnist", "", uri)));
+    new DeltaTableWriter(uri, TableSchemas.PREDICTIONS)
+        .append(
+            Columns.of(1)
+                .add("id", new long[] {1})
+                .add("predicted_label", new int[] {1})
+                .add("score", new double[] {1})
+                .add("checkpoint_id", new String[] {"c"})
+                .add("source_table_version", new long[] {0})
+                .add("source_table_uri", new String[] {"s"})
+                .add("model_version", new String[] {""})
+                .add("run_id", new String[] {"r"}));
+    var e =
+        assertThrows(
+            ApplicationFailure.class,
+            () -> new IngestActivitiesImpl().ingest(request("fashion_mnist", "", uri)));
     assertTrue(e.isNonRetryable());
     assertEquals(FailureTypes.INVALID_TABLE, e.getType());
     assertEquals(0, DeltaTables.latestVersion(DeltaTables.defaultEngine(), uri).getAsLong());
@@ -248,8 +299,12 @@ class IngestActivitiesImplTest {
 
   @Test
   void unknownFormatIsNonRetryable() {
-    var e = assertThrows(ApplicationFailure.class,
-        () -> new IngestActivitiesImpl().ingest(request("cifar10", "", root.resolve("y").toString())));
+    var e =
+        assertThrows(
+            ApplicationFailure.class,
+            () ->
+                new IngestActivitiesImpl()
+                    .ingest(request("cifar10", "", root.resolve("y").toString())));
     assertTrue(e.isNonRetryable());
     assertTrue(e.getOriginalMessage().contains("source.format"), e.getOriginalMessage());
     assertTrue(e.getOriginalMessage().contains("cifar10"), e.getOriginalMessage());

@@ -68,11 +68,16 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
   private final StorageRoot storage;
   private final ModelRegistry registry;
   private final int threads;
-  /** Scoring lanes by lanes x threads per lane (one entry unless requests ask for other thread counts). */
+
+  /**
+   * Scoring lanes by lanes x threads per lane (one entry unless requests ask for other thread
+   * counts).
+   */
   private final java.util.Map<String, ScoringLanes> lanes = new java.util.HashMap<>();
 
   /**
-   * @param storage resolves table names in requests ({@code tables/<name>}); null means requests carry URIs
+   * @param storage resolves table names in requests ({@code tables/<name>}); null means requests
+   *     carry URIs
    * @param threads libtorch intra-op threads; 0 keeps the process setting
    */
   public InferenceActivitiesImpl(StorageRoot storage, ModelRegistry registry, int threads) {
@@ -92,7 +97,8 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
   }
 
   private InferencePlan planned(InferenceRequest request) {
-    String tableUri = request.getEvaluateOnly() ? "" : predictionsTable(request.getPredictionsTableUri());
+    String tableUri =
+        request.getEvaluateOnly() ? "" : predictionsTable(request.getPredictionsTableUri());
     try {
       requireField(request.getCheckpoint().getUri(), "checkpoint.uri");
       requireField(request.getData().getUri(), "data.uri");
@@ -101,10 +107,17 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
       if (!request.getEvaluateOnly()) {
         checkPredictionsSchema(engine, tableUri);
       }
-      long maxRows = request.getMaxPartitionRows() > 0 ? request.getMaxPartitionRows() : Long.MAX_VALUE;
-      TablePartitions.Plan plan = TablePartitions.plan(engine, request.getData(), split(request), maxRows);
-      log.info("inference of {} v{} split {}: {} rows in {} partition(s)", request.getData().getUri(),
-          request.getData().getVersion(), split(request), plan.rows(), plan.partitions().size());
+      long maxRows =
+          request.getMaxPartitionRows() > 0 ? request.getMaxPartitionRows() : Long.MAX_VALUE;
+      TablePartitions.Plan plan =
+          TablePartitions.plan(engine, request.getData(), split(request), maxRows);
+      log.info(
+          "inference of {} v{} split {}: {} rows in {} partition(s)",
+          request.getData().getUri(),
+          request.getData().getVersion(),
+          split(request),
+          plan.rows(),
+          plan.partitions().size());
       return InferencePlan.newBuilder()
           .setPredictionsTableUri(tableUri)
           .addAllPartitions(plan.partitions())
@@ -123,7 +136,8 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
     try {
       VerifiedCheckpoint.open(CheckpointStorage.forRoot(uri), uri);
     } catch (CorruptCheckpointException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
+      throw ApplicationFailure.newNonRetryableFailure(
+          e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read checkpoint " + uri, e);
     }
@@ -132,10 +146,15 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
   /** An existing predictions table of another schema is refused before anything is scored. */
   private static void checkPredictionsSchema(Engine engine, String tableUri) {
     Optional<Snapshot> existing = DeltaTables.latestSnapshot(engine, tableUri);
-    if (existing.isPresent() && !existing.get().getSchema().fieldNames().equals(TableSchemas.PREDICTIONS.fieldNames())) {
-      throw new IllegalArgumentException("predictions table " + DeltaTables.displayUri(tableUri) + " has columns "
-          + existing.get().getSchema().fieldNames() + ", not those of a predictions table "
-          + TableSchemas.PREDICTIONS.fieldNames());
+    if (existing.isPresent()
+        && !existing.get().getSchema().fieldNames().equals(TableSchemas.PREDICTIONS.fieldNames())) {
+      throw new IllegalArgumentException(
+          "predictions table "
+              + DeltaTables.displayUri(tableUri)
+              + " has columns "
+              + existing.get().getSchema().fieldNames()
+              + ", not those of a predictions table "
+              + TableSchemas.PREDICTIONS.fieldNames());
     }
   }
 
@@ -159,7 +178,8 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
     InferencePartition partition = request.getPartition();
     String tableUri = request.getPredictionsTableUri();
     boolean write = !r.getEvaluateOnly();
-    String staging = write ? stagingDirectory(tableUri, request.getRunId(), partition.getIndex()) : "";
+    String staging =
+        write ? stagingDirectory(tableUri, request.getRunId(), partition.getIndex()) : "";
     Engine engine = DeltaTables.defaultEngine();
     if (write) {
       // An earlier attempt's files can never be committed (its result was not accepted): drop them.
@@ -167,17 +187,26 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
     }
 
     ScoringLanes lanes = lanes(r);
-    String key = r.getCheckpoint().getUri(); // a set of lanes has one thread count: the checkpoint names the model
-    ScoringLanes.Opener opener = () -> CheckpointPredictor.open(r.getCheckpoint().getUri(), registry,
-        lanes.threadsPerLane());
+    String key =
+        r.getCheckpoint()
+            .getUri(); // a set of lanes has one thread count: the checkpoint names the model
+    ScoringLanes.Opener opener =
+        () ->
+            CheckpointPredictor.open(r.getCheckpoint().getUri(), registry, lanes.threadsPerLane());
     lanes.prepare(key, opener); // a fresh worker loads its models while the rows are read
     LabeledExamples images = TablePartitions.read(engine, r.getData(), split(r), partition);
     long read = System.nanoTime();
     if (lanes.lanes() > 1 && images.size() > CheckpointPredictor.DEFAULT_BATCH) {
       LANED_PARTITIONS.incrementAndGet();
     }
-    Predictions predictions = scored(r, lanes.score(key, opener,
-        DeltaTables.displayUri(r.getData().getUri()) + " v" + r.getData().getVersion(), images));
+    Predictions predictions =
+        scored(
+            r,
+            lanes.score(
+                key,
+                opener,
+                DeltaTables.displayUri(r.getData().getUri()) + " v" + r.getData().getVersion(),
+                images));
     long predicted = System.nanoTime();
 
     int n = images.size();
@@ -187,35 +216,65 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
       scores[i] = predictions.scores()[i];
       correct += predictions.labels()[i] == images.labels()[i] ? 1 : 0;
     }
-    List<DataFileStatus> files = write ? stage(r, request, tableUri, staging, images, predictions, scores) : List.of();
-    ScorePartitionResult.Builder out = ScorePartitionResult.newBuilder()
-        .setIndex(partition.getIndex()).setRows(n).setCorrect(correct);
+    List<DataFileStatus> files =
+        write ? stage(r, request, tableUri, staging, images, predictions, scores) : List.of();
+    ScorePartitionResult.Builder out =
+        ScorePartitionResult.newBuilder()
+            .setIndex(partition.getIndex())
+            .setRows(n)
+            .setCorrect(correct);
     for (DataFileStatus f : files) {
-      out.addFiles(StagedDataFile.newBuilder().setPath(f.getPath()).setSize(f.getSize())
-          .setModificationTime(f.getModificationTime())
-          .setStatisticsJson(f.getStatistics().map(s -> s.serializeAsJson(TableSchemas.PREDICTIONS)).orElse("")));
+      out.addFiles(
+          StagedDataFile.newBuilder()
+              .setPath(f.getPath())
+              .setSize(f.getSize())
+              .setModificationTime(f.getModificationTime())
+              .setStatisticsJson(
+                  f.getStatistics()
+                      .map(s -> s.serializeAsJson(TableSchemas.PREDICTIONS))
+                      .orElse("")));
     }
     PartitionStatistics.addTo(out, images, predictions.labels());
     double seconds = (System.nanoTime() - started) / 1e9;
-    log.info(String.format(Locale.ROOT, "scored partition %d (%d rows of %s) in %.2f s (read %.2f s, predict %.2f s,"
-        + " write %.2f s) into %s", partition.getIndex(), n, partition.getFile(), seconds, (read - started) / 1e9,
-        (predicted - read) / 1e9, (System.nanoTime() - predicted) / 1e9, staging));
+    log.info(
+        String.format(
+            Locale.ROOT,
+            "scored partition %d (%d rows of %s) in %.2f s (read %.2f s, predict %.2f s,"
+                + " write %.2f s) into %s",
+            partition.getIndex(),
+            n,
+            partition.getFile(),
+            seconds,
+            (read - started) / 1e9,
+            (predicted - read) / 1e9,
+            (System.nanoTime() - predicted) / 1e9,
+            staging));
     return out.setSeconds(seconds).build();
   }
 
-  /** The partition's predictions as staged Parquet files with the lineage columns, committed later with the run's others. */
-  private static List<DataFileStatus> stage(InferenceRequest r, ScorePartitionRequest request, String tableUri,
-      String staging, LabeledExamples images, Predictions predictions, double[] scores) {
+  /**
+   * The partition's predictions as staged Parquet files with the lineage columns, committed later
+   * with the run's others.
+   */
+  private static List<DataFileStatus> stage(
+      InferenceRequest r,
+      ScorePartitionRequest request,
+      String tableUri,
+      String staging,
+      LabeledExamples images,
+      Predictions predictions,
+      double[] scores) {
     int n = images.size();
-    Columns rows = Columns.of(n)
-        .add("id", images.ids())
-        .add("predicted_label", predictions.labels())
-        .add("score", scores)
-        .add("checkpoint_id", filled(n, r.getCheckpoint().getUuid()))
-        .add("source_table_version", filledLong(n, r.getData().getVersion()))
-        .add("source_table_uri", filled(n, DeltaTables.displayUri(r.getData().getUri())))
-        .add("model_version", filled(n, r.getModelVersion()))
-        .add("run_id", filled(n, request.getRunId()));
+    Columns rows =
+        Columns.of(n)
+            .add("id", images.ids())
+            .add("predicted_label", predictions.labels())
+            .add("score", scores)
+            .add("checkpoint_id", filled(n, r.getCheckpoint().getUuid()))
+            .add("source_table_version", filledLong(n, r.getData().getVersion()))
+            .add("source_table_uri", filled(n, DeltaTables.displayUri(r.getData().getUri())))
+            .add("model_version", filled(n, r.getModelVersion()))
+            .add("run_id", filled(n, request.getRunId()));
     return new DeltaTableWriter(tableUri, TableSchemas.PREDICTIONS).stageFiles(staging, rows);
   }
 
@@ -229,11 +288,15 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
     int lanes = CheckpointPredictor.cpuOnly() && t > 1 ? t : 1;
     int perLane = lanes > 1 ? 1 : t;
     synchronized (this.lanes) {
-      return this.lanes.computeIfAbsent(lanes + "x" + perLane, k -> new ScoringLanes(lanes, perLane));
+      return this.lanes.computeIfAbsent(
+          lanes + "x" + perLane, k -> new ScoringLanes(lanes, perLane));
     }
   }
 
-  /** Ends the scoring lanes' threads and closes their models, once the partitions queued so far are scored. */
+  /**
+   * Ends the scoring lanes' threads and closes their models, once the partitions queued so far are
+   * scored.
+   */
   @Override
   public void close() {
     synchronized (lanes) {
@@ -254,11 +317,14 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
       return ThreadWork.await(scoring, () -> {});
     } catch (InvalidFieldException e) {
       // a tabular checkpoint on an images table, another image size, ...: retrying cannot help
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_INFERENCE_REQUEST);
+      throw ApplicationFailure.newNonRetryableFailure(
+          e.getMessage(), FailureTypes.INVALID_INFERENCE_REQUEST);
     } catch (CorruptCheckpointException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
+      throw ApplicationFailure.newNonRetryableFailure(
+          e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read checkpoint " + request.getCheckpoint().getUri(), e);
+      throw new UncheckedIOException(
+          "cannot read checkpoint " + request.getCheckpoint().getUri(), e);
     }
   }
 
@@ -276,8 +342,11 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
     String appId = TXN_PREFIX + request.getRunId();
     List<DataFileStatus> files = new ArrayList<>();
     for (StagedDataFile f : request.getFilesList()) {
-      Optional<DataFileStatistics> stats = f.getStatisticsJson().isEmpty() ? Optional.empty()
-          : DataFileStatistics.deserializeFromJson(f.getStatisticsJson(), TableSchemas.PREDICTIONS);
+      Optional<DataFileStatistics> stats =
+          f.getStatisticsJson().isEmpty()
+              ? Optional.empty()
+              : DataFileStatistics.deserializeFromJson(
+                  f.getStatisticsJson(), TableSchemas.PREDICTIONS);
       files.add(new DataFileStatus(f.getPath(), f.getSize(), f.getModificationTime(), stats));
     }
     try {
@@ -285,15 +354,34 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
       for (StagedDataFile f : request.getFilesList()) {
         requireExists(engine, f.getPath());
       }
-      long version = new DeltaTableWriter(tableUri, TableSchemas.PREDICTIONS).newAppend()
-          .addFiles(files).transactionId(appId, 1).commit();
-      log.info("committed run {}: {} rows in {} file(s) as {} v{}", request.getRunId(), request.getRows(),
-          files.size(), tableUri, version);
-      return TableRef.newBuilder().setUri(DeltaTables.displayUri(tableUri)).setVersion(version).build();
+      long version =
+          new DeltaTableWriter(tableUri, TableSchemas.PREDICTIONS)
+              .newAppend()
+              .addFiles(files)
+              .transactionId(appId, 1)
+              .commit();
+      log.info(
+          "committed run {}: {} rows in {} file(s) as {} v{}",
+          request.getRunId(),
+          request.getRows(),
+          files.size(),
+          tableUri,
+          version);
+      return TableRef.newBuilder()
+          .setUri(DeltaTables.displayUri(tableUri))
+          .setVersion(version)
+          .build();
     } catch (ConcurrentTransactionException e) {
       long version = versionHolding(DeltaTables.defaultEngine(), tableUri, appId);
-      log.info("run {} was already committed to {} as version {}", request.getRunId(), tableUri, version);
-      return TableRef.newBuilder().setUri(DeltaTables.displayUri(tableUri)).setVersion(version).build();
+      log.info(
+          "run {} was already committed to {} as version {}",
+          request.getRunId(),
+          tableUri,
+          version);
+      return TableRef.newBuilder()
+          .setUri(DeltaTables.displayUri(tableUri))
+          .setVersion(version)
+          .build();
     } catch (IllegalArgumentException e) {
       throw invalid(e.getMessage());
     } catch (RuntimeException e) {
@@ -301,13 +389,18 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
     }
   }
 
-  /** The first version whose snapshot knows {@code appId}: the one that committed it (binary search). */
+  /**
+   * The first version whose snapshot knows {@code appId}: the one that committed it (binary
+   * search).
+   */
   static long versionHolding(Engine engine, String tableUri, String appId) {
     long lo = 0;
     long hi = DeltaTables.latestVersion(engine, tableUri).orElseThrow();
     while (lo < hi) {
       long mid = (lo + hi) >>> 1;
-      if (DeltaTables.snapshotAt(engine, tableUri, mid).getLatestTransactionVersion(engine, appId).isPresent()) {
+      if (DeltaTables.snapshotAt(engine, tableUri, mid)
+          .getLatestTransactionVersion(engine, appId)
+          .isPresent()) {
         hi = mid;
       } else {
         lo = mid + 1;
@@ -377,7 +470,8 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
    */
   private static List<String> list(Engine engine, String dir, String from) {
     List<String> out = new ArrayList<>();
-    try (CloseableIterator<FileStatus> it = engine.getFileSystemClient().listFrom(dir + "/" + from)) {
+    try (CloseableIterator<FileStatus> it =
+        engine.getFileSystemClient().listFrom(dir + "/" + from)) {
       while (it.hasNext()) {
         out.add(it.next().getPath());
       }
@@ -419,7 +513,8 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
   }
 
   private static ApplicationFailure invalid(String message) {
-    return ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_INFERENCE_REQUEST);
+    return ApplicationFailure.newNonRetryableFailure(
+        message, FailureTypes.INVALID_INFERENCE_REQUEST);
   }
 
   private static String[] filled(int n, String value) {

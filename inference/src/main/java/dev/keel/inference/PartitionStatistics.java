@@ -6,9 +6,10 @@ import dev.keel.tables.dataset.LabeledFeatures;
 import dev.keel.tables.dataset.LabeledImages;
 
 /**
- * Sums, per pixel or feature, of the values and their squares, the predicted-label histogram, and rows and
- * correct predictions per true label of one partition: sums (not means) so that the workflow adds partitions up. Pixels are bytes, so their
- * sums are integers and exact in a double up to 2^53 / 255^2 (about 10^11) rows.
+ * Sums, per pixel or feature, of the values and their squares, the predicted-label histogram, and
+ * rows and correct predictions per true label of one partition: sums (not means) so that the
+ * workflow adds partitions up. Pixels are bytes, so their sums are integers and exact in a double
+ * up to 2^53 / 255^2 (about 10^11) rows.
  */
 final class PartitionStatistics {
   private PartitionStatistics() {}
@@ -33,7 +34,9 @@ final class PartitionStatistics {
     addPerLabel(out, examples.labels(), predicted);
   }
 
-  /** Rows and correct predictions per true label, so that a run's accuracy can be read per class. */
+  /**
+   * Rows and correct predictions per true label, so that a run's accuracy can be read per class.
+   */
   private static void addPerLabel(ScorePartitionResult.Builder out, int[] labels, int[] predicted) {
     int max = -1;
     for (int l : labels) {
@@ -67,7 +70,9 @@ final class PartitionStatistics {
     }
   }
 
-  /** Raw feature values, summed in double (exact to float precision for any realistic partition). */
+  /**
+   * Raw feature values, summed in double (exact to float precision for any realistic partition).
+   */
   private static void addFeatures(ScorePartitionResult.Builder out, LabeledFeatures features) {
     int d = features.width();
     double[] sum = new double[d];

@@ -28,8 +28,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * it creates and retires as it likes.
  *
  * <p>Every batch starts at a multiple of {@link CheckpointPredictor#DEFAULT_BATCH} rows from its
- * partition's first row and is scored by a model with the lanes' thread count, so each row gets
- * the score the one-model loop over the partition gives it, bit for bit.
+ * partition's first row and is scored by a model with the lanes' thread count, so each row gets the
+ * score the one-model loop over the partition gives it, bit for bit.
  */
 final class ScoringLanes implements AutoCloseable {
   /** Opens a lane's model; called on the lane's thread. */
@@ -48,7 +48,8 @@ final class ScoringLanes implements AutoCloseable {
 
   /**
    * @param lanes threads, each with a model of its own
-   * @param threadsPerLane libtorch intra-op threads of each lane's model; 0 keeps the process setting
+   * @param threadsPerLane libtorch intra-op threads of each lane's model; 0 keeps the process
+   *     setting
    */
   ScoringLanes(int lanes, int threadsPerLane) {
     if (lanes < 1) {
@@ -98,12 +99,13 @@ final class ScoringLanes implements AutoCloseable {
   /**
    * Queues {@code rows} as batches behind the partitions queued before. The future completes with
    * the predictions in row order, or with the first failure of a batch (an exception of {@link
-   * CheckpointPredictor#open} or {@link CheckpointPredictor#requireFits}, say); the other batches of
-   * a failed partition are not scored.
+   * CheckpointPredictor#open} or {@link CheckpointPredictor#requireFits}, say); the other batches
+   * of a failed partition are not scored.
    *
    * @param table the rows' table as messages name it
    */
-  CompletableFuture<Predictions> score(String key, Opener opener, String table, LabeledExamples rows) {
+  CompletableFuture<Predictions> score(
+      String key, Opener opener, String table, LabeledExamples rows) {
     int batch = CheckpointPredictor.DEFAULT_BATCH;
     int n = rows.size();
     int batches = Math.max(1, (n + batch - 1) / batch);
@@ -125,7 +127,10 @@ final class ScoringLanes implements AutoCloseable {
     return partition.done;
   }
 
-  /** The lanes finish the batches queued so far, close their models and end; nothing may be queued after. */
+  /**
+   * The lanes finish the batches queued so far, close their models and end; nothing may be queued
+   * after.
+   */
   @Override
   public void close() {
     lock.lock();
@@ -139,7 +144,13 @@ final class ScoringLanes implements AutoCloseable {
 
   private record Model(String key, Opener opener) {}
 
-  private record Batch(Partition partition, int index, Model model, String table, LabeledExamples rows, int from,
+  private record Batch(
+      Partition partition,
+      int index,
+      Model model,
+      String table,
+      LabeledExamples rows,
+      int from,
       int to) {}
 
   /** One partition's batches in flight. */
@@ -181,7 +192,9 @@ final class ScoringLanes implements AutoCloseable {
   private final class Lane implements Runnable {
     /** The checkpoint of {@link #model}; guarded by the lock for reading from other threads. */
     volatile String key;
+
     CheckpointPredictor model;
+
     /** A model {@link #prepare} asked this lane to load; guarded by the lock. */
     Model wanted;
 
@@ -233,7 +246,8 @@ final class ScoringLanes implements AutoCloseable {
         model.requireFits(b.table(), rows);
         b.partition().scored(b.index(), model.predict(rows));
       } catch (Throwable e) {
-        // the lane lives on: a partition waiting on it must hear of the failure, and the next ones be scored
+        // the lane lives on: a partition waiting on it must hear of the failure, and the next ones
+        // be scored
         b.partition().failed(e);
       }
     }

@@ -10,6 +10,7 @@ import dev.keel.tables.dataset.LabeledImages;
 import io.delta.kernel.Scan;
 import io.delta.kernel.ScanBuilder;
 import io.delta.kernel.Snapshot;
+import io.delta.kernel.data.ArrayValue;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.FilteredColumnarBatch;
@@ -22,7 +23,6 @@ import io.delta.kernel.expressions.Predicate;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.data.ScanStateRow;
 import io.delta.kernel.internal.util.Utils;
-import io.delta.kernel.data.ArrayValue;
 import io.delta.kernel.types.ArrayType;
 import io.delta.kernel.types.BinaryType;
 import io.delta.kernel.types.FloatType;
@@ -35,7 +35,6 @@ import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -43,10 +42,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Partitions of one split of a labeled-images or labeled-features table version, and the rows of one partition. A
- * partition is a row range of one data file, rows counted among that file's rows of the split in
- * file order (deletion vectors applied), so plan and read agree without sharing anything but the
- * file's path and the range.
+ * Partitions of one split of a labeled-images or labeled-features table version, and the rows of
+ * one partition. A partition is a row range of one data file, rows counted among that file's rows
+ * of the split in file order (deletion vectors applied), so plan and read agree without sharing
+ * anything but the file's path and the range.
  */
 final class TablePartitions {
   private static final StructType SPLIT_ONLY = new StructType().add("split", StringType.STRING);
@@ -56,16 +55,19 @@ final class TablePartitions {
           .add("label", IntegerType.INTEGER)
           .add("split", StringType.STRING);
   private static final StructType IMAGE_ROWS = KEYS.add("image", BinaryType.BINARY);
-  private static final StructType FEATURE_ROWS = KEYS.add("features", new ArrayType(FloatType.FLOAT, true));
+  private static final StructType FEATURE_ROWS =
+      KEYS.add("features", new ArrayType(FloatType.FLOAT, true));
 
   private TablePartitions() {}
 
-  /** The plan, the number of rows it covers and the table's class names (empty when it has none). */
+  /**
+   * The plan, the number of rows it covers and the table's class names (empty when it has none).
+   */
   record Plan(List<InferencePartition> partitions, long rows, List<String> classNames) {}
 
   /**
-   * @throws IllegalArgumentException naming the table, version and split when the version does
-   *     not exist, holds no rows, or holds no rows of {@code split}
+   * @throws IllegalArgumentException naming the table, version and split when the version does not
+   *     exist, holds no rows, or holds no rows of {@code split}
    */
   static Plan plan(Engine engine, TableRef table, String split, long maxRows) {
     Snapshot snapshot = DeltaTables.snapshotAt(engine, table.getUri(), table.getVersion());
@@ -84,8 +86,14 @@ final class TablePartitions {
       throw new IllegalArgumentException("table " + name + " holds no rows");
     }
     if (!splits.containsKey(split)) {
-      throw new IllegalArgumentException("split '" + split + "' has no rows in table " + name
-          + " (splits: " + String.join(", ", new TreeSet<>(splits.keySet())) + ")");
+      throw new IllegalArgumentException(
+          "split '"
+              + split
+              + "' has no rows in table "
+              + name
+              + " (splits: "
+              + String.join(", ", new TreeSet<>(splits.keySet()))
+              + ")");
     }
     List<InferencePartition> partitions = new ArrayList<>();
     long total = 0;
@@ -100,37 +108,59 @@ final class TablePartitions {
       for (long k = 0; k < pieces; k++) {
         long from = n * k / pieces;
         long to = n * (k + 1) / pieces;
-        partitions.add(InferencePartition.newBuilder().setIndex(partitions.size()).setFile(f.getKey())
-            .setFirstRow(from).setRows(to - from).build());
+        partitions.add(
+            InferencePartition.newBuilder()
+                .setIndex(partitions.size())
+                .setFile(f.getKey())
+                .setFirstRow(from)
+                .setRows(to - from)
+                .build());
       }
     }
-    return new Plan(partitions, total,
-        LabeledFeatures.names(snapshot.getTableProperties().get(TableSchemas.CLASS_NAMES_PROPERTY)));
+    return new Plan(
+        partitions,
+        total,
+        LabeledFeatures.names(
+            snapshot.getTableProperties().get(TableSchemas.CLASS_NAMES_PROPERTY)));
   }
 
   private static Predicate splitIs(String split) {
     return new Predicate("=", new Column("split"), Literal.ofString(split));
   }
 
-  /** Counts the rows of every split in the files the scan keeps, and per file the rows of {@code split}. */
-  private static void countSplits(Engine engine, Snapshot snapshot, Optional<Predicate> filter, String split,
-      Map<String, long[]> perFile, Map<String, Long> splits) {
-    forEachFile(engine, snapshot, SPLIT_ONLY, null, filter, (path, batch) -> {
-      long[] count = perFile.computeIfAbsent(path, p -> new long[1]);
-      ColumnVector sp = batch.getData().getColumnVector(0);
-      Optional<ColumnVector> sel = batch.getSelectionVector();
-      for (int r = 0; r < batch.getData().getSize(); r++) {
-        if (!selected(sel, r) || sp.isNullAt(r)) {
-          continue;
-        }
-        String s = sp.getString(r);
-        splits.merge(s, 1L, Long::sum);
-        if (s.equals(split)) {
-          count[0]++;
-        }
-      }
-      return true;
-    });
+  /**
+   * Counts the rows of every split in the files the scan keeps, and per file the rows of {@code
+   * split}.
+   */
+  private static void countSplits(
+      Engine engine,
+      Snapshot snapshot,
+      Optional<Predicate> filter,
+      String split,
+      Map<String, long[]> perFile,
+      Map<String, Long> splits) {
+    forEachFile(
+        engine,
+        snapshot,
+        SPLIT_ONLY,
+        null,
+        filter,
+        (path, batch) -> {
+          long[] count = perFile.computeIfAbsent(path, p -> new long[1]);
+          ColumnVector sp = batch.getData().getColumnVector(0);
+          Optional<ColumnVector> sel = batch.getSelectionVector();
+          for (int r = 0; r < batch.getData().getSize(); r++) {
+            if (!selected(sel, r) || sp.isNullAt(r)) {
+              continue;
+            }
+            String s = sp.getString(r);
+            splits.merge(s, 1L, Long::sum);
+            if (s.equals(split)) {
+              count[0]++;
+            }
+          }
+          return true;
+        });
   }
 
   /**
@@ -138,7 +168,8 @@ final class TablePartitions {
    *
    * @throws IllegalArgumentException when the version does not exist or the file is not part of it
    */
-  static LabeledExamples read(Engine engine, TableRef table, String split, InferencePartition partition) {
+  static LabeledExamples read(
+      Engine engine, TableRef table, String split, InferencePartition partition) {
     Snapshot snapshot = DeltaTables.snapshotAt(engine, table.getUri(), table.getVersion());
     boolean images = requireColumns(snapshot, table);
     Map<String, String> properties = snapshot.getTableProperties();
@@ -161,44 +192,69 @@ final class TablePartitions {
     long[] ordinal = {0};
     int[] filled = {0};
     boolean[] found = {false};
-    forEachFile(engine, snapshot, images ? IMAGE_ROWS : FEATURE_ROWS, partition.getFile(), Optional.empty(), (path, batch) -> {
-      found[0] = true;
-      ColumnarBatch b = batch.getData();
-      ColumnVector id = b.getColumnVector(0);
-      ColumnVector label = b.getColumnVector(1);
-      ColumnVector sp = b.getColumnVector(2);
-      ColumnVector example = b.getColumnVector(3);
-      Optional<ColumnVector> sel = batch.getSelectionVector();
-      for (int r = 0; r < b.getSize() && ordinal[0] < end; r++) {
-        if (!selected(sel, r) || sp.isNullAt(r) || !split.equals(sp.getString(r))) {
-          continue;
-        }
-        long o = ordinal[0]++;
-        if (o < first) {
-          continue;
-        }
-        int i = filled[0]++;
-        ids[i] = id.getLong(r);
-        labels[i] = label.getInt(r);
-        if (images) {
-          byte[] img = example.isNullAt(r) ? null : example.getBinary(r);
-          if (img == null || img.length != imageBytes) {
-            throw new IllegalArgumentException("table " + name + ": image of id " + ids[i] + " has "
-                + (img == null ? "no" : img.length) + " bytes, expected " + imageBytes);
+    forEachFile(
+        engine,
+        snapshot,
+        images ? IMAGE_ROWS : FEATURE_ROWS,
+        partition.getFile(),
+        Optional.empty(),
+        (path, batch) -> {
+          found[0] = true;
+          ColumnarBatch b = batch.getData();
+          ColumnVector id = b.getColumnVector(0);
+          ColumnVector label = b.getColumnVector(1);
+          ColumnVector sp = b.getColumnVector(2);
+          ColumnVector example = b.getColumnVector(3);
+          Optional<ColumnVector> sel = batch.getSelectionVector();
+          for (int r = 0; r < b.getSize() && ordinal[0] < end; r++) {
+            if (!selected(sel, r) || sp.isNullAt(r) || !split.equals(sp.getString(r))) {
+              continue;
+            }
+            long o = ordinal[0]++;
+            if (o < first) {
+              continue;
+            }
+            int i = filled[0]++;
+            ids[i] = id.getLong(r);
+            labels[i] = label.getInt(r);
+            if (images) {
+              byte[] img = example.isNullAt(r) ? null : example.getBinary(r);
+              if (img == null || img.length != imageBytes) {
+                throw new IllegalArgumentException(
+                    "table "
+                        + name
+                        + ": image of id "
+                        + ids[i]
+                        + " has "
+                        + (img == null ? "no" : img.length)
+                        + " bytes, expected "
+                        + imageBytes);
+              }
+              System.arraycopy(img, 0, pixels, i * imageBytes, imageBytes);
+            } else {
+              vectors[i] = vector(example, r, name, ids[i]);
+            }
           }
-          System.arraycopy(img, 0, pixels, i * imageBytes, imageBytes);
-        } else {
-          vectors[i] = vector(example, r, name, ids[i]);
-        }
-      }
-      return ordinal[0] < end; // the rows after the range are not decoded
-    });
+          return ordinal[0] < end; // the rows after the range are not decoded
+        });
     if (!found[0]) {
-      throw new IllegalArgumentException("table " + name + " has no data file " + partition.getFile());
+      throw new IllegalArgumentException(
+          "table " + name + " has no data file " + partition.getFile());
     }
     if (filled[0] != n) {
-      throw new IllegalArgumentException("table " + name + ": file " + partition.getFile() + " holds " + filled[0]
-          + " of the " + n + " planned rows from row " + first + " of split " + split);
+      throw new IllegalArgumentException(
+          "table "
+              + name
+              + ": file "
+              + partition.getFile()
+              + " holds "
+              + filled[0]
+              + " of the "
+              + n
+              + " planned rows from row "
+              + first
+              + " of split "
+              + split);
     }
     if (images) {
       return new LabeledImages(ids, labels, pixels, imageRows, imageCols);
@@ -208,45 +264,68 @@ final class TablePartitions {
 
   private static float[] vector(ColumnVector column, int r, String table, long id) {
     if (column.isNullAt(r)) {
-      throw new IllegalArgumentException("table " + table + ": row of id " + id + " has no features");
+      throw new IllegalArgumentException(
+          "table " + table + ": row of id " + id + " has no features");
     }
     ArrayValue a = column.getArray(r);
     ColumnVector elements = a.getElements();
     float[] v = new float[a.getSize()];
     for (int k = 0; k < v.length; k++) {
       if (elements.isNullAt(k)) {
-        throw new IllegalArgumentException("table " + table + ": feature " + k + " of id " + id + " is null");
+        throw new IllegalArgumentException(
+            "table " + table + ": feature " + k + " of id " + id + " is null");
       }
       v[k] = elements.getFloat(k);
     }
     return v;
   }
 
-  private static LabeledFeatures features(long[] ids, int[] labels, float[][] vectors, Map<String, String> properties,
-      String table) {
+  private static LabeledFeatures features(
+      long[] ids, int[] labels, float[][] vectors, Map<String, String> properties, String table) {
     List<String> names = LabeledFeatures.names(properties.get(TableSchemas.FEATURE_NAMES_PROPERTY));
     int width = vectors.length > 0 ? vectors[0].length : names.size();
     float[] flat = new float[Math.multiplyExact(vectors.length, width)];
     for (int i = 0; i < vectors.length; i++) {
       if (vectors[i].length != width) {
-        throw new IllegalArgumentException("table " + table + ": row of id " + ids[i] + " has " + vectors[i].length
-            + " features, the partition's first row " + width);
+        throw new IllegalArgumentException(
+            "table "
+                + table
+                + ": row of id "
+                + ids[i]
+                + " has "
+                + vectors[i].length
+                + " features, the partition's first row "
+                + width);
       }
       System.arraycopy(vectors[i], 0, flat, i * width, width);
     }
-    return new LabeledFeatures(ids, labels, flat, Math.max(width, 1), names,
+    return new LabeledFeatures(
+        ids,
+        labels,
+        flat,
+        Math.max(width, 1),
+        names,
         LabeledFeatures.names(properties.get(TableSchemas.CLASS_NAMES_PROPERTY)));
   }
 
-  /** @return true for a labeled-images table, false for a labeled-features one */
+  /**
+   * @return true for a labeled-images table, false for a labeled-features one
+   */
   private static boolean requireColumns(Snapshot snapshot, TableRef table) {
     StructType schema = snapshot.getSchema();
     boolean images = schema.indexOf("image") >= 0;
     for (String col : (images ? IMAGE_ROWS : FEATURE_ROWS).fieldNames()) {
       if (schema.indexOf(col) < 0) {
-        throw new IllegalArgumentException("table " + DeltaTables.displayUri(table.getUri()) + " v"
-            + table.getVersion() + " has no column " + col + " (columns: " + schema.fieldNames()
-            + "): batch inference scores labeled-images and labeled-features tables");
+        throw new IllegalArgumentException(
+            "table "
+                + DeltaTables.displayUri(table.getUri())
+                + " v"
+                + table.getVersion()
+                + " has no column "
+                + col
+                + " (columns: "
+                + schema.fieldNames()
+                + "): batch inference scores labeled-images and labeled-features tables");
       }
     }
     return images;
@@ -257,7 +336,9 @@ final class TablePartitions {
   }
 
   private interface BatchConsumer {
-    /** @return false when the rest of the file is not needed */
+    /**
+     * @return false when the rest of the file is not needed
+     */
     boolean accept(String path, FilteredColumnarBatch batch);
   }
 
@@ -265,8 +346,13 @@ final class TablePartitions {
    * Reads every data file of the snapshot (or only {@code onlyPath}), in scan order; with a filter,
    * only the files whose statistics may hold matching rows (their rows are not filtered).
    */
-  private static void forEachFile(Engine engine, Snapshot snapshot, StructType schema, String onlyPath,
-      Optional<Predicate> filter, BatchConsumer consumer) {
+  private static void forEachFile(
+      Engine engine,
+      Snapshot snapshot,
+      StructType schema,
+      String onlyPath,
+      Optional<Predicate> filter,
+      BatchConsumer consumer) {
     ScanBuilder builder = snapshot.getScanBuilder().withReadSchema(schema);
     Scan scan = (filter.isPresent() ? builder.withFilter(filter.get()) : builder).build();
     Row scanState = scan.getScanState(engine);
@@ -280,9 +366,12 @@ final class TablePartitions {
             if (onlyPath != null && !onlyPath.equals(file.getPath())) {
               continue;
             }
-            CloseableIterator<ColumnarBatch> data = engine.getParquetHandler()
-                .readParquetFiles(Utils.singletonCloseableIterator(file), physical, Optional.empty())
-                .map(FileReadResult::getData);
+            CloseableIterator<ColumnarBatch> data =
+                engine
+                    .getParquetHandler()
+                    .readParquetFiles(
+                        Utils.singletonCloseableIterator(file), physical, Optional.empty())
+                    .map(FileReadResult::getData);
             try (CloseableIterator<FilteredColumnarBatch> logical =
                 Scan.transformPhysicalData(engine, scanState, scanFile, data)) {
               boolean more = true;
@@ -297,5 +386,4 @@ final class TablePartitions {
       throw new UncheckedIOException("reading " + DeltaTables.displayUri(snapshot.getPath()), e);
     }
   }
-
 }

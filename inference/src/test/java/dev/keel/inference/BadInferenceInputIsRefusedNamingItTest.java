@@ -21,9 +21,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A table version that does not exist, a version without rows, a split the version does not hold,
- * a missing checkpoint and a request without a predictions table are each refused at once (no
- * retry, no activity attempt after the first) with a message naming the thing, and write nothing.
+ * A table version that does not exist, a version without rows, a split the version does not hold, a
+ * missing checkpoint and a request without a predictions table are each refused at once (no retry,
+ * no activity attempt after the first) with a message naming the thing, and write nothing.
  */
 class BadInferenceInputIsRefusedNamingItTest {
   private InferenceTestBed bed;
@@ -42,7 +42,9 @@ class BadInferenceInputIsRefusedNamingItTest {
   @Test
   void aVersionThatDoesNotExist() {
     TableRef missing = InferenceTestBed.source().toBuilder().setVersion(7).build();
-    refused(bed.request("bad").setData(missing).build(), FailureTypes.INVALID_INFERENCE_REQUEST,
+    refused(
+        bed.request("bad").setData(missing).build(),
+        FailureTypes.INVALID_INFERENCE_REQUEST,
         "has no version 7");
   }
 
@@ -50,32 +52,43 @@ class BadInferenceInputIsRefusedNamingItTest {
   void aVersionWithoutRows() throws Exception {
     String empty = TestDirs.create("empty-table").resolve("t").toUri().toString();
     long v = new DeltaTableWriter(empty, TableSchemas.LABELED_IMAGES).append();
-    refused(bed.request("bad").setData(TableRef.newBuilder().setUri(empty).setVersion(v)).build(),
-        FailureTypes.INVALID_INFERENCE_REQUEST, "table " + DeltaTables.displayUri(empty) + " v" + v + " holds no rows");
+    refused(
+        bed.request("bad").setData(TableRef.newBuilder().setUri(empty).setVersion(v)).build(),
+        FailureTypes.INVALID_INFERENCE_REQUEST,
+        "table " + DeltaTables.displayUri(empty) + " v" + v + " holds no rows");
   }
 
   @Test
   void aSplitTheVersionDoesNotHold() {
-    refused(bed.request("bad").setSplit("validation").build(), FailureTypes.INVALID_INFERENCE_REQUEST,
+    refused(
+        bed.request("bad").setSplit("validation").build(),
+        FailureTypes.INVALID_INFERENCE_REQUEST,
         "split 'validation' has no rows in table");
   }
 
   @Test
   void aMissingCheckpoint() throws Exception {
     Path nowhere = TestDirs.create("no-checkpoint").resolve("gone");
-    var checkpoint = InferenceTestBed.checkpoint().toBuilder().setUri(nowhere.toUri().toString()).build();
-    refused(bed.request("bad").setCheckpoint(checkpoint).build(), FailureTypes.CORRUPT_CHECKPOINT,
+    var checkpoint =
+        InferenceTestBed.checkpoint().toBuilder().setUri(nowhere.toUri().toString()).build();
+    refused(
+        bed.request("bad").setCheckpoint(checkpoint).build(),
+        FailureTypes.CORRUPT_CHECKPOINT,
         nowhere.toString());
   }
 
   @Test
   void noPredictionsTable() {
-    refused(bed.request("").build(), FailureTypes.INVALID_INFERENCE_REQUEST, "predictions_table_uri: required");
+    refused(
+        bed.request("").build(),
+        FailureTypes.INVALID_INFERENCE_REQUEST,
+        "predictions_table_uri: required");
   }
 
   private void refused(InferenceRequest request, String type, String named) {
     String id = "bad-" + (++runs);
-    WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> bed.run(id, request));
+    WorkflowFailedException e =
+        assertThrows(WorkflowFailedException.class, () -> bed.run(id, request));
     Throwable c = e;
     while (c.getCause() != null) {
       c = c.getCause();
@@ -85,10 +98,15 @@ class BadInferenceInputIsRefusedNamingItTest {
     assertTrue(failure.isNonRetryable(), failure.toString());
     assertTrue(failure.getOriginalMessage().contains(named), failure.getOriginalMessage());
     assertFalse(failure.getOriginalMessage().contains("\n\tat "), "one message, no stack trace");
-    long attempts = bed.client.fetchHistory(id).getEvents().stream()
-        .filter(ev -> ev.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED)
-        .mapToInt(ev -> ev.getActivityTaskStartedEventAttributes().getAttempt()).max().orElse(0);
+    long attempts =
+        bed.client.fetchHistory(id).getEvents().stream()
+            .filter(ev -> ev.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED)
+            .mapToInt(ev -> ev.getActivityTaskStartedEventAttributes().getAttempt())
+            .max()
+            .orElse(0);
     assertTrue(attempts <= 1, "refused without a retry (attempt " + attempts + ")");
-    assertTrue(DeltaTables.latestVersion(DeltaTables.defaultEngine(), bed.table("bad")).isEmpty(), "nothing written");
+    assertTrue(
+        DeltaTables.latestVersion(DeltaTables.defaultEngine(), bed.table("bad")).isEmpty(),
+        "nothing written");
   }
 }

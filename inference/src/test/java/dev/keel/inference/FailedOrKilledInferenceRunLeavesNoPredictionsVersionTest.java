@@ -27,28 +27,38 @@ class FailedOrKilledInferenceRunLeavesNoPredictionsVersionTest {
 
   @Test
   void aPartitionFailingForGoodFailsTheRunWithoutAVersionAndCleansItsFiles() throws Exception {
-    try (InferenceTestBed bed = new InferenceTestBed((request, attempt) -> {
-      if (request.getPartition().getIndex() == 3 && breakPartition3) {
-        throw ApplicationFailure.newNonRetryableFailure("image decoder broke on partition 3", "TestFailure");
-      }
-    })) {
+    try (InferenceTestBed bed =
+        new InferenceTestBed(
+            (request, attempt) -> {
+              if (request.getPartition().getIndex() == 3 && breakPartition3) {
+                throw ApplicationFailure.newNonRetryableFailure(
+                    "image decoder broke on partition 3", "TestFailure");
+              }
+            })) {
       // a first, good run makes version 0
       String table = bed.table("failing");
       InferenceResult good = bed.run("good", bed.request("failing").build());
-      assertEquals(InferenceTestBed.PARTITIONS, Files.list(runDirectory(table, good.getRunId())).count(),
+      assertEquals(
+          InferenceTestBed.PARTITIONS,
+          Files.list(runDirectory(table, good.getRunId())).count(),
           "a committed run's files stay where they were staged, one directory per partition");
       breakPartition3 = true;
       assertEquals(0, good.getPredictions().getVersion());
 
-      WorkflowFailedException e = assertThrows(WorkflowFailedException.class,
-          () -> bed.run("bad", bed.request("failing").build()));
+      WorkflowFailedException e =
+          assertThrows(
+              WorkflowFailedException.class, () -> bed.run("bad", bed.request("failing").build()));
       ApplicationFailure cause = (ApplicationFailure) e.getCause().getCause();
       assertEquals("image decoder broke on partition 3", cause.getOriginalMessage());
-      assertEquals(0, DeltaTables.latestVersion(DeltaTables.defaultEngine(), table).getAsLong(),
+      assertEquals(
+          0,
+          DeltaTables.latestVersion(DeltaTables.defaultEngine(), table).getAsLong(),
           "the failed run added no version");
       assertEquals(InferenceTestBed.TEST_ROWS, InferenceTestBed.rows(table).size());
-      String badRun = WorkflowStub.fromTyped(bed.existing("bad")).describe().getExecution().getRunId();
-      assertFalse(Files.exists(runDirectory(table, badRun)), "the failed run's staged files are deleted");
+      String badRun =
+          WorkflowStub.fromTyped(bed.existing("bad")).describe().getExecution().getRunId();
+      assertFalse(
+          Files.exists(runDirectory(table, badRun)), "the failed run's staged files are deleted");
       assertEquals("failed", bed.existing("bad").progress().getStage());
     }
   }
@@ -59,26 +69,32 @@ class FailedOrKilledInferenceRunLeavesNoPredictionsVersionTest {
   void aRunTerminatedWhileScoringCommitsNothing() throws Exception {
     CountDownLatch scoring = new CountDownLatch(1);
     CountDownLatch terminated = new CountDownLatch(1);
-    try (InferenceTestBed bed = new InferenceTestBed((request, attempt) -> {
-      if (request.getPartition().getIndex() == 1) {
-        scoring.countDown();
-        try {
-          terminated.await(60, TimeUnit.SECONDS);
-        } catch (InterruptedException ex) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    })) {
+    try (InferenceTestBed bed =
+        new InferenceTestBed(
+            (request, attempt) -> {
+              if (request.getPartition().getIndex() == 1) {
+                scoring.countDown();
+                try {
+                  terminated.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException ex) {
+                  Thread.currentThread().interrupt();
+                }
+              }
+            })) {
       String table = bed.table("killed");
       WorkflowClient.start(bed.workflow("killed")::run, bed.request("killed").build());
       assertTrue(scoring.await(60, TimeUnit.SECONDS), "partition 1 was being scored");
       WorkflowStub stub = bed.client.newUntypedWorkflowStub("killed");
-      String details = stub.query("__temporal_workflow_metadata", WorkflowMetadata.class).getCurrentDetails();
-      assertTrue(details.matches("Keel inference: scored [01] of 5 partitions \\(\\d+ of 2000 rows\\)"), details);
+      String details =
+          stub.query("__temporal_workflow_metadata", WorkflowMetadata.class).getCurrentDetails();
+      assertTrue(
+          details.matches("Keel inference: scored [01] of 5 partitions \\(\\d+ of 2000 rows\\)"),
+          details);
       stub.terminate("killed mid-run by the test");
       terminated.countDown();
       assertThrows(WorkflowFailedException.class, () -> stub.getResult(InferenceResult.class));
-      assertTrue(DeltaTables.latestVersion(DeltaTables.defaultEngine(), table).isEmpty(),
+      assertTrue(
+          DeltaTables.latestVersion(DeltaTables.defaultEngine(), table).isEmpty(),
           "no predictions table version exists");
     }
   }

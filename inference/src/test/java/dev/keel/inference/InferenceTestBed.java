@@ -52,15 +52,17 @@ import java.util.stream.Collectors;
  * What the inference tests share: a real checkpoint of {@code fashion_cnn} trained briefly on
  * Fashion-MNIST; a real labeled-images Delta table version holding 2,000 test images in two data
  * files (1,200 test rows; 800 test rows followed by 300 training rows); and a Temporal test
- * environment running the real {@code Inference} workflow and the real activities (the drift check's
- * too, over {@code <storage>/_keel/drift}, and the model registry's).
+ * environment running the real {@code Inference} workflow and the real activities (the drift
+ * check's too, over {@code <storage>/_keel/drift}, and the model registry's).
  */
 final class InferenceTestBed implements AutoCloseable {
   static final Path DATA = Path.of("/usr/share/datasets/fashion-mnist");
   static final int TEST_ROWS = 2000;
   static final int FIRST_FILE = 1200;
+
   /** 1,200 rows → 3 partitions, 800 rows → 2 partitions. */
   static final long PARTITION_ROWS = 400;
+
   static final int PARTITIONS = 5;
 
   private static LabeledImages test;
@@ -80,16 +82,24 @@ final class InferenceTestBed implements AutoCloseable {
   InferenceTestBed(AfterScore afterScore) throws Exception {
     prepareOnce();
     storage = TestDirs.create("inference-root");
-    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
-        .build());
+    env =
+        TestWorkflowEnvironment.newInstance(
+            TestEnvironmentOptions.newBuilder()
+                .setWorkflowClientOptions(
+                    WorkflowClientOptions.newBuilder()
+                        .setDataConverter(KeelDataConverter.get())
+                        .build())
+                .build());
     KeelSearchAttributes.ALL.forEach(a -> env.registerSearchAttribute(a.name(), a.type()));
     Worker control = env.newWorker(TaskQueues.CONTROL);
     KeelWorkflows.register(control);
     StorageRoot root = StorageRoot.of(storage.toString());
-    control.registerActivitiesImplementations(new DriftActivitiesImpl(root, new DriftTable(root), new DeltaDatasetReader()),
+    control.registerActivitiesImplementations(
+        new DriftActivitiesImpl(root, new DriftTable(root), new DeltaDatasetReader()),
         new ModelRegistryActivitiesImpl(new ModelRegistryTable(root)));
-    real = new InferenceActivitiesImpl(StorageRoot.of(storage.toString()), ModelRegistry.withBuiltIns(), 1);
+    real =
+        new InferenceActivitiesImpl(
+            StorageRoot.of(storage.toString()), ModelRegistry.withBuiltIns(), 1);
     env.newWorker(TaskQueues.INFER).registerActivitiesImplementations(new Faulty(real, afterScore));
     env.start();
     client = env.getWorkflowClient();
@@ -107,17 +117,35 @@ final class InferenceTestBed implements AutoCloseable {
     test = slice(IdxFiles.read(DATA, "t10k"), 0, TEST_ROWS);
     Path root = TestDirs.create("inference-fixture");
     String table = root.resolve("fashion").toUri().toString();
-    long version = new DeltaTableWriter(table, TableSchemas.LABELED_IMAGES).append(
-        columns(slice(testImages(), 0, FIRST_FILE), "test"),
-        columns(concat(slice(testImages(), FIRST_FILE, TEST_ROWS - FIRST_FILE), slice(train, 0, 300)), "mixed"));
+    long version =
+        new DeltaTableWriter(table, TableSchemas.LABELED_IMAGES)
+            .append(
+                columns(slice(testImages(), 0, FIRST_FILE), "test"),
+                columns(
+                    concat(
+                        slice(testImages(), FIRST_FILE, TEST_ROWS - FIRST_FILE),
+                        slice(train, 0, 300)),
+                    "mixed"));
     source = TableRef.newBuilder().setUri(table).setVersion(version).build();
-    TrainRequest request = TrainRequest.newBuilder().setExperimentId("exp-infer").setTrialId("trial-1")
-        .setData(source).setModel(ModelSpec.newBuilder().setName("fashion_cnn"))
-        .putHparams("width", Value.newBuilder().setNumberValue(8).build())
-        .setSeed(11).setTargetBatches(80).setCheckpointRoot(root.resolve("checkpoints").toUri().toString())
-        .setThreads(1).build();
-    checkpoint = new Trainer(TrainingPlan.from(request, ModelRegistry.withBuiltIns()), train, ProgressListener.NONE)
-        .run().checkpoint();
+    TrainRequest request =
+        TrainRequest.newBuilder()
+            .setExperimentId("exp-infer")
+            .setTrialId("trial-1")
+            .setData(source)
+            .setModel(ModelSpec.newBuilder().setName("fashion_cnn"))
+            .putHparams("width", Value.newBuilder().setNumberValue(8).build())
+            .setSeed(11)
+            .setTargetBatches(80)
+            .setCheckpointRoot(root.resolve("checkpoints").toUri().toString())
+            .setThreads(1)
+            .build();
+    checkpoint =
+        new Trainer(
+                TrainingPlan.from(request, ModelRegistry.withBuiltIns()),
+                train,
+                ProgressListener.NONE)
+            .run()
+            .checkpoint();
   }
 
   /** "mixed": the first 800 rows are test rows, the rest training rows. */
@@ -127,14 +155,21 @@ final class InferenceTestBed implements AutoCloseable {
     for (int i = 0; i < n; i++) {
       splits[i] = split.equals("test") || i < TEST_ROWS - FIRST_FILE ? "test" : "train";
     }
-    return Columns.of(n).add("id", images.ids()).add("label", images.labels()).add("split", splits)
+    return Columns.of(n)
+        .add("id", images.ids())
+        .add("label", images.labels())
+        .add("split", splits)
         .addFixedBinary("image", images.pixels(), images.imageBytes());
   }
 
   static LabeledImages slice(LabeledImages all, int from, int n) {
     int b = all.imageBytes();
-    return new LabeledImages(Arrays.copyOfRange(all.ids(), from, from + n), Arrays.copyOfRange(all.labels(), from, from + n),
-        Arrays.copyOfRange(all.pixels(), from * b, (from + n) * b), all.rows(), all.cols());
+    return new LabeledImages(
+        Arrays.copyOfRange(all.ids(), from, from + n),
+        Arrays.copyOfRange(all.labels(), from, from + n),
+        Arrays.copyOfRange(all.pixels(), from * b, (from + n) * b),
+        all.rows(),
+        all.cols());
   }
 
   private static LabeledImages concat(LabeledImages a, LabeledImages b) {
@@ -148,7 +183,10 @@ final class InferenceTestBed implements AutoCloseable {
     return new LabeledImages(ids, labels, px, a.rows(), a.cols());
   }
 
-  /** The 2,000 test images as stored: ids 100,000 + their t10k row, so they differ from training ids. */
+  /**
+   * The 2,000 test images as stored: ids 100,000 + their t10k row, so they differ from training
+   * ids.
+   */
   static LabeledImages testImages() {
     long[] ids = Arrays.stream(test.ids()).map(id -> id + 100_000).toArray();
     return new LabeledImages(ids, test.labels(), test.pixels(), test.rows(), test.cols());
@@ -163,13 +201,20 @@ final class InferenceTestBed implements AutoCloseable {
   }
 
   InferenceRequest.Builder request(String predictions) {
-    return InferenceRequest.newBuilder().setCheckpoint(checkpoint).setData(source).setSplit("test")
-        .setPredictionsTableUri(predictions).setModel(ModelSpec.newBuilder().setName("fashion_cnn"))
-        .setModelVersion("fashion-model/3").setMaxPartitionRows(PARTITION_ROWS).setMaxParallelPartitions(2);
+    return InferenceRequest.newBuilder()
+        .setCheckpoint(checkpoint)
+        .setData(source)
+        .setSplit("test")
+        .setPredictionsTableUri(predictions)
+        .setModel(ModelSpec.newBuilder().setName("fashion_cnn"))
+        .setModelVersion("fashion-model/3")
+        .setMaxPartitionRows(PARTITION_ROWS)
+        .setMaxParallelPartitions(2);
   }
 
   InferenceWorkflow workflow(String id) {
-    return client.newWorkflowStub(InferenceWorkflow.class,
+    return client.newWorkflowStub(
+        InferenceWorkflow.class,
         WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build());
   }
 
@@ -201,7 +246,8 @@ final class InferenceTestBed implements AutoCloseable {
   }
 
   /** The real activities with a fault injected after the real scoring of a partition. */
-  private record Faulty(InferenceActivitiesImpl real, AfterScore afterScore) implements InferenceActivities {
+  private record Faulty(InferenceActivitiesImpl real, AfterScore afterScore)
+      implements InferenceActivities {
     @Override
     public InferencePlan plan(InferenceRequest request) {
       return real.plan(request);

@@ -53,7 +53,8 @@ class PartitionPlanCoversEveryRowExactlyOnceTest {
     for (List<InferencePartition> parts : byFile.values()) {
       long next = 0;
       for (InferencePartition p : parts) {
-        assertEquals(next, p.getFirstRow(), "ranges of a file follow each other without gap or overlap");
+        assertEquals(
+            next, p.getFirstRow(), "ranges of a file follow each other without gap or overlap");
         next += p.getRows();
       }
       fileRows.add(next);
@@ -61,11 +62,18 @@ class PartitionPlanCoversEveryRowExactlyOnceTest {
     fileRows.sort(null);
     assertEquals(List.of(800L, 1200L), fileRows);
 
-    long[] read = plan.getPartitionsList().stream()
-        .map(p -> TablePartitions.read(DeltaTables.defaultEngine(), InferenceTestBed.source(), "test", p))
-        .flatMapToLong(images -> Arrays.stream(images.ids())).sorted().toArray();
+    long[] read =
+        plan.getPartitionsList().stream()
+            .map(
+                p ->
+                    TablePartitions.read(
+                        DeltaTables.defaultEngine(), InferenceTestBed.source(), "test", p))
+            .flatMapToLong(images -> Arrays.stream(images.ids()))
+            .sorted()
+            .toArray();
     LabeledImages expected = InferenceTestBed.testImages();
-    assertEquals(Arrays.toString(Arrays.stream(expected.ids()).sorted().toArray()), Arrays.toString(read));
+    assertEquals(
+        Arrays.toString(Arrays.stream(expected.ids()).sorted().toArray()), Arrays.toString(read));
   }
 
   @Test
@@ -74,7 +82,8 @@ class PartitionPlanCoversEveryRowExactlyOnceTest {
     assertEquals(InferenceTestBed.PARTITIONS, result.getPartitions());
     List<Map<String, Object>> rows = InferenceTestBed.rows(bed.table("plan-run"));
     long[] ids = rows.stream().mapToLong(r -> (Long) r.get("id")).sorted().toArray();
-    assertEquals(Arrays.toString(Arrays.stream(InferenceTestBed.testImages().ids()).sorted().toArray()),
+    assertEquals(
+        Arrays.toString(Arrays.stream(InferenceTestBed.testImages().ids()).sorted().toArray()),
         Arrays.toString(ids));
   }
 }

@@ -17,27 +17,33 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The partitioned workflow predicts what one loop over the whole split with the same checkpoint
- * predicts: the same rows, the same label per id, the same accuracy overall and per class; its input statistics are the
- * per-pixel mean and variance and the predicted-label histogram of those rows.
+ * predicts: the same rows, the same label per id, the same accuracy overall and per class; its
+ * input statistics are the per-pixel mean and variance and the predicted-label histogram of those
+ * rows.
  */
 class PartitionedScoringMatchesTheSingleLoopScorerTest {
 
   /**
    * With two threads a CPU worker scores a partition's batches on two one-thread models at once
-   * (lanes); batches start at whole multiples of 1,000 rows, so every row gets the very score of the
-   * one-thread loop.
+   * (lanes); batches start at whole multiples of 1,000 rows, so every row gets the very score of
+   * the one-thread loop.
    */
   @Test
   void twoLanesScoreEveryRowAsTheOneThreadLoop() throws Exception {
     try (InferenceTestBed bed = new InferenceTestBed()) {
       long before = InferenceActivitiesImpl.partitionsScoredInLanes();
       // partitions of 1,200 and 800 rows: the first is two batches of up to 1,000, so two lanes
-      InferenceResult result = bed.run("lanes", bed.request("lanes").setThreads(2).setMaxPartitionRows(2000).build());
-      assertEquals(before + 1, InferenceActivitiesImpl.partitionsScoredInLanes(), "the 1,200-row partition ran in lanes");
+      InferenceResult result =
+          bed.run("lanes", bed.request("lanes").setThreads(2).setMaxPartitionRows(2000).build());
+      assertEquals(
+          before + 1,
+          InferenceActivitiesImpl.partitionsScoredInLanes(),
+          "the 1,200-row partition ran in lanes");
       LabeledImages split = new DeltaDatasetReader().read(InferenceTestBed.source(), "test");
       Predictions single;
       try (CheckpointPredictor predictor =
-          CheckpointPredictor.open(InferenceTestBed.checkpoint().getUri(), ModelRegistry.withBuiltIns(), 1)) {
+          CheckpointPredictor.open(
+              InferenceTestBed.checkpoint().getUri(), ModelRegistry.withBuiltIns(), 1)) {
         single = predictor.predict(split);
       }
       assertEquals(single.accuracy(split.labels()), result.getAccuracy(), 1e-12);
@@ -66,7 +72,8 @@ class PartitionedScoringMatchesTheSingleLoopScorerTest {
       LabeledImages split = new DeltaDatasetReader().read(InferenceTestBed.source(), "test");
       Predictions single;
       try (CheckpointPredictor predictor =
-          CheckpointPredictor.open(InferenceTestBed.checkpoint().getUri(), ModelRegistry.withBuiltIns(), 1)) {
+          CheckpointPredictor.open(
+              InferenceTestBed.checkpoint().getUri(), ModelRegistry.withBuiltIns(), 1)) {
         single = predictor.predict(split);
       }
       assertEquals(split.size(), result.getRows());
@@ -101,13 +108,19 @@ class PartitionedScoringMatchesTheSingleLoopScorerTest {
         variance[j] = v / split.size();
       }
       assertEquals(split.size(), stats.getRows());
-      assertArrayEquals(mean, stats.getMeanList().stream().mapToDouble(Double::doubleValue).toArray(), 1e-9);
-      assertArrayEquals(variance, stats.getVarianceList().stream().mapToDouble(Double::doubleValue).toArray(), 1e-6);
+      assertArrayEquals(
+          mean, stats.getMeanList().stream().mapToDouble(Double::doubleValue).toArray(), 1e-9);
+      assertArrayEquals(
+          variance,
+          stats.getVarianceList().stream().mapToDouble(Double::doubleValue).toArray(),
+          1e-6);
       long[] histogram = new long[stats.getPredictedLabelCountsCount()];
       for (int label : single.labels()) {
         histogram[label]++;
       }
-      assertArrayEquals(histogram, stats.getPredictedLabelCountsList().stream().mapToLong(Long::longValue).toArray());
+      assertArrayEquals(
+          histogram,
+          stats.getPredictedLabelCountsList().stream().mapToLong(Long::longValue).toArray());
 
       // per class: the rows of each true label and how many of them the single loop got right
       long[] classRows = new long[10];

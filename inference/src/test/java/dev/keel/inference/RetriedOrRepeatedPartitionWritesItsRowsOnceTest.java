@@ -20,27 +20,31 @@ import org.junit.jupiter.api.Test;
 /**
  * A partition whose first attempts fail after writing their files is retried and its rows land
  * once; a partition scored twice in one run stages two sets of files of which only the accepted one
- * is committed; committing a run again (a retried commit) returns the same version and adds nothing.
+ * is committed; committing a run again (a retried commit) returns the same version and adds
+ * nothing.
  */
 class RetriedOrRepeatedPartitionWritesItsRowsOnceTest {
 
   @Test
   void partitionsFailingAfterStagingTheirFilesAreRetriedAndCountedOnce() throws Exception {
     Set<Integer> failed = ConcurrentHashMap.newKeySet();
-    try (InferenceTestBed bed = new InferenceTestBed((request, attempt) -> {
-      int p = request.getPartition().getIndex();
-      // partition 1 fails twice, partition 3 once: both after their files were written
-      if ((p == 1 && attempt <= 2) || (p == 3 && attempt == 1)) {
-        failed.add(p * 10 + attempt);
-        throw new IllegalStateException("worker lost after writing partition " + p);
-      }
-    })) {
+    try (InferenceTestBed bed =
+        new InferenceTestBed(
+            (request, attempt) -> {
+              int p = request.getPartition().getIndex();
+              // partition 1 fails twice, partition 3 once: both after their files were written
+              if ((p == 1 && attempt <= 2) || (p == 3 && attempt == 1)) {
+                failed.add(p * 10 + attempt);
+                throw new IllegalStateException("worker lost after writing partition " + p);
+              }
+            })) {
       InferenceResult result = bed.run("retried", bed.request("retried").build());
       assertEquals(Set.of(11, 12, 31), failed);
       assertEquals(InferenceTestBed.TEST_ROWS, result.getRows());
       List<Map<String, Object>> rows = InferenceTestBed.rows(bed.table("retried"));
       assertEquals(InferenceTestBed.TEST_ROWS, rows.size());
-      assertEquals(InferenceTestBed.TEST_ROWS, rows.stream().map(r -> r.get("id")).distinct().count());
+      assertEquals(
+          InferenceTestBed.TEST_ROWS, rows.stream().map(r -> r.get("id")).distinct().count());
       assertEquals(0, result.getPredictions().getVersion());
     }
   }
@@ -54,11 +58,19 @@ class RetriedOrRepeatedPartitionWritesItsRowsOnceTest {
       InferenceRequest request = bed.request("twice").build();
       InferencePlan plan = stub.plan(request);
       String runId = "run-twice";
-      CommitPredictionsRequest.Builder commit = CommitPredictionsRequest.newBuilder()
-          .setPredictionsTableUri(plan.getPredictionsTableUri()).setRunId(runId).setRows(plan.getRows());
+      CommitPredictionsRequest.Builder commit =
+          CommitPredictionsRequest.newBuilder()
+              .setPredictionsTableUri(plan.getPredictionsTableUri())
+              .setRunId(runId)
+              .setRows(plan.getRows());
       for (var partition : plan.getPartitionsList()) {
-        ScorePartitionRequest score = ScorePartitionRequest.newBuilder().setRequest(request).setRunId(runId)
-            .setPartition(partition).setPredictionsTableUri(plan.getPredictionsTableUri()).build();
+        ScorePartitionRequest score =
+            ScorePartitionRequest.newBuilder()
+                .setRequest(request)
+                .setRunId(runId)
+                .setPartition(partition)
+                .setPredictionsTableUri(plan.getPredictionsTableUri())
+                .build();
         ScorePartitionResult first = stub.scorePartition(score);
         ScorePartitionResult second = stub.scorePartition(score); // a duplicated attempt
         assertEquals(first.getRows(), second.getRows());
@@ -69,13 +81,15 @@ class RetriedOrRepeatedPartitionWritesItsRowsOnceTest {
       assertEquals(once, again, "a repeated commit returns the version that holds the run");
       List<Map<String, Object>> rows = InferenceTestBed.rows(bed.table("twice"));
       assertEquals(InferenceTestBed.TEST_ROWS, rows.size());
-      assertEquals(Set.of(runId), rows.stream().map(r -> r.get("run_id")).collect(Collectors.toSet()));
+      assertEquals(
+          Set.of(runId), rows.stream().map(r -> r.get("run_id")).collect(Collectors.toSet()));
 
       // a later run appends; retrying the first run's commit still names the first version
       InferenceResult later = bed.run("later", bed.request("twice").build());
       assertEquals(once.getVersion() + 1, later.getPredictions().getVersion());
       assertEquals(once, stub.commit(commit.build()));
-      assertEquals(2 * InferenceTestBed.TEST_ROWS, InferenceTestBed.rows(bed.table("twice")).size());
+      assertEquals(
+          2 * InferenceTestBed.TEST_ROWS, InferenceTestBed.rows(bed.table("twice")).size());
     } finally {
       activities.close();
     }

@@ -19,9 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Two one-thread lanes sharing one queue score each row of several partitions as one one-thread model
- * looping over each partition does, bit for bit; they load a checkpoint's model once each and keep
- * their threads; a failing partition fails alone.
+ * Two one-thread lanes sharing one queue score each row of several partitions as one one-thread
+ * model looping over each partition does, bit for bit; they load a checkpoint's model once each and
+ * keep their threads; a failing partition fails alone.
  */
 class ScoringLanesScoreEachRowAsTheOneModelLoopTest {
   private static final String TABLE = "test table v0";
@@ -34,10 +34,11 @@ class ScoringLanesScoreEachRowAsTheOneModelLoopTest {
       LabeledImages first = InferenceTestBed.slice(images, 0, 1300);
       LabeledImages second = InferenceTestBed.slice(images, 1300, 700);
       AtomicInteger opened = new AtomicInteger();
-      ScoringLanes.Opener opener = () -> {
-        opened.incrementAndGet();
-        return open();
-      };
+      ScoringLanes.Opener opener =
+          () -> {
+            opened.incrementAndGet();
+            return open();
+          };
       ScoringLanes lanes = new ScoringLanes(2, 1);
       int threads = ScoringLanes.started();
       lanes.prepare("cnn#1", opener);
@@ -68,12 +69,18 @@ class ScoringLanesScoreEachRowAsTheOneModelLoopTest {
       ScoringLanes lanes = new ScoringLanes(2, 1);
       ScoringLanes.Opener opener = ScoringLanesScoreEachRowAsTheOneModelLoopTest::open;
       int n = 1500;
-      LabeledImages small = new LabeledImages(new long[n], new int[n], new byte[n * 14 * 14], 14, 14);
+      LabeledImages small =
+          new LabeledImages(new long[n], new int[n], new byte[n * 14 * 14], 14, 14);
       CompletableFuture<Predictions> refused = lanes.score("cnn#1", opener, TABLE, small);
       CompletableFuture<Predictions> fine =
-          lanes.score("cnn#1", opener, TABLE, InferenceTestBed.slice(InferenceTestBed.testImages(), 0, 300));
+          lanes.score(
+              "cnn#1",
+              opener,
+              TABLE,
+              InferenceTestBed.slice(InferenceTestBed.testImages(), 0, 300));
 
-      ExecutionException e = assertThrows(ExecutionException.class, () -> refused.get(120, TimeUnit.SECONDS));
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> refused.get(120, TimeUnit.SECONDS));
       InvalidFieldException cause = assertInstanceOf(InvalidFieldException.class, e.getCause());
       assertTrue(cause.getMessage().contains(TABLE), cause.getMessage());
       assertEquals(300, fine.get(120, TimeUnit.SECONDS).labels().length);
@@ -85,18 +92,26 @@ class ScoringLanesScoreEachRowAsTheOneModelLoopTest {
     try (InferenceTestBed bed = new InferenceTestBed()) {
       ScoringLanes lanes = new ScoringLanes(1, 1);
       LabeledImages rows = InferenceTestBed.slice(InferenceTestBed.testImages(), 0, 200);
-      ScoringLanes.Opener broken = () -> {
-        throw new IOException("checkpoint gone");
-      };
+      ScoringLanes.Opener broken =
+          () -> {
+            throw new IOException("checkpoint gone");
+          };
       CompletableFuture<Predictions> failed = lanes.score("gone#1", broken, TABLE, rows);
-      ExecutionException e = assertThrows(ExecutionException.class, () -> failed.get(120, TimeUnit.SECONDS));
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> failed.get(120, TimeUnit.SECONDS));
       assertEquals("checkpoint gone", e.getCause().getMessage());
-      assertEquals(200, lanes.score("cnn#1", ScoringLanesScoreEachRowAsTheOneModelLoopTest::open, TABLE, rows)
-          .get(120, TimeUnit.SECONDS).labels().length);
+      assertEquals(
+          200,
+          lanes
+              .score("cnn#1", ScoringLanesScoreEachRowAsTheOneModelLoopTest::open, TABLE, rows)
+              .get(120, TimeUnit.SECONDS)
+              .labels()
+              .length);
     }
   }
 
   private static CheckpointPredictor open() throws IOException {
-    return CheckpointPredictor.open(InferenceTestBed.checkpoint().getUri(), ModelRegistry.withBuiltIns(), 1);
+    return CheckpointPredictor.open(
+        InferenceTestBed.checkpoint().getUri(), ModelRegistry.withBuiltIns(), 1);
   }
 }

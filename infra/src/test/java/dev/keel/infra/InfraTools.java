@@ -16,8 +16,14 @@ final class InfraTools {
   static final String INSTALL = "infra/terraform/tools/install.sh installs it";
 
   /** Every module and the example root, each a directory of infra/terraform. */
-  static final List<String> ROOTS = List.of(
-      "modules/storage", "modules/iam", "modules/worker-pool", "modules/gpu-pool", "modules/cpu-pool", "envs/aws-example");
+  static final List<String> ROOTS =
+      List.of(
+          "modules/storage",
+          "modules/iam",
+          "modules/worker-pool",
+          "modules/gpu-pool",
+          "modules/cpu-pool",
+          "envs/aws-example");
 
   static List<String> roots() {
     return ROOTS;
@@ -40,8 +46,12 @@ final class InfraTools {
   static Path tofu() {
     Path tofu = tools().resolve("tofu");
     assertTrue(Files.isExecutable(tofu), "no OpenTofu at " + tofu + ": " + INSTALL);
-    Path provider = tools().resolve("tofu-plugins/registry.opentofu.org/hashicorp/aws/3.39.0/linux_amd64/terraform-provider-aws_v3.39.0_x5");
-    assertTrue(Files.isExecutable(provider), "no AWS provider 3.39.0 at " + provider + ": " + INSTALL);
+    Path provider =
+        tools()
+            .resolve(
+                "tofu-plugins/registry.opentofu.org/hashicorp/aws/3.39.0/linux_amd64/terraform-provider-aws_v3.39.0_x5");
+    assertTrue(
+        Files.isExecutable(provider), "no AWS provider 3.39.0 at " + provider + ": " + INSTALL);
     assertTrue(Files.isRegularFile(cliConfig()), "no " + cliConfig() + ": " + INSTALL);
     return tofu;
   }

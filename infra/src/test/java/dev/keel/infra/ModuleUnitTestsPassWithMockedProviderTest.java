@@ -12,9 +12,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@code tofu test} in every module and the example root: the tests/*.tftest.hcl plans against {@code
- * mock_provider "aws"}, including the {@code expect_failures} runs that pin each validation. Every run
- * block must pass; none may be skipped.
+ * {@code tofu test} in every module and the example root: the tests/*.tftest.hcl plans against
+ * {@code mock_provider "aws"}, including the {@code expect_failures} runs that pin each validation.
+ * Every run block must pass; none may be skipped.
  */
 class ModuleUnitTestsPassWithMockedProviderTest {
   private static final Pattern SUMMARY = Pattern.compile("Success! (\\d+) passed, 0 failed\\.");
@@ -29,11 +29,16 @@ class ModuleUnitTestsPassWithMockedProviderTest {
     assertTrue(m.find(), () -> "no success line:\n" + test.output());
     long runs;
     try (Stream<Path> files = Files.list(module.dir().resolve("tests"))) {
-      runs = files.filter(f -> f.toString().endsWith(".tftest.hcl"))
-          .mapToLong(f -> Pattern.compile("(?m)^run \"").matcher(read(f)).results().count()).sum();
+      runs =
+          files
+              .filter(f -> f.toString().endsWith(".tftest.hcl"))
+              .mapToLong(f -> Pattern.compile("(?m)^run \"").matcher(read(f)).results().count())
+              .sum();
     }
     assertTrue(runs > 0, "no run blocks in " + root + "/tests");
-    assertTrue(Long.parseLong(m.group(1)) == runs, () -> root + ": " + runs + " run blocks, but " + m.group() + "\n" + test.output());
+    assertTrue(
+        Long.parseLong(m.group(1)) == runs,
+        () -> root + ": " + runs + " run blocks, but " + m.group() + "\n" + test.output());
   }
 
   private static String read(Path f) {

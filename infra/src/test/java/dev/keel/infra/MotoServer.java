@@ -23,11 +23,11 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.sts.StsClient;
 
 /**
- * moto's server, the fake AWS of the integration tests: started on a free port of 127.0.0.1 before the
- * test class and stopped after it ({@code @RegisterExtension static final MotoServer moto = new
- * MotoServer();}). It hands out AWS SDK clients and the provider configuration that points OpenTofu at
- * it. Region eu-west-1: outside us-east-1, S3 answers a second CreateBucket of one's own bucket with
- * BucketAlreadyOwnedByYou, as the storage tests need.
+ * moto's server, the fake AWS of the integration tests: started on a free port of 127.0.0.1 before
+ * the test class and stopped after it ({@code @RegisterExtension static final MotoServer moto = new
+ * MotoServer();}). It hands out AWS SDK clients and the provider configuration that points OpenTofu
+ * at it. Region eu-west-1: outside us-east-1, S3 answers a second CreateBucket of one's own bucket
+ * with BucketAlreadyOwnedByYou, as the storage tests need.
  */
 final class MotoServer implements BeforeAllCallback, AfterAllCallback {
   static final String REGION = "eu-west-1";
@@ -47,16 +47,21 @@ final class MotoServer implements BeforeAllCallback, AfterAllCallback {
       port = s.getLocalPort();
     }
     log = Files.createTempFile("keel-moto-", ".log");
-    process = new ProcessBuilder(binary.toString(), "-H", "127.0.0.1", "-p", Integer.toString(port))
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    process =
+        new ProcessBuilder(binary.toString(), "-H", "127.0.0.1", "-p", Integer.toString(port))
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
     endpoint = URI.create("http://127.0.0.1:" + port);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (!answers()) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("moto_server exited with " + process.exitValue() + ": " + Files.readString(log));
+        throw new IllegalStateException(
+            "moto_server exited with " + process.exitValue() + ": " + Files.readString(log));
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("moto_server did not answer on " + endpoint + " within 60 s: " + Files.readString(log));
+        throw new IllegalStateException(
+            "moto_server did not answer on " + endpoint + " within 60 s: " + Files.readString(log));
       }
       Thread.sleep(100);
     }
@@ -64,7 +69,8 @@ final class MotoServer implements BeforeAllCallback, AfterAllCallback {
 
   private boolean answers() {
     try {
-      HttpURLConnection c = (HttpURLConnection) endpoint.resolve("/moto-api/").toURL().openConnection();
+      HttpURLConnection c =
+          (HttpURLConnection) endpoint.resolve("/moto-api/").toURL().openConnection();
       c.setConnectTimeout(500);
       c.setReadTimeout(2000);
       return c.getResponseCode() == 200;
@@ -91,17 +97,24 @@ final class MotoServer implements BeforeAllCallback, AfterAllCallback {
     return endpoint;
   }
 
-  /** Test credentials, and no calls to the real AWS that a provider or backend would make to check them. */
-  private static final String CREDENTIALS = """
+  /**
+   * Test credentials, and no calls to the real AWS that a provider or backend would make to check
+   * them.
+   */
+  private static final String CREDENTIALS =
+      """
         access_key                  = "%s"
         secret_key                  = "%s"
         skip_credentials_validation = true
         skip_requesting_account_id  = true
         skip_metadata_api_check     = true
         skip_region_validation      = true
-      """.formatted(KEY, KEY);
+      """
+          .formatted(KEY, KEY);
 
-  /** An aws provider block pointed at moto (as an override file, it turns an existing one to moto). */
+  /**
+   * An aws provider block pointed at moto (as an override file, it turns an existing one to moto).
+   */
   String providerBlock() {
     return """
         provider "aws" {
@@ -116,7 +129,8 @@ final class MotoServer implements BeforeAllCallback, AfterAllCallback {
             s3          = "%3$s"
           }
         }
-        """.formatted(REGION, CREDENTIALS, endpoint);
+        """
+        .formatted(REGION, CREDENTIALS, endpoint);
   }
 
   /** A -backend-config file for the s3 backend, state in moto (S3-native locking). */
@@ -132,13 +146,20 @@ final class MotoServer implements BeforeAllCallback, AfterAllCallback {
           s3  = "%5$s"
           sts = "%5$s"
         }
-        """.formatted(bucket, key, REGION, CREDENTIALS, endpoint);
+        """
+        .formatted(bucket, key, REGION, CREDENTIALS, endpoint);
   }
 
   /** Two subnets of moto's default VPC (172.31.0.0/16) in this region. */
   List<String> defaultSubnetIds() {
-    return ec2().describeSubnets(r -> r.filters(f -> f.name("default-for-az").values("true"))).subnets().stream()
-        .map(s -> s.subnetId()).sorted().limit(2).toList();
+    return ec2()
+        .describeSubnets(r -> r.filters(f -> f.name("default-for-az").values("true")))
+        .subnets()
+        .stream()
+        .map(s -> s.subnetId())
+        .sorted()
+        .limit(2)
+        .toList();
   }
 
   /** An AMI moto knows (the launch template's image; moto boots nothing). */
@@ -149,8 +170,11 @@ final class MotoServer implements BeforeAllCallback, AfterAllCallback {
   /** An instance profile with a role, as the iam module would make it, for the pool tests. */
   String instanceProfile(String name) {
     IamClient iam = iam();
-    iam.createRole(r -> r.roleName(name).assumeRolePolicyDocument(
-        "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\",\"Principal\":{\"Service\":\"ec2.amazonaws.com\"},\"Action\":\"sts:AssumeRole\"}]}"));
+    iam.createRole(
+        r ->
+            r.roleName(name)
+                .assumeRolePolicyDocument(
+                    "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\",\"Principal\":{\"Service\":\"ec2.amazonaws.com\"},\"Action\":\"sts:AssumeRole\"}]}"));
     iam.createInstanceProfile(r -> r.instanceProfileName(name));
     iam.addRoleToInstanceProfile(r -> r.instanceProfileName(name).roleName(name));
     return name;
@@ -176,9 +200,15 @@ final class MotoServer implements BeforeAllCallback, AfterAllCallback {
     return keep(StsClient.builder(), REGION);
   }
 
-  private <B extends AwsClientBuilder<B, C>, C extends AutoCloseable> C keep(B builder, String region) {
-    C client = builder.endpointOverride(endpoint).region(Region.of(region))
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(KEY, KEY))).build();
+  private <B extends AwsClientBuilder<B, C>, C extends AutoCloseable> C keep(
+      B builder, String region) {
+    C client =
+        builder
+            .endpointOverride(endpoint)
+            .region(Region.of(region))
+            .credentialsProvider(
+                StaticCredentialsProvider.create(AwsBasicCredentials.create(KEY, KEY)))
+            .build();
     clients.add(client);
     return client;
   }

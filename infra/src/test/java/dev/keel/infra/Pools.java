@@ -4,7 +4,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Inputs of the pool modules against moto: its default VPC's subnets, an AMI it knows, an instance profile. */
+/**
+ * Inputs of the pool modules against moto: its default VPC's subnets, an AMI it knows, an instance
+ * profile.
+ */
 final class Pools {
   private Pools() {}
 

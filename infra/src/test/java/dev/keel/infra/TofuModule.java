@@ -15,8 +15,9 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * One module (or root) of infra/terraform in a working copy of the whole tree (modules refer to each
- * other by relative path), under {@code target/test-tmp}: tofu runs there, never in the sources.
+ * One module (or root) of infra/terraform in a working copy of the whole tree (modules refer to
+ * each other by relative path), under {@code target/test-tmp}: tofu runs there, never in the
+ * sources.
  */
 final class TofuModule {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -30,7 +31,10 @@ final class TofuModule {
     this.tofu = Tool.tofu(dir);
   }
 
-  /** A fresh copy of infra/terraform, without local state or .terraform directories; {@code path} in it. */
+  /**
+   * A fresh copy of infra/terraform, without local state or .terraform directories; {@code path} in
+   * it.
+   */
   static TofuModule copyOf(String path) {
     return new TofuModule(copyOfSources().resolve(path));
   }
@@ -38,28 +42,32 @@ final class TofuModule {
   static Path copyOfSources() {
     Path src = InfraTools.terraformSources();
     try {
-      Path base = Path.of(System.getProperty("keel.test.tmp", System.getProperty("java.io.tmpdir")));
+      Path base =
+          Path.of(System.getProperty("keel.test.tmp", System.getProperty("java.io.tmpdir")));
       Files.createDirectories(base);
       Path copy = Files.createTempDirectory(base, "terraform-");
-      Files.walkFileTree(src, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes a) throws IOException {
-          if (d.getFileName().toString().equals(".terraform")) {
-            return FileVisitResult.SKIP_SUBTREE;
-          }
-          Files.createDirectories(copy.resolve(src.relativize(d)));
-          return FileVisitResult.CONTINUE;
-        }
+      Files.walkFileTree(
+          src,
+          new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes a)
+                throws IOException {
+              if (d.getFileName().toString().equals(".terraform")) {
+                return FileVisitResult.SKIP_SUBTREE;
+              }
+              Files.createDirectories(copy.resolve(src.relativize(d)));
+              return FileVisitResult.CONTINUE;
+            }
 
-        @Override
-        public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
-          String name = f.getFileName().toString();
-          if (!name.contains(".tfstate") && !name.equals(".terraform.lock.hcl")) {
-            Files.copy(f, copy.resolve(src.relativize(f)));
-          }
-          return FileVisitResult.CONTINUE;
-        }
-      });
+            @Override
+            public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
+              String name = f.getFileName().toString();
+              if (!name.contains(".tfstate") && !name.equals(".terraform.lock.hcl")) {
+                Files.copy(f, copy.resolve(src.relativize(f)));
+              }
+              return FileVisitResult.CONTINUE;
+            }
+          });
       return copy;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -75,14 +83,17 @@ final class TofuModule {
   }
 
   /**
-   * Points the aws provider at moto: a provider block of its own for a module, an override file for a
-   * root that has one (the example's providers.tf).
+   * Points the aws provider at moto: a provider block of its own for a module, an override file for
+   * a root that has one (the example's providers.tf).
    */
   TofuModule against(MotoServer moto) {
     boolean hasProvider;
     try (Stream<Path> files = Files.list(dir)) {
-      hasProvider = files.filter(f -> f.toString().endsWith(".tf")).anyMatch(f -> read(f).contains("provider \"aws\""));
-    }  catch (IOException e) {
+      hasProvider =
+          files
+              .filter(f -> f.toString().endsWith(".tf"))
+              .anyMatch(f -> read(f).contains("provider \"aws\""));
+    } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     write(hasProvider ? "moto_override.tf" : "moto_provider.tf", moto.providerBlock());
@@ -92,7 +103,8 @@ final class TofuModule {
   /** The variables of every later plan, apply and destroy (a JSON var file). */
   TofuModule vars(Map<String, ?> vars) {
     try {
-      Files.writeString(dir.resolve(VAR_FILE), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(vars));
+      Files.writeString(
+          dir.resolve(VAR_FILE), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(vars));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -112,9 +124,13 @@ final class TofuModule {
     return tofu.run(concat(List.of("init", "-no-color"), args)).ok();
   }
 
-  /** {@code tofu apply} with the var file and {@code extraArgs} (e.g. -var desired_capacity=3): whatever it exits with. */
+  /**
+   * {@code tofu apply} with the var file and {@code extraArgs} (e.g. -var desired_capacity=3):
+   * whatever it exits with.
+   */
   Tool.Result tryApply(String... extraArgs) {
-    return tofu.run(concat(List.of("apply", "-auto-approve", "-no-color", "-var-file=" + VAR_FILE), extraArgs));
+    return tofu.run(
+        concat(List.of("apply", "-auto-approve", "-no-color", "-var-file=" + VAR_FILE), extraArgs));
   }
 
   Tool.Result apply(String... extraArgs) {
@@ -122,7 +138,10 @@ final class TofuModule {
   }
 
   Tool.Result plan(String... extraArgs) {
-    return tofu.run(concat(List.of("plan", "-detailed-exitcode", "-no-color", "-var-file=" + VAR_FILE), extraArgs));
+    return tofu.run(
+        concat(
+            List.of("plan", "-detailed-exitcode", "-no-color", "-var-file=" + VAR_FILE),
+            extraArgs));
   }
 
   /** A plan right after an apply: exit 0 (no changes), else the plan is the failure message. */
@@ -131,7 +150,11 @@ final class TofuModule {
   }
 
   Tool.Result destroy(String... extraArgs) {
-    return tofu.run(concat(List.of("destroy", "-auto-approve", "-no-color", "-var-file=" + VAR_FILE), extraArgs)).ok();
+    return tofu.run(
+            concat(
+                List.of("destroy", "-auto-approve", "-no-color", "-var-file=" + VAR_FILE),
+                extraArgs))
+        .ok();
   }
 
   JsonNode outputs() {

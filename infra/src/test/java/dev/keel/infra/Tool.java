@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs a command-line tool (tofu, tflint, checkov) in a directory and keeps what it printed. The
- * environment is this process's without AWS settings (the tests name their fake AWS explicitly) plus
- * {@code env}.
+ * environment is this process's without AWS settings (the tests name their fake AWS explicitly)
+ * plus {@code env}.
  */
 final class Tool {
   private final Path executable;
@@ -29,17 +29,23 @@ final class Tool {
 
   /** OpenTofu in {@code dir}, with the provider mirror's CLI config and no prompts. */
   static Tool tofu(Path dir) {
-    return new Tool(InfraTools.tofu(), dir, Map.of(
-        "TF_CLI_CONFIG_FILE", InfraTools.cliConfig().toString(),
-        "TF_IN_AUTOMATION", "1",
-        "TF_INPUT", "0",
-        "CHECKPOINT_DISABLE", "1"));
+    return new Tool(
+        InfraTools.tofu(),
+        dir,
+        Map.of(
+            "TF_CLI_CONFIG_FILE", InfraTools.cliConfig().toString(),
+            "TF_IN_AUTOMATION", "1",
+            "TF_INPUT", "0",
+            "CHECKPOINT_DISABLE", "1"));
   }
 
   record Result(List<String> command, int exitCode, String output) {
     /** Fails with the command and everything it printed unless it exited with {@code expected}. */
     Result expectExit(int expected) {
-      assertEquals(expected, exitCode, () -> String.join(" ", command) + " exited " + exitCode + ":\n" + output);
+      assertEquals(
+          expected,
+          exitCode,
+          () -> String.join(" ", command) + " exited " + exitCode + ":\n" + output);
       return this;
     }
 
@@ -47,7 +53,9 @@ final class Tool {
       return expectExit(0);
     }
 
-    /** The output with every run of white space one blank: tofu wraps its messages at 80 columns. */
+    /**
+     * The output with every run of white space one blank: tofu wraps its messages at 80 columns.
+     */
     String oneLine() {
       return output.replace("│", " ").replaceAll("\\s+", " ");
     }
@@ -57,7 +65,8 @@ final class Tool {
     List<String> command = new ArrayList<>();
     command.add(executable.toString());
     command.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+    ProcessBuilder pb =
+        new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
     pb.environment().keySet().removeIf(k -> k.startsWith("AWS_") || k.startsWith("TF_"));
     pb.environment().putAll(env);
     try {
@@ -66,7 +75,8 @@ final class Tool {
       Process p = pb.start();
       if (!p.waitFor(5, TimeUnit.MINUTES)) {
         p.destroyForcibly();
-        throw new IllegalStateException(String.join(" ", command) + " did not finish in 5 minutes:\n" + Files.readString(log));
+        throw new IllegalStateException(
+            String.join(" ", command) + " did not finish in 5 minutes:\n" + Files.readString(log));
       }
       String output = Files.readString(log, StandardCharsets.UTF_8);
       Files.delete(log);

@@ -3,10 +3,11 @@ package dev.keel.search;
 import java.util.List;
 
 /**
- * One bracket of a searcher that trains trials in rungs ({@code adaptive_asha}, {@code hyperband}): its group as
- * {@link Searcher#trialGroup} names it, and each rung, shortest first, with the trials the searcher placed there and
- * what it decided for each. Brackets are separate races: a trial is only ever ranked against the trials of its own
- * bracket, so rungs of different brackets with the same length are different rungs.
+ * One bracket of a searcher that trains trials in rungs ({@code adaptive_asha}, {@code hyperband}):
+ * its group as {@link Searcher#trialGroup} names it, and each rung, shortest first, with the trials
+ * the searcher placed there and what it decided for each. Brackets are separate races: a trial is
+ * only ever ranked against the trials of its own bracket, so rungs of different brackets with the
+ * same length are different rungs.
  *
  * @param group e.g. {@code bracket 2 (3 rungs)}
  * @param rungs shortest first; a rung no trial has reached yet has no trials
@@ -19,7 +20,8 @@ public record BracketRungs(String group, List<Rung> rungs) {
 
   /**
    * @param length in the experiment's unit
-   * @param trials best first where the searcher ranks them, then the trials still training toward the rung
+   * @param trials best first where the searcher ranks them, then the trials still training toward
+   *     the rung
    */
   public record Rung(long length, List<Member> trials) {
     public Rung {

@@ -10,19 +10,27 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * The one place Keel validates its configs: the experiment's and pipeline's own rules (api) together with the
- * searcher's ({@link SearchMethods}). The CLI, the REST API and the workflows' input checks all come here (the
- * CLI and REST through the file-reading loaders of {@link ExperimentConfigLoaders}). Validating again is never needed: {@link #validated} returns a
- * {@link ValidatedConfig} that builds its searcher as is, and a searcher restored from a snapshot is not checked
- * at all (its config was valid when it started, and newer rules must not strand a running experiment).
+ * The one place Keel validates its configs: the experiment's and pipeline's own rules (api)
+ * together with the searcher's ({@link SearchMethods}). The CLI, the REST API and the workflows'
+ * input checks all come here (the CLI and REST through the file-reading loaders of {@link
+ * ExperimentConfigLoaders}). Validating again is never needed: {@link #validated} returns a {@link
+ * ValidatedConfig} that builds its searcher as is, and a searcher restored from a snapshot is not
+ * checked at all (its config was valid when it started, and newer rules must not strand a running
+ * experiment).
  */
 public final class ExperimentConfigs {
   static final String EXPERIMENT = "experiment config";
-  /** How problems of a pipeline request are introduced, by the loaders and by the workflow alike. */
+
+  /**
+   * How problems of a pipeline request are introduced, by the loaders and by the workflow alike.
+   */
   public static final String PIPELINE = "pipeline request";
 
-  /** Told of every validation (a pipeline's by its experiment), so tests can pin how often one happens. */
-  static volatile Consumer<ExperimentConfig> onValidate = c -> { };
+  /**
+   * Told of every validation (a pipeline's by its experiment), so tests can pin how often one
+   * happens.
+   */
+  static volatile Consumer<ExperimentConfig> onValidate = c -> {};
 
   private ExperimentConfigs() {}
 
@@ -39,8 +47,8 @@ public final class ExperimentConfigs {
   }
 
   /**
-   * Only what a searcher reads (hyperparameters, searcher): for searchers built outside an experiment, such as
-   * simulations, benchmarks and tests, which have no data table or model.
+   * Only what a searcher reads (hyperparameters, searcher): for searchers built outside an
+   * experiment, such as simulations, benchmarks and tests, which have no data table or model.
    */
   public static List<ConfigProblem> validateSearch(ExperimentConfig config) {
     onValidate.accept(config);

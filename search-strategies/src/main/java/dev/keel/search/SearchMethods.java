@@ -11,16 +11,20 @@ import dev.keel.search.tpe.TpeSpec;
 import java.util.List;
 import java.util.Optional;
 
-/** Every search method a config can name, in the order error messages list them. A new searcher is one line here. */
+/**
+ * Every search method a config can name, in the order error messages list them. A new searcher is
+ * one line here.
+ */
 public final class SearchMethods {
-  private static final List<SearchMethodSpec> ALL = List.of(
-      new SingleSpec(),
-      new GridSpec(),
-      new RandomSpec(),
-      new AdaptiveAshaSpec(),
-      new HyperbandSpec(),
-      new PbtSpec(),
-      new TpeSpec());
+  private static final List<SearchMethodSpec> ALL =
+      List.of(
+          new SingleSpec(),
+          new GridSpec(),
+          new RandomSpec(),
+          new AdaptiveAshaSpec(),
+          new HyperbandSpec(),
+          new PbtSpec(),
+          new TpeSpec());
 
   private SearchMethods() {}
 

@@ -1,14 +1,17 @@
 package dev.keel.search;
 
 /**
- * Searcher knobs that {@code SearcherConfig} does not carry (yet). Defaults apply when a searcher is built from
- * the config alone; a snapshot records the options in use.
+ * Searcher knobs that {@code SearcherConfig} does not carry (yet). Defaults apply when a searcher
+ * is built from the config alone; a snapshot records the options in use.
  *
- * @param ashaSampler how {@code adaptive_asha} and {@code hyperband} pick new trials: {@code random} or {@code tpe}
- * @param pbtNumRounds PBT rounds; 0 derives them from {@code max_trials}, {@code population_size} and
- *     {@code truncate_fraction}
- * @param pbtPerturbFactor PBT explore: multiply a numeric hyperparameter by {@code 1 - f} or {@code 1 + f}
- * @param pbtResampleProbability PBT explore: chance to resample a hyperparameter from its prior instead
+ * @param ashaSampler how {@code adaptive_asha} and {@code hyperband} pick new trials: {@code
+ *     random} or {@code tpe}
+ * @param pbtNumRounds PBT rounds; 0 derives them from {@code max_trials}, {@code population_size}
+ *     and {@code truncate_fraction}
+ * @param pbtPerturbFactor PBT explore: multiply a numeric hyperparameter by {@code 1 - f} or {@code
+ *     1 + f}
+ * @param pbtResampleProbability PBT explore: chance to resample a hyperparameter from its prior
+ *     instead
  * @param tpeStartupTrials TPE samples at random until it has this many observations at one length
  * @param tpeGamma TPE: fraction of observations that form the "good" density
  * @param tpeCandidates TPE: candidates drawn from the good density per new trial
@@ -33,10 +36,12 @@ public record SearcherOptions(
       throw new IllegalArgumentException("pbtNumRounds must be >= 0, got " + pbtNumRounds);
     }
     if (!(pbtPerturbFactor > 0 && pbtPerturbFactor < 1)) {
-      throw new IllegalArgumentException("pbtPerturbFactor must be in (0, 1), got " + pbtPerturbFactor);
+      throw new IllegalArgumentException(
+          "pbtPerturbFactor must be in (0, 1), got " + pbtPerturbFactor);
     }
     if (!(pbtResampleProbability >= 0 && pbtResampleProbability <= 1)) {
-      throw new IllegalArgumentException("pbtResampleProbability must be in [0, 1], got " + pbtResampleProbability);
+      throw new IllegalArgumentException(
+          "pbtResampleProbability must be in [0, 1], got " + pbtResampleProbability);
     }
     if (tpeStartupTrials < 2) {
       throw new IllegalArgumentException("tpeStartupTrials must be >= 2, got " + tpeStartupTrials);
@@ -67,18 +72,46 @@ public record SearcherOptions(
   }
 
   public SearcherOptions withAshaSampler(String sampler) {
-    return new SearcherOptions(sampler, pbtNumRounds, pbtPerturbFactor, pbtResampleProbability, tpeStartupTrials, tpeGamma, tpeCandidates);
+    return new SearcherOptions(
+        sampler,
+        pbtNumRounds,
+        pbtPerturbFactor,
+        pbtResampleProbability,
+        tpeStartupTrials,
+        tpeGamma,
+        tpeCandidates);
   }
 
   public SearcherOptions withPbtNumRounds(int rounds) {
-    return new SearcherOptions(ashaSampler, rounds, pbtPerturbFactor, pbtResampleProbability, tpeStartupTrials, tpeGamma, tpeCandidates);
+    return new SearcherOptions(
+        ashaSampler,
+        rounds,
+        pbtPerturbFactor,
+        pbtResampleProbability,
+        tpeStartupTrials,
+        tpeGamma,
+        tpeCandidates);
   }
 
   public SearcherOptions withPbtExplore(double perturbFactor, double resampleProbability) {
-    return new SearcherOptions(ashaSampler, pbtNumRounds, perturbFactor, resampleProbability, tpeStartupTrials, tpeGamma, tpeCandidates);
+    return new SearcherOptions(
+        ashaSampler,
+        pbtNumRounds,
+        perturbFactor,
+        resampleProbability,
+        tpeStartupTrials,
+        tpeGamma,
+        tpeCandidates);
   }
 
   public SearcherOptions withTpe(int startupTrials, double gamma, int candidates) {
-    return new SearcherOptions(ashaSampler, pbtNumRounds, pbtPerturbFactor, pbtResampleProbability, startupTrials, gamma, candidates);
+    return new SearcherOptions(
+        ashaSampler,
+        pbtNumRounds,
+        pbtPerturbFactor,
+        pbtResampleProbability,
+        startupTrials,
+        gamma,
+        candidates);
   }
 }

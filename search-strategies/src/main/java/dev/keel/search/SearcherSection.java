@@ -11,10 +11,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The searcher's rules as the api validators ask for them: the fields every method reads ({@code name},
- * {@code max_trials}, {@code max_concurrent_trials}), the named method's own rules, and every method's setting
- * checks. A name that matches no method is one problem and nothing more: guessing which method was meant would
- * only add problems about fields the user never chose.
+ * The searcher's rules as the api validators ask for them: the fields every method reads ({@code
+ * name}, {@code max_trials}, {@code max_concurrent_trials}), the named method's own rules, and
+ * every method's setting checks. A name that matches no method is one problem and nothing more:
+ * guessing which method was meant would only add problems about fields the user never chose.
  */
 final class SearcherSection implements SearcherRules {
   static final SearcherSection RULES = new SearcherSection();
@@ -37,7 +37,8 @@ final class SearcherSection implements SearcherRules {
     } else if (s.getMaxTrials() > ConfigLimits.MAX_TRIALS) {
       check.field("max_trials", ConfigLimits.atMost(ConfigLimits.MAX_TRIALS, s.getMaxTrials()));
     }
-    check.atLeast("max_concurrent_trials", s.hasMaxConcurrentTrials(), s.getMaxConcurrentTrials(), 0);
+    check.atLeast(
+        "max_concurrent_trials", s.hasMaxConcurrentTrials(), s.getMaxConcurrentTrials(), 0);
     method.ifPresent(m -> m.validate(check));
     SearchMethods.all().forEach(m -> m.checkSettings(check));
     return check.problems();

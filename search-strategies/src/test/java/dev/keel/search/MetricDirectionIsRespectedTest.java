@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import com.google.protobuf.Value;
-import dev.keel.api.v1.Hyperparameter;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.Hyperparameter;
 import dev.keel.search.core.Prng;
 import dev.keel.search.sim.LearningCurveOracle;
 import dev.keel.search.sim.SimulationResult;
@@ -17,8 +17,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Maximising a metric is minimising its negation: with {@code smaller_is_better: false} and the negated oracle a
- * searcher makes exactly the same decisions. Flipping only the direction changes them.
+ * Maximising a metric is minimising its negation: with {@code smaller_is_better: false} and the
+ * negated oracle a searcher makes exactly the same decisions. Flipping only the direction changes
+ * them.
  */
 class MetricDirectionIsRespectedTest {
 
@@ -46,30 +47,44 @@ class MetricDirectionIsRespectedTest {
   }
 
   static List<Scenarios.Scenario> scenarios() {
-    return Scenarios.all(7).stream().filter(s -> !s.name().equals("single") && !s.name().equals("grid")
-        && !s.name().equals("random")).toList();
+    return Scenarios.all(7).stream()
+        .filter(
+            s ->
+                !s.name().equals("single")
+                    && !s.name().equals("grid")
+                    && !s.name().equals("random"))
+        .toList();
   }
 
   private static ExperimentConfig maximising(ExperimentConfig c) {
-    return c.toBuilder().setSearcher(c.getSearcher().toBuilder().setSmallerIsBetter(false).setMetric("accuracy")).build();
+    return c.toBuilder()
+        .setSearcher(c.getSearcher().toBuilder().setSmallerIsBetter(false).setMetric("accuracy"))
+        .build();
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("scenarios")
   void maximisingTheNegatedMetricMakesTheSameDecisions(Scenarios.Scenario s) {
-    SimulationResult minimised = Simulator.of(Scenarios.ORACLE, 4).recordingTranscript().run(s.searcher(), 3);
+    SimulationResult minimised =
+        Simulator.of(Scenarios.ORACLE, 4).recordingTranscript().run(s.searcher(), 3);
     Searcher max = Searchers.create(maximising(s.config()), s.options());
-    SimulationResult maximised = Simulator.of(new NegatedOracle(), 4).recordingTranscript().run(max, 3);
-    assertEquals(new Transcript(minimised.transcript()).operations(), new Transcript(maximised.transcript()).operations());
+    SimulationResult maximised =
+        Simulator.of(new NegatedOracle(), 4).recordingTranscript().run(max, 3);
+    assertEquals(
+        new Transcript(minimised.transcript()).operations(),
+        new Transcript(maximised.transcript()).operations());
     assertEquals(minimised.bestMetric(), -maximised.bestMetric());
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("scenarios")
   void flippingOnlyTheDirectionChangesTheDecisions(Scenarios.Scenario s) {
-    SimulationResult minimised = Simulator.of(Scenarios.ORACLE, 4).recordingTranscript().run(s.searcher(), 3);
+    SimulationResult minimised =
+        Simulator.of(Scenarios.ORACLE, 4).recordingTranscript().run(s.searcher(), 3);
     Searcher wrongWay = Searchers.create(maximising(s.config()), s.options());
     SimulationResult r = Simulator.of(Scenarios.ORACLE, 4).recordingTranscript().run(wrongWay, 3);
-    assertNotEquals(new Transcript(minimised.transcript()).operations(), new Transcript(r.transcript()).operations());
+    assertNotEquals(
+        new Transcript(minimised.transcript()).operations(),
+        new Transcript(r.transcript()).operations());
   }
 }

@@ -19,7 +19,10 @@ class SameSeedSameEventsSameOperationsTest {
   }
 
   private static SimulationResult run(Scenarios.Scenario s) {
-    return Simulator.of(Scenarios.ORACLE, 4).withFaults(new FaultModel(0.05, 0.05)).recordingTranscript().run(s.searcher(), 5);
+    return Simulator.of(Scenarios.ORACLE, 4)
+        .withFaults(new FaultModel(0.05, 0.05))
+        .recordingTranscript()
+        .run(s.searcher(), 5);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -44,7 +47,8 @@ class SameSeedSameEventsSameOperationsTest {
     if (s.name().equals("single") || s.name().equals("grid")) {
       return; // nothing random to change
     }
-    Scenarios.Scenario other = Scenarios.all(12).stream().filter(x -> x.name().equals(s.name())).findFirst().orElseThrow();
+    Scenarios.Scenario other =
+        Scenarios.all(12).stream().filter(x -> x.name().equals(s.name())).findFirst().orElseThrow();
     Create first = (Create) s.searcher().initialOperations().get(0);
     Create otherFirst = (Create) other.searcher().initialOperations().get(0);
     assertNotEquals(first.hparams(), otherFirst.hparams());
@@ -53,8 +57,13 @@ class SameSeedSameEventsSameOperationsTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("scenarios")
   void reproducibilitySeedIsUsedWhenTheSearcherHasNone(Scenarios.Scenario s) {
-    var noSeed = s.config().toBuilder().setSearcher(s.config().getSearcher().toBuilder().setSeed(0))
-        .setReproducibility(dev.keel.api.v1.Reproducibility.newBuilder().setSeed(11)).build();
-    assertEquals(s.searcher().initialOperations(), Searchers.create(noSeed, s.options()).initialOperations());
+    var noSeed =
+        s.config().toBuilder()
+            .setSearcher(s.config().getSearcher().toBuilder().setSeed(0))
+            .setReproducibility(dev.keel.api.v1.Reproducibility.newBuilder().setSeed(11))
+            .build();
+    assertEquals(
+        s.searcher().initialOperations(),
+        Searchers.create(noSeed, s.options()).initialOperations());
   }
 }

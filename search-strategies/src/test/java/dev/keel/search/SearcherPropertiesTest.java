@@ -14,9 +14,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Properties every searcher keeps, checked on simulated runs of every searcher over several seeds, worker counts
- * and failure rates: nothing trains past max_length, at most max_trials trials count, at most
- * max_concurrent_trials train at once, every created trial ends, and Shutdown comes once, last.
+ * Properties every searcher keeps, checked on simulated runs of every searcher over several seeds,
+ * worker counts and failure rates: nothing trains past max_length, at most max_trials trials count,
+ * at most max_concurrent_trials train at once, every created trial ends, and Shutdown comes once,
+ * last.
  */
 class SearcherPropertiesTest {
 
@@ -34,7 +35,11 @@ class SearcherPropertiesTest {
   }
 
   private static Transcript simulate(Scenarios.Scenario s, int workers, FaultModel faults) {
-    SimulationResult r = Simulator.of(Scenarios.ORACLE, workers).withFaults(faults).recordingTranscript().run(s.searcher(), workers);
+    SimulationResult r =
+        Simulator.of(Scenarios.ORACLE, workers)
+            .withFaults(faults)
+            .recordingTranscript()
+            .run(s.searcher(), workers);
     return new Transcript(r.transcript());
   }
 
@@ -48,9 +53,12 @@ class SearcherPropertiesTest {
   @MethodSource("runs")
   void noMoreThanMaxTrialsTrialsAreCreated(Scenarios.Scenario s, int workers, FaultModel faults) {
     Transcript t = simulate(s, workers, faults);
-    int maxTrials = s.config().getSearcher().hasMaxTrials() ? s.config().getSearcher().getMaxTrials() : 1;
+    int maxTrials =
+        s.config().getSearcher().hasMaxTrials() ? s.config().getSearcher().getMaxTrials() : 1;
     // trials rejected for invalid hyperparameters are replaced and do not count
-    assertTrue(t.created().size() - t.invalidHp() <= maxTrials, t.created().size() + " created, " + t.invalidHp() + " invalid");
+    assertTrue(
+        t.created().size() - t.invalidHp() <= maxTrials,
+        t.created().size() + " created, " + t.invalidHp() + " invalid");
     if (faults.invalidHpProbability() == 0) {
       assertTrue(t.created().size() <= maxTrials);
     }
@@ -65,7 +73,8 @@ class SearcherPropertiesTest {
 
   @ParameterizedTest(name = "{0}, {1} workers, {2}")
   @MethodSource("runs")
-  void everyCreatedTrialIsEventuallyClosedAndShutdownComesLast(Scenarios.Scenario s, int workers, FaultModel faults) {
+  void everyCreatedTrialIsEventuallyClosedAndShutdownComesLast(
+      Scenarios.Scenario s, int workers, FaultModel faults) {
     Transcript t = simulate(s, workers, faults);
     assertEquals(t.created(), t.ended());
     assertTrue(t.endsWithShutdown());

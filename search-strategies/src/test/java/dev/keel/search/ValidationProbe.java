@@ -2,16 +2,20 @@ package dev.keel.search;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Counts validations of the configs named {@code name}, through {@link ExperimentConfigs}' package-private hook. */
+/**
+ * Counts validations of the configs named {@code name}, through {@link ExperimentConfigs}'
+ * package-private hook.
+ */
 public final class ValidationProbe implements AutoCloseable {
   private final AtomicInteger count = new AtomicInteger();
 
   private ValidationProbe(String name) {
-    ExperimentConfigs.onValidate = c -> {
-      if (name.equals(c.getName())) {
-        count.incrementAndGet();
-      }
-    };
+    ExperimentConfigs.onValidate =
+        c -> {
+          if (name.equals(c.getName())) {
+            count.incrementAndGet();
+          }
+        };
   }
 
   public static ValidationProbe countingConfigsNamed(String name) {
@@ -24,6 +28,6 @@ public final class ValidationProbe implements AutoCloseable {
 
   @Override
   public void close() {
-    ExperimentConfigs.onValidate = c -> { };
+    ExperimentConfigs.onValidate = c -> {};
   }
 }

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A config is validated once where it enters (the workflow start validates again, see the workflows tests); a
- * {@link ValidatedConfig} builds its searcher as is, and a restored searcher (continue-as-new) is never checked.
+ * A config is validated once where it enters (the workflow start validates again, see the workflows
+ * tests); a {@link ValidatedConfig} builds its searcher as is, and a restored searcher
+ * (continue-as-new) is never checked.
  */
 class ValidationRunsOnceAndNeverOnRestoreTest {
   private static final String NAME = "validation-count";
@@ -24,21 +25,24 @@ class ValidationRunsOnceAndNeverOnRestoreTest {
 
   @BeforeEach
   void count() {
-    ExperimentConfigs.onValidate = c -> {
-      if (NAME.equals(c.getName())) {
-        validations.incrementAndGet();
-      }
-    };
+    ExperimentConfigs.onValidate =
+        c -> {
+          if (NAME.equals(c.getName())) {
+            validations.incrementAndGet();
+          }
+        };
   }
 
   @AfterEach
   void stopCounting() {
-    ExperimentConfigs.onValidate = c -> { };
+    ExperimentConfigs.onValidate = c -> {};
   }
 
   private static ExperimentConfig config() {
     return Scenarios.config(Scenarios.searcher("adaptive_asha", 5)).toBuilder()
-        .setName(NAME).setData(DataSpec.newBuilder().setTable("t")).build();
+        .setName(NAME)
+        .setData(DataSpec.newBuilder().setTable("t"))
+        .build();
   }
 
   @Test
@@ -59,10 +63,14 @@ class ValidationRunsOnceAndNeverOnRestoreTest {
   @Test
   void restoringFromASnapshotNeverValidates() {
     AtomicInteger restores = new AtomicInteger();
-    Simulator.of(Scenarios.ORACLE, 4).swappingSearcherAt(30, s -> {
-      restores.incrementAndGet();
-      return Searchers.restore(s.snapshot());
-    }).run(Searchers.create(ExperimentConfigs.validated(config())), 1);
+    Simulator.of(Scenarios.ORACLE, 4)
+        .swappingSearcherAt(
+            30,
+            s -> {
+              restores.incrementAndGet();
+              return Searchers.restore(s.snapshot());
+            })
+        .run(Searchers.create(ExperimentConfigs.validated(config())), 1);
     assertEquals(1, restores.get());
     assertEquals(1, validations.get(), "only the start validated, not the restore");
   }
@@ -80,6 +88,8 @@ class ValidationRunsOnceAndNeverOnRestoreTest {
     Searcher restored = Searchers.restore(StateCodec.write(doc));
     assertEquals(0, validations.get());
     assertEquals(original.trialCreated(1), restored.trialCreated(1));
-    assertEquals(original.trialExitedEarly(1, ExitReason.ERRORED), restored.trialExitedEarly(1, ExitReason.ERRORED));
+    assertEquals(
+        original.trialExitedEarly(1, ExitReason.ERRORED),
+        restored.trialExitedEarly(1, ExitReason.ERRORED));
   }
 }

@@ -26,9 +26,11 @@ public final class S3Clients {
   }
 
   private static S3Client build(S3Settings s) {
-    S3ClientBuilder b = S3Client.builder()
-        .httpClientBuilder(ApacheHttpClient.builder()) // explicit: several HTTP clients are on the classpath
-        .credentialsProvider(s.credentialsProvider());
+    S3ClientBuilder b =
+        S3Client.builder()
+            .httpClientBuilder(
+                ApacheHttpClient.builder()) // explicit: several HTTP clients are on the classpath
+            .credentialsProvider(s.credentialsProvider());
     if (s.region() != null) {
       b.region(Region.of(s.region()));
     } else if (!regionChainResolves()) {

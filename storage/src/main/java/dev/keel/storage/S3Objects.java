@@ -9,8 +9,8 @@ public final class S3Objects {
   private S3Objects() {}
 
   /**
-   * Whether {@code bucket/key} exists (a HEAD request; some servers answer a missing key with a bare
-   * 404 instead of {@code NoSuchKey}).
+   * Whether {@code bucket/key} exists (a HEAD request; some servers answer a missing key with a
+   * bare 404 instead of {@code NoSuchKey}).
    *
    * @throws S3Exception for any other answer (access denied, no bucket, ...)
    */

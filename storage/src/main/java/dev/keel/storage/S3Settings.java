@@ -17,8 +17,8 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  *
  * <ul>
  *   <li>endpoint: {@code AWS_ENDPOINT_URL_S3}, else {@code AWS_ENDPOINT_URL} (system properties
- *       {@code aws.endpointUrlS3} / {@code aws.endpointUrl} first, as the AWS SDK does); unset means
- *       AWS itself. An overridden endpoint (S3Proxy, MinIO) gets path-style access.
+ *       {@code aws.endpointUrlS3} / {@code aws.endpointUrl} first, as the AWS SDK does); unset
+ *       means AWS itself. An overridden endpoint (S3Proxy, MinIO) gets path-style access.
  *   <li>region: {@code AWS_REGION} / {@code AWS_DEFAULT_REGION} ({@code aws.region}); {@code
  *       us-east-1} when an endpoint is set and no region is; otherwise the SDK's region chain.
  *   <li>credentials: the SDK's default provider chain (env {@code AWS_ACCESS_KEY_ID} / {@code
@@ -33,7 +33,12 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  * @param region null to let the SDK resolve it
  * @param accessKey null for the default credentials chain
  */
-public record S3Settings(URI endpoint, String region, boolean pathStyle, String accessKey, String secretKey,
+public record S3Settings(
+    URI endpoint,
+    String region,
+    boolean pathStyle,
+    String accessKey,
+    String secretKey,
     boolean singleWriter) {
 
   public static final String DEFAULT_REGION_WITH_ENDPOINT = "us-east-1";
@@ -60,10 +65,13 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
   }
 
   static S3Settings from(Function<String, String> sysProps, Function<String, String> env) {
-    String endpoint = first(
-        sysProps.apply("aws.endpointUrlS3"), env.apply("AWS_ENDPOINT_URL_S3"),
-        sysProps.apply("aws.endpointUrl"), env.apply("AWS_ENDPOINT_URL"));
-    String region = first(sysProps.apply("aws.region"), env.apply("AWS_REGION"), env.apply("AWS_DEFAULT_REGION"));
+    String endpoint =
+        first(
+            sysProps.apply("aws.endpointUrlS3"), env.apply("AWS_ENDPOINT_URL_S3"),
+            sysProps.apply("aws.endpointUrl"), env.apply("AWS_ENDPOINT_URL"));
+    String region =
+        first(
+            sysProps.apply("aws.region"), env.apply("AWS_REGION"), env.apply("AWS_DEFAULT_REGION"));
     URI uri = null;
     if (endpoint != null) {
       uri = URI.create(endpoint);
@@ -75,7 +83,8 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
         region = DEFAULT_REGION_WITH_ENDPOINT;
       }
     }
-    String single = first(sysProps.apply("keel.s3.singleWriter"), env.apply("KEEL_S3_SINGLE_WRITER"));
+    String single =
+        first(sysProps.apply("keel.s3.singleWriter"), env.apply("KEEL_S3_SINGLE_WRITER"));
     return new S3Settings(uri, region, uri != null, null, null, single != null && isTrue(single));
   }
 
@@ -90,14 +99,24 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
     boolean pathStyle = Boolean.parseBoolean(conf.apply(S3A_PATH_STYLE));
     String access = blankToNull(conf.apply(S3A_ACCESS_KEY));
     String secret = blankToNull(conf.apply(S3A_SECRET_KEY));
-    return new S3Settings(endpoint == null ? null : URI.create(endpoint), region, pathStyle, access, secret,
+    return new S3Settings(
+        endpoint == null ? null : URI.create(endpoint),
+        region,
+        pathStyle,
+        access,
+        secret,
         Boolean.parseBoolean(conf.apply(SINGLE_WRITER_KEY)));
   }
 
   /** The same settings with static credentials (tests, or a wrong key on purpose). */
   public S3Settings withStaticCredentials(String accessKey, String secretKey) {
-    return new S3Settings(endpoint, region, pathStyle, Objects.requireNonNull(accessKey),
-        Objects.requireNonNull(secretKey), singleWriter);
+    return new S3Settings(
+        endpoint,
+        region,
+        pathStyle,
+        Objects.requireNonNull(accessKey),
+        Objects.requireNonNull(secretKey),
+        singleWriter);
   }
 
   /** The same settings in single-writer mode (see the class comment), or not. */
@@ -112,9 +131,8 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
   }
 
   /**
-   * Hadoop S3A properties for these settings ({@code fs.s3a.*}): endpoint, region, path style,
-   * TLS from the endpoint's scheme, and credentials from the SDK's default chain (or the static
-   * keys).
+   * Hadoop S3A properties for these settings ({@code fs.s3a.*}): endpoint, region, path style, TLS
+   * from the endpoint's scheme, and credentials from the SDK's default chain (or the static keys).
    */
   public Map<String, String> hadoopProperties() {
     Map<String, String> p = new LinkedHashMap<>();
@@ -140,9 +158,16 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
   /** For messages: never prints the secret. */
   @Override
   public String toString() {
-    return "S3Settings[endpoint=" + (endpoint == null ? "AWS" : endpoint) + ", region="
-        + (region == null ? "(SDK default)" : region) + ", pathStyle=" + pathStyle + ", credentials="
-        + (accessKey == null ? "default chain" : "static " + accessKey) + (singleWriter ? ", single writer" : "") + "]";
+    return "S3Settings[endpoint="
+        + (endpoint == null ? "AWS" : endpoint)
+        + ", region="
+        + (region == null ? "(SDK default)" : region)
+        + ", pathStyle="
+        + pathStyle
+        + ", credentials="
+        + (accessKey == null ? "default chain" : "static " + accessKey)
+        + (singleWriter ? ", single writer" : "")
+        + "]";
   }
 
   private static String first(String... values) {

@@ -7,10 +7,10 @@ import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 
 /**
- * Turns "this storage cannot be used" errors (access denied, wrong or missing credentials, no
- * such bucket, read-only root) into a non-retryable activity failure with a one-line message
- * naming the URI: retrying cannot fix them, and a stack trace does not help whoever fixes them.
- * Connection errors and throttling are left alone (retryable).
+ * Turns "this storage cannot be used" errors (access denied, wrong or missing credentials, no such
+ * bucket, read-only root) into a non-retryable activity failure with a one-line message naming the
+ * URI: retrying cannot fix them, and a stack trace does not help whoever fixes them. Connection
+ * errors and throttling are left alone (retryable).
  */
 public final class StorageFailures {
   /** Failure type of an unusable storage root. */
@@ -34,27 +34,43 @@ public final class StorageFailures {
         int status = e.statusCode();
         if ("SignatureDoesNotMatch".equals(code)) {
           // the server knows the access key: only the secret paired with it can be wrong
-          return Optional.of("access denied (" + status + " " + code + "): the secret key does not match the access key;"
-              + " check AWS_SECRET_ACCESS_KEY (or aws_secret_access_key of the AWS_PROFILE in use)");
+          return Optional.of(
+              "access denied ("
+                  + status
+                  + " "
+                  + code
+                  + "): the secret key does not match the access key;"
+                  + " check AWS_SECRET_ACCESS_KEY (or aws_secret_access_key of the AWS_PROFILE in use)");
         }
         if ("InvalidAccessKeyId".equals(code)) {
-          return Optional.of("access denied (" + status + " " + code + "): the server does not know the access key;"
-              + " check AWS_ACCESS_KEY_ID (or the AWS_PROFILE in use)");
+          return Optional.of(
+              "access denied ("
+                  + status
+                  + " "
+                  + code
+                  + "): the server does not know the access key;"
+                  + " check AWS_ACCESS_KEY_ID (or the AWS_PROFILE in use)");
         }
         if (status == 403) {
-          return Optional.of("access denied (" + status + (code == null ? "" : " " + code)
-              + "): check the AWS credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY or AWS_PROFILE) and the bucket policy");
+          return Optional.of(
+              "access denied ("
+                  + status
+                  + (code == null ? "" : " " + code)
+                  + "): check the AWS credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY or AWS_PROFILE) and the bucket policy");
         }
         if ("NoSuchBucket".equals(code)) {
           return Optional.of("the bucket does not exist");
         }
-        if (status == 301 || "PermanentRedirect".equals(code) || "AuthorizationHeaderMalformed".equals(code)) {
+        if (status == 301
+            || "PermanentRedirect".equals(code)
+            || "AuthorizationHeaderMalformed".equals(code)) {
           return Optional.of("wrong region (" + code + "): set AWS_REGION to the bucket's region");
         }
       }
     }
     for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof SdkClientException && t.getMessage() != null
+      if (t instanceof SdkClientException
+          && t.getMessage() != null
           && t.getMessage().contains("Unable to load credentials")) {
         return Optional.of(NO_CREDENTIALS);
       }
@@ -66,20 +82,30 @@ public final class StorageFailures {
         return Optional.of("the bucket does not exist");
       }
       if (t instanceof java.nio.file.AccessDeniedException) {
-        return Optional.of("access denied (" + firstLine(t.getMessage())
-            + "): check the credentials and that the storage root is writable");
+        return Optional.of(
+            "access denied ("
+                + firstLine(t.getMessage())
+                + "): check the credentials and that the storage root is writable");
       }
     }
     return Optional.empty();
   }
 
-  /** The non-retryable failure for {@code error} at {@code uri}, or empty when it may be transient. */
+  /**
+   * The non-retryable failure for {@code error} at {@code uri}, or empty when it may be transient.
+   */
   public static Optional<ApplicationFailure> nonRetryable(String uri, Throwable error) {
-    return problem(error).map(p -> ApplicationFailure.newNonRetryableFailure(
-        "storage " + uri + ": " + p, FailureTypes.STORAGE_UNUSABLE));
+    return problem(error)
+        .map(
+            p ->
+                ApplicationFailure.newNonRetryableFailure(
+                    "storage " + uri + ": " + p, FailureTypes.STORAGE_UNUSABLE));
   }
 
-  /** Rethrows {@code error} as the non-retryable failure if the storage is unusable; else returns it. */
+  /**
+   * Rethrows {@code error} as the non-retryable failure if the storage is unusable; else returns
+   * it.
+   */
   public static RuntimeException translate(String uri, RuntimeException error) {
     Optional<ApplicationFailure> f = nonRetryable(uri, error);
     return f.isPresent() ? f.get() : error;

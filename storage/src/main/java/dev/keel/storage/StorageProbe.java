@@ -25,7 +25,8 @@ public final class StorageProbe {
     S3Settings settings = S3Settings.fromEnvironment();
     S3Uri location = S3Uri.of(root.uri());
     try {
-      S3Clients.get(settings).listObjectsV2(b -> b.bucket(location.bucket()).prefix(location.prefix()).maxKeys(1));
+      S3Clients.get(settings)
+          .listObjectsV2(b -> b.bucket(location.bucket()).prefix(location.prefix()).maxKeys(1));
       return Optional.empty();
     } catch (SdkException | IllegalArgumentException e) {
       return Optional.of(failed(root, settings, "", e));
@@ -35,8 +36,8 @@ public final class StorageProbe {
   /**
    * What keeps {@code root} from being written by Keel, or empty when it can be: on top of {@link
    * #problem}, an object (a file) can be written and deleted there and, on S3, the store refuses a
-   * second conditional PUT of one object ({@link StoreGuarantees}; single-writer mode accepts a store
-   * that does not). For the processes that write: {@code dev}, {@code demo}, {@code worker}.
+   * second conditional PUT of one object ({@link StoreGuarantees}; single-writer mode accepts a
+   * store that does not). For the processes that write: {@code dev}, {@code demo}, {@code worker}.
    */
   public static Optional<String> problemForWriting(StorageRoot root) {
     Optional<String> unreadable = problem(root);
@@ -64,14 +65,26 @@ public final class StorageProbe {
       Files.delete(Files.createTempFile(dir, ".keel-probe-", ""));
       return Optional.empty();
     } catch (IOException | SecurityException e) {
-      return Optional.of("storage " + root + ": cannot write there (" + e.getClass().getSimpleName() + ": "
-          + oneLine(e.getMessage()) + ")");
+      return Optional.of(
+          "storage "
+              + root
+              + ": cannot write there ("
+              + e.getClass().getSimpleName()
+              + ": "
+              + oneLine(e.getMessage())
+              + ")");
     }
   }
 
   private static String failed(StorageRoot root, S3Settings settings, String doing, Exception e) {
-    String why = StorageFailures.problem(e).orElseGet(() -> "cannot reach S3 ("
-        + (settings.endpoint() == null ? "AWS" : settings.endpoint()) + "): " + oneLine(e.getMessage()));
+    String why =
+        StorageFailures.problem(e)
+            .orElseGet(
+                () ->
+                    "cannot reach S3 ("
+                        + (settings.endpoint() == null ? "AWS" : settings.endpoint())
+                        + "): "
+                        + oneLine(e.getMessage()));
     return "storage " + root + ": " + doing + why;
   }
 

@@ -5,9 +5,9 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * Where Keel keeps tables, checkpoints and its catalog: {@code tables/<name>},
- * {@code checkpoints/<exp>/<trial>/<uuid>/}, {@code models/}, {@code _keel/}.
- * A {@code file://} URI or a plain path (local), or {@code s3://bucket/prefix}.
+ * Where Keel keeps tables, checkpoints and its catalog: {@code tables/<name>}, {@code
+ * checkpoints/<exp>/<trial>/<uuid>/}, {@code models/}, {@code _keel/}. A {@code file://} URI or a
+ * plain path (local), or {@code s3://bucket/prefix}.
  */
 public final class StorageRoot {
   private final URI root;
@@ -24,7 +24,8 @@ public final class StorageRoot {
     }
     if (location.startsWith("s3://") || location.startsWith("s3a://")) {
       S3Uri s3 = S3Uri.parse(location); // checks there is a bucket
-      return new StorageRoot(URI.create(s3.key().isEmpty() ? "s3://" + s3.bucket() : s3.toString()));
+      return new StorageRoot(
+          URI.create(s3.key().isEmpty() ? "s3://" + s3.bucket() : s3.toString()));
     }
     if (location.startsWith("file:")) {
       return local(Path.of(URI.create(location)));
@@ -33,12 +34,17 @@ public final class StorageRoot {
   }
 
   /**
-   * One spelling per directory: {@code Path.toUri()} ends a directory that exists with a slash, so a
-   * root named before its directory was created would otherwise differ from the same root named after.
+   * One spelling per directory: {@code Path.toUri()} ends a directory that exists with a slash, so
+   * a root named before its directory was created would otherwise differ from the same root named
+   * after.
    */
   private static StorageRoot local(Path dir) {
     String uri = dir.toAbsolutePath().normalize().toUri().toString();
-    return new StorageRoot(URI.create(uri.endsWith("/") && !uri.equals("file:///") ? uri.substring(0, uri.length() - 1) : uri));
+    return new StorageRoot(
+        URI.create(
+            uri.endsWith("/") && !uri.equals("file:///")
+                ? uri.substring(0, uri.length() - 1)
+                : uri));
   }
 
   public boolean isS3() {

@@ -10,13 +10,13 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 /**
  * What an S3 store guarantees to Keel's table commits, found by trying it: Delta commits on S3 are
  * safe with several writers only if a PUT with {@code If-None-Match: *} fails (412) when the object
- * exists. AWS S3, MinIO and S3Proxy do that; some servers (older MinIO releases, moto 5.0, appliances)
- * accept the header and overwrite, and two writers then lose commits without an error.
+ * exists. AWS S3, MinIO and S3Proxy do that; some servers (older MinIO releases, moto 5.0,
+ * appliances) accept the header and overwrite, and two writers then lose commits without an error.
  *
  * <p>The probe writes one object under the location with {@code If-None-Match: *}, writes it again
- * the same way, and deletes it: it also shows that the credentials may write and delete there. It runs
- * once per bucket and settings in a process ({@link #of}); a store found unsafe is refused for table
- * commits ({@link #requireSafeCommits}) unless the user chose single-writer mode.
+ * the same way, and deletes it: it also shows that the credentials may write and delete there. It
+ * runs once per bucket and settings in a process ({@link #of}); a store found unsafe is refused for
+ * table commits ({@link #requireSafeCommits}) unless the user chose single-writer mode.
  *
  * @param conditionalPut the second conditional write was refused
  * @param probeMillis what the probe cost (three requests)
@@ -26,7 +26,10 @@ public record StoreGuarantees(boolean conditionalPut, long probeMillis) {
 
   private record Key(S3Settings settings, String bucket) {}
 
-  /** The guarantees of the store holding {@code location}, probed there the first time this process asks. */
+  /**
+   * The guarantees of the store holding {@code location}, probed there the first time this process
+   * asks.
+   */
   public static StoreGuarantees of(S3Settings settings, S3Uri location) {
     Key key = new Key(settings.withSingleWriter(false), location.bucket());
     StoreGuarantees known = PROBED.get(key);
@@ -48,7 +51,8 @@ public record StoreGuarantees(boolean conditionalPut, long probeMillis) {
       put(s3, location.bucket(), key, "second");
       conditional = false;
     } catch (S3Exception e) {
-      // 409 ConditionalRequestConflict: the server saw a conditional write in flight, so it checks them
+      // 409 ConditionalRequestConflict: the server saw a conditional write in flight, so it checks
+      // them
       if (e.statusCode() != 412 && e.statusCode() != 409) {
         throw e;
       }
@@ -79,7 +83,8 @@ public record StoreGuarantees(boolean conditionalPut, long probeMillis) {
 
   /** Why a store without conditional PUT is refused, and the two ways out. */
   private static String unsafeMessage(S3Settings settings) {
-    return "the S3 server (" + (settings.endpoint() == null ? "AWS" : settings.endpoint())
+    return "the S3 server ("
+        + (settings.endpoint() == null ? "AWS" : settings.endpoint())
         + ") ignores If-None-Match on PUT (a second conditional write of one object succeeded), so two writers"
         + " could overwrite each other's table commits without an error; use a server that honours conditional"
         + " writes (AWS S3, MinIO, S3Proxy), or set KEEL_S3_SINGLE_WRITER=true if only one process at a time"

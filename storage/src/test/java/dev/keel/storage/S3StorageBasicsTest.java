@@ -33,8 +33,14 @@ class S3StorageBasicsTest {
     assertEquals("false", s.hadoopProperties().get("fs.s3a.connection.ssl.enabled"));
     assertEquals("true", s.hadoopProperties().get("fs.s3a.path.style.access"));
 
-    Map<String, String> env2 = Map.of("AWS_ENDPOINT_URL", "http://a:1", "AWS_ENDPOINT_URL_S3", "https://b:2",
-        "AWS_REGION", "eu-west-1");
+    Map<String, String> env2 =
+        Map.of(
+            "AWS_ENDPOINT_URL",
+            "http://a:1",
+            "AWS_ENDPOINT_URL_S3",
+            "https://b:2",
+            "AWS_REGION",
+            "eu-west-1");
     S3Settings s2 = S3Settings.from(k -> null, env2::get);
     assertEquals(URI.create("https://b:2"), s2.endpoint(), "the S3-specific endpoint wins");
     assertEquals("eu-west-1", s2.region());
@@ -55,7 +61,8 @@ class S3StorageBasicsTest {
     assertEquals("s3://bucket/some/prefix/tables/fashion", root.table("fashion"));
     assertEquals("s3://bucket/some/prefix/checkpoints", root.checkpoints());
     assertEquals("s3://bucket/tables/t", StorageRoot.of("s3a://bucket").table("t"));
-    assertEquals(new S3Uri("bucket", "some/prefix/checkpoints"), S3Uri.parse(root.checkpoints() + "/"));
+    assertEquals(
+        new S3Uri("bucket", "some/prefix/checkpoints"), S3Uri.parse(root.checkpoints() + "/"));
     assertThrows(IllegalArgumentException.class, () -> StorageRoot.of("s3:///nobucket"));
   }
 
@@ -64,8 +71,13 @@ class S3StorageBasicsTest {
     S3Client s3 = S3ProxyExtension.client();
     String bucket = S3ProxyExtension.newBucket("basics");
     s3.putObject(b -> b.bucket(bucket).key("k").ifNoneMatch("*"), RequestBody.fromString("one"));
-    S3Exception e = assertThrows(S3Exception.class,
-        () -> s3.putObject(b -> b.bucket(bucket).key("k").ifNoneMatch("*"), RequestBody.fromString("two")));
+    S3Exception e =
+        assertThrows(
+            S3Exception.class,
+            () ->
+                s3.putObject(
+                    b -> b.bucket(bucket).key("k").ifNoneMatch("*"),
+                    RequestBody.fromString("two")));
     assertEquals(412, e.statusCode());
     assertEquals("one", s3.getObjectAsBytes(b -> b.bucket(bucket).key("k")).asUtf8String());
   }
@@ -74,22 +86,29 @@ class S3StorageBasicsTest {
   void probeAcceptsAListableRootAndNamesWhatIsWrongOtherwise() {
     String bucket = S3ProxyExtension.newBucket("probe");
     assertTrue(StorageProbe.problem(StorageRoot.of("s3://" + bucket + "/keel")).isEmpty());
-    assertTrue(StorageProbe.problem(StorageRoot.of("./anything")).isEmpty(), "local roots are created on demand");
-    assertEquals("storage s3://keel-absent-bucket/keel: the bucket does not exist",
+    assertTrue(
+        StorageProbe.problem(StorageRoot.of("./anything")).isEmpty(),
+        "local roots are created on demand");
+    assertEquals(
+        "storage s3://keel-absent-bucket/keel: the bucket does not exist",
         StorageProbe.problem(StorageRoot.of("s3://keel-absent-bucket/keel")).orElseThrow());
   }
 
   @Tag("s3-credentials") // moto checks no credentials: not run against it
   @Test
   void wrongCredentialsBecomeOneNonRetryableLine() {
-    S3Client bad = S3Clients.get(S3ProxyExtension.settings().withStaticCredentials("nobody", "wrong"));
+    S3Client bad =
+        S3Clients.get(S3ProxyExtension.settings().withStaticCredentials("nobody", "wrong"));
     String bucket = S3ProxyExtension.newBucket("denied");
-    RuntimeException e = assertThrows(RuntimeException.class,
-        () -> bad.putObject(b -> b.bucket(bucket).key("x"), RequestBody.fromString("x")));
+    RuntimeException e =
+        assertThrows(
+            RuntimeException.class,
+            () -> bad.putObject(b -> b.bucket(bucket).key("x"), RequestBody.fromString("x")));
     ApplicationFailure f = StorageFailures.nonRetryable("s3://" + bucket + "/x", e).orElseThrow();
     assertTrue(f.isNonRetryable());
     assertEquals(FailureTypes.STORAGE_UNUSABLE, f.getType());
-    assertTrue(f.getOriginalMessage().startsWith("storage s3://" + bucket + "/x: access denied (403"),
+    assertTrue(
+        f.getOriginalMessage().startsWith("storage s3://" + bucket + "/x: access denied (403"),
         f.getOriginalMessage());
     assertFalse(f.getOriginalMessage().contains("\n"));
   }
@@ -97,12 +116,22 @@ class S3StorageBasicsTest {
   @Tag("s3-credentials") // moto checks no credentials: not run against it
   @Test
   void aWrongSecretKeyIsNamedAsTheSettingToFix() {
-    S3Client bad = S3Clients.get(S3ProxyExtension.settings().withStaticCredentials(S3ProxyExtension.ACCESS_KEY, "wrong"));
+    S3Client bad =
+        S3Clients.get(
+            S3ProxyExtension.settings()
+                .withStaticCredentials(S3ProxyExtension.ACCESS_KEY, "wrong"));
     String bucket = S3ProxyExtension.newBucket("wrong-secret");
-    RuntimeException e = assertThrows(RuntimeException.class,
-        () -> bad.putObject(b -> b.bucket(bucket).key("x"), RequestBody.fromString("x")));
-    assertEquals("storage s3://" + bucket + "/x: access denied (403 SignatureDoesNotMatch): the secret key does not match"
-        + " the access key; check AWS_SECRET_ACCESS_KEY (or aws_secret_access_key of the AWS_PROFILE in use)",
-        StorageFailures.nonRetryable("s3://" + bucket + "/x", e).orElseThrow().getOriginalMessage());
+    RuntimeException e =
+        assertThrows(
+            RuntimeException.class,
+            () -> bad.putObject(b -> b.bucket(bucket).key("x"), RequestBody.fromString("x")));
+    assertEquals(
+        "storage s3://"
+            + bucket
+            + "/x: access denied (403 SignatureDoesNotMatch): the secret key does not match"
+            + " the access key; check AWS_SECRET_ACCESS_KEY (or aws_secret_access_key of the AWS_PROFILE in use)",
+        StorageFailures.nonRetryable("s3://" + bucket + "/x", e)
+            .orElseThrow()
+            .getOriginalMessage());
   }
 }

@@ -45,7 +45,8 @@ final class ArrayBatch implements ColumnarBatch {
       StructField f = schema.at(i);
       Object a = given.get(f.getName());
       if (a == null) {
-        throw new IllegalArgumentException("missing column " + f.getName() + " (" + f.getDataType() + ")");
+        throw new IllegalArgumentException(
+            "missing column " + f.getName() + " (" + f.getDataType() + ")");
       }
       DataType t = f.getDataType();
       boolean ok =
@@ -56,15 +57,24 @@ final class ArrayBatch implements ColumnarBatch {
               || (t instanceof FloatType && a instanceof float[])
               || (t instanceof BooleanType && a instanceof boolean[])
               || (t instanceof StringType && a instanceof String[])
-              || (t instanceof BinaryType && (a instanceof byte[][] || a instanceof Columns.FixedBinary))
-              || (t instanceof ArrayType at && at.getElementType() instanceof FloatType && a instanceof float[][]);
+              || (t instanceof BinaryType
+                  && (a instanceof byte[][] || a instanceof Columns.FixedBinary))
+              || (t instanceof ArrayType at
+                  && at.getElementType() instanceof FloatType
+                  && a instanceof float[][]);
       if (!ok) {
         throw new IllegalArgumentException(
-            "column " + f.getName() + " is " + t + " but was given " + a.getClass().getSimpleName());
+            "column "
+                + f.getName()
+                + " is "
+                + t
+                + " but was given "
+                + a.getClass().getSimpleName());
       }
       if (!f.isNullable()) {
         if ((a instanceof Object[] objs && Arrays.asList(objs).contains(null))) {
-          throw new IllegalArgumentException("column " + f.getName() + " is NOT NULL but has nulls");
+          throw new IllegalArgumentException(
+              "column " + f.getName() + " is NOT NULL but has nulls");
         }
       }
       arrays[i] = a;

@@ -69,7 +69,9 @@ public final class Columns {
     return put(name, values, values.length);
   }
 
-  /** Arrays of floats, one per row ({@code array<float>} columns); {@code null} rows are SQL NULLs. */
+  /**
+   * Arrays of floats, one per row ({@code array<float>} columns); {@code null} rows are SQL NULLs.
+   */
   public Columns add(String name, float[][] values) {
     return put(name, values, values.length);
   }

@@ -7,9 +7,9 @@ import dev.keel.tables.dataset.DatasetReader;
 import dev.keel.tables.dataset.LabeledExamples;
 import dev.keel.tables.dataset.LabeledFeatures;
 import dev.keel.tables.dataset.LabeledImages;
-import io.delta.kernel.data.ArrayValue;
 import io.delta.kernel.Scan;
 import io.delta.kernel.Snapshot;
+import io.delta.kernel.data.ArrayValue;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.FilteredColumnarBatch;
@@ -39,8 +39,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads one split of a labeled-images ({@link TableSchemas#LABELED_IMAGES}) or labeled-features
  * ({@link TableSchemas#LABELED_FEATURES}) table at a pinned version with a Kernel scan; the schema
- * says which (an {@code image} or a {@code features} column). Files whose statistics exclude the split are skipped; rows are
- * filtered again while reading. The result is ordered by {@code id}.
+ * says which (an {@code image} or a {@code features} column). Files whose statistics exclude the
+ * split are skipped; rows are filtered again while reading. The result is ordered by {@code id}.
  */
 public final class DeltaDatasetReader implements DatasetReader {
   private static final Logger log = LoggerFactory.getLogger(DeltaDatasetReader.class);
@@ -57,7 +57,9 @@ public final class DeltaDatasetReader implements DatasetReader {
           .add("id", io.delta.kernel.types.LongType.LONG)
           .add("label", io.delta.kernel.types.IntegerType.INTEGER)
           .add("split", io.delta.kernel.types.StringType.STRING)
-          .add(FEATURES, new io.delta.kernel.types.ArrayType(io.delta.kernel.types.FloatType.FLOAT, true));
+          .add(
+              FEATURES,
+              new io.delta.kernel.types.ArrayType(io.delta.kernel.types.FloatType.FLOAT, true));
 
   private final Engine engine;
 
@@ -71,8 +73,9 @@ public final class DeltaDatasetReader implements DatasetReader {
 
   /**
    * @throws IllegalArgumentException "table &lt;uri&gt; has no version N (latest is M)", or when
-   *     the table is neither a labeled-images nor a labeled-features table, or a row is malformed (an image of
-   *     another size, a feature vector of another length or with a null), naming the table and the row's id
+   *     the table is neither a labeled-images nor a labeled-features table, or a row is malformed
+   *     (an image of another size, a feature vector of another length or with a null), naming the
+   *     table and the row's id
    * @throws io.temporal.failure.ApplicationFailure non-retryable ({@value
    *     FailureTypes#STORAGE_UNUSABLE}) when the storage refuses access or does not exist
    */
@@ -92,22 +95,34 @@ public final class DeltaDatasetReader implements DatasetReader {
     boolean images = tableSchema.indexOf(IMAGE) >= 0;
     if (!images && tableSchema.indexOf(FEATURES) < 0) {
       throw new IllegalArgumentException(
-          "table " + table.getUri() + " v" + table.getVersion() + " has neither an image nor a features column"
-              + " (columns: " + tableSchema.fieldNames() + ")");
+          "table "
+              + table.getUri()
+              + " v"
+              + table.getVersion()
+              + " has neither an image nor a features column"
+              + " (columns: "
+              + tableSchema.fieldNames()
+              + ")");
     }
     StructType readSchema = images ? IMAGES_READ_SCHEMA : FEATURES_READ_SCHEMA;
     for (String col : readSchema.fieldNames()) {
       if (tableSchema.indexOf(col) < 0) {
         throw new IllegalArgumentException(
-            "table " + table.getUri() + " v" + table.getVersion() + " has no column " + col
-                + " (columns: " + tableSchema.fieldNames() + ")");
+            "table "
+                + table.getUri()
+                + " v"
+                + table.getVersion()
+                + " has no column "
+                + col
+                + " (columns: "
+                + tableSchema.fieldNames()
+                + ")");
       }
     }
     Map<String, String> properties = snapshot.getTableProperties();
     int[] shape = images ? imageShape(properties) : null;
     Predicate splitIs = new Predicate("=", new Column("split"), Literal.ofString(split));
-    Scan scan =
-        snapshot.getScanBuilder().withReadSchema(readSchema).withFilter(splitIs).build();
+    Scan scan = snapshot.getScanBuilder().withReadSchema(readSchema).withFilter(splitIs).build();
     Row scanState = scan.getScanState(engine);
     StructType physicalSchema = ScanStateRow.getPhysicalDataReadSchema(scanState);
 
@@ -139,32 +154,57 @@ public final class DeltaDatasetReader implements DatasetReader {
       throw new UncheckedIOException("reading " + table.getUri() + " v" + table.getVersion(), e);
     }
     out.sortById();
-    LabeledExamples result = images
-        ? new LabeledImages(out.ids, out.labels, out.bytes, shape[0], shape[1])
-        : features(table, properties, out);
+    LabeledExamples result =
+        images
+            ? new LabeledImages(out.ids, out.labels, out.bytes, shape[0], shape[1])
+            : features(table, properties, out);
     log.info(
         "read {} {} rows ({}) from {} v{} ({} file(s)) in {} ms",
-        result.size(), split, result.describe(), table.getUri(), table.getVersion(), files,
+        result.size(),
+        split,
+        result.describe(),
+        table.getUri(),
+        table.getVersion(),
+        files,
         (System.nanoTime() - t0) / 1_000_000);
     return result;
   }
 
-  private static LabeledFeatures features(TableRef table, Map<String, String> properties, Growing out) {
+  private static LabeledFeatures features(
+      TableRef table, Map<String, String> properties, Growing out) {
     List<String> names = LabeledFeatures.names(properties.get(TableSchemas.FEATURE_NAMES_PROPERTY));
     int width = out.n > 0 ? out.width : names.size();
     if (width < 1) {
-      throw new IllegalArgumentException("table " + table.getUri() + " v" + table.getVersion()
-          + ": the split is empty and the table property " + TableSchemas.FEATURE_NAMES_PROPERTY
-          + " names no features, so the feature count is unknown");
+      throw new IllegalArgumentException(
+          "table "
+              + table.getUri()
+              + " v"
+              + table.getVersion()
+              + ": the split is empty and the table property "
+              + TableSchemas.FEATURE_NAMES_PROPERTY
+              + " names no features, so the feature count is unknown");
     }
     if (!names.isEmpty() && names.size() != width) {
-      throw new IllegalArgumentException("table " + table.getUri() + " v" + table.getVersion() + ": "
-          + TableSchemas.FEATURE_NAMES_PROPERTY + " names " + names.size() + " features but rows have " + width);
+      throw new IllegalArgumentException(
+          "table "
+              + table.getUri()
+              + " v"
+              + table.getVersion()
+              + ": "
+              + TableSchemas.FEATURE_NAMES_PROPERTY
+              + " names "
+              + names.size()
+              + " features but rows have "
+              + width);
     }
-    return new LabeledFeatures(out.ids, out.labels, out.floats, width, names,
+    return new LabeledFeatures(
+        out.ids,
+        out.labels,
+        out.floats,
+        width,
+        names,
         LabeledFeatures.names(properties.get(TableSchemas.CLASS_NAMES_PROPERTY)));
   }
-
 
   private static int[] imageShape(Map<String, String> properties) {
     String shape = properties.getOrDefault(TableSchemas.IMAGE_SHAPE_PROPERTY, "28x28");
@@ -220,7 +260,11 @@ public final class DeltaDatasetReader implements DatasetReader {
         if (images) {
           addImage(id.getLong(r), label.getInt(r), example.getBinary(r), table);
         } else {
-          addFeatures(id.getLong(r), label.getInt(r), example.isNullAt(r) ? null : example.getArray(r), table);
+          addFeatures(
+              id.getLong(r),
+              label.getInt(r),
+              example.isNullAt(r) ? null : example.getArray(r),
+              table);
         }
       }
     }
@@ -228,8 +272,16 @@ public final class DeltaDatasetReader implements DatasetReader {
     private void addImage(long rowId, int rowLabel, byte[] img, TableRef table) {
       if (img == null || img.length != width) {
         throw new IllegalArgumentException(
-            "table " + table.getUri() + " v" + table.getVersion() + ": image of id "
-                + rowId + " has " + (img == null ? "no" : img.length) + " bytes, expected " + width);
+            "table "
+                + table.getUri()
+                + " v"
+                + table.getVersion()
+                + ": image of id "
+                + rowId
+                + " has "
+                + (img == null ? "no" : img.length)
+                + " bytes, expected "
+                + width);
       }
       ensure(n + 1);
       System.arraycopy(img, 0, bytes, n * width, width);
@@ -246,15 +298,31 @@ public final class DeltaDatasetReader implements DatasetReader {
       }
       if (values == null || length != width || length == 0) {
         throw new IllegalArgumentException(
-            "table " + table.getUri() + " v" + table.getVersion() + ": features of id " + rowId + " has "
-                + (values == null ? "no" : length) + " values, expected " + (width > 0 ? width : "at least one"));
+            "table "
+                + table.getUri()
+                + " v"
+                + table.getVersion()
+                + ": features of id "
+                + rowId
+                + " has "
+                + (values == null ? "no" : length)
+                + " values, expected "
+                + (width > 0 ? width : "at least one"));
       }
       ensure(n + 1);
       ColumnVector elements = values.getElements();
       for (int k = 0; k < width; k++) {
         if (elements.isNullAt(k)) {
-          throw new IllegalArgumentException("table " + table.getUri() + " v" + table.getVersion()
-              + ": feature " + k + " of id " + rowId + " is null");
+          throw new IllegalArgumentException(
+              "table "
+                  + table.getUri()
+                  + " v"
+                  + table.getVersion()
+                  + ": feature "
+                  + k
+                  + " of id "
+                  + rowId
+                  + " is null");
         }
         floats[n * width + k] = elements.getFloat(k);
       }

@@ -42,8 +42,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Appends rows to a Delta table, creating it on the first commit. Every {@link #append} is ONE
- * atomic Delta commit: Parquet files are written first, then a single log entry adds them all, so
- * a crash in between leaves no new version (only unreferenced files).
+ * atomic Delta commit: Parquet files are written first, then a single log entry adds them all, so a
+ * crash in between leaves no new version (only unreferenced files).
  *
  * <pre>{@code
  * StructType schema = TableSchemas.PREDICTIONS;
@@ -54,11 +54,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Unless the table properties say otherwise, statistics are collected only for the columns
  * before the first binary column ({@code delta.dataSkippingNumIndexedCols}), so put big binary
- * columns last. Parquet is Snappy-compressed (see {@link DeltaTables#newEngine}). Post-commit
- * hooks (checkpoints, checksums) returned by Kernel are run before {@code append} returns.
+ * columns last. Parquet is Snappy-compressed (see {@link DeltaTables#newEngine}). Post-commit hooks
+ * (checkpoints, checksums) returned by Kernel are run before {@code append} returns.
  */
 public final class DeltaTableWriter {
   private static final Logger log = LoggerFactory.getLogger(DeltaTableWriter.class);
+
   /** Rows per Kernel batch handed to the Parquet writer. */
   static final int BATCH_ROWS = 8192;
 
@@ -157,7 +158,10 @@ public final class DeltaTableWriter {
       return this;
     }
 
-    /** The commit replaces the table's rows instead of adding to them (a new version; history stays). */
+    /**
+     * The commit replaces the table's rows instead of adding to them (a new version; history
+     * stays).
+     */
     public Append replaceContents() {
       this.replaceContents = true;
       return this;
@@ -207,7 +211,9 @@ public final class DeltaTableWriter {
         if (!(e instanceof ConcurrentTransactionException)
             && createAttempted
             && DeltaTables.latestVersion(engine, tableUri).isPresent()) {
-          log.info("table {} was created concurrently ({}); retrying as an append", tableUri,
+          log.info(
+              "table {} was created concurrently ({}); retrying as an append",
+              tableUri,
               e.getClass().getSimpleName());
           return commitOnce(true);
         }
@@ -235,10 +241,11 @@ public final class DeltaTableWriter {
         checkSchema(snapshot.get().getSchema());
         // REPLACE TABLE: one commit removes every current file and adds the new ones; older
         // versions stay readable by time travel.
-        TransactionBuilder b = ((io.delta.kernel.internal.TableImpl) Table.forPath(engine, path))
-            .createReplaceTableTransactionBuilder(engine, engineInfo)
-            .withSchema(engine, schema)
-            .withTableProperties(engine, creationProperties());
+        TransactionBuilder b =
+            ((io.delta.kernel.internal.TableImpl) Table.forPath(engine, path))
+                .createReplaceTableTransactionBuilder(engine, engineInfo)
+                .withSchema(engine, schema)
+                .withTableProperties(engine, creationProperties());
         if (appId != null) {
           b = b.withTransactionId(engine, appId, txnVersion);
         }
@@ -284,8 +291,9 @@ public final class DeltaTableWriter {
       }
       if (!staged.isEmpty()) {
         DataWriteContext ctx = Transaction.getWriteContext(engine, state, Map.of());
-        try (CloseableIterator<Row> acts = Transaction.generateAppendActions(
-            engine, state, Utils.toCloseableIterator(staged.iterator()), ctx)) {
+        try (CloseableIterator<Row> acts =
+            Transaction.generateAppendActions(
+                engine, state, Utils.toCloseableIterator(staged.iterator()), ctx)) {
           while (acts.hasNext()) {
             actions.add(acts.next());
           }
@@ -303,7 +311,11 @@ public final class DeltaTableWriter {
       runHooks(result);
       log.info(
           "committed {} rows in {} file(s) to {} as version {} (write {} ms, commit+hooks {} ms)",
-          rows, actions.size(), tableUri, version, (t1 - t0) / 1_000_000,
+          rows,
+          actions.size(),
+          tableUri,
+          version,
+          (t1 - t0) / 1_000_000,
           (System.nanoTime() - t1) / 1_000_000);
       return version;
     }
@@ -356,11 +368,11 @@ public final class DeltaTableWriter {
   }
 
   /**
-   * Writes {@code rows} as Parquet file(s) under {@code directoryUri} (inside the table's directory)
-   * without committing them: a later {@link Append#addFiles} makes them part of a version. Files
-   * never committed stay invisible to every Delta reader. The table need not exist yet; its schema
-   * is this writer's (Keel's tables use neither partition columns nor column mapping, so the
-   * physical rows are the logical ones).
+   * Writes {@code rows} as Parquet file(s) under {@code directoryUri} (inside the table's
+   * directory) without committing them: a later {@link Append#addFiles} makes them part of a
+   * version. Files never committed stay invisible to every Delta reader. The table need not exist
+   * yet; its schema is this writer's (Keel's tables use neither partition columns nor column
+   * mapping, so the physical rows are the logical ones).
    *
    * @return the files with their statistics (all columns before the first binary one)
    */
@@ -369,8 +381,10 @@ public final class DeltaTableWriter {
     int n = rows.rows();
     List<FilteredColumnarBatch> batches = new ArrayList<>();
     for (int from = 0; from < n; from += BATCH_ROWS) {
-      batches.add(new FilteredColumnarBatch(
-          ArrayBatch.slice(schema, arrays, from, Math.min(BATCH_ROWS, n - from)), Optional.empty()));
+      batches.add(
+          new FilteredColumnarBatch(
+              ArrayBatch.slice(schema, arrays, from, Math.min(BATCH_ROWS, n - from)),
+              Optional.empty()));
     }
     int indexed = firstBinaryColumn(schema) < 0 ? schema.length() : firstBinaryColumn(schema);
     List<io.delta.kernel.expressions.Column> statsColumns = new ArrayList<>();
@@ -379,12 +393,18 @@ public final class DeltaTableWriter {
     }
     List<DataFileStatus> out = new ArrayList<>();
     try {
-      checkedEngineInfo(tableUri); // staged files are committed later: refuse an unsafe store before writing them
+      checkedEngineInfo(
+          tableUri); // staged files are committed later: refuse an unsafe store before writing them
     } catch (RuntimeException e) {
       throw StorageFailures.translate(DeltaTables.displayUri(tableUri), e);
     }
-    try (CloseableIterator<DataFileStatus> files = engine.getParquetHandler().writeParquetFiles(
-        DeltaTables.tablePath(directoryUri), Utils.toCloseableIterator(batches.iterator()), statsColumns)) {
+    try (CloseableIterator<DataFileStatus> files =
+        engine
+            .getParquetHandler()
+            .writeParquetFiles(
+                DeltaTables.tablePath(directoryUri),
+                Utils.toCloseableIterator(batches.iterator()),
+                statsColumns)) {
       while (files.hasNext()) {
         out.add(files.next());
       }
@@ -408,7 +428,8 @@ public final class DeltaTableWriter {
     if (!S3Uri.isS3(tableUri)) {
       return DeltaTables.ENGINE_INFO;
     }
-    boolean singleWriter = StoreGuarantees.requireSafeCommits(S3Settings.fromEnvironment(), S3Uri.parse(tableUri));
+    boolean singleWriter =
+        StoreGuarantees.requireSafeCommits(S3Settings.fromEnvironment(), S3Uri.parse(tableUri));
     return singleWriter ? DeltaTables.SINGLE_WRITER_ENGINE_INFO : DeltaTables.ENGINE_INFO;
   }
 
@@ -416,11 +437,16 @@ public final class DeltaTableWriter {
     for (PostCommitHook hook : result.getPostCommitHooks()) {
       try {
         hook.threadSafeInvoke(engine);
-        log.debug("ran post-commit hook {} on {} v{}", hook.getType(), tableUri, result.getVersion());
+        log.debug(
+            "ran post-commit hook {} on {} v{}", hook.getType(), tableUri, result.getVersion());
       } catch (IOException | RuntimeException e) {
         // The commit is durable; a missing checkpoint only slows readers down.
-        log.warn("post-commit hook {} failed on {} v{}: {}", hook.getType(), tableUri,
-            result.getVersion(), e.toString());
+        log.warn(
+            "post-commit hook {} failed on {} v{}: {}",
+            hook.getType(),
+            tableUri,
+            result.getVersion(),
+            e.toString());
       }
     }
   }
@@ -428,14 +454,24 @@ public final class DeltaTableWriter {
   private void checkSchema(StructType existing) {
     if (!existing.fieldNames().equals(schema.fieldNames())) {
       throw new IllegalArgumentException(
-          "table " + tableUri + " has columns " + existing.fieldNames() + ", not "
+          "table "
+              + tableUri
+              + " has columns "
+              + existing.fieldNames()
+              + ", not "
               + schema.fieldNames());
     }
     for (int i = 0; i < existing.length(); i++) {
       if (!existing.at(i).getDataType().equivalent(schema.at(i).getDataType())) {
         throw new IllegalArgumentException(
-            "table " + tableUri + ": column " + existing.at(i).getName() + " is "
-                + existing.at(i).getDataType() + ", not " + schema.at(i).getDataType());
+            "table "
+                + tableUri
+                + ": column "
+                + existing.at(i).getName()
+                + " is "
+                + existing.at(i).getDataType()
+                + ", not "
+                + schema.at(i).getDataType());
       }
     }
   }

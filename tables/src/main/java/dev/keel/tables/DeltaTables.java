@@ -28,7 +28,8 @@ public final class DeltaTables {
    * ({@code KEEL_S3_SINGLE_WRITER}): the table's history shows which versions had no protection
    * against a concurrent writer.
    */
-  public static final String SINGLE_WRITER_ENGINE_INFO = "Keel (single-writer mode: the store ignores If-None-Match)";
+  public static final String SINGLE_WRITER_ENGINE_INFO =
+      "Keel (single-writer mode: the store ignores If-None-Match)";
 
   /** Kernel's setting for the log store of a URI scheme. */
   static final String LOG_STORE_KEY = "io.delta.kernel.logStore.%s.impl";
@@ -110,19 +111,27 @@ public final class DeltaTables {
     }
     if (s.matches("^[A-Za-z][A-Za-z0-9+.-]*:.*") && !s.matches("^[A-Za-z]:[\\\\/].*")) {
       if (s.startsWith("file:")) {
-        return withoutTrailingSlash(Path.of(URI.create(s)).toAbsolutePath().normalize().toUri().toString());
+        return withoutTrailingSlash(
+            Path.of(URI.create(s)).toAbsolutePath().normalize().toUri().toString());
       }
       return withoutTrailingSlash(s);
     }
     return withoutTrailingSlash(Path.of(s).toAbsolutePath().normalize().toUri().toString());
   }
 
-  /** Path.toUri() ends a directory that exists with a slash: one table, one spelling, whether it exists yet or not. */
+  /**
+   * Path.toUri() ends a directory that exists with a slash: one table, one spelling, whether it
+   * exists yet or not.
+   */
   private static String withoutTrailingSlash(String uri) {
-    return uri.endsWith("/") && !uri.endsWith("://") && !uri.equals("file:///") ? uri.substring(0, uri.length() - 1) : uri;
+    return uri.endsWith("/") && !uri.endsWith("://") && !uri.equals("file:///")
+        ? uri.substring(0, uri.length() - 1)
+        : uri;
   }
 
-  /** The URI to show users and put in results: like {@link #tablePath} but S3 stays {@code s3://}. */
+  /**
+   * The URI to show users and put in results: like {@link #tablePath} but S3 stays {@code s3://}.
+   */
   public static String displayUri(String tableUri) {
     String p = tablePath(tableUri);
     return p.startsWith("s3a://") ? "s3://" + p.substring("s3a://".length()) : p;
@@ -169,12 +178,20 @@ public final class DeltaTables {
     try {
       return TableManager.loadSnapshot(tablePath(tableUri)).atVersion(version).build(engine);
     } catch (RuntimeException e) {
-      StorageFailures.nonRetryable(displayUri(tableUri), e).ifPresent(f -> {
-        throw f;
-      });
+      StorageFailures.nonRetryable(displayUri(tableUri), e)
+          .ifPresent(
+              f -> {
+                throw f;
+              });
       // e.g. the version's log file was cleaned up by log retention
       throw new IllegalArgumentException(
-          "table " + tableUri + " has no version " + version + " (latest is " + last + "): "
+          "table "
+              + tableUri
+              + " has no version "
+              + version
+              + " (latest is "
+              + last
+              + "): "
               + e.getMessage(),
           e);
     }

@@ -27,8 +27,8 @@ import org.apache.hadoop.fs.permission.FsPermission;
  * readlink} twice for every rename, which is how Delta commits its log: some 50 processes per
  * catalog commit of four tables, forked from a JVM that may be training. {@link Raw} sets
  * permissions and checks for symbolic links with java.nio instead. This class stays a {@link
- * LocalFileSystem} (S3A casts {@code FileSystem.getLocal} to it for its buffer directory) but writes
- * no {@code .crc} side files, which no Delta reader needs.
+ * LocalFileSystem} (S3A casts {@code FileSystem.getLocal} to it for its buffer directory) but
+ * writes no {@code .crc} side files, which no Delta reader needs.
  */
 public class NioLocalFileSystem extends LocalFileSystem {
 
@@ -56,10 +56,10 @@ public class NioLocalFileSystem extends LocalFileSystem {
   /**
    * The same for Hadoop's {@code FileContext} API, which Delta's log store commits through: it
    * renames {@code .N.json.tmp} to {@code N.json} without overwrite and relies on that failing when
-   * another writer committed version N first. Hadoop checks that the target is absent and then calls
-   * {@code rename(2)}, which replaces a file created in between: two racing writers both "commit"
-   * version N and one commit is lost. A hard link fails atomically when the target exists, so a
-   * rename without overwrite is link-then-unlink here.
+   * another writer committed version N first. Hadoop checks that the target is absent and then
+   * calls {@code rename(2)}, which replaces a file created in between: two racing writers both
+   * "commit" version N and one commit is lost. A hard link fails atomically when the target exists,
+   * so a rename without overwrite is link-then-unlink here.
    */
   public static final class Fs extends DelegateToFileSystem {
     public Fs(URI uri, Configuration conf) throws IOException, URISyntaxException {
@@ -78,10 +78,16 @@ public class NioLocalFileSystem extends LocalFileSystem {
       } catch (java.nio.file.FileAlreadyExistsException e) {
         throw new FileAlreadyExistsException("rename destination " + dst + " already exists");
       } catch (NoSuchFileException e) {
-        throw new FileNotFoundException("rename source or destination directory missing: " + e.getFile());
+        throw new FileNotFoundException(
+            "rename source or destination directory missing: " + e.getFile());
       } catch (UnsupportedOperationException | FileSystemException e) {
-        throw new IOException("cannot commit " + dst + " atomically: this file system refuses hard links ("
-            + e.getMessage() + "); put the storage root on a local disk or on S3", e);
+        throw new IOException(
+            "cannot commit "
+                + dst
+                + " atomically: this file system refuses hard links ("
+                + e.getMessage()
+                + "); put the storage root on a local disk or on S3",
+            e);
       }
       Files.delete(from);
     }
@@ -93,9 +99,12 @@ public class NioLocalFileSystem extends LocalFileSystem {
 
   static Set<PosixFilePermission> posix(FsPermission permission) {
     PosixFilePermission[] highToLow = {
-      PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE,
-      PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE,
-      PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE
+      PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
+          PosixFilePermission.OWNER_EXECUTE,
+      PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
+          PosixFilePermission.GROUP_EXECUTE,
+      PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE,
+          PosixFilePermission.OTHERS_EXECUTE
     };
     Set<PosixFilePermission> set = EnumSet.noneOf(PosixFilePermission.class);
     int bits = permission.toShort();

@@ -22,15 +22,15 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * A Delta log store for S3 that is safe with several writers in several processes: a commit file
- * ({@code _delta_log/N.json}) is created with one conditional PUT ({@code If-None-Match: *}), so
- * of two writers racing for version N exactly one wins and the other gets {@link
+ * ({@code _delta_log/N.json}) is created with one conditional PUT ({@code If-None-Match: *}), so of
+ * two writers racing for version N exactly one wins and the other gets {@link
  * FileAlreadyExistsException}, which makes Delta Kernel re-check conflicts and retry at N+1.
  *
  * <p>Delta's default for S3 ({@code S3SingleDriverLogStore}) only locks within one JVM: two
- * processes can both "create" N.json and one commit is silently lost. Reads and listings are
- * Hadoop S3A's (S3 is strongly consistent). Wired by {@link DeltaTables#newEngine} through Kernel's
- * {@code io.delta.kernel.logStore.<scheme>.impl} setting; the S3 client comes from the same
- * {@code fs.s3a.*} settings ({@link S3Settings#fromHadoopProperties}).
+ * processes can both "create" N.json and one commit is silently lost. Reads and listings are Hadoop
+ * S3A's (S3 is strongly consistent). Wired by {@link DeltaTables#newEngine} through Kernel's {@code
+ * io.delta.kernel.logStore.<scheme>.impl} setting; the S3 client comes from the same {@code
+ * fs.s3a.*} settings ({@link S3Settings#fromHadoopProperties}).
  */
 public final class S3ConditionalPutLogStore extends HadoopFileSystemLogStore {
   private static final int CONFLICT_RETRIES = 5;
@@ -41,7 +41,8 @@ public final class S3ConditionalPutLogStore extends HadoopFileSystemLogStore {
   }
 
   @Override
-  public void write(Path path, Iterator<String> actions, Boolean overwrite, Configuration hadoopConf)
+  public void write(
+      Path path, Iterator<String> actions, Boolean overwrite, Configuration hadoopConf)
       throws IOException {
     S3Uri target = S3Uri.of(path.toUri());
     StringBuilder sb = new StringBuilder();
@@ -52,19 +53,22 @@ public final class S3ConditionalPutLogStore extends HadoopFileSystemLogStore {
     S3Settings settings = S3Settings.fromHadoopProperties(hadoopConf::get);
     S3Client s3 = S3Clients.get(settings);
     if (!overwrite && unprotected(settings, S3Uri.of(path.getParent().getParent().toUri()))) {
-      // single-writer mode on a store that would overwrite: refuse at least a commit that is already there
+      // single-writer mode on a store that would overwrite: refuse at least a commit that is
+      // already there
       if (exists(s3, target)) {
         throw new FileAlreadyExistsException(path.toString());
       }
     }
     for (int attempt = 1; ; attempt++) {
       try {
-        s3.putObject(b -> {
-          b.bucket(target.bucket()).key(target.key());
-          if (!overwrite) {
-            b.ifNoneMatch("*");
-          }
-        }, RequestBody.fromBytes(body));
+        s3.putObject(
+            b -> {
+              b.bucket(target.bucket()).key(target.key());
+              if (!overwrite) {
+                b.ifNoneMatch("*");
+              }
+            },
+            RequestBody.fromBytes(body));
         return;
       } catch (S3Exception e) {
         if (!overwrite && e.statusCode() == 412) {
@@ -72,7 +76,8 @@ public final class S3ConditionalPutLogStore extends HadoopFileSystemLogStore {
           throw new FileAlreadyExistsException(path.toString());
         }
         if (!overwrite && e.statusCode() == 409 && attempt < CONFLICT_RETRIES) {
-          // ConditionalRequestConflict: another conditional write to the key is in flight; S3 says retry
+          // ConditionalRequestConflict: another conditional write to the key is in flight; S3 says
+          // retry
           sleep(50L * attempt);
           continue;
         }
@@ -86,8 +91,8 @@ public final class S3ConditionalPutLogStore extends HadoopFileSystemLogStore {
   }
 
   /**
-   * Commits this process lost to another writer so far (the store refused their {@code N.json}; Delta
-   * Kernel then checked for conflicts and committed at a later version).
+   * Commits this process lost to another writer so far (the store refused their {@code N.json};
+   * Delta Kernel then checked for conflicts and committed at a later version).
    */
   public static long conflictsSeen() {
     return CONFLICTS.get();

@@ -32,6 +32,7 @@ import java.util.function.Consumer;
 public final class SplitCounter {
   /** Column holding the split name ({@link TableSchemas#LABELED_IMAGES}). */
   public static final String SPLIT = "split";
+
   /** Key of the total of a table without a split column. */
   public static final String ALL = "all";
 
@@ -40,7 +41,9 @@ public final class SplitCounter {
   /** Split name to row count, in name order; NULL splits count under the empty name. */
   public static Map<String, Long> count(Engine engine, Snapshot snapshot) {
     StructType schema = snapshot.getSchema();
-    return schema.indexOf(SPLIT) >= 0 ? countBy(engine, snapshot, SPLIT) : countBy(engine, snapshot, null);
+    return schema.indexOf(SPLIT) >= 0
+        ? countBy(engine, snapshot, SPLIT)
+        : countBy(engine, snapshot, null);
   }
 
   /**
@@ -58,30 +61,43 @@ public final class SplitCounter {
   }
 
   /**
-   * Rows per value of {@code first}, then per value of {@code second} (string or integer columns, integers as
-   * decimal text), in name order, reading only those two columns; NULLs count under the empty name.
+   * Rows per value of {@code first}, then per value of {@code second} (string or integer columns,
+   * integers as decimal text), in name order, reading only those two columns; NULLs count under the
+   * empty name.
    */
-  public static Map<String, Map<String, Long>> countBy(Engine engine, Snapshot snapshot, String first, String second) {
+  public static Map<String, Map<String, Long>> countBy(
+      Engine engine, Snapshot snapshot, String first, String second) {
     StructType schema = snapshot.getSchema();
     Map<String, Map<String, Long>> counts = new TreeMap<>();
-    scan(engine, snapshot, new StructType().add(schema.get(first)).add(schema.get(second)), fb -> {
-      ColumnarBatch b = fb.getData();
-      ColumnVector a = b.getColumnVector(0);
-      ColumnVector c = b.getColumnVector(1);
-      Optional<ColumnVector> sel = fb.getSelectionVector();
-      for (int r = 0; r < b.getSize(); r++) {
-        if (sel.isPresent() && (sel.get().isNullAt(r) || !sel.get().getBoolean(r))) {
-          continue;
-        }
-        counts.computeIfAbsent(a.isNullAt(r) ? "" : text(a, r), k -> new TreeMap<>())
-            .merge(c.isNullAt(r) ? "" : text(c, r), 1L, Long::sum);
-      }
-    });
+    scan(
+        engine,
+        snapshot,
+        new StructType().add(schema.get(first)).add(schema.get(second)),
+        fb -> {
+          ColumnarBatch b = fb.getData();
+          ColumnVector a = b.getColumnVector(0);
+          ColumnVector c = b.getColumnVector(1);
+          Optional<ColumnVector> sel = fb.getSelectionVector();
+          for (int r = 0; r < b.getSize(); r++) {
+            if (sel.isPresent() && (sel.get().isNullAt(r) || !sel.get().getBoolean(r))) {
+              continue;
+            }
+            counts
+                .computeIfAbsent(a.isNullAt(r) ? "" : text(a, r), k -> new TreeMap<>())
+                .merge(c.isNullAt(r) ? "" : text(c, r), 1L, Long::sum);
+          }
+        });
     return counts;
   }
 
-  /** Hands every batch of {@code readSchema}'s columns of the snapshot's rows (deletion vectors applied) to {@code sink}. */
-  private static void scan(Engine engine, Snapshot snapshot, StructType readSchema,
+  /**
+   * Hands every batch of {@code readSchema}'s columns of the snapshot's rows (deletion vectors
+   * applied) to {@code sink}.
+   */
+  private static void scan(
+      Engine engine,
+      Snapshot snapshot,
+      StructType readSchema,
       Consumer<FilteredColumnarBatch> sink) {
     Scan scan = snapshot.getScanBuilder().withReadSchema(readSchema).build();
     Row scanState = scan.getScanState(engine);
@@ -93,8 +109,10 @@ public final class SplitCounter {
             Row scanFile = fileRows.next();
             FileStatus file = InternalScanFileUtils.getAddFileStatus(scanFile);
             CloseableIterator<ColumnarBatch> physical =
-                engine.getParquetHandler()
-                    .readParquetFiles(Utils.singletonCloseableIterator(file), physicalSchema, Optional.empty())
+                engine
+                    .getParquetHandler()
+                    .readParquetFiles(
+                        Utils.singletonCloseableIterator(file), physicalSchema, Optional.empty())
                     .map(FileReadResult::getData);
             try (CloseableIterator<FilteredColumnarBatch> data =
                 Scan.transformPhysicalData(engine, scanState, scanFile, physical)) {
@@ -136,7 +154,8 @@ public final class SplitCounter {
   }
 
   private static String text(ColumnVector v, int row) {
-    return v.getDataType() instanceof IntegerType ? Integer.toString(v.getInt(row))
+    return v.getDataType() instanceof IntegerType
+        ? Integer.toString(v.getInt(row))
         : v.getDataType() instanceof LongType ? Long.toString(v.getLong(row)) : v.getString(row);
   }
 }

@@ -17,8 +17,8 @@ import io.delta.kernel.types.DoubleType;
 import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StringType;
-import io.delta.kernel.types.TimestampType;
 import io.delta.kernel.types.StructType;
+import io.delta.kernel.types.TimestampType;
 import io.delta.kernel.utils.CloseableIterator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,9 +30,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Every row of one version of a small Delta table (the {@code _keel} tables), as column name to value:
- * strings, longs, ints, doubles and timestamps as {@link Instant}; NULL as {@code null}. Data tables
- * are read column-wise by {@link DeltaDatasetReader} instead.
+ * Every row of one version of a small Delta table (the {@code _keel} tables), as column name to
+ * value: strings, longs, ints, doubles and timestamps as {@link Instant}; NULL as {@code null}.
+ * Data tables are read column-wise by {@link DeltaDatasetReader} instead.
  */
 public final class TableRows {
   private TableRows() {}
@@ -56,19 +56,30 @@ public final class TableRows {
     return out;
   }
 
-  private static void readFile(Engine engine, Row scanState, StructType physical, Row scanFile,
-      List<Map<String, Object>> out) throws IOException {
-    CloseableIterator<ColumnarBatch> data = engine.getParquetHandler()
-        .readParquetFiles(Utils.singletonCloseableIterator(InternalScanFileUtils.getAddFileStatus(scanFile)),
-            physical, Optional.empty())
-        .map(FileReadResult::getData);
-    try (CloseableIterator<FilteredColumnarBatch> logical = Scan.transformPhysicalData(engine, scanState, scanFile, data)) {
+  private static void readFile(
+      Engine engine,
+      Row scanState,
+      StructType physical,
+      Row scanFile,
+      List<Map<String, Object>> out)
+      throws IOException {
+    CloseableIterator<ColumnarBatch> data =
+        engine
+            .getParquetHandler()
+            .readParquetFiles(
+                Utils.singletonCloseableIterator(InternalScanFileUtils.getAddFileStatus(scanFile)),
+                physical,
+                Optional.empty())
+            .map(FileReadResult::getData);
+    try (CloseableIterator<FilteredColumnarBatch> logical =
+        Scan.transformPhysicalData(engine, scanState, scanFile, data)) {
       while (logical.hasNext()) {
         FilteredColumnarBatch filtered = logical.next();
         ColumnarBatch b = filtered.getData();
         Optional<ColumnVector> selected = filtered.getSelectionVector();
         for (int r = 0; r < b.getSize(); r++) {
-          if (selected.isPresent() && (selected.get().isNullAt(r) || !selected.get().getBoolean(r))) {
+          if (selected.isPresent()
+              && (selected.get().isNullAt(r) || !selected.get().getBoolean(r))) {
             continue;
           }
           Map<String, Object> row = new LinkedHashMap<>();
@@ -88,7 +99,8 @@ public final class TableRows {
     DataType t = v.getDataType();
     if (t instanceof TimestampType) {
       long micros = v.getLong(r);
-      return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
+      return Instant.ofEpochSecond(
+          Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
     }
     if (t instanceof LongType) {
       return v.getLong(r);

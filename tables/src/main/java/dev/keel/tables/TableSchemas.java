@@ -30,8 +30,8 @@ public final class TableSchemas {
 
   /**
    * Labeled feature vectors (tabular data from CSV or Parquet): {@code id} long, {@code label} int,
-   * {@code split} string, {@code features} array of non-null floats, every row the same length.
-   * The feature columns' names, in order, are in {@link #FEATURE_NAMES_PROPERTY}.
+   * {@code split} string, {@code features} array of non-null floats, every row the same length. The
+   * feature columns' names, in order, are in {@link #FEATURE_NAMES_PROPERTY}.
    */
   public static final StructType LABELED_FEATURES =
       new StructType()
@@ -44,8 +44,9 @@ public final class TableSchemas {
   public static final String FEATURE_NAMES_PROPERTY = "keel.features.names";
 
   /**
-   * Table property: the class names of any labeled table, comma-separated, label {@code i} being the
-   * {@code i}-th (sub-folder names for an image folder, the distinct label values for tabular data).
+   * Table property: the class names of any labeled table, comma-separated, label {@code i} being
+   * the {@code i}-th (sub-folder names for an image folder, the distinct label values for tabular
+   * data).
    */
   public static final String CLASS_NAMES_PROPERTY = "keel.label.classes";
 

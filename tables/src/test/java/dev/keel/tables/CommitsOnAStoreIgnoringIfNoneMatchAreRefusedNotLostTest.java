@@ -22,10 +22,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * On a store that overwrites an object despite {@code If-None-Match: *}, two writers appending to one
- * table would silently lose commits (the second {@code N.json} replaces the first). Keel refuses every
- * such commit before it writes anything, with one non-retryable line; in single-writer mode, which the
- * user must choose, it commits and each commit records the mode.
+ * On a store that overwrites an object despite {@code If-None-Match: *}, two writers appending to
+ * one table would silently lose commits (the second {@code N.json} replaces the first). Keel
+ * refuses every such commit before it writes anything, with one non-retryable line; in
+ * single-writer mode, which the user must choose, it commits and each commit records the mode.
  */
 @ExtendWith(S3ProxyExtension.class)
 class CommitsOnAStoreIgnoringIfNoneMatchAreRefusedNotLostTest {
@@ -50,23 +50,30 @@ class CommitsOnAStoreIgnoringIfNoneMatchAreRefusedNotLostTest {
     List<Future<List<String>>> results = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
       int writer = w;
-      results.add(pool.submit(() -> {
-        DeltaTableWriter out = new DeltaTableWriter(DeltaTables.newEngine(new Configuration()), table,
-            TableSchemas.PREDICTIONS, Map.of());
-        go.await();
-        List<String> refusals = new ArrayList<>();
-        for (int c = 0; c < commitsEach; c++) {
-          try {
-            out.append(DeltaTableWriterTest.predictions(3, writer * 100L + c * 10L, "w", 0));
-            refusals.add("committed");
-          } catch (ApplicationFailure f) {
-            assertTrue(f.isNonRetryable());
-            assertEquals(FailureTypes.STORAGE_UNUSABLE, f.getType());
-            refusals.add(f.getOriginalMessage());
-          }
-        }
-        return refusals;
-      }));
+      results.add(
+          pool.submit(
+              () -> {
+                DeltaTableWriter out =
+                    new DeltaTableWriter(
+                        DeltaTables.newEngine(new Configuration()),
+                        table,
+                        TableSchemas.PREDICTIONS,
+                        Map.of());
+                go.await();
+                List<String> refusals = new ArrayList<>();
+                for (int c = 0; c < commitsEach; c++) {
+                  try {
+                    out.append(
+                        DeltaTableWriterTest.predictions(3, writer * 100L + c * 10L, "w", 0));
+                    refusals.add("committed");
+                  } catch (ApplicationFailure f) {
+                    assertTrue(f.isNonRetryable());
+                    assertEquals(FailureTypes.STORAGE_UNUSABLE, f.getType());
+                    refusals.add(f.getOriginalMessage());
+                  }
+                }
+                return refusals;
+              }));
     }
     go.countDown();
     List<String> all = new ArrayList<>();
@@ -77,12 +84,20 @@ class CommitsOnAStoreIgnoringIfNoneMatchAreRefusedNotLostTest {
 
     assertEquals(writers * commitsEach, all.size());
     for (String message : all) {
-      assertTrue(message.startsWith("storage " + table + ": the S3 server (" + store.endpoint()
-          + ") ignores If-None-Match on PUT"), message);
+      assertTrue(
+          message.startsWith(
+              "storage "
+                  + table
+                  + ": the S3 server ("
+                  + store.endpoint()
+                  + ") ignores If-None-Match on PUT"),
+          message);
       assertTrue(message.contains("KEEL_S3_SINGLE_WRITER=true"), message);
     }
-    List<String> keys = store.client().listObjectsV2Paginator(b -> b.bucket(bucket)).contents().stream()
-        .map(S3Object::key).toList();
+    List<String> keys =
+        store.client().listObjectsV2Paginator(b -> b.bucket(bucket)).contents().stream()
+            .map(S3Object::key)
+            .toList();
     assertEquals(List.of(), keys, "no data file, no commit, no probe object");
     assertFalse(DeltaTables.latestVersion(DeltaTables.defaultEngine(), table).isPresent());
   }
@@ -101,7 +116,8 @@ class CommitsOnAStoreIgnoringIfNoneMatchAreRefusedNotLostTest {
     }
     for (int v = 0; v < 3; v++) {
       String key = String.format("keel/tables/t/_delta_log/%020d.json", v);
-      String commit = store.client().getObjectAsBytes(b -> b.bucket(bucket).key(key)).asUtf8String();
+      String commit =
+          store.client().getObjectAsBytes(b -> b.bucket(bucket).key(key)).asUtf8String();
       assertTrue(commit.contains(DeltaTables.SINGLE_WRITER_ENGINE_INFO), commit);
     }
   }
@@ -110,9 +126,15 @@ class CommitsOnAStoreIgnoringIfNoneMatchAreRefusedNotLostTest {
   void aStoreThatHonoursIfNoneMatchCommitsAsUsual() throws Exception {
     String bucket = S3ProxyExtension.newBucket("safe");
     String table = "s3://" + bucket + "/keel/tables/t";
-    assertEquals(0, new DeltaTableWriter(table, TableSchemas.PREDICTIONS).append(DeltaTableWriterTest.predictions(2, 0, "s", 0)));
-    String commit = S3ProxyExtension.client().getObjectAsBytes(
-        b -> b.bucket(bucket).key("keel/tables/t/_delta_log/00000000000000000000.json")).asUtf8String();
+    assertEquals(
+        0,
+        new DeltaTableWriter(table, TableSchemas.PREDICTIONS)
+            .append(DeltaTableWriterTest.predictions(2, 0, "s", 0)));
+    String commit =
+        S3ProxyExtension.client()
+            .getObjectAsBytes(
+                b -> b.bucket(bucket).key("keel/tables/t/_delta_log/00000000000000000000.json"))
+            .asUtf8String();
     assertTrue(commit.contains("\"engineInfo\":"), commit);
     assertFalse(commit.contains("single-writer"), commit);
   }

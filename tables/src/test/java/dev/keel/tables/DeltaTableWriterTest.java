@@ -44,9 +44,15 @@ class DeltaTableWriterTest {
     String[] runs = new String[n];
     java.util.Arrays.fill(uris, "file:///source");
     java.util.Arrays.fill(runs, "run-" + ckpt);
-    return Columns.of(n).add("id", ids).add("predicted_label", labels).add("score", scores)
-        .add("checkpoint_id", ckpts).add("source_table_version", versions)
-        .add("source_table_uri", uris).add("model_version", uris).add("run_id", runs);
+    return Columns.of(n)
+        .add("id", ids)
+        .add("predicted_label", labels)
+        .add("score", scores)
+        .add("checkpoint_id", ckpts)
+        .add("source_table_version", versions)
+        .add("source_table_uri", uris)
+        .add("model_version", uris)
+        .add("run_id", runs);
   }
 
   @Test
@@ -55,7 +61,9 @@ class DeltaTableWriterTest {
     DeltaTableWriter w = new DeltaTableWriter(uri, TableSchemas.PREDICTIONS);
     var first = w.stageFiles(uri + "/run-1/part-00000", predictions(300, 0, "a", 4));
     var second = w.stageFiles(uri + "/run-1/part-00001", predictions(200, 300, "a", 4));
-    assertTrue(DeltaTables.latestVersion(DeltaTables.defaultEngine(), uri).isEmpty(), "staging creates no table");
+    assertTrue(
+        DeltaTables.latestVersion(DeltaTables.defaultEngine(), uri).isEmpty(),
+        "staging creates no table");
     assertEquals(300, first.get(0).getStatistics().orElseThrow().getNumRecords());
 
     List<io.delta.kernel.utils.DataFileStatus> all = new ArrayList<>(first);
@@ -63,7 +71,8 @@ class DeltaTableWriterTest {
     assertEquals(0, w.newAppend().addFiles(all).commit());
     DeltaLog log = DeltaLog.forTable(new Configuration(), dir.resolve("staged").toString());
     assertEquals(500, count(log.snapshot()));
-    assertTrue(log.snapshot().getAllFiles().get(0).getPath().startsWith("run-1/part-0000"),
+    assertTrue(
+        log.snapshot().getAllFiles().get(0).getPath().startsWith("run-1/part-0000"),
         "the log references the staged files where they are, relative to the table");
   }
 
@@ -74,8 +83,10 @@ class DeltaTableWriterTest {
     assertEquals(0, w.append(predictions(10_000, 60_000, "ckpt-a", 0)));
     assertEquals(1, w.append(predictions(5, 0, "ckpt-b", 0)));
     // a second writer instance on the same table appends too
-    assertEquals(2, new DeltaTableWriter(dir.resolve("predictions").toString(), TableSchemas.PREDICTIONS)
-        .append(predictions(3, 100, null, 1)));
+    assertEquals(
+        2,
+        new DeltaTableWriter(dir.resolve("predictions").toString(), TableSchemas.PREDICTIONS)
+            .append(predictions(3, 100, null, 1)));
 
     DeltaLog log = DeltaLog.forTable(new Configuration(), dir.resolve("predictions").toString());
     assertEquals(2, log.snapshot().getVersion());
@@ -109,9 +120,21 @@ class DeltaTableWriterTest {
     assertEquals(40, count(log.snapshot()));
     assertEquals(100, count(log.getSnapshotForVersionAsOf(0)));
     // the replace is idempotent under a transaction id too
-    assertEquals(2, w.newAppend().add(predictions(7, 0, "ckpt-c", 0)).replaceContents().transactionId("t", 1).commit());
-    assertThrows(io.delta.kernel.exceptions.ConcurrentTransactionException.class,
-        () -> w.newAppend().add(predictions(7, 0, "ckpt-c", 0)).replaceContents().transactionId("t", 1).commit());
+    assertEquals(
+        2,
+        w.newAppend()
+            .add(predictions(7, 0, "ckpt-c", 0))
+            .replaceContents()
+            .transactionId("t", 1)
+            .commit());
+    assertThrows(
+        io.delta.kernel.exceptions.ConcurrentTransactionException.class,
+        () ->
+            w.newAppend()
+                .add(predictions(7, 0, "ckpt-c", 0))
+                .replaceContents()
+                .transactionId("t", 1)
+                .commit());
     assertEquals(7, count(DeltaLog.forTable(new Configuration(), uri).snapshot()));
   }
 
@@ -123,7 +146,8 @@ class DeltaTableWriterTest {
       assertEquals(i, w.append(predictions(2, i * 2L, "c", 0)));
     }
     // delta.checkpointInterval defaults to 10: the post-commit hook wrote one at v10
-    assertTrue(Files.exists(dir.resolve("many/_delta_log/00000000000000000010.checkpoint.parquet")));
+    assertTrue(
+        Files.exists(dir.resolve("many/_delta_log/00000000000000000010.checkpoint.parquet")));
     DeltaLog log = DeltaLog.forTable(new Configuration(), uri);
     assertEquals(22, count(log.snapshot()));
   }
@@ -132,12 +156,16 @@ class DeltaTableWriterTest {
   void transactionIdMakesAppendsIdempotent() {
     String uri = dir.resolve("txn").toString();
     DeltaTableWriter w = new DeltaTableWriter(uri, TableSchemas.PREDICTIONS);
-    assertEquals(0, w.newAppend().add(predictions(2, 0, "c", 0)).transactionId("job-1", 1).commit());
-    assertThrows(ConcurrentTransactionException.class,
+    assertEquals(
+        0, w.newAppend().add(predictions(2, 0, "c", 0)).transactionId("job-1", 1).commit());
+    assertThrows(
+        ConcurrentTransactionException.class,
         () -> w.newAppend().add(predictions(2, 0, "c", 0)).transactionId("job-1", 1).commit());
-    assertEquals(1, w.newAppend().add(predictions(2, 0, "c", 0)).transactionId("job-1", 2).commit());
+    assertEquals(
+        1, w.newAppend().add(predictions(2, 0, "c", 0)).transactionId("job-1", 2).commit());
     var snap = DeltaTables.latestSnapshot(DeltaTables.defaultEngine(), uri).orElseThrow();
-    assertEquals(2L, snap.getLatestTransactionVersion(DeltaTables.defaultEngine(), "job-1").orElseThrow());
+    assertEquals(
+        2L, snap.getLatestTransactionVersion(DeltaTables.defaultEngine(), "job-1").orElseThrow());
     assertFalse(snap.getLatestTransactionVersion(DeltaTables.defaultEngine(), "job-2").isPresent());
   }
 
@@ -150,9 +178,15 @@ class DeltaTableWriterTest {
     try {
       List<java.util.concurrent.Future<Long>> results = new ArrayList<>();
       for (int t = 0; t < 2; t++) {
-        results.add(pool.submit(() -> new DeltaTableWriter(uri, TableSchemas.PREDICTIONS).newAppend()
-            .add(predictions(3, 0, "c", 0)).transactionId("ingest-x", 1).beforeCommit(waitForOther)
-            .commit()));
+        results.add(
+            pool.submit(
+                () ->
+                    new DeltaTableWriter(uri, TableSchemas.PREDICTIONS)
+                        .newAppend()
+                        .add(predictions(3, 0, "c", 0))
+                        .transactionId("ingest-x", 1)
+                        .beforeCommit(waitForOther)
+                        .commit()));
       }
       List<Object> outcomes = new ArrayList<>();
       for (var f : results) {
@@ -179,8 +213,14 @@ class DeltaTableWriterTest {
     try {
       List<java.util.concurrent.Future<Long>> results = new ArrayList<>();
       for (int t = 0; t < 2; t++) {
-        results.add(pool.submit(() -> new DeltaTableWriter(uri, TableSchemas.PREDICTIONS).newAppend()
-            .add(predictions(3, 0, "c", 0)).beforeCommit(waitForOther).commit()));
+        results.add(
+            pool.submit(
+                () ->
+                    new DeltaTableWriter(uri, TableSchemas.PREDICTIONS)
+                        .newAppend()
+                        .add(predictions(3, 0, "c", 0))
+                        .beforeCommit(waitForOther)
+                        .commit()));
       }
       java.util.Set<Long> versions = new java.util.TreeSet<>();
       for (var f : results) {
@@ -197,8 +237,14 @@ class DeltaTableWriterTest {
   void wrongColumnsAreRejectedBeforeAnythingIsWritten() {
     String uri = dir.resolve("bad").toString();
     DeltaTableWriter w = new DeltaTableWriter(uri, TableSchemas.PREDICTIONS);
-    var e = assertThrows(IllegalArgumentException.class,
-        () -> w.append(Columns.of(1).add("id", new long[] {1}).add("predicted_label", new long[] {1})));
+    var e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                w.append(
+                    Columns.of(1)
+                        .add("id", new long[] {1})
+                        .add("predicted_label", new long[] {1})));
     assertTrue(e.getMessage().contains("predicted_label"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> Columns.of(2).add("id", new long[] {1}));
   }
@@ -207,10 +253,17 @@ class DeltaTableWriterTest {
   void schemaMismatchWithExistingTableIsRejected() {
     String uri = dir.resolve("mismatch").toString();
     new DeltaTableWriter(uri, TableSchemas.PREDICTIONS).append(predictions(1, 0, "c", 0));
-    var e = assertThrows(IllegalArgumentException.class,
-        () -> new DeltaTableWriter(uri, TableSchemas.LABELED_IMAGES).append(
-            Columns.of(0).add("id", new long[0]).add("label", new int[0]).add("split", new String[0])
-                .add("image", new byte[0][])));
+    var e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                new DeltaTableWriter(uri, TableSchemas.LABELED_IMAGES)
+                    .append(
+                        Columns.of(0)
+                            .add("id", new long[0])
+                            .add("label", new int[0])
+                            .add("split", new String[0])
+                            .add("image", new byte[0][])));
     assertTrue(e.getMessage().contains("has columns"), e.getMessage());
   }
 

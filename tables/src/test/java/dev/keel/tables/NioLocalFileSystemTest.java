@@ -20,15 +20,24 @@ import org.apache.hadoop.fs.permission.FsPermission;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What Delta's writers do on the local file system, with the java.nio replacements of Hadoop's shell calls. */
+/**
+ * What Delta's writers do on the local file system, with the java.nio replacements of Hadoop's
+ * shell calls.
+ */
 class NioLocalFileSystemTest {
   @TempDir java.nio.file.Path dir;
 
   @Test
   void permissionsMapBitForBit() {
-    assertEquals(PosixFilePermissions.fromString("rwxr-x---"), NioLocalFileSystem.posix(new FsPermission((short) 0750)));
-    assertEquals(PosixFilePermissions.fromString("rw-r--r--"), NioLocalFileSystem.posix(new FsPermission((short) 0644)));
-    assertEquals(PosixFilePermissions.fromString("-w---x--x"), NioLocalFileSystem.posix(new FsPermission((short) 0211)));
+    assertEquals(
+        PosixFilePermissions.fromString("rwxr-x---"),
+        NioLocalFileSystem.posix(new FsPermission((short) 0750)));
+    assertEquals(
+        PosixFilePermissions.fromString("rw-r--r--"),
+        NioLocalFileSystem.posix(new FsPermission((short) 0644)));
+    assertEquals(
+        PosixFilePermissions.fromString("-w---x--x"),
+        NioLocalFileSystem.posix(new FsPermission((short) 0211)));
   }
 
   @Test
@@ -43,7 +52,9 @@ class NioLocalFileSystemTest {
       out.write("{}\n".getBytes(StandardCharsets.UTF_8));
     }
     fs.setPermission(tmp, new FsPermission((short) 0640));
-    assertEquals(PosixFilePermissions.fromString("rw-r-----"), Files.getPosixFilePermissions(dir.resolve("log/.00001.json.tmp")));
+    assertEquals(
+        PosixFilePermissions.fromString("rw-r-----"),
+        Files.getPosixFilePermissions(dir.resolve("log/.00001.json.tmp")));
 
     // Delta's HDFSLogStore: rename without overwrite through FileContext; a second one must fail
     FileContext fc = FileContext.getFileContext(committed.toUri(), conf);
@@ -51,11 +62,17 @@ class NioLocalFileSystemTest {
     try (FSDataOutputStream out = fs.create(tmp)) {
       out.write("{}\n".getBytes(StandardCharsets.UTF_8));
     }
-    assertThrows(org.apache.hadoop.fs.FileAlreadyExistsException.class, () -> fc.rename(tmp, committed, Options.Rename.NONE));
-    assertThrows(FileNotFoundException.class, () -> fc.rename(new Path(dir.toUri().toString(), "nope"), committed));
+    assertThrows(
+        org.apache.hadoop.fs.FileAlreadyExistsException.class,
+        () -> fc.rename(tmp, committed, Options.Rename.NONE));
+    assertThrows(
+        FileNotFoundException.class,
+        () -> fc.rename(new Path(dir.toUri().toString(), "nope"), committed));
 
     try (Stream<java.nio.file.Path> files = Files.list(dir.resolve("log"))) {
-      assertEquals(List.of(".00001.json.tmp", "00001.json"), files.map(p -> p.getFileName().toString()).sorted().toList(),
+      assertEquals(
+          List.of(".00001.json.tmp", "00001.json"),
+          files.map(p -> p.getFileName().toString()).sorted().toList(),
           "no .crc side files");
     }
   }
@@ -76,16 +93,18 @@ class NioLocalFileSystemTest {
           Path tmp = new Path(dir.toUri().toString(), "log/.00000.json." + w + ".tmp");
           Files.createDirectories(dir.resolve("log"));
           Files.writeString(dir.resolve("log/.00000.json." + w + ".tmp"), "writer " + w);
-          won.add(pool.submit(() -> {
-            ready.await();
-            try {
-              fc.rename(tmp, committed, Options.Rename.NONE);
-              return true;
-            } catch (org.apache.hadoop.fs.FileAlreadyExistsException lost) {
-              Files.delete(java.nio.file.Paths.get(tmp.toUri().getPath()));
-              return false;
-            }
-          }));
+          won.add(
+              pool.submit(
+                  () -> {
+                    ready.await();
+                    try {
+                      fc.rename(tmp, committed, Options.Rename.NONE);
+                      return true;
+                    } catch (org.apache.hadoop.fs.FileAlreadyExistsException lost) {
+                      Files.delete(java.nio.file.Paths.get(tmp.toUri().getPath()));
+                      return false;
+                    }
+                  }));
         }
         int winner = -1;
         int winners = 0;
@@ -96,7 +115,8 @@ class NioLocalFileSystemTest {
           }
         }
         assertEquals(1, winners, "round " + round + ": every writer but one must be refused");
-        assertEquals("writer " + winner, Files.readString(dir.resolve("log/00000.json")), "round " + round);
+        assertEquals(
+            "writer " + winner, Files.readString(dir.resolve("log/00000.json")), "round " + round);
       }
     } finally {
       pool.shutdownNow();

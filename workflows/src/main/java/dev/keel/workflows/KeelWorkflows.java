@@ -14,8 +14,8 @@ public final class KeelWorkflows {
   private KeelWorkflows() {}
 
   /**
-   * An input that cannot be decoded fails the workflow instead of failing its task forever
-   * (a workflow-task failure is retried indefinitely and the run would sit RUNNING).
+   * An input that cannot be decoded fails the workflow instead of failing its task forever (a
+   * workflow-task failure is retried indefinitely and the run would sit RUNNING).
    */
   public static WorkflowImplementationOptions options() {
     return WorkflowImplementationOptions.newBuilder()
@@ -24,8 +24,12 @@ public final class KeelWorkflows {
   }
 
   public static void register(Worker worker) {
-    worker.registerWorkflowImplementationTypes(options(),
-        PipelineWorkflowImpl.class, ExperimentWorkflowImpl.class, TrialWorkflowImpl.class,
-        InferenceWorkflowImpl.class, PoolProvisionerWorkflowImpl.class);
+    worker.registerWorkflowImplementationTypes(
+        options(),
+        PipelineWorkflowImpl.class,
+        ExperimentWorkflowImpl.class,
+        TrialWorkflowImpl.class,
+        InferenceWorkflowImpl.class,
+        PoolProvisionerWorkflowImpl.class);
   }
 }

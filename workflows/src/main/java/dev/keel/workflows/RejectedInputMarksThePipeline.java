@@ -17,7 +17,8 @@ import java.util.Optional;
  * {@code KeelStage = 'failed'} before the run fails. The SDK decodes a workflow's arguments before
  * any workflow code or interceptor runs, so without this such a run (a typo in a {@code temporal
  * workflow start --input}) ended with no stage at all, and {@code KeelStage = 'failed'} missed it.
- * The mark is a command of the workflow's own thread, so replaying the run decides it again the same way.
+ * The mark is a command of the workflow's own thread, so replaying the run decides it again the
+ * same way.
  */
 public final class RejectedInputMarksThePipeline implements DataConverter {
   private final DataConverter delegate;
@@ -32,7 +33,8 @@ public final class RejectedInputMarksThePipeline implements DataConverter {
   }
 
   @Override
-  public <T> T fromPayload(Payload payload, Class<T> valueClass, Type valueType) throws DataConverterException {
+  public <T> T fromPayload(Payload payload, Class<T> valueClass, Type valueType)
+      throws DataConverterException {
     try {
       return delegate.fromPayload(payload, valueClass, valueType);
     } catch (DataConverterException e) {
@@ -46,7 +48,8 @@ public final class RejectedInputMarksThePipeline implements DataConverter {
   }
 
   @Override
-  public <T> T fromPayloads(int index, Optional<Payloads> content, Class<T> valueType, Type valueGenericType)
+  public <T> T fromPayloads(
+      int index, Optional<Payloads> content, Class<T> valueType, Type valueGenericType)
       throws DataConverterException {
     try {
       return delegate.fromPayloads(index, content, valueType, valueGenericType);
@@ -56,7 +59,8 @@ public final class RejectedInputMarksThePipeline implements DataConverter {
   }
 
   @Override
-  public Object[] fromPayloads(Optional<Payloads> content, Class<?>[] parameterTypes, Type[] genericParameterTypes)
+  public Object[] fromPayloads(
+      Optional<Payloads> content, Class<?>[] parameterTypes, Type[] genericParameterTypes)
       throws DataConverterException {
     try {
       return delegate.fromPayloads(content, parameterTypes, genericParameterTypes);
@@ -85,7 +89,8 @@ public final class RejectedInputMarksThePipeline implements DataConverter {
    * {@link KeelWorkflows#options}); elsewhere (clients, activities) changes nothing.
    */
   private static DataConverterException marked(DataConverterException e) {
-    if (WorkflowUnsafe.isWorkflowThread() && PipelineWorkflow.TYPE.equals(Workflow.getInfo().getWorkflowType())) {
+    if (WorkflowUnsafe.isWorkflowThread()
+        && PipelineWorkflow.TYPE.equals(Workflow.getInfo().getWorkflowType())) {
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet("failed"));
     }
     return e;

@@ -10,8 +10,9 @@ import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 
 /**
- * Keel's own records, kept as Delta tables under {@code <storage root>/_keel/} so experiment history
- * outlives workflow retention and any Delta reader can query it. Light work: runs on {@code keel-control}.
+ * Keel's own records, kept as Delta tables under {@code <storage root>/_keel/} so experiment
+ * history outlives workflow retention and any Delta reader can query it. Light work: runs on {@code
+ * keel-control}.
  */
 @ActivityInterface
 public interface CatalogActivities {
@@ -25,9 +26,9 @@ public interface CatalogActivities {
    * {@code checkpoints}) as one commit per table. Idempotent per (experiment, sequence).
    */
   /**
-   * A finished experiment as the catalog recorded it, with its best checkpoint that is still saved. An
-   * experiment the catalog does not hold, one still running, or one without a saved validated checkpoint
-   * is a non-retryable failure naming it.
+   * A finished experiment as the catalog recorded it, with its best checkpoint that is still saved.
+   * An experiment the catalog does not hold, one still running, or one without a saved validated
+   * checkpoint is a non-retryable failure naming it.
    */
   @ActivityMethod(name = "ExperimentRecord")
   ExperimentRecord experimentRecord(ExperimentRecordRequest request);

@@ -13,7 +13,9 @@ public final class CatalogActivityOptions {
    * worker that died mid-activity holds up the experiment.
    */
   public static final Duration START_TO_CLOSE = Duration.ofMinutes(1);
+
   public static final Duration MAX_RETRY_INTERVAL = Duration.ofMinutes(1);
+
   /** A storage outage of up to about 20 minutes is waited out; longer ones fail the caller. */
   public static final int MAX_ATTEMPTS = 20;
 
@@ -24,8 +26,12 @@ public final class CatalogActivityOptions {
         .setTaskQueue(TaskQueues.CONTROL)
         .setSummary(summary)
         .setStartToCloseTimeout(START_TO_CLOSE)
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumInterval(MAX_RETRY_INTERVAL).setMaximumAttempts(MAX_ATTEMPTS)
-            .setDoNotRetry(FailureTypes.INVALID_TABLE, FailureTypes.INVALID_ARGUMENT).build())
+        .setRetryOptions(
+            RetryOptions.newBuilder()
+                .setMaximumInterval(MAX_RETRY_INTERVAL)
+                .setMaximumAttempts(MAX_ATTEMPTS)
+                .setDoNotRetry(FailureTypes.INVALID_TABLE, FailureTypes.INVALID_ARGUMENT)
+                .build())
         .build();
   }
 }

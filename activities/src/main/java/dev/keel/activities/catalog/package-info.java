@@ -1,2 +1,4 @@
-/** The catalog contract: Keel's experiment, trial, metric and checkpoint records as Delta tables. */
+/**
+ * The catalog contract: Keel's experiment, trial, metric and checkpoint records as Delta tables.
+ */
 package dev.keel.activities.catalog;

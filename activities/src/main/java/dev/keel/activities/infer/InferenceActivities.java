@@ -34,9 +34,9 @@ public interface InferenceActivities {
   ScorePartitionResult scorePartition(ScorePartitionRequest request);
 
   /**
-   * Commits the staged files as one appended table version with the Delta transaction id
-   * {@code keel-infer:<run id>}: a repeated commit of the same run returns the version that holds
-   * it and writes nothing.
+   * Commits the staged files as one appended table version with the Delta transaction id {@code
+   * keel-infer:<run id>}: a repeated commit of the same run returns the version that holds it and
+   * writes nothing.
    */
   @ActivityMethod(name = "CommitPredictions")
   TableRef commit(CommitPredictionsRequest request);

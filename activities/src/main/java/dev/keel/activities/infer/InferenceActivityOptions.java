@@ -10,8 +10,13 @@ import java.time.Duration;
 public final class InferenceActivityOptions {
   /** One partition: its rows read, scored and written (a partition is a few thousand rows). */
   public static final Duration PARTITION_START_TO_CLOSE = Duration.ofMinutes(30);
-  /** Planning and committing read or write only Delta logs, file listings and a checkpoint's manifest. */
+
+  /**
+   * Planning and committing read or write only Delta logs, file listings and a checkpoint's
+   * manifest.
+   */
   public static final Duration LIGHT_START_TO_CLOSE = Duration.ofMinutes(10);
+
   public static final int MAX_ATTEMPTS = 3;
 
   private InferenceActivityOptions() {}
@@ -31,7 +36,10 @@ public final class InferenceActivityOptions {
         .build();
   }
 
-  /** Planning, committing and discarding a run; a worker that dies is noticed by its missing heartbeats too. */
+  /**
+   * Planning, committing and discarding a run; a worker that dies is noticed by its missing
+   * heartbeats too.
+   */
   public static ActivityOptions forRun(String summary, Duration heartbeat) {
     return ActivityOptions.newBuilder()
         .setSummary(summary)
@@ -45,7 +53,9 @@ public final class InferenceActivityOptions {
   private static RetryOptions retries() {
     return RetryOptions.newBuilder()
         .setMaximumAttempts(MAX_ATTEMPTS)
-        .setDoNotRetry(FailureTypes.INVALID_INFERENCE_REQUEST, FailureTypes.CORRUPT_CHECKPOINT,
+        .setDoNotRetry(
+            FailureTypes.INVALID_INFERENCE_REQUEST,
+            FailureTypes.CORRUPT_CHECKPOINT,
             FailureTypes.STORAGE_UNUSABLE)
         .build();
   }

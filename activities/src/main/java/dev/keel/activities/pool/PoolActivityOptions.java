@@ -13,10 +13,13 @@ import java.time.Duration;
 public final class PoolActivityOptions {
   /** Attempts of one observation or request before the provisioner records the failure. */
   public static final int MAX_ATTEMPTS = 3;
+
   /** Listing the running experiments and asking each (and its training trials) where they stand. */
   public static final Duration OBSERVE_TIMEOUT = Duration.ofMinutes(2);
+
   /** One Auto Scaling or EC2 call (with the SDK's own retries). */
   public static final Duration CALL_TIMEOUT = Duration.ofMinutes(1);
+
   /** A long request (tofu apply) heartbeats, so a dead worker is noticed within this. */
   public static final Duration HEARTBEAT_TIMEOUT = Duration.ofMinutes(1);
 
@@ -31,22 +34,29 @@ public final class PoolActivityOptions {
   }
 
   /**
-   * @param requestTimeout how long the actuator may take (a tofu apply's timeout); the activity gets a
-   *     minute more, and heartbeats when it is longer than {@link #CALL_TIMEOUT}
+   * @param requestTimeout how long the actuator may take (a tofu apply's timeout); the activity
+   *     gets a minute more, and heartbeats when it is longer than {@link #CALL_TIMEOUT}
    */
   public static ActivityOptions forResize(String summary, Duration requestTimeout) {
     boolean slow = requestTimeout.compareTo(CALL_TIMEOUT) > 0;
-    return options(summary, requestTimeout.plus(Duration.ofMinutes(1)), slow ? HEARTBEAT_TIMEOUT : null);
+    return options(
+        summary, requestTimeout.plus(Duration.ofMinutes(1)), slow ? HEARTBEAT_TIMEOUT : null);
   }
 
   private static ActivityOptions options(String summary, Duration timeout, Duration heartbeat) {
-    ActivityOptions.Builder b = ActivityOptions.newBuilder()
-        .setTaskQueue(TaskQueues.CONTROL)
-        .setSummary(summary)
-        .setStartToCloseTimeout(timeout)
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(MAX_ATTEMPTS)
-            .setInitialInterval(Duration.ofSeconds(2)).setBackoffCoefficient(2)
-            .setDoNotRetry(FailureTypes.POOL_PROVIDER_REFUSED, FailureTypes.INVALID_POOL_SPEC).build());
+    ActivityOptions.Builder b =
+        ActivityOptions.newBuilder()
+            .setTaskQueue(TaskQueues.CONTROL)
+            .setSummary(summary)
+            .setStartToCloseTimeout(timeout)
+            .setRetryOptions(
+                RetryOptions.newBuilder()
+                    .setMaximumAttempts(MAX_ATTEMPTS)
+                    .setInitialInterval(Duration.ofSeconds(2))
+                    .setBackoffCoefficient(2)
+                    .setDoNotRetry(
+                        FailureTypes.POOL_PROVIDER_REFUSED, FailureTypes.INVALID_POOL_SPEC)
+                    .build());
     if (heartbeat != null) {
       b.setHeartbeatTimeout(heartbeat);
     }

@@ -9,25 +9,32 @@ import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 
 /**
- * The model registry: versions of named models under {@code <storage root>/models/<name>/<version>/},
- * recorded in the {@code _keel/models} Delta table. Runs on {@code keel-control}.
+ * The model registry: versions of named models under {@code <storage
+ * root>/models/<name>/<version>/}, recorded in the {@code _keel/models} Delta table. Runs on {@code
+ * keel-control}.
  */
 @ActivityInterface
 public interface ModelRegistryActivities {
 
   /**
-   * Copies the checkpoint into the registry and records the next version of the name as a
-   * {@code candidate}. Idempotent: a request whose idempotency key is already recorded returns that
+   * Copies the checkpoint into the registry and records the next version of the name as a {@code
+   * candidate}. Idempotent: a request whose idempotency key is already recorded returns that
    * version and writes nothing.
    */
   @ActivityMethod(name = "RegisterModel")
   ModelVersion register(RegisterModelRequest request);
 
-  /** One version with its stage history; a name or version that does not exist is a non-retryable failure. */
+  /**
+   * One version with its stage history; a name or version that does not exist is a non-retryable
+   * failure.
+   */
   @ActivityMethod(name = "DescribeModel")
   ModelVersion describe(ModelVersionRef model);
 
-  /** The name's current champion; the default (empty) instance when it has none. The ref's version is ignored. */
+  /**
+   * The name's current champion; the default (empty) instance when it has none. The ref's version
+   * is ignored.
+   */
   @ActivityMethod(name = "DescribeChampion")
   ModelVersion champion(ModelVersionRef name);
 
@@ -37,8 +44,8 @@ public interface ModelRegistryActivities {
 
   /**
    * Records a champion/challenger comparison and, when its decision is {@code promoted}, makes the
-   * challenger champion, in one commit. Recording the same comparison again (same challenger, decider and
-   * decision) writes nothing.
+   * challenger champion, in one commit. Recording the same comparison again (same challenger,
+   * decider and decision) writes nothing.
    */
   @ActivityMethod(name = "RecordComparison")
   ModelVersion recordComparison(Comparison comparison);

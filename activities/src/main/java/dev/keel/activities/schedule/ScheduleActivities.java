@@ -5,8 +5,8 @@ import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 
 /**
- * A Temporal Schedule's actions, for workflows (which cannot call the client themselves); on
- * {@code keel-control}. Needs a server with the Schedule API (the Temporal CLI's dev server or a cluster).
+ * A Temporal Schedule's actions, for workflows (which cannot call the client themselves); on {@code
+ * keel-control}. Needs a server with the Schedule API (the Temporal CLI's dev server or a cluster).
  */
 @ActivityInterface
 public interface ScheduleActivities {

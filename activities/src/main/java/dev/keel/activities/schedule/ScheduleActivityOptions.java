@@ -10,6 +10,7 @@ import java.time.Duration;
 public final class ScheduleActivityOptions {
   /** One call to the Temporal frontend. */
   public static final Duration START_TO_CLOSE = Duration.ofSeconds(30);
+
   /** A frontend that stays unreachable this long fails the trigger (the caller records why). */
   public static final int MAX_ATTEMPTS = 5;
 
@@ -20,8 +21,11 @@ public final class ScheduleActivityOptions {
         .setTaskQueue(TaskQueues.CONTROL)
         .setSummary(summary)
         .setStartToCloseTimeout(START_TO_CLOSE)
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(MAX_ATTEMPTS)
-            .setDoNotRetry(FailureTypes.SCHEDULE_NOT_FOUND, FailureTypes.INVALID_ARGUMENT).build())
+        .setRetryOptions(
+            RetryOptions.newBuilder()
+                .setMaximumAttempts(MAX_ATTEMPTS)
+                .setDoNotRetry(FailureTypes.SCHEDULE_NOT_FOUND, FailureTypes.INVALID_ARGUMENT)
+                .build())
         .build();
   }
 }

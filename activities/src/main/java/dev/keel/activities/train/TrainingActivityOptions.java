@@ -7,19 +7,27 @@ import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import java.time.Duration;
 
-/** How every caller of {@link TrainingActivities} runs it: a pipeline's training and a trial's step alike. */
+/**
+ * How every caller of {@link TrainingActivities} runs it: a pipeline's training and a trial's step
+ * alike.
+ */
 public final class TrainingActivityOptions {
   /**
-   * A dead worker is detected by missing heartbeats; this bound only stops a worker that hangs while
-   * still heartbeating, so it is as long as the longest training anyone runs in one activity.
+   * A dead worker is detected by missing heartbeats; this bound only stops a worker that hangs
+   * while still heartbeating, so it is as long as the longest training anyone runs in one activity.
    */
   public static final Duration START_TO_CLOSE = Duration.ofHours(48);
+
   public static final Duration INITIAL_RETRY_INTERVAL = Duration.ofSeconds(1);
   public static final Duration MAX_RETRY_INTERVAL = Duration.ofSeconds(30);
+
   /** Retrying cannot fix these: the hyperparameters, the request or the checkpoint is bad. */
   static final String[] DO_NOT_RETRY = {
-      FailureTypes.INVALID_HYPERPARAMETER, FailureTypes.INVALID_TRAIN_REQUEST, FailureTypes.CORRUPT_CHECKPOINT,
-      FailureTypes.GANG_MISMATCH};
+    FailureTypes.INVALID_HYPERPARAMETER,
+    FailureTypes.INVALID_TRAIN_REQUEST,
+    FailureTypes.CORRUPT_CHECKPOINT,
+    FailureTypes.GANG_MISMATCH
+  };
 
   private TrainingActivityOptions() {}
 
@@ -29,8 +37,8 @@ public final class TrainingActivityOptions {
    * @param restartsUsed restarts earlier steps of the trial already used
    * @param heartbeat how long a worker may stay silent before its attempt counts as dead
    */
-  public static ActivityOptions forTrial(String pool, int maxRestarts, int restartsUsed, Duration heartbeat,
-      String summary) {
+  public static ActivityOptions forTrial(
+      String pool, int maxRestarts, int restartsUsed, Duration heartbeat, String summary) {
     return ActivityOptions.newBuilder()
         .setTaskQueue(TaskQueues.train(pool))
         .setSummary(summary)
@@ -38,12 +46,13 @@ public final class TrainingActivityOptions {
         .setHeartbeatTimeout(heartbeat)
         // A killed trial ends only once its worker stopped training (or missed its heartbeats).
         .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
-        .setRetryOptions(RetryOptions.newBuilder()
-            .setInitialInterval(INITIAL_RETRY_INTERVAL)
-            .setMaximumInterval(MAX_RETRY_INTERVAL)
-            .setMaximumAttempts(attempts(maxRestarts, restartsUsed))
-            .setDoNotRetry(DO_NOT_RETRY)
-            .build())
+        .setRetryOptions(
+            RetryOptions.newBuilder()
+                .setInitialInterval(INITIAL_RETRY_INTERVAL)
+                .setMaximumInterval(MAX_RETRY_INTERVAL)
+                .setMaximumAttempts(attempts(maxRestarts, restartsUsed))
+                .setDoNotRetry(DO_NOT_RETRY)
+                .build())
         .build();
   }
 
@@ -64,12 +73,18 @@ public final class TrainingActivityOptions {
         .build();
   }
 
-  /** Whether a training failure of this type is the input's fault, so neither a retry nor a gang restart can help. */
+  /**
+   * Whether a training failure of this type is the input's fault, so neither a retry nor a gang
+   * restart can help.
+   */
   public static boolean isPermanent(String failureType) {
     return java.util.Arrays.asList(DO_NOT_RETRY).contains(failureType);
   }
 
-  /** The first attempt plus the restarts left; a trial that used them all still gets its one attempt. */
+  /**
+   * The first attempt plus the restarts left; a trial that used them all still gets its one
+   * attempt.
+   */
   static int attempts(int maxRestarts, int restartsUsed) {
     return Math.max(1, maxRestarts - restartsUsed + 1);
   }

@@ -26,14 +26,23 @@ class TrainingActivityOptionsTest {
     assertEquals("keel-train-gpu", o.getTaskQueue());
     assertEquals(Duration.ofSeconds(42), o.getHeartbeatTimeout());
     assertEquals(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED, o.getCancellationType());
-    assertArrayEquals(new String[] {FailureTypes.INVALID_HYPERPARAMETER, FailureTypes.INVALID_TRAIN_REQUEST,
-        FailureTypes.CORRUPT_CHECKPOINT, FailureTypes.GANG_MISMATCH}, o.getRetryOptions().getDoNotRetry());
-    assertEquals("keel-train-cpu", TrainingActivityOptions.forTrial("", 3, 0, Duration.ofSeconds(1), "s").getTaskQueue());
+    assertArrayEquals(
+        new String[] {
+          FailureTypes.INVALID_HYPERPARAMETER,
+          FailureTypes.INVALID_TRAIN_REQUEST,
+          FailureTypes.CORRUPT_CHECKPOINT,
+          FailureTypes.GANG_MISMATCH
+        },
+        o.getRetryOptions().getDoNotRetry());
+    assertEquals(
+        "keel-train-cpu",
+        TrainingActivityOptions.forTrial("", 3, 0, Duration.ofSeconds(1), "s").getTaskQueue());
   }
 
   @Test
   void aRankIsTriedOnceBecauseTheWorkflowRestartsItsWholeGang() {
-    ActivityOptions o = TrainingActivityOptions.forGangRank("gpu", Duration.ofSeconds(42), "rank 1");
+    ActivityOptions o =
+        TrainingActivityOptions.forGangRank("gpu", Duration.ofSeconds(42), "rank 1");
     assertEquals("keel-train-gpu", o.getTaskQueue());
     assertEquals(1, o.getRetryOptions().getMaximumAttempts());
     assertEquals(Duration.ofSeconds(42), o.getHeartbeatTimeout());
@@ -43,6 +52,7 @@ class TrainingActivityOptionsTest {
   }
 
   private static ActivityOptions options(int maxRestarts, int used) {
-    return TrainingActivityOptions.forTrial("gpu", maxRestarts, used, Duration.ofSeconds(42), "train");
+    return TrainingActivityOptions.forTrial(
+        "gpu", maxRestarts, used, Duration.ofSeconds(42), "train");
   }
 }

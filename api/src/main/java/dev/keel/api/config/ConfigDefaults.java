@@ -19,45 +19,61 @@ import java.time.Duration;
 public final class ConfigDefaults {
   /** 5,000 of Fashion-MNIST's 60,000 training images, as in the usual 55,000/5,000 split. */
   public static final double VALIDATION_FRACTION = 5000.0 / 60000.0;
+
   /**
-   * Each label keeps its share of validation rows: image folders and many CSVs list their rows class by
-   * class, so any cut in table order would validate on a few classes only.
+   * Each label keeps its share of validation rows: image folders and many CSVs list their rows
+   * class by class, so any cut in table order would validate on a few classes only.
    */
   public static final boolean VALIDATION_STRATIFY = true;
-  /** The row-id hash's seed, the same for every experiment, so experiments on one data version validate alike. */
+
+  /**
+   * The row-id hash's seed, the same for every experiment, so experiments on one data version
+   * validate alike.
+   */
   public static final long VALIDATION_SEED = 0;
+
   /** Restarts after worker failures per trial (a pipeline trains one trial). */
   public static final int MAX_RESTARTS = 5;
+
   /**
    * Periodic checkpoints bound the work a dead worker loses. 200 batches take seconds on a CPU and
    * a checkpoint of a small model is written in the background, so the bound costs little.
    */
   public static final TrainingLength CHECKPOINT_PERIOD = TrainingLength.batches(200);
+
   public static final String RESOURCE_POOL = "cpu";
   public static final int SLOTS_PER_TRIAL = 1;
+
   /** Determined's checkpoint GC defaults: keep each trial's best and latest checkpoint. */
   public static final int SAVE_EXPERIMENT_BEST = 0;
+
   public static final int SAVE_TRIAL_BEST = 1;
   public static final int SAVE_TRIAL_LATEST = 1;
+
   /**
    * How long a training worker may stay silent before its attempt counts as dead. The trainer
    * heartbeats every second or two, so this only needs to outlast pauses such as a slow checkpoint
    * upload; a dead worker costs at most this long before its step restarts.
    */
   public static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(60);
+
   /** Continue-as-new well below Temporal's 51,200-event history limit. */
   public static final int CONTINUE_AS_NEW_AFTER_EVENTS = 8000;
+
   public static final int CATALOG_BATCH_ROWS = 200;
 
   private ConfigDefaults() {}
 
-  /** {@code config} with every unset defaulted field set; fields already set are kept. Idempotent. */
+  /**
+   * {@code config} with every unset defaulted field set; fields already set are kept. Idempotent.
+   */
   public static ExperimentConfig withDefaults(ExperimentConfig config) {
     ExperimentConfig.Builder c = config.toBuilder();
     DataSpec.Builder data = c.getDataBuilder();
     ValidationSpec.Builder validation = c.getValidationBuilder();
     if (!validation.hasFraction()) {
-      validation.setFraction(data.hasValidationFraction() ? data.getValidationFraction() : VALIDATION_FRACTION);
+      validation.setFraction(
+          data.hasValidationFraction() ? data.getValidationFraction() : VALIDATION_FRACTION);
     }
     if (!validation.hasStratify()) {
       validation.setStratify(VALIDATION_STRATIFY);

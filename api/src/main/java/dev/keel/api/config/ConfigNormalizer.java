@@ -8,8 +8,8 @@ import com.google.protobuf.Descriptors.FieldDescriptor;
 import dev.keel.api.v1.Hyperparameter;
 
 /**
- * Determined's YAML shorthands that protobuf JSON lacks: a bare hyperparameter value
- * ({@code batch_size: 64}) is a const. Applied wherever a hyperparameter map appears.
+ * Determined's YAML shorthands that protobuf JSON lacks: a bare hyperparameter value ({@code
+ * batch_size: 64}) is a const. Applied wherever a hyperparameter map appears.
  */
 final class ConfigNormalizer {
   private ConfigNormalizer() {}
@@ -19,20 +19,26 @@ final class ConfigNormalizer {
       return node;
     }
     for (FieldDescriptor f : type.getFields()) {
-      JsonNode child = object.has(f.getName()) ? object.get(f.getName()) : object.get(f.getJsonName());
+      JsonNode child =
+          object.has(f.getName()) ? object.get(f.getName()) : object.get(f.getJsonName());
       if (child == null || f.getJavaType() != FieldDescriptor.JavaType.MESSAGE) {
         continue;
       }
-      if (f.isMapField() && isHyperparameter(f.getMessageType().findFieldByName("value")) && child instanceof ObjectNode hps) {
-        hps.fields().forEachRemaining(e -> {
-          if (!e.getValue().isObject()) {
-            ObjectNode constant = JsonNodeFactory.instance.objectNode();
-            constant.put("type", "const");
-            constant.set("val", e.getValue());
-            e.setValue(constant);
-          }
-        });
-      } else if (!f.isRepeated() && !f.getMessageType().getFullName().startsWith("google.protobuf.")) {
+      if (f.isMapField()
+          && isHyperparameter(f.getMessageType().findFieldByName("value"))
+          && child instanceof ObjectNode hps) {
+        hps.fields()
+            .forEachRemaining(
+                e -> {
+                  if (!e.getValue().isObject()) {
+                    ObjectNode constant = JsonNodeFactory.instance.objectNode();
+                    constant.put("type", "const");
+                    constant.set("val", e.getValue());
+                    e.setValue(constant);
+                  }
+                });
+      } else if (!f.isRepeated()
+          && !f.getMessageType().getFullName().startsWith("google.protobuf.")) {
         normalize(child, f.getMessageType());
       }
     }
@@ -40,7 +46,8 @@ final class ConfigNormalizer {
   }
 
   private static boolean isHyperparameter(FieldDescriptor valueField) {
-    return valueField != null && valueField.getJavaType() == FieldDescriptor.JavaType.MESSAGE
+    return valueField != null
+        && valueField.getJavaType() == FieldDescriptor.JavaType.MESSAGE
         && valueField.getMessageType().equals(Hyperparameter.getDescriptor());
   }
 }

@@ -23,7 +23,14 @@ public final class ConfigValidationException extends IllegalArgumentException {
   }
 
   private static String format(String source, List<ConfigProblem> problems) {
-    String head = "invalid " + source + " (" + problems.size() + " problem" + (problems.size() == 1 ? "" : "s") + "):";
+    String head =
+        "invalid "
+            + source
+            + " ("
+            + problems.size()
+            + " problem"
+            + (problems.size() == 1 ? "" : "s")
+            + "):";
     return head + problems.stream().map(p -> "\n  " + p).collect(Collectors.joining());
   }
 }

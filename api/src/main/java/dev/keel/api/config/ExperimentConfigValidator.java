@@ -13,9 +13,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The rules of an experiment config that are the experiment's own: data, hyperparameter shapes, resources,
- * periods, restarts, checkpoint storage, model, and the searcher fields every experiment uses (metric, max_length).
- * The searcher's rules come in as {@link SearcherRules}; every violation is reported with its path.
+ * The rules of an experiment config that are the experiment's own: data, hyperparameter shapes,
+ * resources, periods, restarts, checkpoint storage, model, and the searcher fields every experiment
+ * uses (metric, max_length). The searcher's rules come in as {@link SearcherRules}; every violation
+ * is reported with its path.
  */
 public final class ExperimentConfigValidator {
   public static final Set<String> HP_TYPES = Set.of("const", "int", "double", "log", "categorical");
@@ -30,10 +31,11 @@ public final class ExperimentConfigValidator {
   }
 
   /**
-   * Only what a searcher reads (hyperparameters, searcher): for searchers built outside an experiment, such as
-   * simulations and previews, which have no data or model.
+   * Only what a searcher reads (hyperparameters, searcher): for searchers built outside an
+   * experiment, such as simulations and previews, which have no data or model.
    */
-  public static List<ConfigProblem> validateSearch(ExperimentConfig config, SearcherRules searcher) {
+  public static List<ConfigProblem> validateSearch(
+      ExperimentConfig config, SearcherRules searcher) {
     Problems problems = new Problems();
     boolean wellFormed = hyperparameters(config, "", problems);
     searcher(config, "", searcher, wellFormed, problems);
@@ -46,57 +48,88 @@ public final class ExperimentConfigValidator {
   /** A sanity bound: more ranks than this is a typo, not a cluster. */
   static final int MAX_SLOTS_PER_TRIAL = 512;
 
-  static void validate(ExperimentConfig c, String path, boolean requireTable, SearcherRules searcher, Problems problems) {
+  static void validate(
+      ExperimentConfig c,
+      String path,
+      boolean requireTable,
+      SearcherRules searcher,
+      Problems problems) {
     if (requireTable && c.getData().getTable().isBlank()) {
       problems.add(Problems.at(path, "data.table"), "required (the Delta table to train on)");
-    } else if (!c.getData().getTable().isBlank() && !c.getData().getTable().matches(PipelineRequestValidator.TABLE)) {
-      problems.add(Problems.at(path, "data.table"), "must be a table name ([A-Za-z0-9_.-], not starting with '.') or a"
-          + " URI, got '" + c.getData().getTable() + "'");
+    } else if (!c.getData().getTable().isBlank()
+        && !c.getData().getTable().matches(PipelineRequestValidator.TABLE)) {
+      problems.add(
+          Problems.at(path, "data.table"),
+          "must be a table name ([A-Za-z0-9_.-], not starting with '.') or a"
+              + " URI, got '"
+              + c.getData().getTable()
+              + "'");
     }
     String name = c.getName();
-    if (name.length() > MAX_NAME || name.contains("/") || name.contains("\\") || name.contains("..")
+    if (name.length() > MAX_NAME
+        || name.contains("/")
+        || name.contains("\\")
+        || name.contains("..")
         || name.chars().anyMatch(Character::isISOControl)) {
-      problems.add(Problems.at(path, "name"), "must be at most " + MAX_NAME + " characters without '/', '\\', '..'"
-          + " or control characters");
+      problems.add(
+          Problems.at(path, "name"),
+          "must be at most "
+              + MAX_NAME
+              + " characters without '/', '\\', '..'"
+              + " or control characters");
     }
     if (c.getData().hasVersion() && c.getData().getVersion() < 0) {
-      problems.add(Problems.at(path, "data.version"), "must be >= 0, got " + c.getData().getVersion());
+      problems.add(
+          Problems.at(path, "data.version"), "must be >= 0, got " + c.getData().getVersion());
     }
     if (c.getData().hasValidationFraction()
         && !(c.getData().getValidationFraction() > 0 && c.getData().getValidationFraction() < 1)) {
-      problems.add(Problems.at(path, "data.validation_fraction"),
+      problems.add(
+          Problems.at(path, "data.validation_fraction"),
           "must be > 0 and < 1, got " + c.getData().getValidationFraction());
     }
     if (c.getValidation().hasFraction()) {
       double fraction = c.getValidation().getFraction();
       if (!(fraction > 0 && fraction < 1)) {
-        problems.add(Problems.at(path, "validation.fraction"), "must be > 0 and < 1, got " + fraction);
-      } else if (c.getData().hasValidationFraction() && c.getData().getValidationFraction() != fraction) {
-        problems.add(Problems.at(path, "validation.fraction"), fraction + " differs from data.validation_fraction "
-            + c.getData().getValidationFraction() + " (the older spelling of the same setting): set one of them");
+        problems.add(
+            Problems.at(path, "validation.fraction"), "must be > 0 and < 1, got " + fraction);
+      } else if (c.getData().hasValidationFraction()
+          && c.getData().getValidationFraction() != fraction) {
+        problems.add(
+            Problems.at(path, "validation.fraction"),
+            fraction
+                + " differs from data.validation_fraction "
+                + c.getData().getValidationFraction()
+                + " (the older spelling of the same setting): set one of them");
       }
     }
     boolean wellFormed = hyperparameters(c, path, problems);
     searcher(c, path, searcher, wellFormed, problems);
     if (c.getResources().hasSlotsPerTrial() && c.getResources().getSlotsPerTrial() < 1) {
-      problems.add(Problems.at(path, "resources.slots_per_trial"), "must be >= 1, got " + c.getResources().getSlotsPerTrial());
+      problems.add(
+          Problems.at(path, "resources.slots_per_trial"),
+          "must be >= 1, got " + c.getResources().getSlotsPerTrial());
     } else if (c.getResources().getSlotsPerTrial() > MAX_SLOTS_PER_TRIAL) {
-      problems.add(Problems.at(path, "resources.slots_per_trial"), "must be <= " + MAX_SLOTS_PER_TRIAL
-          + ", got " + c.getResources().getSlotsPerTrial());
+      problems.add(
+          Problems.at(path, "resources.slots_per_trial"),
+          "must be <= " + MAX_SLOTS_PER_TRIAL + ", got " + c.getResources().getSlotsPerTrial());
     } else if (c.getResources().getSlotsPerTrial() > 1) {
       slotsDivideBatchSizes(c, path, problems);
     }
     String pool = c.getResources().getResourcePool();
     if (!pool.isEmpty() && !pool.matches("[a-z0-9][a-z0-9-]*")) {
-      problems.add(Problems.at(path, "resources.resource_pool"), "must be lower-case letters, digits and '-', got '" + pool + "'");
+      problems.add(
+          Problems.at(path, "resources.resource_pool"),
+          "must be lower-case letters, digits and '-', got '" + pool + "'");
     }
     if (c.hasMinValidationPeriod()) {
       length(c.getMinValidationPeriod(), Problems.at(path, "min_validation_period"), problems);
       Optional<LengthUnit> unit = TrainingLength.unitOf(c.getSearcher().getMaxLength());
       Optional<LengthUnit> periodUnit = TrainingLength.unitOf(c.getMinValidationPeriod());
       if (unit.isPresent() && periodUnit.isPresent() && !periodUnit.equals(unit)) {
-        problems.add(Problems.at(path, "min_validation_period"), "must be in the unit of searcher.max_length ("
-            + unit.get().label() + ")");
+        problems.add(
+            Problems.at(path, "min_validation_period"),
+            "must be in the unit of searcher.max_length (" + unit.get().label() + ")");
       }
     }
     if (c.hasMinCheckpointPeriod()) {
@@ -112,34 +145,47 @@ public final class ExperimentConfigValidator {
   }
 
   /** Checks every hyperparameter's shape; true if none had a problem. */
-  /** Every rank trains on an equal share of each batch, so a batch size the ranks cannot share is refused now, not on the workers. */
+  /**
+   * Every rank trains on an equal share of each batch, so a batch size the ranks cannot share is
+   * refused now, not on the workers.
+   */
   private static void slotsDivideBatchSizes(ExperimentConfig c, String path, Problems problems) {
     int slots = c.getResources().getSlotsPerTrial();
     Hyperparameter hp = c.getHyperparametersMap().get("batch_size");
     if (hp == null) {
       return;
     }
-    List<com.google.protobuf.Value> sizes = "const".equals(hp.getType()) ? List.of(hp.getVal())
-        : "categorical".equals(hp.getType()) ? hp.getValsList() : List.of();
+    List<com.google.protobuf.Value> sizes =
+        "const".equals(hp.getType())
+            ? List.of(hp.getVal())
+            : "categorical".equals(hp.getType()) ? hp.getValsList() : List.of();
     for (com.google.protobuf.Value v : sizes) {
       if (v.hasNumberValue() && v.getNumberValue() % slots != 0) {
-        problems.add(Problems.at(path, "hyperparameters.batch_size"), String.format(java.util.Locale.ROOT,
-            "%.0f cannot be split evenly over resources.slots_per_trial = %d ranks (the batch size is the global one)",
-            v.getNumberValue(), slots));
+        problems.add(
+            Problems.at(path, "hyperparameters.batch_size"),
+            String.format(
+                java.util.Locale.ROOT,
+                "%.0f cannot be split evenly over resources.slots_per_trial = %d ranks (the batch size is the global one)",
+                v.getNumberValue(),
+                slots));
       }
     }
   }
 
   private static boolean hyperparameters(ExperimentConfig c, String path, Problems problems) {
     int before = problems.count();
-    c.getHyperparametersMap().forEach((name, hp) -> hyperparameter(hp, Problems.at(path, "hyperparameters." + name), problems));
+    c.getHyperparametersMap()
+        .forEach(
+            (name, hp) ->
+                hyperparameter(hp, Problems.at(path, "hyperparameters." + name), problems));
     return problems.count() == before;
   }
 
   private static void hyperparameter(Hyperparameter hp, String path, Problems problems) {
     String type = hp.getType();
     if (type.isEmpty()) {
-      problems.add(Problems.at(path, "type"), "required (expected const|int|double|log|categorical)");
+      problems.add(
+          Problems.at(path, "type"), "required (expected const|int|double|log|categorical)");
       return;
     }
     switch (type) {
@@ -154,8 +200,10 @@ public final class ExperimentConfigValidator {
           problems.add(Problems.at(path, "vals"), "must list at least one value");
         }
       }
-      default -> problems.add(Problems.at(path, "type"),
-          "unknown type '" + type + "' (expected const|int|double|log|categorical)");
+      default ->
+          problems.add(
+              Problems.at(path, "type"),
+              "unknown type '" + type + "' (expected const|int|double|log|categorical)");
     }
   }
 
@@ -167,12 +215,17 @@ public final class ExperimentConfigValidator {
       problems.add(Problems.at(path, "maxval"), "required for a " + type + " hyperparameter");
     }
     if (hp.hasMinval() && hp.hasMaxval() && hp.getMinval() > hp.getMaxval()) {
-      problems.add(Problems.at(path, "minval"), "must be <= maxval (" + num(hp.getMaxval()) + "), got " + num(hp.getMinval()));
+      problems.add(
+          Problems.at(path, "minval"),
+          "must be <= maxval (" + num(hp.getMaxval()) + "), got " + num(hp.getMinval()));
     }
     if ("int".equals(type)) {
-      for (Map.Entry<String, Double> bound : Map.of("minval", hp.getMinval(), "maxval", hp.getMaxval()).entrySet()) {
+      for (Map.Entry<String, Double> bound :
+          Map.of("minval", hp.getMinval(), "maxval", hp.getMaxval()).entrySet()) {
         if (bound.getValue() != Math.rint(bound.getValue())) {
-          problems.add(Problems.at(path, bound.getKey()), "must be an integer for an int hyperparameter, got " + bound.getValue());
+          problems.add(
+              Problems.at(path, bound.getKey()),
+              "must be an integer for an int hyperparameter, got " + bound.getValue());
         }
       }
     }
@@ -186,23 +239,33 @@ public final class ExperimentConfigValidator {
     if (hp.hasCount() && hp.getCount() < 1) {
       problems.add(Problems.at(path, "count"), "must be > 0, got " + hp.getCount());
     } else if (hp.getCount() > ConfigLimits.MAX_GRID_POINTS) {
-      problems.add(Problems.at(path, "count"), ConfigLimits.atMost(ConfigLimits.MAX_GRID_POINTS, hp.getCount()));
+      problems.add(
+          Problems.at(path, "count"),
+          ConfigLimits.atMost(ConfigLimits.MAX_GRID_POINTS, hp.getCount()));
     }
   }
 
-  /** Whichever method searches, the experiment reports this metric and trials train in this length and unit. */
+  /**
+   * Whichever method searches, the experiment reports this metric and trials train in this length
+   * and unit.
+   */
   private static void searcherCommon(SearcherConfig s, String path, Problems problems) {
     if (s.getMetric().isEmpty()) {
       problems.add(Problems.at(path, "metric"), "required (e.g. validation_loss or accuracy)");
     }
     if (!s.hasMaxLength()) {
-      problems.add(Problems.at(path, "max_length"), "required (e.g. {batches: 1000} or {epochs: 1})");
+      problems.add(
+          Problems.at(path, "max_length"), "required (e.g. {batches: 1000} or {epochs: 1})");
     } else {
       length(s.getMaxLength(), Problems.at(path, "max_length"), problems);
     }
   }
 
-  private static void searcher(ExperimentConfig c, String path, SearcherRules rules, boolean hyperparametersWellFormed,
+  private static void searcher(
+      ExperimentConfig c,
+      String path,
+      SearcherRules rules,
+      boolean hyperparametersWellFormed,
       Problems problems) {
     searcherCommon(c.getSearcher(), Problems.at(path, "searcher"), problems);
     for (ConfigProblem p : rules.check(c, hyperparametersWellFormed)) {
@@ -216,13 +279,17 @@ public final class ExperimentConfigValidator {
 
   private static void checkpointStorage(CheckpointStorage s, String path, Problems problems) {
     if (s.getSaveExperimentBest() < 0) {
-      problems.add(Problems.at(path, "save_experiment_best"), "must be >= 0, got " + s.getSaveExperimentBest());
+      problems.add(
+          Problems.at(path, "save_experiment_best"),
+          "must be >= 0, got " + s.getSaveExperimentBest());
     }
     if (s.getSaveTrialBest() < 0) {
-      problems.add(Problems.at(path, "save_trial_best"), "must be >= 0, got " + s.getSaveTrialBest());
+      problems.add(
+          Problems.at(path, "save_trial_best"), "must be >= 0, got " + s.getSaveTrialBest());
     }
     if (s.getSaveTrialLatest() < 0) {
-      problems.add(Problems.at(path, "save_trial_latest"), "must be >= 0, got " + s.getSaveTrialLatest());
+      problems.add(
+          Problems.at(path, "save_trial_latest"), "must be >= 0, got " + s.getSaveTrialLatest());
     }
   }
 

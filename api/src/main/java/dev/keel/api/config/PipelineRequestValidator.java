@@ -2,30 +2,36 @@ package dev.keel.api.config;
 
 import dev.keel.api.length.LengthUnit;
 import dev.keel.api.length.TrainingLength;
+import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.FinalTraining;
 import dev.keel.api.v1.ModelSelector;
-import dev.keel.api.v1.PipelineReuse;
-import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.PipelineRequest;
+import dev.keel.api.v1.PipelineReuse;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * Semantic rules of a pipeline request; the experiment inside is checked under {@code experiment.}, its searcher
- * by the {@link SearcherRules} given.
+ * Semantic rules of a pipeline request; the experiment inside is checked under {@code experiment.},
+ * its searcher by the {@link SearcherRules} given.
  */
 public final class PipelineRequestValidator {
-  public static final Set<String> SOURCE_FORMATS = Set.of("fashion_mnist", "image_folder", "csv", "parquet");
+  public static final Set<String> SOURCE_FORMATS =
+      Set.of("fashion_mnist", "image_folder", "csv", "parquet");
   private static final Set<String> TABULAR = Set.of("csv", "parquet");
   private static final Set<String> MODES = Set.of("append", "overwrite");
   private static final Set<String> ON_BAD_RECORD = Set.of("fail", "skip");
   private static final Set<String> SPLITS = Set.of("train", "test");
+
   /** A stage names one version only when it has one member. */
   private static final Set<String> WARM_START_STAGES = Set.of("champion");
-  private static final Set<String> PROMOTION_POLICIES = Set.of("champion_challenger", "always", "never");
+
+  private static final Set<String> PROMOTION_POLICIES =
+      Set.of("champion_challenger", "always", "never");
+
   /** A table name (one path segment, not starting with a dot), a URI or an absolute path. */
   static final String TABLE = "[A-Za-z0-9_][A-Za-z0-9_.\\-]*|[a-z0-9]+://.+|/.+";
+
   /** The model registry's names. */
   public static final String MODEL_NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}";
 
@@ -36,7 +42,8 @@ public final class PipelineRequestValidator {
     PipelineReuse reuse = r.getReuse();
     boolean reuseTable = reuse.hasTable();
     if (r.hasSource() && reuseTable) {
-      problems.add("reuse.table", "set either source (run the ETL) or reuse.table (skip it), not both");
+      problems.add(
+          "reuse.table", "set either source (run the ETL) or reuse.table (skip it), not both");
     } else if (reuseTable) {
       if (reuse.getTable().getTable().isBlank()) {
         problems.add("reuse.table.table", "required (the table to train on, a name or a URI)");
@@ -44,12 +51,24 @@ public final class PipelineRequestValidator {
         problems.add("reuse.table.version", "must be >= 0, got " + reuse.getTable().getVersion());
       }
     } else if (!r.hasSource()) {
-      problems.add("source", "missing data source (set source.format, e.g. fashion_mnist, and source.uri; "
-          + "or reuse.table to use a table that exists)");
+      problems.add(
+          "source",
+          "missing data source (set source.format, e.g. fashion_mnist, and source.uri; "
+              + "or reuse.table to use a table that exists)");
     } else if (r.getSource().getFormat().isEmpty()) {
-      problems.add("source.format", "required (expected " + String.join("|", SOURCE_FORMATS.stream().sorted().toList()) + ")");
+      problems.add(
+          "source.format",
+          "required (expected "
+              + String.join("|", SOURCE_FORMATS.stream().sorted().toList())
+              + ")");
     } else if (!SOURCE_FORMATS.contains(r.getSource().getFormat())) {
-      problems.add("source.format", "unknown format '" + r.getSource().getFormat() + "' (expected " + String.join("|", SOURCE_FORMATS.stream().sorted().toList()) + ")");
+      problems.add(
+          "source.format",
+          "unknown format '"
+              + r.getSource().getFormat()
+              + "' (expected "
+              + String.join("|", SOURCE_FORMATS.stream().sorted().toList())
+              + ")");
     } else {
       source(r.getSource(), problems);
     }
@@ -57,29 +76,42 @@ public final class PipelineRequestValidator {
       if (r.getTargetTable().isBlank()) {
         problems.add("target_table", "required (name of the Delta table the ETL stage writes)");
       } else if (!r.getTargetTable().matches(TABLE)) {
-        problems.add("target_table", "must be a table name ([A-Za-z0-9_.-], not starting with '.') or a URI, got '" + r.getTargetTable() + "'");
+        problems.add(
+            "target_table",
+            "must be a table name ([A-Za-z0-9_.-], not starting with '.') or a URI, got '"
+                + r.getTargetTable()
+                + "'");
       }
     }
     boolean reuseModel = reuse.hasModel();
     if (reuseModel) {
       if (!reuse.getModel().getName().matches(MODEL_NAME)) {
-        problems.add("reuse.model.name", "must match " + MODEL_NAME + ", got '" + reuse.getModel().getName() + "'");
+        problems.add(
+            "reuse.model.name",
+            "must match " + MODEL_NAME + ", got '" + reuse.getModel().getName() + "'");
       }
       if (reuse.getModel().getVersion() < 1) {
         problems.add("reuse.model.version", "required (a registered version, 1 or more)");
       }
       if (!reuse.getExperimentId().isEmpty()) {
-        problems.add("reuse.experiment_id", "a reused model skips the search: set reuse.model or reuse.experiment_id, not both");
+        problems.add(
+            "reuse.experiment_id",
+            "a reused model skips the search: set reuse.model or reuse.experiment_id, not both");
       }
     }
     if (!reuse.getExperimentId().isEmpty() && r.hasExperiment()) {
-      problems.add("experiment", "reuse.experiment_id brings its own config: remove experiment or reuse.experiment_id");
+      problems.add(
+          "experiment",
+          "reuse.experiment_id brings its own config: remove experiment or reuse.experiment_id");
     }
     boolean searches = !reuseModel && reuse.getExperimentId().isEmpty();
     if (searches && !r.hasExperiment()) {
-      problems.add("experiment", "required (the experiment config to search and train; or reuse.experiment_id / reuse.model)");
+      problems.add(
+          "experiment",
+          "required (the experiment config to search and train; or reuse.experiment_id / reuse.model)");
     } else if (r.hasExperiment()) {
-      ExperimentConfigValidator.validate(r.getExperiment(), "experiment", false, searcher, problems);
+      ExperimentConfigValidator.validate(
+          r.getExperiment(), "experiment", false, searcher, problems);
     }
     if (r.hasFinalTraining()) {
       finalTraining(r, reuseModel, problems);
@@ -89,14 +121,23 @@ public final class PipelineRequestValidator {
     }
     if (!r.getModelName().isEmpty() && !r.getModelName().matches(MODEL_NAME)) {
       problems.add("model_name", "must match " + MODEL_NAME + ", got '" + r.getModelName() + "'");
-    } else if (r.getModelName().isEmpty() && !r.getName().isEmpty() && !r.getName().matches(MODEL_NAME)) {
+    } else if (r.getModelName().isEmpty()
+        && !r.getName().isEmpty()
+        && !r.getName().matches(MODEL_NAME)) {
       // checked now, not at the register stage after the ETL and the search have run
-      problems.add("name", "'" + r.getName() + "' names the registered model, so it must match " + MODEL_NAME
-          + " (or set model_name)");
+      problems.add(
+          "name",
+          "'"
+              + r.getName()
+              + "' names the registered model, so it must match "
+              + MODEL_NAME
+              + " (or set model_name)");
     }
     String policy = r.getPromotion().getPolicy();
     if (!policy.isEmpty() && !PROMOTION_POLICIES.contains(policy)) {
-      problems.add("promotion.policy", "unknown policy '" + policy + "' (expected champion_challenger|always|never)");
+      problems.add(
+          "promotion.policy",
+          "unknown policy '" + policy + "' (expected champion_challenger|always|never)");
     }
     String split = r.getInference().getSplit();
     if (!split.isEmpty() && !SPLITS.contains(split)) {
@@ -104,7 +145,11 @@ public final class PipelineRequestValidator {
     }
     String predictions = r.getInference().getPredictionsTable();
     if (!predictions.isEmpty() && !predictions.matches(TABLE)) {
-      problems.add("inference.predictions_table", "must be a table name ([A-Za-z0-9_.-], not starting with '.') or a URI, got '" + predictions + "'");
+      problems.add(
+          "inference.predictions_table",
+          "must be a table name ([A-Za-z0-9_.-], not starting with '.') or a URI, got '"
+              + predictions
+              + "'");
     }
     if (r.getInference().hasDrift()) {
       DriftConfigRules.validate(r.getInference().getDrift(), "inference.drift", problems);
@@ -115,41 +160,68 @@ public final class PipelineRequestValidator {
   private static void finalTraining(PipelineRequest r, boolean reuseModel, Problems problems) {
     FinalTraining f = r.getFinalTraining();
     if (reuseModel) {
-      problems.add("final_training", "a reused model is scored as it is: remove final_training or reuse.model");
+      problems.add(
+          "final_training",
+          "a reused model is scored as it is: remove final_training or reuse.model");
       return;
     }
-    if (f.hasSlotsPerTrial() && (f.getSlotsPerTrial() < 1 || f.getSlotsPerTrial() > ExperimentConfigValidator.MAX_SLOTS_PER_TRIAL)) {
-      problems.add("final_training.slots_per_trial", "must be 1.." + ExperimentConfigValidator.MAX_SLOTS_PER_TRIAL + ", got " + f.getSlotsPerTrial());
+    if (f.hasSlotsPerTrial()
+        && (f.getSlotsPerTrial() < 1
+            || f.getSlotsPerTrial() > ExperimentConfigValidator.MAX_SLOTS_PER_TRIAL)) {
+      problems.add(
+          "final_training.slots_per_trial",
+          "must be 1.."
+              + ExperimentConfigValidator.MAX_SLOTS_PER_TRIAL
+              + ", got "
+              + f.getSlotsPerTrial());
     }
     if (!f.hasMaxLength()) {
-      problems.add("final_training.max_length", "required (how far to train the best trial, e.g. {batches: 6000})");
+      problems.add(
+          "final_training.max_length",
+          "required (how far to train the best trial, e.g. {batches: 6000})");
       return;
     }
-    TrainingLength.problem(f.getMaxLength(), "final_training.max_length").ifPresent(p -> problems.add(p.path(), p.message()));
+    TrainingLength.problem(f.getMaxLength(), "final_training.max_length")
+        .ifPresent(p -> problems.add(p.path(), p.message()));
     Optional<LengthUnit> unit = TrainingLength.unitOf(f.getMaxLength());
-    Optional<LengthUnit> searchUnit = r.hasExperiment()
-        ? TrainingLength.unitOf(r.getExperiment().getSearcher().getMaxLength()) : Optional.empty();
+    Optional<LengthUnit> searchUnit =
+        r.hasExperiment()
+            ? TrainingLength.unitOf(r.getExperiment().getSearcher().getMaxLength())
+            : Optional.empty();
     if (unit.isPresent() && searchUnit.isPresent() && unit.get() != searchUnit.get()) {
-      problems.add("final_training.max_length", "must be in " + searchUnit.get().label() + " like experiment.searcher.max_length "
-          + "(the best trial's length is compared with it), got " + unit.get().label());
+      problems.add(
+          "final_training.max_length",
+          "must be in "
+              + searchUnit.get().label()
+              + " like experiment.searcher.max_length "
+              + "(the best trial's length is compared with it), got "
+              + unit.get().label());
     }
   }
 
-  /** Which registered version is checked here; whether it exists is checked at submission and when the pipeline starts. */
+  /**
+   * Which registered version is checked here; whether it exists is checked at submission and when
+   * the pipeline starts.
+   */
   private static void warmStart(PipelineRequest r, boolean searches, Problems problems) {
     ModelSelector m = r.getWarmStart().getModel();
     if (!searches) {
-      problems.add("warm_start", "only a search starts from it: remove warm_start, reuse.model or reuse.experiment_id");
+      problems.add(
+          "warm_start",
+          "only a search starts from it: remove warm_start, reuse.model or reuse.experiment_id");
       return;
     }
     if (!m.getName().matches(MODEL_NAME)) {
-      problems.add("warm_start.model.name", "must match " + MODEL_NAME + ", got '" + m.getName() + "'");
+      problems.add(
+          "warm_start.model.name", "must match " + MODEL_NAME + ", got '" + m.getName() + "'");
     }
     boolean byStage = !m.getStage().isEmpty();
     if (byStage && m.getVersion() != 0) {
       problems.add("warm_start.model", "set version or stage, not both");
     } else if (byStage && !WARM_START_STAGES.contains(m.getStage())) {
-      problems.add("warm_start.model.stage", "unknown stage '" + m.getStage() + "' (expected champion, or a version)");
+      problems.add(
+          "warm_start.model.stage",
+          "unknown stage '" + m.getStage() + "' (expected champion, or a version)");
     } else if (!byStage && m.getVersion() < 1) {
       problems.add("warm_start.model", "required: version (1 or more) or stage: champion");
     }
@@ -160,7 +232,8 @@ public final class PipelineRequestValidator {
     String format = s.getFormat();
     if (TABULAR.contains(format)) {
       if (s.getLabelColumn().isBlank()) {
-        problems.add("source.label_column", "required for " + format + " (the column holding the label)");
+        problems.add(
+            "source.label_column", "required for " + format + " (the column holding the label)");
       }
     } else {
       if (!s.getLabelColumn().isEmpty()) {
@@ -170,7 +243,9 @@ public final class PipelineRequestValidator {
         problems.add("source.feature_columns", "only for csv and parquet sources");
       }
       if (!s.getEncoding().isEmpty()) {
-        problems.add(SourceEncoding.FIELD, "only for csv and parquet sources (images and IDX files are not text)");
+        problems.add(
+            SourceEncoding.FIELD,
+            "only for csv and parquet sources (images and IDX files are not text)");
       }
     }
     if (TABULAR.contains(format) && SourceEncoding.charset(s.getEncoding()).isEmpty()) {
@@ -193,14 +268,19 @@ public final class PipelineRequestValidator {
       problems.add("source.mode", "unknown mode '" + s.getMode() + "' (expected append|overwrite)");
     }
     if (!s.getOnBadRecord().isEmpty() && !ON_BAD_RECORD.contains(s.getOnBadRecord())) {
-      problems.add("source.on_bad_record", "unknown value '" + s.getOnBadRecord() + "' (expected fail|skip)");
+      problems.add(
+          "source.on_bad_record",
+          "unknown value '" + s.getOnBadRecord() + "' (expected fail|skip)");
     }
-    s.getLabelLimitsMap().forEach((label, limit) -> {
-      if (label.isBlank()) {
-        problems.add("source.label_limits", "a class name or label number is required as the key");
-      } else if (limit < 0) {
-        problems.add("source.label_limits." + label, "must be >= 0, got " + limit);
-      }
-    });
+    s.getLabelLimitsMap()
+        .forEach(
+            (label, limit) -> {
+              if (label.isBlank()) {
+                problems.add(
+                    "source.label_limits", "a class name or label number is required as the key");
+              } else if (limit < 0) {
+                problems.add("source.label_limits." + label, "must be >= 0, got " + limit);
+              }
+            });
   }
 }

@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Collects problems while walking a config; paths compose with {@link #at}. Keeps the first
- * {@value #MAX_LISTED}: a 1 MiB config of unknown fields would otherwise make an answer of tens of MB.
+ * Collects problems while walking a config; paths compose with {@link #at}. Keeps the first {@value
+ * #MAX_LISTED}: a 1 MiB config of unknown fields would otherwise make an answer of tens of MB.
  */
 final class Problems {
   static final int MAX_LISTED = 100;
@@ -34,7 +34,14 @@ final class Problems {
       return list;
     }
     List<ConfigProblem> out = new ArrayList<>(list);
-    out.add(new ConfigProblem("", "and " + (count - MAX_LISTED) + " more problems (the first " + MAX_LISTED + " are listed)"));
+    out.add(
+        new ConfigProblem(
+            "",
+            "and "
+                + (count - MAX_LISTED)
+                + " more problems (the first "
+                + MAX_LISTED
+                + " are listed)"));
     return out;
   }
 

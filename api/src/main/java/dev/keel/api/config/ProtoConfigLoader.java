@@ -26,25 +26,31 @@ import org.yaml.snakeyaml.LoaderOptions;
  * protobuf JSON parse, then semantic validation. Every problem is reported at once, each with its
  * field path; the file name and line are added for syntax errors.
  *
- * <p>What it reads is bounded before any parsing: at most {@link ConfigLimits#MAX_CONFIG_BYTES} of text, nested
- * at most {@link ConfigLimits#MAX_NESTING_DEPTH} deep, and YAML aliases are counted, never expanded.
+ * <p>What it reads is bounded before any parsing: at most {@link ConfigLimits#MAX_CONFIG_BYTES} of
+ * text, nested at most {@link ConfigLimits#MAX_NESTING_DEPTH} deep, and YAML aliases are counted,
+ * never expanded.
  */
 public final class ProtoConfigLoader<T extends Message> {
-  private static final StreamReadConstraints CONSTRAINTS = StreamReadConstraints.builder()
-      .maxNestingDepth(ConfigLimits.MAX_NESTING_DEPTH)
-      .maxStringLength(ConfigLimits.MAX_CONFIG_BYTES)
-      .build();
-  private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder().streamReadConstraints(CONSTRAINTS).build());
-  private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
-      .loaderOptions(yamlLimits())
-      .streamReadConstraints(CONSTRAINTS)
-      .build());
+  private static final StreamReadConstraints CONSTRAINTS =
+      StreamReadConstraints.builder()
+          .maxNestingDepth(ConfigLimits.MAX_NESTING_DEPTH)
+          .maxStringLength(ConfigLimits.MAX_CONFIG_BYTES)
+          .build();
+  private static final ObjectMapper JSON =
+      new ObjectMapper(JsonFactory.builder().streamReadConstraints(CONSTRAINTS).build());
+  private static final ObjectMapper YAML =
+      new ObjectMapper(
+          YAMLFactory.builder()
+              .loaderOptions(yamlLimits())
+              .streamReadConstraints(CONSTRAINTS)
+              .build());
 
   private final String what;
   private final Supplier<Message.Builder> builder;
   private final Function<T, List<ConfigProblem>> validator;
 
-  public ProtoConfigLoader(String what, Supplier<Message.Builder> builder, Function<T, List<ConfigProblem>> validator) {
+  public ProtoConfigLoader(
+      String what, Supplier<Message.Builder> builder, Function<T, List<ConfigProblem>> validator) {
     this.what = what;
     this.builder = builder;
     this.validator = validator;
@@ -55,13 +61,16 @@ public final class ProtoConfigLoader<T extends Message> {
     String text;
     try {
       if (Files.size(file) > ConfigLimits.MAX_CONFIG_BYTES) {
-        throw new ConfigValidationException(what + " " + file, List.of(tooLarge(Files.size(file) + " bytes")));
+        throw new ConfigValidationException(
+            what + " " + file, List.of(tooLarge(Files.size(file) + " bytes")));
       }
       text = Files.readString(file);
     } catch (NoSuchFileException e) {
-      throw new ConfigValidationException(what + " " + file, List.of(new ConfigProblem("", "file not found")));
+      throw new ConfigValidationException(
+          what + " " + file, List.of(new ConfigProblem("", "file not found")));
     } catch (IOException e) {
-      throw new ConfigValidationException(what + " " + file, List.of(new ConfigProblem("", "cannot read: " + e.getMessage())));
+      throw new ConfigValidationException(
+          what + " " + file, List.of(new ConfigProblem("", "cannot read: " + e.getMessage())));
     }
     String name = file.getFileName().toString();
     boolean json = name.endsWith(".json");
@@ -87,13 +96,28 @@ public final class ProtoConfigLoader<T extends Message> {
         tree = mapper.readTree(parser);
       } catch (StreamConstraintsException e) {
         // Jackson's text names its own API: say what the limit is, and where the parser stopped
-        throw new ConfigValidationException(source, List.of(new ConfigProblem("", "nested deeper than "
-            + ConfigLimits.MAX_NESTING_DEPTH + " levels at line " + parser.currentLocation().getLineNr()
-            + " (Keel's limit for a config)")));
+        throw new ConfigValidationException(
+            source,
+            List.of(
+                new ConfigProblem(
+                    "",
+                    "nested deeper than "
+                        + ConfigLimits.MAX_NESTING_DEPTH
+                        + " levels at line "
+                        + parser.currentLocation().getLineNr()
+                        + " (Keel's limit for a config)")));
       }
     } catch (JsonProcessingException e) {
-      String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
-      throw new ConfigValidationException(source, List.of(new ConfigProblem("", "syntax error" + where + ": " + e.getOriginalMessage())));
+      String where =
+          e.getLocation() == null
+              ? ""
+              : " at line "
+                  + e.getLocation().getLineNr()
+                  + ", column "
+                  + e.getLocation().getColumnNr();
+      throw new ConfigValidationException(
+          source,
+          List.of(new ConfigProblem("", "syntax error" + where + ": " + e.getOriginalMessage())));
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a String has no I/O to fail
     }
@@ -104,7 +128,9 @@ public final class ProtoConfigLoader<T extends Message> {
   }
 
   private static ConfigProblem tooLarge(String size) {
-    return new ConfigProblem("", "larger than " + ConfigLimits.configSize() + " (" + size + "; Keel's limit for a config)");
+    return new ConfigProblem(
+        "",
+        "larger than " + ConfigLimits.configSize() + " (" + size + "; Keel's limit for a config)");
   }
 
   private static LoaderOptions yamlLimits() {

@@ -52,22 +52,33 @@ final class ProtoShapeChecker {
       }
       checkField(e.getValue(), field, fieldPath, problems);
     }
-    oneofsSet.forEach((oneof, set) -> {
-      if (set.size() > 1) {
-        problems.add(path, "set only one of " + oneof.getFields().stream()
-            .map(FieldDescriptor::getName).collect(Collectors.joining("|")) + ", got " + String.join(" and ", set));
-      }
-    });
+    oneofsSet.forEach(
+        (oneof, set) -> {
+          if (set.size() > 1) {
+            problems.add(
+                path,
+                "set only one of "
+                    + oneof.getFields().stream()
+                        .map(FieldDescriptor::getName)
+                        .collect(Collectors.joining("|"))
+                    + ", got "
+                    + String.join(" and ", set));
+          }
+        });
   }
 
-  private static void checkField(JsonNode value, FieldDescriptor field, String path, Problems problems) {
+  private static void checkField(
+      JsonNode value, FieldDescriptor field, String path, Problems problems) {
     if (field.isMapField()) {
       if (!value.isObject()) {
         problems.add(path, "expected a map, got " + describe(value));
         return;
       }
       FieldDescriptor valueField = field.getMessageType().findFieldByName("value");
-      value.fields().forEachRemaining(e -> checkSingle(e.getValue(), valueField, Problems.at(path, e.getKey()), problems));
+      value
+          .fields()
+          .forEachRemaining(
+              e -> checkSingle(e.getValue(), valueField, Problems.at(path, e.getKey()), problems));
       return;
     }
     if (field.isRepeated()) {
@@ -83,7 +94,8 @@ final class ProtoShapeChecker {
     checkSingle(value, field, path, problems);
   }
 
-  private static void checkSingle(JsonNode value, FieldDescriptor field, String path, Problems problems) {
+  private static void checkSingle(
+      JsonNode value, FieldDescriptor field, String path, Problems problems) {
     switch (field.getJavaType()) {
       case MESSAGE -> check(value, field.getMessageType(), path, problems);
       case STRING -> {
@@ -107,13 +119,16 @@ final class ProtoShapeChecker {
         }
       }
       case FLOAT, DOUBLE -> {
-        if (number(value) == null && !(value.isTextual() && value.asText().matches("NaN|-?Infinity"))) {
+        if (number(value) == null
+            && !(value.isTextual() && value.asText().matches("NaN|-?Infinity"))) {
           problems.add(path, "expected a number, got " + describe(value));
         }
       }
       case ENUM -> {
         if (!value.isTextual() || field.getEnumType().findValueByName(value.asText()) == null) {
-          problems.add(path, "expected one of " + field.getEnumType().getValues() + ", got " + describe(value));
+          problems.add(
+              path,
+              "expected one of " + field.getEnumType().getValues() + ", got " + describe(value));
         }
       }
       case BYTE_STRING -> {
@@ -121,7 +136,7 @@ final class ProtoShapeChecker {
           problems.add(path, "expected base64 text, got " + describe(value));
         }
       }
-      default -> { }
+      default -> {}
     }
   }
 
@@ -143,7 +158,8 @@ final class ProtoShapeChecker {
     return type.getFullName().startsWith("google.protobuf.");
   }
 
-  private static void checkWellKnown(JsonNode node, Descriptor type, String path, Problems problems) {
+  private static void checkWellKnown(
+      JsonNode node, Descriptor type, String path, Problems problems) {
     switch (type.getFullName()) {
       case "google.protobuf.Struct" -> {
         if (!node.isObject()) {
@@ -155,12 +171,14 @@ final class ProtoShapeChecker {
           problems.add(path, "expected a list, got " + describe(node));
         }
       }
-      default -> { }
+      default -> {}
     }
   }
 
   private static String fieldNames(Descriptor type) {
-    return type.getFields().stream().map(FieldDescriptor::getName).collect(Collectors.joining(", "));
+    return type.getFields().stream()
+        .map(FieldDescriptor::getName)
+        .collect(Collectors.joining(", "));
   }
 
   static String describe(JsonNode node) {

@@ -9,21 +9,27 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * {@code source.encoding}: a Java charset name or alias ({@code ISO-8859-1}, {@code latin1}, {@code windows-1252},
- * {@code utf-16}, ...), plus the spellings Python and pandas users write that Java lacks ({@code latin-1}, {@code
- * utf-8-sig}). Empty means UTF-8. The validator and the ingest resolve it here, so they accept the same names.
+ * {@code source.encoding}: a Java charset name or alias ({@code ISO-8859-1}, {@code latin1}, {@code
+ * windows-1252}, {@code utf-16}, ...), plus the spellings Python and pandas users write that Java
+ * lacks ({@code latin-1}, {@code utf-8-sig}). Empty means UTF-8. The validator and the ingest
+ * resolve it here, so they accept the same names.
  */
 public final class SourceEncoding {
   public static final String FIELD = "source.encoding";
+
   /** Python's names that Java does not know. */
-  private static final Map<String, Charset> ALIASES = Map.of(
-      "latin-1", StandardCharsets.ISO_8859_1,
-      "utf-8-sig", StandardCharsets.UTF_8,
-      "utf8-sig", StandardCharsets.UTF_8);
+  private static final Map<String, Charset> ALIASES =
+      Map.of(
+          "latin-1", StandardCharsets.ISO_8859_1,
+          "utf-8-sig", StandardCharsets.UTF_8,
+          "utf8-sig", StandardCharsets.UTF_8);
 
   private SourceEncoding() {}
 
-  /** The charset {@code name} names; UTF-8 when empty; empty when no charset of this JVM has that name. */
+  /**
+   * The charset {@code name} names; UTF-8 when empty; empty when no charset of this JVM has that
+   * name.
+   */
   public static Optional<Charset> charset(String name) {
     String n = name == null ? "" : name.strip();
     if (n.isEmpty()) {

@@ -17,10 +17,16 @@ public record TrainingLength(long units, LengthUnit unit) implements Comparable<
     Objects.requireNonNull(unit, "unit");
   }
 
-  /** @throws IllegalArgumentException when the message sets no unit or a negative count */
+  /**
+   * @throws IllegalArgumentException when the message sets no unit or a negative count
+   */
   public static TrainingLength of(Length length) {
-    LengthUnit unit = unitOf(length)
-        .orElseThrow(() -> new IllegalArgumentException("length has no unit (set one of batches|records|epochs)"));
+    LengthUnit unit =
+        unitOf(length)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "length has no unit (set one of batches|records|epochs)"));
     return new TrainingLength(count(length, unit), unit);
   }
 
@@ -34,17 +40,18 @@ public record TrainingLength(long units, LengthUnit unit) implements Comparable<
 
   /** The unit a message sets, if any. */
   public static Optional<LengthUnit> unitOf(Length length) {
-    return Optional.ofNullable(switch (length.getUnitCase()) {
-      case BATCHES -> LengthUnit.BATCHES;
-      case RECORDS -> LengthUnit.RECORDS;
-      case EPOCHS -> LengthUnit.EPOCHS;
-      case UNIT_NOT_SET -> null;
-    });
+    return Optional.ofNullable(
+        switch (length.getUnitCase()) {
+          case BATCHES -> LengthUnit.BATCHES;
+          case RECORDS -> LengthUnit.RECORDS;
+          case EPOCHS -> LengthUnit.EPOCHS;
+          case UNIT_NOT_SET -> null;
+        });
   }
 
   /**
-   * What is wrong with a configured length, at which field path. Its own type rather than the config
-   * package's, so lengths need nothing from the config code that uses them.
+   * What is wrong with a configured length, at which field path. Its own type rather than the
+   * config package's, so lengths need nothing from the config code that uses them.
    */
   public record Problem(String path, String message) {}
 
@@ -93,8 +100,8 @@ public record TrainingLength(long units, LengthUnit unit) implements Comparable<
 
   /**
    * This length in batches of {@code batchSize} over {@code trainingRows} rows (those left after
-   * the validation hold-out): records round up to whole batches, an epoch is
-   * {@code ceil(trainingRows / batchSize)} batches. Only the trainer knows both numbers.
+   * the validation hold-out): records round up to whole batches, an epoch is {@code
+   * ceil(trainingRows / batchSize)} batches. Only the trainer knows both numbers.
    */
   public long toBatches(long trainingRows, int batchSize) {
     if (batchSize < 1) {

@@ -10,7 +10,8 @@ import io.temporal.common.converter.DefaultDataConverter;
  */
 public final class KeelDataConverter {
   private static final DataConverter INSTANCE =
-      DefaultDataConverter.newDefaultInstance().withPayloadConverterOverrides(new ProtoAwareJsonPlainPayloadConverter());
+      DefaultDataConverter.newDefaultInstance()
+          .withPayloadConverterOverrides(new ProtoAwareJsonPlainPayloadConverter());
 
   private KeelDataConverter() {}
 

@@ -19,8 +19,8 @@ import java.util.function.Supplier;
 
 /**
  * {@code json/plain} — what {@code temporal workflow start --input '{...}'} sends — read into
- * Keel's protobuf messages with protobuf's JSON mapping. Jackson cannot build protobuf messages,
- * so without this a CLI-started workflow fails its first task forever. Non-protobuf types go to
+ * Keel's protobuf messages with protobuf's JSON mapping. Jackson cannot build protobuf messages, so
+ * without this a CLI-started workflow fails its first task forever. Non-protobuf types go to
  * Jackson as before. Unknown fields and wrong types are reported with their field paths.
  */
 public final class ProtoAwareJsonPlainPayloadConverter implements PayloadConverter {
@@ -38,10 +38,11 @@ public final class ProtoAwareJsonPlainPayloadConverter implements PayloadConvert
     if (value instanceof Message message) {
       try {
         String json = JsonFormat.printer().preservingProtoFieldNames().print(message);
-        return Optional.of(Payload.newBuilder()
-            .putMetadata("encoding", com.google.protobuf.ByteString.copyFromUtf8(JSON_PLAIN))
-            .setData(com.google.protobuf.ByteString.copyFromUtf8(json))
-            .build());
+        return Optional.of(
+            Payload.newBuilder()
+                .putMetadata("encoding", com.google.protobuf.ByteString.copyFromUtf8(JSON_PLAIN))
+                .setData(com.google.protobuf.ByteString.copyFromUtf8(json))
+                .build());
       } catch (InvalidProtocolBufferException e) {
         throw new DataConverterException(e);
       }
@@ -50,7 +51,8 @@ public final class ProtoAwareJsonPlainPayloadConverter implements PayloadConvert
   }
 
   @Override
-  public <T> T fromData(Payload content, Class<T> valueType, Type valueGenericType) throws DataConverterException {
+  public <T> T fromData(Payload content, Class<T> valueType, Type valueGenericType)
+      throws DataConverterException {
     if (Message.class.isAssignableFrom(valueType)) {
       String json = content.getData().toString(StandardCharsets.UTF_8);
       try {
@@ -63,8 +65,11 @@ public final class ProtoAwareJsonPlainPayloadConverter implements PayloadConvert
   }
 
   private static ProtoConfigLoader<?> loader(Class<?> type) {
-    return LOADERS.computeIfAbsent(type, t -> new ProtoConfigLoader<Message>(
-        t.getSimpleName() + " (json/plain)", builderOf(t), m -> List.of()));
+    return LOADERS.computeIfAbsent(
+        type,
+        t ->
+            new ProtoConfigLoader<Message>(
+                t.getSimpleName() + " (json/plain)", builderOf(t), m -> List.of()));
   }
 
   private static Supplier<Message.Builder> builderOf(Class<?> type) {

@@ -10,82 +10,122 @@ import org.junit.jupiter.api.Test;
 
 /** The pipeline's own rules; searcher rules are stubbed (search-strategies tests the real ones). */
 class PipelineRequestValidatorTest {
-  private static final ProtoConfigLoader<PipelineRequest> LOADER = new ProtoConfigLoader<>("pipeline request",
-      PipelineRequest::newBuilder, r -> PipelineRequestValidator.validate(r, ExperimentConfigLoaderTest.NO_SEARCHER_RULES));
+  private static final ProtoConfigLoader<PipelineRequest> LOADER =
+      new ProtoConfigLoader<>(
+          "pipeline request",
+          PipelineRequest::newBuilder,
+          r -> PipelineRequestValidator.validate(r, ExperimentConfigLoaderTest.NO_SEARCHER_RULES));
 
   @Test
   void acceptsTheDemoRequestAndLetsTheExperimentUseTheTargetTable() {
-    PipelineRequest r = LOADER.fromJson("""
+    PipelineRequest r =
+        LOADER.fromJson(
+            """
         {"name": "demo", "source": {"format": "fashion_mnist", "uri": "/usr/share/datasets/fashion-mnist"},
          "target_table": "fashion_mnist",
          "experiment": {"searcher": {"name": "single", "metric": "validation_loss", "max_length": {"batches": 100}},
                         "hyperparameters": {"lr": 0.001}}}
         """);
     assertEquals("fashion_mnist", r.getTargetTable());
-    assertEquals(0.001, r.getExperiment().getHyperparametersOrThrow("lr").getVal().getNumberValue());
+    assertEquals(
+        0.001, r.getExperiment().getHyperparametersOrThrow("lr").getVal().getNumberValue());
   }
 
   @Test
   void missingSourceAndNestedExperimentProblemsAreAllReported() {
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> LOADER.fromJson("""
+    ConfigValidationException e =
+        assertThrows(
+            ConfigValidationException.class,
+            () ->
+                LOADER.fromJson(
+                    """
         {"target_table": "t", "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": -1}},
          "hyperparameters": {"lr": {"type": "logg"}}}}
         """));
     List<String> lines = e.problems().stream().map(ConfigProblem::toString).toList();
-    assertTrue(lines.contains("source: missing data source (set source.format, e.g. fashion_mnist, and source.uri; "
-        + "or reuse.table to use a table that exists)"), lines::toString);
-    assertTrue(lines.contains("experiment.searcher.max_length.batches: must be > 0, got -1"), lines::toString);
-    assertTrue(lines.contains("experiment.hyperparameters.lr.type: unknown type 'logg' (expected const|int|double|log|categorical)"), lines::toString);
+    assertTrue(
+        lines.contains(
+            "source: missing data source (set source.format, e.g. fashion_mnist, and source.uri; "
+                + "or reuse.table to use a table that exists)"),
+        lines::toString);
+    assertTrue(
+        lines.contains("experiment.searcher.max_length.batches: must be > 0, got -1"),
+        lines::toString);
+    assertTrue(
+        lines.contains(
+            "experiment.hyperparameters.lr.type: unknown type 'logg' (expected const|int|double|log|categorical)"),
+        lines::toString);
   }
 
   @Test
   void searcherProblemsAreReportedUnderTheExperiment() {
     SearcherRules rules = (c, wellFormed) -> List.of(new ConfigProblem("searcher.name", "stub"));
-    PipelineRequest r = LOADER.fromJson("""
+    PipelineRequest r =
+        LOADER.fromJson(
+            """
         {"source": {"format": "fashion_mnist"}, "target_table": "t",
          "experiment": {"searcher": {"name": "x", "metric": "m", "max_length": {"batches": 1}}}}
         """);
-    assertEquals(List.of("experiment.searcher.name: stub"),
+    assertEquals(
+        List.of("experiment.searcher.name: stub"),
         PipelineRequestValidator.validate(r, rules).stream().map(ConfigProblem::toString).toList());
   }
 
   @Test
   void unknownSourceFormatIsNamed() {
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> LOADER.fromJson("""
+    ConfigValidationException e =
+        assertThrows(
+            ConfigValidationException.class,
+            () ->
+                LOADER.fromJson(
+                    """
         {"source": {"format": "tfrecord"}, "target_table": "t",
          "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": 1}}}}
         """));
-    assertEquals("source.format: unknown format 'tfrecord' (expected csv|fashion_mnist|image_folder|parquet)",
+    assertEquals(
+        "source.format: unknown format 'tfrecord' (expected csv|fashion_mnist|image_folder|parquet)",
         e.problems().get(0).toString());
   }
 
   @Test
   void eachSourceFieldIsCheckedByItsPath() {
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> LOADER.fromJson("""
+    ConfigValidationException e =
+        assertThrows(
+            ConfigValidationException.class,
+            () ->
+                LOADER.fromJson(
+                    """
         {"source": {"format": "csv", "uri": "rows.csv", "test_fraction": 1.5, "image_size": "28x28",
                     "mode": "upsert", "on_bad_record": "ignore"},
          "target_table": "t",
          "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": 1}}}}
         """));
-    assertEquals(List.of(
-        "source.label_column: required for csv (the column holding the label)",
-        "source.test_fraction: must be in [0, 1], got 1.5",
-        "source.image_size: only for image_folder sources",
-        "source.mode: unknown mode 'upsert' (expected append|overwrite)",
-        "source.on_bad_record: unknown value 'ignore' (expected fail|skip)"),
+    assertEquals(
+        List.of(
+            "source.label_column: required for csv (the column holding the label)",
+            "source.test_fraction: must be in [0, 1], got 1.5",
+            "source.image_size: only for image_folder sources",
+            "source.mode: unknown mode 'upsert' (expected append|overwrite)",
+            "source.on_bad_record: unknown value 'ignore' (expected fail|skip)"),
         e.problems().stream().map(ConfigProblem::toString).toList());
   }
 
   @Test
   void anImageFolderNeedsAUriAndAnHxWSize() {
-    ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> LOADER.fromJson("""
+    ConfigValidationException e =
+        assertThrows(
+            ConfigValidationException.class,
+            () ->
+                LOADER.fromJson(
+                    """
         {"source": {"format": "image_folder", "image_size": "big", "label_column": "y"}, "target_table": "t",
          "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": 1}}}}
         """));
-    assertEquals(List.of(
-        "source.label_column: only for csv and parquet sources",
-        "source.uri: required (a local path, a file: URI or s3://bucket/prefix)",
-        "source.image_size: 'big' is not HxW (e.g. 28x28)"),
+    assertEquals(
+        List.of(
+            "source.label_column: only for csv and parquet sources",
+            "source.uri: required (a local path, a file: URI or s3://bucket/prefix)",
+            "source.image_size: 'big' is not HxW (e.g. 28x28)"),
         e.problems().stream().map(ConfigProblem::toString).toList());
   }
 }

@@ -9,48 +9,85 @@ import org.junit.jupiter.api.Test;
 
 /** The data-versioning fields of a pipeline request: source.label_limits and warm_start.model. */
 class WarmStartAndLabelLimitsAreCheckedByTheirPathsTest {
-  private static final ProtoConfigLoader<PipelineRequest> LOADER = new ProtoConfigLoader<>("pipeline request",
-      PipelineRequest::newBuilder, r -> PipelineRequestValidator.validate(r, ExperimentConfigLoaderTest.NO_SEARCHER_RULES));
-  private static final String EXPERIMENT = """
+  private static final ProtoConfigLoader<PipelineRequest> LOADER =
+      new ProtoConfigLoader<>(
+          "pipeline request",
+          PipelineRequest::newBuilder,
+          r -> PipelineRequestValidator.validate(r, ExperimentConfigLoaderTest.NO_SEARCHER_RULES));
+  private static final String EXPERIMENT =
+      """
       "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": 1}}}""";
 
   @Test
   void aChampionOrAVersionWithLabelLimitsIsAccepted() {
-    PipelineRequest r = LOADER.fromJson("""
+    PipelineRequest r =
+        LOADER.fromJson(
+            """
         {"source": {"format": "fashion_mnist", "label_limits": {"sneaker": 50, "9": 0}}, "target_table": "t",
          "warm_start": {"model": {"name": "story", "stage": "champion"}}, %s}
-        """.formatted(EXPERIMENT));
+        """
+                .formatted(EXPERIMENT));
     assertEquals(50, r.getSource().getLabelLimitsOrThrow("sneaker"));
     assertEquals("champion", r.getWarmStart().getModel().getStage());
-    assertEquals(List.of(), problems("""
+    assertEquals(
+        List.of(),
+        problems(
+            """
         {"source": {"format": "fashion_mnist"}, "target_table": "t", "warm_start": {"model": {"name": "story", "version": 3}}, %s}
-        """.formatted(EXPERIMENT)));
+        """
+                .formatted(EXPERIMENT)));
   }
 
   @Test
   void eachBadFieldIsNamed() {
-    assertEquals(List.of("source.label_limits.sneaker: must be >= 0, got -1"), problems("""
+    assertEquals(
+        List.of("source.label_limits.sneaker: must be >= 0, got -1"),
+        problems(
+            """
         {"source": {"format": "fashion_mnist", "label_limits": {"sneaker": -1}}, "target_table": "t", %s}
-        """.formatted(EXPERIMENT)));
-    assertEquals(List.of("warm_start.model.stage: unknown stage 'prod' (expected champion, or a version)"), problems("""
+        """
+                .formatted(EXPERIMENT)));
+    assertEquals(
+        List.of("warm_start.model.stage: unknown stage 'prod' (expected champion, or a version)"),
+        problems(
+            """
         {"source": {"format": "fashion_mnist"}, "target_table": "t", "warm_start": {"model": {"name": "story", "stage": "prod"}}, %s}
-        """.formatted(EXPERIMENT)));
-    assertEquals(List.of("warm_start.model: required: version (1 or more) or stage: champion"), problems("""
+        """
+                .formatted(EXPERIMENT)));
+    assertEquals(
+        List.of("warm_start.model: required: version (1 or more) or stage: champion"),
+        problems(
+            """
         {"source": {"format": "fashion_mnist"}, "target_table": "t", "warm_start": {"model": {"name": "story"}}, %s}
-        """.formatted(EXPERIMENT)));
-    assertEquals(List.of("warm_start.model: set version or stage, not both"), problems("""
+        """
+                .formatted(EXPERIMENT)));
+    assertEquals(
+        List.of("warm_start.model: set version or stage, not both"),
+        problems(
+            """
         {"source": {"format": "fashion_mnist"}, "target_table": "t",
          "warm_start": {"model": {"name": "story", "version": 1, "stage": "champion"}}, %s}
-        """.formatted(EXPERIMENT)));
-    assertEquals(List.of("warm_start.model.name: must match " + PipelineRequestValidator.MODEL_NAME + ", got ''"), problems("""
+        """
+                .formatted(EXPERIMENT)));
+    assertEquals(
+        List.of(
+            "warm_start.model.name: must match "
+                + PipelineRequestValidator.MODEL_NAME
+                + ", got ''"),
+        problems(
+            """
         {"source": {"format": "fashion_mnist"}, "target_table": "t", "warm_start": {"model": {"stage": "champion"}}, %s}
-        """.formatted(EXPERIMENT)));
+        """
+                .formatted(EXPERIMENT)));
   }
 
   @Test
   void aWarmStartNeedsASearchToStart() {
-    assertEquals(List.of("warm_start: only a search starts from it: remove warm_start, reuse.model or reuse.experiment_id"),
-        problems("""
+    assertEquals(
+        List.of(
+            "warm_start: only a search starts from it: remove warm_start, reuse.model or reuse.experiment_id"),
+        problems(
+            """
             {"reuse": {"table": {"table": "t"}, "model": {"name": "m", "version": 1}},
              "warm_start": {"model": {"name": "story", "stage": "champion"}}}
             """));
@@ -67,8 +104,13 @@ class WarmStartAndLabelLimitsAreCheckedByTheirPathsTest {
 
   @Test
   void aMisspelledFieldIsRefused() {
-    assertThrows(ConfigValidationException.class, () -> LOADER.fromJson("""
+    assertThrows(
+        ConfigValidationException.class,
+        () ->
+            LOADER.fromJson(
+                """
         {"source": {"format": "fashion_mnist"}, "target_table": "t", "warm_start": {"modle": {"name": "story"}}, %s}
-        """.formatted(EXPERIMENT)));
+        """
+                    .formatted(EXPERIMENT)));
   }
 }

@@ -18,14 +18,19 @@ class TrainingLengthTest {
       TrainingLength length = new TrainingLength(7, unit);
       assertEquals(length, TrainingLength.of(length.toProto()));
     }
-    assertEquals(Length.newBuilder().setRecords(640).build(), new TrainingLength(640, LengthUnit.RECORDS).toProto());
-    assertEquals(Optional.of(LengthUnit.EPOCHS), TrainingLength.unitOf(Length.newBuilder().setEpochs(0).build()));
+    assertEquals(
+        Length.newBuilder().setRecords(640).build(),
+        new TrainingLength(640, LengthUnit.RECORDS).toProto());
+    assertEquals(
+        Optional.of(LengthUnit.EPOCHS),
+        TrainingLength.unitOf(Length.newBuilder().setEpochs(0).build()));
   }
 
   @Test
   void aMessageWithoutUnitHasNoLength() {
     assertEquals(Optional.empty(), TrainingLength.unitOf(Length.getDefaultInstance()));
-    assertThrows(IllegalArgumentException.class, () -> TrainingLength.of(Length.getDefaultInstance()));
+    assertThrows(
+        IllegalArgumentException.class, () -> TrainingLength.of(Length.getDefaultInstance()));
   }
 
   @Test
@@ -68,12 +73,19 @@ class TrainingLengthTest {
 
   @Test
   void reportsAMissingUnitOrANonPositiveCountAtItsPath() {
-    assertEquals(Optional.of(new TrainingLength.Problem("searcher.max_length", "set one of batches|records|epochs")),
+    assertEquals(
+        Optional.of(
+            new TrainingLength.Problem("searcher.max_length", "set one of batches|records|epochs")),
         TrainingLength.problem(Length.getDefaultInstance(), "searcher.max_length"));
-    assertEquals(Optional.of(new TrainingLength.Problem("searcher.max_length.epochs", "must be > 0, got -2")),
+    assertEquals(
+        Optional.of(
+            new TrainingLength.Problem("searcher.max_length.epochs", "must be > 0, got -2")),
         TrainingLength.problem(Length.newBuilder().setEpochs(-2).build(), "searcher.max_length"));
-    assertEquals(Optional.of(new TrainingLength.Problem("min_checkpoint_period.batches", "must be > 0, got 0")),
+    assertEquals(
+        Optional.of(
+            new TrainingLength.Problem("min_checkpoint_period.batches", "must be > 0, got 0")),
         TrainingLength.problem(Length.newBuilder().setBatches(0).build(), "min_checkpoint_period"));
-    assertEquals(Optional.empty(), TrainingLength.problem(Length.newBuilder().setRecords(1).build(), "x"));
+    assertEquals(
+        Optional.empty(), TrainingLength.problem(Length.newBuilder().setRecords(1).build(), "x"));
   }
 }

@@ -20,16 +20,24 @@ class ProtoAwareJsonPlainPayloadConverterTest {
   private final DataConverter converter = KeelDataConverter.get();
 
   private static Optional<Payloads> jsonPlain(String json) {
-    return Optional.of(Payloads.newBuilder().addPayloads(Payload.newBuilder()
-        .putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
-        .setData(ByteString.copyFromUtf8(json))).build());
+    return Optional.of(
+        Payloads.newBuilder()
+            .addPayloads(
+                Payload.newBuilder()
+                    .putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
+                    .setData(ByteString.copyFromUtf8(json)))
+            .build());
   }
 
   @Test
   void readsProtobufMessagesFromJsonPlainAsTheTemporalCliSendsThem() {
-    PipelineRequest r = converter.fromPayloads(0, jsonPlain(
-        "{\"name\":\"demo\",\"source\":{\"format\":\"fashion_mnist\"},\"targetTable\":\"t\"}"),
-        PipelineRequest.class, PipelineRequest.class);
+    PipelineRequest r =
+        converter.fromPayloads(
+            0,
+            jsonPlain(
+                "{\"name\":\"demo\",\"source\":{\"format\":\"fashion_mnist\"},\"targetTable\":\"t\"}"),
+            PipelineRequest.class,
+            PipelineRequest.class);
     assertEquals("demo", r.getName());
     assertEquals("fashion_mnist", r.getSource().getFormat());
     assertEquals("t", r.getTargetTable());
@@ -37,22 +45,41 @@ class ProtoAwareJsonPlainPayloadConverterTest {
 
   @Test
   void unknownFieldsInJsonPlainFailWithTheirPaths() {
-    DataConverterException e = assertThrows(DataConverterException.class, () -> converter.fromPayloads(0,
-        jsonPlain("{\"source\":{\"formatt\":\"x\"},\"target_table\":7}"), PipelineRequest.class, PipelineRequest.class));
+    DataConverterException e =
+        assertThrows(
+            DataConverterException.class,
+            () ->
+                converter.fromPayloads(
+                    0,
+                    jsonPlain("{\"source\":{\"formatt\":\"x\"},\"target_table\":7}"),
+                    PipelineRequest.class,
+                    PipelineRequest.class));
     assertTrue(e.getMessage().contains("source.formatt: unknown field"), e.getMessage());
     assertTrue(e.getMessage().contains("target_table: expected a string, got 7"), e.getMessage());
   }
 
   @Test
   void messagesStillTravelAsBinaryProtobufAndJsonProtobuf() {
-    PipelineRequest r = PipelineRequest.newBuilder().setName("x")
-        .setSource(DataSource.newBuilder().setFormat("fashion_mnist")).build();
+    PipelineRequest r =
+        PipelineRequest.newBuilder()
+            .setName("x")
+            .setSource(DataSource.newBuilder().setFormat("fashion_mnist"))
+            .build();
     Payloads asDefault = converter.toPayloads(r).orElseThrow();
-    assertEquals("json/protobuf", asDefault.getPayloads(0).getMetadataOrThrow("encoding").toStringUtf8());
-    assertEquals(r, converter.fromPayloads(0, Optional.of(asDefault), PipelineRequest.class, PipelineRequest.class));
+    assertEquals(
+        "json/protobuf", asDefault.getPayloads(0).getMetadataOrThrow("encoding").toStringUtf8());
+    assertEquals(
+        r,
+        converter.fromPayloads(
+            0, Optional.of(asDefault), PipelineRequest.class, PipelineRequest.class));
     Payload binary = new ProtobufPayloadConverter().toData(r).orElseThrow();
-    assertEquals(r, converter.fromPayloads(0, Optional.of(Payloads.newBuilder().addPayloads(binary).build()),
-        PipelineRequest.class, PipelineRequest.class));
+    assertEquals(
+        r,
+        converter.fromPayloads(
+            0,
+            Optional.of(Payloads.newBuilder().addPayloads(binary).build()),
+            PipelineRequest.class,
+            PipelineRequest.class));
   }
 
   @Test

@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Reads a (Fashion-)MNIST split ({@code train} or {@code t10k}) from IDX files, ids = row numbers. */
+/**
+ * Reads a (Fashion-)MNIST split ({@code train} or {@code t10k}) from IDX files, ids = row numbers.
+ */
 public final class IdxFiles {
   private IdxFiles() {}
 

@@ -19,7 +19,8 @@ public final class IdxReader {
   public static Images readImages(Path file) throws IOException {
     Images images = readImagesLenient(file);
     if (images.count() < images.declared()) {
-      throw new EOFException(file + ": truncated after " + images.count() + " of " + images.declared() + " images");
+      throw new EOFException(
+          file + ": truncated after " + images.count() + " of " + images.declared() + " images");
     }
     return images;
   }
@@ -27,8 +28,13 @@ public final class IdxReader {
   public static byte[] readLabels(Path file) throws IOException {
     Labels labels = readLabelsLenient(file);
     if (labels.values().length < labels.declared()) {
-      throw new EOFException(file + ": truncated after " + labels.values().length + " of " + labels.declared()
-          + " labels");
+      throw new EOFException(
+          file
+              + ": truncated after "
+              + labels.values().length
+              + " of "
+              + labels.declared()
+              + " labels");
     }
     return labels.values();
   }
@@ -41,7 +47,8 @@ public final class IdxReader {
     try (DataInputStream in = open(file)) {
       int magic = in.readInt();
       if (magic != IMAGES_MAGIC) {
-        throw new IOException(file + ": not an IDX image file (magic 0x" + Integer.toHexString(magic) + ")");
+        throw new IOException(
+            file + ": not an IDX image file (magic 0x" + Integer.toHexString(magic) + ")");
       }
       int count = in.readInt();
       int rows = in.readInt();
@@ -52,7 +59,12 @@ public final class IdxReader {
       while (read < count && readFully(in, pixels, read * size, size)) {
         read++;
       }
-      return new Images(read, rows, cols, read == count ? pixels : java.util.Arrays.copyOf(pixels, read * size), count);
+      return new Images(
+          read,
+          rows,
+          cols,
+          read == count ? pixels : java.util.Arrays.copyOf(pixels, read * size),
+          count);
     }
   }
 
@@ -61,7 +73,8 @@ public final class IdxReader {
     try (DataInputStream in = open(file)) {
       int magic = in.readInt();
       if (magic != LABELS_MAGIC) {
-        throw new IOException(file + ": not an IDX label file (magic 0x" + Integer.toHexString(magic) + ")");
+        throw new IOException(
+            file + ": not an IDX label file (magic 0x" + Integer.toHexString(magic) + ")");
       }
       int count = in.readInt();
       byte[] labels = new byte[count];
@@ -101,11 +114,15 @@ public final class IdxReader {
 
   private static DataInputStream open(Path file) throws IOException {
     InputStream raw = Files.newInputStream(file);
-    InputStream in = file.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
+    InputStream in =
+        file.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
     return new DataInputStream(new java.io.BufferedInputStream(in, 1 << 16));
   }
 
-  /** Decoded IDX images; {@code declared} is the header's count (more than {@code count} when truncated). */
+  /**
+   * Decoded IDX images; {@code declared} is the header's count (more than {@code count} when
+   * truncated).
+   */
   public record Images(int count, int rows, int cols, byte[] pixels, int declared) {
     public Images(int count, int rows, int cols, byte[] pixels) {
       this(count, rows, cols, pixels, count);

@@ -11,20 +11,21 @@ import dev.keel.tables.DeltaTables;
 import dev.keel.tables.SplitCounter;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.engine.Engine;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 
 /**
  * Reads every version of a data table: when it was committed, what the ingest that wrote it
  * recorded ({@code keel.ingest.*} table properties: mode, source, checksum, skipped records), and
- * the rows it holds per split, per class and per split and class, counted from the data of that version (only the
- * split and label columns are read), and a warning for a class with no rows in the train split. A version whose ingest key equals its predecessor's was not written
- * by an ingest (an identical ingest writes nothing), so its operation reads {@code write}.
+ * the rows it holds per split, per class and per split and class, counted from the data of that
+ * version (only the split and label columns are read), and a warning for a class with no rows in
+ * the train split. A version whose ingest key equals its predecessor's was not written by an ingest
+ * (an identical ingest writes nothing), so its operation reads {@code write}.
  */
 public final class DataTableHistory {
   private static final DateTimeFormatter TIME =
@@ -41,8 +42,12 @@ public final class DataTableHistory {
    * @throws IllegalArgumentException "no Delta table at &lt;uri&gt;" when there is none
    */
   public static DataHistory describe(Engine engine, String tableUri) {
-    Snapshot latest = DeltaTables.latestSnapshot(engine, tableUri)
-        .orElseThrow(() -> new IllegalArgumentException("no Delta table at " + DeltaTables.displayUri(tableUri)));
+    Snapshot latest =
+        DeltaTables.latestSnapshot(engine, tableUri)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "no Delta table at " + DeltaTables.displayUri(tableUri)));
     DataHistory.Builder h = DataHistory.newBuilder().setTableUri(DeltaTables.displayUri(tableUri));
     classNames(latest).forEach(h::addClassNames);
     String previousKey = null;
@@ -52,8 +57,12 @@ public final class DataTableHistory {
       String key = p.get(IngestActivitiesImpl.INGEST_KEY);
       boolean byIngest = key != null && !Objects.equals(key, previousKey);
       previousKey = key;
-      DataVersion.Builder d = DataVersion.newBuilder().setVersion(v).setTimeMillis(s.getTimestamp(engine))
-          .setOperation(byIngest ? p.get(IngestActivitiesImpl.INGEST_MODE) : v == 0 ? "create" : "write");
+      DataVersion.Builder d =
+          DataVersion.newBuilder()
+              .setVersion(v)
+              .setTimeMillis(s.getTimestamp(engine))
+              .setOperation(
+                  byIngest ? p.get(IngestActivitiesImpl.INGEST_MODE) : v == 0 ? "create" : "write");
       if (byIngest) {
         d.setSourceFormat(p.getOrDefault(IngestActivitiesImpl.INGEST_FORMAT, ""))
             .setSourceUri(p.getOrDefault(IngestActivitiesImpl.INGEST_SOURCE, ""))
@@ -64,16 +73,20 @@ public final class DataTableHistory {
       if (SplitLabelCounts.countable(s)) {
         // one scan of the split and label columns gives every count
         SplitLabelCounts counts = SplitLabelCounts.of(engine, s);
-        d.putAllRowsPerSplit(counts.perSplit()).putAllRowsPerLabel(counts.perLabel())
-            .putAllRowsPerSplitLabel(counts.proto()).addAllWarnings(counts.warnings());
+        d.putAllRowsPerSplit(counts.perSplit())
+            .putAllRowsPerLabel(counts.perLabel())
+            .putAllRowsPerSplitLabel(counts.proto())
+            .addAllWarnings(counts.warnings());
       } else {
         d.putAllRowsPerSplit(SplitCounter.count(engine, s));
         if (s.getSchema().indexOf("label") >= 0) {
           List<String> names = classNames(s);
-          SplitCounter.countBy(engine, s, "label").forEach((label, n) -> {
-            int i = Integer.parseInt(label);
-            d.putRowsPerLabel(i >= 0 && i < names.size() ? names.get(i) : label, n);
-          });
+          SplitCounter.countBy(engine, s, "label")
+              .forEach(
+                  (label, n) -> {
+                    int i = Integer.parseInt(label);
+                    d.putRowsPerLabel(i >= 0 && i < names.size() ? names.get(i) : label, n);
+                  });
         }
       }
       h.addVersions(d);
@@ -88,25 +101,58 @@ public final class DataTableHistory {
     if (h.getClassNamesCount() > 0) {
       sb.append("classes ").append(String.join(", ", h.getClassNamesList())).append('\n');
     }
-    // the format column as wide as its widest value (fashion_mnist, image_folder), so the columns after it align
-    int formatWidth = Math.max("format".length(), h.getVersionsList().stream().mapToInt(v -> format(v).length()).max().orElse(0));
+    // the format column as wide as its widest value (fashion_mnist, image_folder), so the columns
+    // after it align
+    int formatWidth =
+        Math.max(
+            "format".length(),
+            h.getVersionsList().stream().mapToInt(v -> format(v).length()).max().orElse(0));
     String columns = "%-7s %-19s %-9s %-" + formatWidth + "s %-16s %8s  %s%n";
-    sb.append(String.format(Locale.ROOT, columns, "version", "time (UTC)", "operation", "format", "checksum", "skipped",
-        "source"));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            columns,
+            "version",
+            "time (UTC)",
+            "operation",
+            "format",
+            "checksum",
+            "skipped",
+            "source"));
     for (DataVersion v : h.getVersionsList()) {
-      String sum = v.getSourceChecksum().isEmpty() ? "-" : v.getSourceChecksum().substring(0, Math.min(16, v.getSourceChecksum().length()));
-      sb.append(String.format(Locale.ROOT, columns, v.getVersion(),
-          TIME.format(Instant.ofEpochMilli(v.getTimeMillis())), v.getOperation(), format(v), sum, v.getSkippedRecords(),
-          v.getSourceUri().isEmpty() ? "-" : v.getSourceUri()));
+      String sum =
+          v.getSourceChecksum().isEmpty()
+              ? "-"
+              : v.getSourceChecksum().substring(0, Math.min(16, v.getSourceChecksum().length()));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              columns,
+              v.getVersion(),
+              TIME.format(Instant.ofEpochMilli(v.getTimeMillis())),
+              v.getOperation(),
+              format(v),
+              sum,
+              v.getSkippedRecords(),
+              v.getSourceUri().isEmpty() ? "-" : v.getSourceUri()));
       if (v.getLabelLimitsCount() > 0) {
-        sb.append("        label limits:   ").append(counts(v.getLabelLimitsMap())).append(" (train rows kept)\n");
+        sb.append("        label limits:   ")
+            .append(counts(v.getLabelLimitsMap()))
+            .append(" (train rows kept)\n");
       }
       sb.append("        rows per split: ").append(counts(v.getRowsPerSplitMap())).append('\n');
       if (v.getRowsPerLabelCount() > 0) {
         sb.append("        rows per label: ").append(counts(v.getRowsPerLabelMap())).append('\n');
       }
-      new java.util.TreeMap<>(v.getRowsPerSplitLabelMap()).forEach((split, labels) -> sb.append(String.format(Locale.ROOT,
-          "        %-16s%s%n", "rows in " + split + ":", counts(labels.getRowsPerLabelMap()))));
+      new java.util.TreeMap<>(v.getRowsPerSplitLabelMap())
+          .forEach(
+              (split, labels) ->
+                  sb.append(
+                      String.format(
+                          Locale.ROOT,
+                          "        %-16s%s%n",
+                          "rows in " + split + ":",
+                          counts(labels.getRowsPerLabelMap()))));
       v.getWarningsList().forEach(w -> sb.append("        warning: ").append(w).append('\n'));
     }
     return sb.toString();
@@ -118,7 +164,8 @@ public final class DataTableHistory {
 
   private static String counts(Map<String, Long> m) {
     StringBuilder sb = new StringBuilder();
-    new java.util.TreeMap<>(m).forEach((k, n) -> sb.append(sb.isEmpty() ? "" : ", ").append(k).append('=').append(n));
+    new java.util.TreeMap<>(m)
+        .forEach((k, n) -> sb.append(sb.isEmpty() ? "" : ", ").append(k).append('=').append(n));
     return sb.toString();
   }
 

@@ -20,8 +20,9 @@ import java.util.stream.Stream;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
 
 /**
- * The data tables of a storage root ({@code <root>/tables/<name>}, each a Delta table), by name, with their
- * latest version and when it was committed: what {@code keel data list} and {@code GET /api/v1/data} show.
+ * The data tables of a storage root ({@code <root>/tables/<name>}, each a Delta table), by name,
+ * with their latest version and when it was committed: what {@code keel data list} and {@code GET
+ * /api/v1/data} show.
  */
 public final class DataTableList {
   /** One table and its latest version. */
@@ -32,7 +33,9 @@ public final class DataTableList {
 
   private DataTableList() {}
 
-  /** @throws IllegalArgumentException for bad paging, naming the parameter */
+  /**
+   * @throws IllegalArgumentException for bad paging, naming the parameter
+   */
   public static Page page(StorageRoot root, int offset, int limit) {
     Paging.check(offset, limit);
     List<String> names = new ArrayList<>(names(root));
@@ -41,8 +44,14 @@ public final class DataTableList {
     for (String name : Paging.slice(names, offset, limit)) {
       String uri = root.table(name);
       Optional<Snapshot> s = DeltaTables.latestSnapshot(engine, uri);
-      s.ifPresent(snapshot -> tables.add(new Table(name, DeltaTables.displayUri(uri), snapshot.getVersion(),
-          Instant.ofEpochMilli(snapshot.getTimestamp(engine)))));
+      s.ifPresent(
+          snapshot ->
+              tables.add(
+                  new Table(
+                      name,
+                      DeltaTables.displayUri(uri),
+                      snapshot.getVersion(),
+                      Instant.ofEpochMilli(snapshot.getTimestamp(engine)))));
     }
     return new Page(tables, names.size(), offset, limit);
   }
@@ -52,8 +61,12 @@ public final class DataTableList {
     TreeSet<String> out = new TreeSet<>();
     if (root.isS3()) {
       S3Uri tables = S3Uri.of(root.uri()).resolve("tables");
-      S3Clients.fromEnvironment().listObjectsV2Paginator(b -> b.bucket(tables.bucket()).prefix(tables.prefix()).delimiter("/"))
-          .commonPrefixes().stream().map(CommonPrefix::prefix)
+      S3Clients.fromEnvironment()
+          .listObjectsV2Paginator(
+              b -> b.bucket(tables.bucket()).prefix(tables.prefix()).delimiter("/"))
+          .commonPrefixes()
+          .stream()
+          .map(CommonPrefix::prefix)
           .map(p -> p.substring(tables.prefix().length(), p.length() - 1))
           .filter(name -> !name.isEmpty())
           .forEach(out::add);
@@ -64,7 +77,9 @@ public final class DataTableList {
       return out;
     }
     try (Stream<Path> entries = Files.list(dir)) {
-      entries.filter(p -> Files.isDirectory(p.resolve("_delta_log"))).forEach(p -> out.add(p.getFileName().toString()));
+      entries
+          .filter(p -> Files.isDirectory(p.resolve("_delta_log")))
+          .forEach(p -> out.add(p.getFileName().toString()));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list " + dir, e);
     }

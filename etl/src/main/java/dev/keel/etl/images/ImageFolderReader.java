@@ -21,7 +21,13 @@ import javax.imageio.ImageIO;
  */
 public final class ImageFolderReader {
   /** Decoded images: {@code pixels} holds {@code n} row-major {@code height*width} images. */
-  public record Images(int n, int[] labels, String[] splits, byte[] pixels, int height, int width,
+  public record Images(
+      int n,
+      int[] labels,
+      String[] splits,
+      byte[] pixels,
+      int height,
+      int width,
       List<String> classNames) {}
 
   private ImageFolderReader() {}
@@ -29,12 +35,17 @@ public final class ImageFolderReader {
   /**
    * @param shape {height, width}, or null for the first image's size
    */
-  public static Images read(List<SourceFiles.Entry> files, int[] shape, HashSplit hash, BadRecords bad)
+  public static Images read(
+      List<SourceFiles.Entry> files, int[] shape, HashSplit hash, BadRecords bad)
       throws IOException {
-    boolean splitLayout = !files.isEmpty() && files.stream().allMatch(f -> {
-      String[] p = f.relative().split("/");
-      return p.length == 3 && (p[0].equals("train") || p[0].equals("test"));
-    });
+    boolean splitLayout =
+        !files.isEmpty()
+            && files.stream()
+                .allMatch(
+                    f -> {
+                      String[] p = f.relative().split("/");
+                      return p.length == 3 && (p[0].equals("train") || p[0].equals("test"));
+                    });
     int depth = splitLayout ? 3 : 2;
     TreeSet<String> classes = new TreeSet<>();
     for (SourceFiles.Entry f : files) {
@@ -52,9 +63,11 @@ public final class ImageFolderReader {
     for (SourceFiles.Entry f : files) {
       String[] p = f.relative().split("/");
       if (p.length != depth) {
-        bad.report(f.relative(), splitLayout || p.length != 3
-            ? "not in a class sub-folder (expected <class>/<file> or train|test/<class>/<file>)"
-            : "not in a class sub-folder");
+        bad.report(
+            f.relative(),
+            splitLayout || p.length != 3
+                ? "not in a class sub-folder (expected <class>/<file> or train|test/<class>/<file>)"
+                : "not in a class sub-folder");
         continue;
       }
       BufferedImage img;
@@ -81,20 +94,32 @@ public final class ImageFolderReader {
     for (int i = 0; i < n; i++) {
       lab[i] = labels.get(i);
     }
-    return new Images(n, lab, splits.toArray(String[]::new), pixels.toByteArray(), Math.max(height, 0),
-        Math.max(width, 0), classNames);
+    return new Images(
+        n,
+        lab,
+        splits.toArray(String[]::new),
+        pixels.toByteArray(),
+        Math.max(height, 0),
+        Math.max(width, 0),
+        classNames);
   }
 
-  /** Grey-scale bytes at {@code height x width}: copied as they are when already so, else drawn (resized). */
+  /**
+   * Grey-scale bytes at {@code height x width}: copied as they are when already so, else drawn
+   * (resized).
+   */
   static byte[] grey(BufferedImage img, int height, int width) {
     BufferedImage g;
-    if (img.getType() == BufferedImage.TYPE_BYTE_GRAY && img.getHeight() == height && img.getWidth() == width) {
+    if (img.getType() == BufferedImage.TYPE_BYTE_GRAY
+        && img.getHeight() == height
+        && img.getWidth() == width) {
       g = img;
     } else {
       g = new BufferedImage(width, height, BufferedImage.TYPE_BYTE_GRAY);
       Graphics2D gr = g.createGraphics();
       try {
-        gr.setRenderingHint(RenderingHints.KEY_INTERPOLATION, RenderingHints.VALUE_INTERPOLATION_BILINEAR);
+        gr.setRenderingHint(
+            RenderingHints.KEY_INTERPOLATION, RenderingHints.VALUE_INTERPOLATION_BILINEAR);
         gr.drawImage(img, 0, 0, width, height, null);
       } finally {
         gr.dispose();

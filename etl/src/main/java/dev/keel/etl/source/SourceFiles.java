@@ -26,8 +26,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * The files of a source URI, sorted by their path relative to the source. A directory (or an S3
  * prefix) is walked recursively; names starting with {@code .} or {@code _} (e.g. {@code _SUCCESS},
  * {@code .crc}) are ignored, as Spark and Hadoop writers leave them next to data files. S3 objects
- * are copied to a temporary directory first (the readers need random access, e.g. Parquet
- * footers); {@link #close} deletes it.
+ * are copied to a temporary directory first (the readers need random access, e.g. Parquet footers);
+ * {@link #close} deletes it.
  */
 public final class SourceFiles implements AutoCloseable {
   /** One file: its path relative to the source (with {@code /}), and where to read it locally. */
@@ -82,7 +82,10 @@ public final class SourceFiles implements AutoCloseable {
     return files;
   }
 
-  /** SHA-256 over every file's relative path and bytes, in order: any renamed or changed file changes it. */
+  /**
+   * SHA-256 over every file's relative path and bytes, in order: any renamed or changed file
+   * changes it.
+   */
   public String checksum() {
     try {
       MessageDigest md = MessageDigest.getInstance("SHA-256");
@@ -146,7 +149,8 @@ public final class SourceFiles implements AutoCloseable {
   public static List<String> s3Keys(S3Client s3, S3Uri u) {
     List<String> keys = new ArrayList<>();
     String prefix = u.key().isEmpty() || u.key().endsWith("/") ? u.key() : u.key() + "/";
-    ListObjectsV2Request.Builder req = ListObjectsV2Request.builder().bucket(u.bucket()).prefix(u.key());
+    ListObjectsV2Request.Builder req =
+        ListObjectsV2Request.builder().bucket(u.bucket()).prefix(u.key());
     for (S3Object o : s3.listObjectsV2Paginator(req.build()).contents()) {
       if (o.key().equals(u.key()) || o.key().startsWith(prefix)) {
         keys.add(o.key());
@@ -166,8 +170,10 @@ public final class SourceFiles implements AutoCloseable {
     try {
       List<Entry> out = new ArrayList<>();
       for (String key : keys) {
-        String rel = key.equals(u.key()) ? key.substring(key.lastIndexOf('/') + 1)
-            : key.substring(u.key().length()).replaceFirst("^/", "");
+        String rel =
+            key.equals(u.key())
+                ? key.substring(key.lastIndexOf('/') + 1)
+                : key.substring(u.key().length()).replaceFirst("^/", "");
         if (rel.isEmpty() || rel.endsWith("/") || hidden(rel)) {
           continue;
         }

@@ -18,16 +18,23 @@ import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVRecord;
 
 /**
- * CSV files with a header line (RFC 4180 quoting), in {@code source.encoding} (default UTF-8, a byte order mark
- * dropped). Default feature columns: every column but the label and {@code split} whose value in the first data
- * record is a number; a later record with a non-number there is a corrupt record. Records are named {@code
- * file:line}. Text is decoded record by record ({@link SourceText}): bytes that are not text in the encoding make
- * their own record corrupt, and only it; in the header they fail the file.
+ * CSV files with a header line (RFC 4180 quoting), in {@code source.encoding} (default UTF-8, a
+ * byte order mark dropped). Default feature columns: every column but the label and {@code split}
+ * whose value in the first data record is a number; a later record with a non-number there is a
+ * corrupt record. Records are named {@code file:line}. Text is decoded record by record ({@link
+ * SourceText}): bytes that are not text in the encoding make their own record corrupt, and only it;
+ * in the header they fail the file.
  */
 public final class CsvSource {
-  static final CSVFormat FORMAT = CSVFormat.DEFAULT.builder()
-      .setHeader().setSkipHeaderRecord(true).setIgnoreSurroundingSpaces(true).setIgnoreEmptyLines(true)
-      .setAllowMissingColumnNames(true).get();
+  static final CSVFormat FORMAT =
+      CSVFormat.DEFAULT
+          .builder()
+          .setHeader()
+          .setSkipHeaderRecord(true)
+          .setIgnoreSurroundingSpaces(true)
+          .setIgnoreEmptyLines(true)
+          .setAllowMissingColumnNames(true)
+          .get();
 
   private CsvSource() {}
 
@@ -43,8 +50,14 @@ public final class CsvSource {
    * @param charset the resolved {@code source.encoding}
    * @param encoding {@code source.encoding} as written (empty: the default), for messages
    */
-  public static TabularRows read(List<SourceFiles.Entry> files, String labelColumn, List<String> featureColumns,
-      Charset charset, String encoding, HashSplit hash, BadRecords bad) {
+  public static TabularRows read(
+      List<SourceFiles.Entry> files,
+      String labelColumn,
+      List<String> featureColumns,
+      Charset charset,
+      String encoding,
+      HashSplit hash,
+      BadRecords bad) {
     TabularRows rows = new TabularRows();
     for (SourceFiles.Entry f : files) {
       try {
@@ -56,24 +69,40 @@ public final class CsvSource {
     return rows;
   }
 
-  private static void readFile(SourceFiles.Entry f, String labelColumn, List<String> featureColumns,
-      Charset charset, String encoding, HashSplit hash, BadRecords bad, TabularRows rows) throws IOException {
+  private static void readFile(
+      SourceFiles.Entry f,
+      String labelColumn,
+      List<String> featureColumns,
+      Charset charset,
+      String encoding,
+      HashSplit hash,
+      BadRecords bad,
+      TabularRows rows)
+      throws IOException {
     try (SourceText r = SourceText.open(f.path(), charset, encoding);
         CSVParser p = CSVParser.parse(r, FORMAT)) {
       Optional<SourceText.Flaw> inHeader = r.flawThrough(Math.max(1, p.getCurrentLineNumber()));
       if (inHeader.isPresent()) {
         // no record can be read without the column names
-        throw ApplicationFailure.newNonRetryableFailure(f.relative() + ":" + inHeader.get().line() + ": the header line: "
-            + inHeader.get().what(), FailureTypes.DATASET_CORRUPT);
+        throw ApplicationFailure.newNonRetryableFailure(
+            f.relative()
+                + ":"
+                + inHeader.get().line()
+                + ": the header line: "
+                + inHeader.get().what(),
+            FailureTypes.DATASET_CORRUPT);
       }
       List<String> header = p.getHeaderNames();
       if (header.isEmpty()) {
-        throw ApplicationFailure.newNonRetryableFailure(f.relative() + ": empty CSV file (no header line)",
-            FailureTypes.DATASET_CORRUPT);
+        throw ApplicationFailure.newNonRetryableFailure(
+            f.relative() + ": empty CSV file (no header line)", FailureTypes.DATASET_CORRUPT);
       }
       TabularRows.requireColumns(f.relative(), header, labelColumn, featureColumns);
       int label = header.indexOf(labelColumn);
-      int split = labelColumn.equals(TabularRows.SPLIT_COLUMN) ? -1 : header.indexOf(TabularRows.SPLIT_COLUMN);
+      int split =
+          labelColumn.equals(TabularRows.SPLIT_COLUMN)
+              ? -1
+              : header.indexOf(TabularRows.SPLIT_COLUMN);
       List<String> names = featureColumns;
       int[] cols = null;
       String[] why = new String[1];
@@ -97,8 +126,12 @@ public final class CsvSource {
               }
             }
             if (names.isEmpty()) {
-              throw ApplicationFailure.newNonRetryableFailure(f.relative() + ": no numeric feature column besides '"
-                  + labelColumn + "' (set source.feature_columns)", FailureTypes.DATASET_CORRUPT);
+              throw ApplicationFailure.newNonRetryableFailure(
+                  f.relative()
+                      + ": no numeric feature column besides '"
+                      + labelColumn
+                      + "' (set source.feature_columns)",
+                  FailureTypes.DATASET_CORRUPT);
             }
           }
           rows.featureNames(names, f.relative());

@@ -9,8 +9,8 @@ import java.util.TreeSet;
 
 /**
  * Class names of tabular labels: integer labels that are exactly {@code 0..k-1} keep their value;
- * other labels are numbered {@code 0..k-1} by sorted distinct value (numeric order when every
- * label is a number, text order otherwise).
+ * other labels are numbered {@code 0..k-1} by sorted distinct value (numeric order when every label
+ * is a number, text order otherwise).
  */
 public final class LabelClasses {
   private LabelClasses() {}

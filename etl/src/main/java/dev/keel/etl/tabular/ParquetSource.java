@@ -23,9 +23,9 @@ import org.apache.parquet.schema.Type;
 /**
  * Parquet files, read with the parquet-hadoop that Delta Kernel already brings (no Hadoop file
  * system: {@link LocalInputFile}). Default feature columns: every top-level INT32, INT64, FLOAT or
- * DOUBLE column but the label and {@code split}. Records are named {@code file:row} (from 1). Text in BINARY
- * columns is decoded in {@code source.encoding} (Parquet's own is UTF-8, the default): a value that is not text in it
- * makes its row a corrupt record instead of a label with U+FFFD in it.
+ * DOUBLE column but the label and {@code split}. Records are named {@code file:row} (from 1). Text
+ * in BINARY columns is decoded in {@code source.encoding} (Parquet's own is UTF-8, the default): a
+ * value that is not text in it makes its row a corrupt record instead of a label with U+FFFD in it.
  */
 public final class ParquetSource {
   private ParquetSource() {}
@@ -33,7 +33,9 @@ public final class ParquetSource {
   /** The top-level column names (cheap: reads the footer only). */
   public static List<String> columns(Path file) throws IOException {
     try (ParquetFileReader r = ParquetFileReader.open(new LocalInputFile(file))) {
-      return r.getFooter().getFileMetaData().getSchema().getFields().stream().map(Type::getName).toList();
+      return r.getFooter().getFileMetaData().getSchema().getFields().stream()
+          .map(Type::getName)
+          .toList();
     }
   }
 
@@ -41,8 +43,14 @@ public final class ParquetSource {
    * @param charset the resolved {@code source.encoding}
    * @param encoding {@code source.encoding} as written (empty: the default), for messages
    */
-  public static TabularRows read(List<SourceFiles.Entry> files, String labelColumn, List<String> featureColumns,
-      Charset charset, String encoding, HashSplit hash, BadRecords bad) {
+  public static TabularRows read(
+      List<SourceFiles.Entry> files,
+      String labelColumn,
+      List<String> featureColumns,
+      Charset charset,
+      String encoding,
+      HashSplit hash,
+      BadRecords bad) {
     Text text = new Text(charset, encoding);
     TabularRows rows = new TabularRows();
     for (SourceFiles.Entry f : files) {
@@ -51,15 +59,19 @@ public final class ParquetSource {
         schema = r.getFooter().getFileMetaData().getSchema();
         List<String> columns = schema.getFields().stream().map(Type::getName).toList();
         TabularRows.requireColumns(f.relative(), columns, labelColumn, featureColumns);
-        List<String> names = featureColumns.isEmpty() ? numericColumns(schema, labelColumn) : featureColumns;
+        List<String> names =
+            featureColumns.isEmpty() ? numericColumns(schema, labelColumn) : featureColumns;
         if (names.isEmpty()) {
           bad.report(f.relative(), "no numeric feature column besides '" + labelColumn + "'");
           continue;
         }
         rows.featureNames(names, f.relative());
         int label = schema.getFieldIndex(labelColumn);
-        int split = !labelColumn.equals(TabularRows.SPLIT_COLUMN) && schema.containsField(TabularRows.SPLIT_COLUMN)
-            ? schema.getFieldIndex(TabularRows.SPLIT_COLUMN) : -1;
+        int split =
+            !labelColumn.equals(TabularRows.SPLIT_COLUMN)
+                    && schema.containsField(TabularRows.SPLIT_COLUMN)
+                ? schema.getFieldIndex(TabularRows.SPLIT_COLUMN)
+                : -1;
         int[] cols = names.stream().mapToInt(schema::getFieldIndex).toArray();
         MessageColumnIO io = new ColumnIOFactory().getColumnIO(schema);
         long row = 0;
@@ -87,8 +99,19 @@ public final class ParquetSource {
   }
 
   /** One row: a good record goes to {@code rows}, a corrupt one to {@code bad}. */
-  private static void readRow(Group g, String where, int label, int split, int[] cols, List<String> names,
-      String labelColumn, Text text, HashSplit hash, BadRecords bad, TabularRows rows, String[] why) {
+  private static void readRow(
+      Group g,
+      String where,
+      int label,
+      int split,
+      int[] cols,
+      List<String> names,
+      String labelColumn,
+      Text text,
+      HashSplit hash,
+      BadRecords bad,
+      TabularRows rows,
+      String[] why) {
     String lab = text.of(g, label);
     if (lab == null || lab.isBlank()) {
       bad.report(where, "missing label (column '" + labelColumn + "' is null or empty)");
@@ -114,7 +137,9 @@ public final class ParquetSource {
   private static List<String> numericColumns(MessageType schema, String labelColumn) {
     List<String> out = new ArrayList<>();
     for (Type t : schema.getFields()) {
-      if (t.isPrimitive() && !t.getName().equals(labelColumn) && !t.getName().equals(TabularRows.SPLIT_COLUMN)
+      if (t.isPrimitive()
+          && !t.getName().equals(labelColumn)
+          && !t.getName().equals(TabularRows.SPLIT_COLUMN)
           && numeric(t.asPrimitiveType().getPrimitiveTypeName())) {
         out.add(t.getName());
       }
@@ -123,7 +148,9 @@ public final class ParquetSource {
   }
 
   private static boolean numeric(PrimitiveTypeName t) {
-    return t == PrimitiveTypeName.INT32 || t == PrimitiveTypeName.INT64 || t == PrimitiveTypeName.FLOAT
+    return t == PrimitiveTypeName.INT32
+        || t == PrimitiveTypeName.INT64
+        || t == PrimitiveTypeName.FLOAT
         || t == PrimitiveTypeName.DOUBLE;
   }
 
@@ -137,7 +164,8 @@ public final class ParquetSource {
   /** Fields as text, BINARY ones decoded in the source's encoding. */
   private record Text(Charset charset, String encoding) {
     /**
-     * A field as text (null when absent); integral doubles print without ".0" so that 1.0 and 1 are one label.
+     * A field as text (null when absent); integral doubles print without ".0" so that 1.0 and 1 are
+     * one label.
      *
      * @throws NotText naming the column when a BINARY value is not text in the encoding
      */

@@ -16,15 +16,19 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * A source's text in its {@code source.encoding}, decoded so that bytes that are not text in it cost only the line
- * they are on: each such stretch becomes U+FFFD and a {@link Flaw} of its line, and decoding goes on (a plain {@code
- * InputStreamReader} throws, and a reader reading ahead loses every record after the buffer that held the bad byte).
- * A NUL character is a flaw too (UTF-16 text read as UTF-8 is ASCII with a NUL after every character), and a leading
- * byte order mark is dropped (a UTF-8 BOM would otherwise start the first column's name). Lines are counted as
- * Commons CSV counts them ({@code \r\n}, {@code \r} or {@code \n} ends one), from 1.
+ * A source's text in its {@code source.encoding}, decoded so that bytes that are not text in it
+ * cost only the line they are on: each such stretch becomes U+FFFD and a {@link Flaw} of its line,
+ * and decoding goes on (a plain {@code InputStreamReader} throws, and a reader reading ahead loses
+ * every record after the buffer that held the bad byte). A NUL character is a flaw too (UTF-16 text
+ * read as UTF-8 is ASCII with a NUL after every character), and a leading byte order mark is
+ * dropped (a UTF-8 BOM would otherwise start the first column's name). Lines are counted as Commons
+ * CSV counts them ({@code \r\n}, {@code \r} or {@code \n} ends one), from 1.
  */
 public final class SourceText extends Reader {
-  /** A line holding bytes that are not text in the encoding; {@code what} says which bytes and what to do. */
+  /**
+   * A line holding bytes that are not text in the encoding; {@code what} says which bytes and what
+   * to do.
+   */
   public record Flaw(long line, String what) {}
 
   private static final char BOM = '\uFEFF';
@@ -35,8 +39,10 @@ public final class SourceText extends Reader {
   private final String encodingAsWritten;
   private final CharsetDecoder decoder;
   private final ByteBuffer bytes = ByteBuffer.allocate(BUFFER).flip();
+
   /** Decoded characters not yet handed out, in read mode. */
   private final CharBuffer chars = CharBuffer.allocate(BUFFER).flip();
+
   private final ArrayDeque<Flaw> flaws = new ArrayDeque<>();
   private boolean eof;
   private boolean done;
@@ -44,29 +50,34 @@ public final class SourceText extends Reader {
   private long line = 1;
   private boolean lastWasCr;
   private long bytesRead;
+
   /** Characters scanned in earlier fills. */
   private long charsSeen;
 
   /**
-   * @param encodingAsWritten {@code source.encoding} as the user wrote it (empty: the default), for the hint in a
-   *     flaw's text
+   * @param encodingAsWritten {@code source.encoding} as the user wrote it (empty: the default), for
+   *     the hint in a flaw's text
    */
   public SourceText(InputStream in, Charset charset, String encodingAsWritten) {
     this.in = in;
     this.charset = charset;
     this.encodingAsWritten = encodingAsWritten == null ? "" : encodingAsWritten.strip();
-    this.decoder = charset.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT);
+    this.decoder =
+        charset
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
   }
 
-  public static SourceText open(Path file, Charset charset, String encodingAsWritten) throws IOException {
+  public static SourceText open(Path file, Charset charset, String encodingAsWritten)
+      throws IOException {
     return new SourceText(Files.newInputStream(file), charset, encodingAsWritten);
   }
 
   /**
-   * The first flaw on a line up to {@code lastLine}, dropping every flaw up to it: called once per record with the
-   * record's last line, in order, it names the record's own flaw (the parser has read the record, so its flaws are
-   * known).
+   * The first flaw on a line up to {@code lastLine}, dropping every flaw up to it: called once per
+   * record with the record's last line, in order, it names the record's own flaw (the parser has
+   * read the record, so its flaws are known).
    */
   public Optional<Flaw> flawThrough(long lastLine) {
     Flaw first = null;
@@ -141,7 +152,10 @@ public final class SourceText extends Reader {
     }
   }
 
-  /** Counts the line breaks of the characters decoded since {@code from}, and flags NULs; returns the new end. */
+  /**
+   * Counts the line breaks of the characters decoded since {@code from}, and flags NULs; returns
+   * the new end.
+   */
   private int scan(int from) {
     int end = chars.position();
     for (int i = from; i < end; i++) {
@@ -157,8 +171,10 @@ public final class SourceText extends Reader {
         }
       } else if (c == 0) {
         // ASCII in UTF-16: a NUL before each character (big-endian) or after it (little-endian)
-        flaw("a NUL character, as in UTF-16 text read as " + charset.name()
-            + hint(charsSeen + i == 0 ? "utf-16be" : "utf-16le"));
+        flaw(
+            "a NUL character, as in UTF-16 text read as "
+                + charset.name()
+                + hint(charsSeen + i == 0 ? "utf-16be" : "utf-16le"));
       }
       lastWasCr = false;
     }
@@ -175,12 +191,17 @@ public final class SourceText extends Reader {
   /** The {@code length} bytes at {@code in}'s position, described with what to do about them. */
   private String notText(ByteBuffer in, int length, boolean atFileStart) {
     int p = in.position();
-    boolean utf16Bom = atFileStart && in.remaining() >= 2
-        && ((in.get(p) & 0xFF) == 0xFF && (in.get(p + 1) & 0xFF) == 0xFE
-            || (in.get(p) & 0xFF) == 0xFE && (in.get(p + 1) & 0xFF) == 0xFF);
+    boolean utf16Bom =
+        atFileStart
+            && in.remaining() >= 2
+            && ((in.get(p) & 0xFF) == 0xFF && (in.get(p + 1) & 0xFF) == 0xFE
+                || (in.get(p) & 0xFF) == 0xFE && (in.get(p + 1) & 0xFF) == 0xFF);
     int shown = utf16Bom ? 2 : Math.min(length, 4);
-    StringBuilder sb = new StringBuilder("not valid ").append(charset.name()).append(" (byte")
-        .append(shown > 1 ? "s" : "");
+    StringBuilder sb =
+        new StringBuilder("not valid ")
+            .append(charset.name())
+            .append(" (byte")
+            .append(shown > 1 ? "s" : "");
     for (int i = 0; i < shown && p + i < in.limit(); i++) {
       sb.append(String.format(Locale.ROOT, " 0x%02X", in.get(p + i) & 0xFF));
     }
@@ -197,8 +218,8 @@ public final class SourceText extends Reader {
   }
 
   /** The first flaw of a file, reading at most about {@code maxBytes} of it. */
-  public static Optional<Flaw> firstFlaw(Path file, Charset charset, String encodingAsWritten, long maxBytes)
-      throws IOException {
+  public static Optional<Flaw> firstFlaw(
+      Path file, Charset charset, String encodingAsWritten, long maxBytes) throws IOException {
     try (SourceText t = open(file, charset, encodingAsWritten)) {
       char[] buf = new char[BUFFER];
       while (t.flaws.isEmpty() && t.bytesRead < maxBytes && t.read(buf, 0, buf.length) >= 0) {
@@ -209,10 +230,11 @@ public final class SourceText extends Reader {
   }
 
   /**
-   * A text value of a binary format (a Parquet BINARY column) in {@code charset}; empty, with the reason in {@code
-   * why[0]}, when its bytes are not text in it.
+   * A text value of a binary format (a Parquet BINARY column) in {@code charset}; empty, with the
+   * reason in {@code why[0]}, when its bytes are not text in it.
    */
-  public static Optional<String> decode(byte[] value, Charset charset, String encodingAsWritten, String[] why) {
+  public static Optional<String> decode(
+      byte[] value, Charset charset, String encodingAsWritten, String[] why) {
     SourceText t = new SourceText(InputStream.nullInputStream(), charset, encodingAsWritten);
     ByteBuffer in = ByteBuffer.wrap(value);
     CharBuffer out = CharBuffer.allocate(value.length * 2 + 2);

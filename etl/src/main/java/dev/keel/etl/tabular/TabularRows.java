@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Rows read from a tabular source before labels become class indices: the raw label text, the
- * split and the feature vector of each good record, and the feature columns' names.
+ * Rows read from a tabular source before labels become class indices: the raw label text, the split
+ * and the feature vector of each good record, and the feature columns' names.
  */
 public final class TabularRows {
   /** The column that, when present and not the label, chooses each row's split. */
@@ -56,12 +56,16 @@ public final class TabularRows {
     return features.toArray(float[][]::new);
   }
 
-  /** The split of a record: the split column's value (train|test) when present, else the hash split. */
+  /**
+   * The split of a record: the split column's value (train|test) when present, else the hash split.
+   */
   static String split(String value, HashSplit hash, String key) {
     return value != null ? value : hash.splitOf(key);
   }
 
-  /** Parses one feature; null (with the reason in {@code why[0]}) when it is not a finite number. */
+  /**
+   * Parses one feature; null (with the reason in {@code why[0]}) when it is not a finite number.
+   */
   static Float number(String text, String[] why) {
     if (text == null || text.isBlank()) {
       why[0] = "empty";
@@ -81,25 +85,45 @@ public final class TabularRows {
   }
 
   /**
-   * Refuses a label or feature column that the file does not have, naming it and how many columns the file has:
-   * never the header itself, which is the file's content (a file that is no CSV would show its first line).
+   * Refuses a label or feature column that the file does not have, naming it and how many columns
+   * the file has: never the header itself, which is the file's content (a file that is no CSV would
+   * show its first line).
    */
-  static void requireColumns(String file, List<String> columns, String labelColumn, List<String> featureColumns) {
+  static void requireColumns(
+      String file, List<String> columns, String labelColumn, List<String> featureColumns) {
     if (!columns.contains(labelColumn)) {
-      throw ApplicationFailure.newNonRetryableFailure("source.label_column '" + labelColumn + "' is not a column of "
-          + file + " (" + headerSays(columns) + ")", FailureTypes.INVALID_ARGUMENT);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "source.label_column '"
+              + labelColumn
+              + "' is not a column of "
+              + file
+              + " ("
+              + headerSays(columns)
+              + ")",
+          FailureTypes.INVALID_ARGUMENT);
     }
     for (String f : featureColumns) {
       if (!columns.contains(f)) {
-        throw ApplicationFailure.newNonRetryableFailure("source.feature_columns: '" + f + "' is not a column of "
-            + file + " (" + headerSays(columns) + ")", FailureTypes.INVALID_ARGUMENT);
+        throw ApplicationFailure.newNonRetryableFailure(
+            "source.feature_columns: '"
+                + f
+                + "' is not a column of "
+                + file
+                + " ("
+                + headerSays(columns)
+                + ")",
+            FailureTypes.INVALID_ARGUMENT);
       }
     }
   }
 
-  /** What a header row tells without quoting it: how many columns, or that it is no CSV header at all. */
+  /**
+   * What a header row tells without quoting it: how many columns, or that it is no CSV header at
+   * all.
+   */
   public static String headerSays(List<String> columns) {
-    return columns.size() < 2 ? "its first line is not a CSV header row with a label column and a feature column"
+    return columns.size() < 2
+        ? "its first line is not a CSV header row with a label column and a feature column"
         : "its header row has " + columns.size() + " columns";
   }
 }

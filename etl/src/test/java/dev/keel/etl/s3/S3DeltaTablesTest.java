@@ -66,10 +66,15 @@ class S3DeltaTablesTest {
     assertEquals(70_000, first.getRows());
     assertFalse(first.getAlreadyIngested());
 
-    List<String> keys = S3ProxyExtension.client().listObjectsV2Paginator(b -> b.bucket(bucket)).contents()
-        .stream().map(S3Object::key).collect(Collectors.toList());
-    assertTrue(keys.contains("keel/tables/fashion/_delta_log/00000000000000000000.json"), keys.toString());
-    assertTrue(keys.stream().anyMatch(k -> k.startsWith("keel/tables/fashion/") && k.endsWith(".parquet")), keys.toString());
+    List<String> keys =
+        S3ProxyExtension.client().listObjectsV2Paginator(b -> b.bucket(bucket)).contents().stream()
+            .map(S3Object::key)
+            .collect(Collectors.toList());
+    assertTrue(
+        keys.contains("keel/tables/fashion/_delta_log/00000000000000000000.json"), keys.toString());
+    assertTrue(
+        keys.stream().anyMatch(k -> k.startsWith("keel/tables/fashion/") && k.endsWith(".parquet")),
+        keys.toString());
 
     DeltaDatasetReader reader = new DeltaDatasetReader();
     LabeledImages train = reader.read(first.getTable(), "train");
@@ -80,7 +85,8 @@ class S3DeltaTablesTest {
     byte[] labels = IdxReader.readLabels(DATA.resolve("t10k-labels-idx1-ubyte.gz"));
     assertEquals(60_000L, test.ids()[0]);
     assertEquals(labels[9_999] & 0xFF, test.labels()[9_999]);
-    assertArrayEquals(Arrays.copyOfRange(idx.pixels(), 0, 784), Arrays.copyOfRange(test.pixels(), 0, 784));
+    assertArrayEquals(
+        Arrays.copyOfRange(idx.pixels(), 0, 784), Arrays.copyOfRange(test.pixels(), 0, 784));
 
     IngestResult again = ingest.ingest(request("fashion"));
     assertTrue(again.getAlreadyIngested(), "same source checksum: nothing written");
@@ -88,8 +94,8 @@ class S3DeltaTablesTest {
   }
 
   /**
-   * Four writers with their own engines (as four processes would have) append to one table at
-   * once. Every commit lands: a lost commit would leave fewer versions or fewer rows.
+   * Four writers with their own engines (as four processes would have) append to one table at once.
+   * Every commit lands: a lost commit would leave fewer versions or fewer rows.
    */
   @Test
   void concurrentAppendersAllLand() throws Exception {
@@ -105,15 +111,18 @@ class S3DeltaTablesTest {
     for (int w = 0; w < writers; w++) {
       int writer = w;
       Engine engine = DeltaTables.newEngine(new Configuration());
-      results.add(pool.submit(() -> {
-        DeltaTableWriter out = new DeltaTableWriter(engine, table, TableSchemas.PREDICTIONS, Map.of());
-        go.await();
-        List<Long> versions = new ArrayList<>();
-        for (int c = 0; c < commitsEach; c++) {
-          versions.add(out.append(rows(writer * 100 + c, 3)));
-        }
-        return versions;
-      }));
+      results.add(
+          pool.submit(
+              () -> {
+                DeltaTableWriter out =
+                    new DeltaTableWriter(engine, table, TableSchemas.PREDICTIONS, Map.of());
+                go.await();
+                List<Long> versions = new ArrayList<>();
+                for (int c = 0; c < commitsEach; c++) {
+                  versions.add(out.append(rows(writer * 100 + c, 3)));
+                }
+                return versions;
+              }));
     }
     go.countDown();
     List<Long> all = new ArrayList<>();
@@ -123,7 +132,8 @@ class S3DeltaTablesTest {
     pool.shutdown();
 
     int commits = writers * commitsEach;
-    assertEquals(commits, all.stream().distinct().count(), "every commit got its own version: " + all);
+    assertEquals(
+        commits, all.stream().distinct().count(), "every commit got its own version: " + all);
     Snapshot snap = DeltaTables.latestSnapshot(DeltaTables.defaultEngine(), table).orElseThrow();
     assertEquals(commits, snap.getVersion());
     long files = 0;
@@ -144,22 +154,31 @@ class S3DeltaTablesTest {
   @Test
   void wrongCredentialsFailOnceWithOneLineNamingTheTable() {
     String bucket = S3ProxyExtension.newBucket("denied");
-    Engine bad = DeltaTables.newEngine(new Configuration(),
-        S3ProxyExtension.settings().withStaticCredentials("nobody", "wrong-secret"));
+    Engine bad =
+        DeltaTables.newEngine(
+            new Configuration(),
+            S3ProxyExtension.settings().withStaticCredentials("nobody", "wrong-secret"));
     String table = "s3://" + bucket + "/keel/tables/fashion";
-    ApplicationFailure f = assertThrows(ApplicationFailure.class,
-        () -> new IngestActivitiesImpl(bad).ingest(request(table)));
+    ApplicationFailure f =
+        assertThrows(
+            ApplicationFailure.class, () -> new IngestActivitiesImpl(bad).ingest(request(table)));
     assertTrue(f.isNonRetryable());
     assertEquals(FailureTypes.STORAGE_UNUSABLE, f.getType());
-    assertTrue(f.getOriginalMessage().startsWith("storage " + table + ": access denied"), f.getOriginalMessage());
+    assertTrue(
+        f.getOriginalMessage().startsWith("storage " + table + ": access denied"),
+        f.getOriginalMessage());
     assertFalse(f.getOriginalMessage().contains("\n"), f.getOriginalMessage());
   }
 
   @Test
   void missingBucketFailsWithOneLine() {
     String table = "s3://keel-no-such-bucket-4711/t";
-    ApplicationFailure f = assertThrows(ApplicationFailure.class,
-        () -> new DeltaDatasetReader().read(TableRef.newBuilder().setUri(table).setVersion(0).build(), "train"));
+    ApplicationFailure f =
+        assertThrows(
+            ApplicationFailure.class,
+            () ->
+                new DeltaDatasetReader()
+                    .read(TableRef.newBuilder().setUri(table).setVersion(0).build(), "train"));
     assertTrue(f.isNonRetryable());
     assertEquals("storage " + table + ": the bucket does not exist", f.getOriginalMessage());
   }
@@ -176,8 +195,14 @@ class S3DeltaTablesTest {
       ckpt[i] = "c";
       run[i] = "r";
     }
-    return Columns.of(n).add("id", ids).add("predicted_label", labels).add("score", scores)
-        .add("checkpoint_id", ckpt).add("source_table_version", versions)
-        .add("source_table_uri", ckpt).add("model_version", ckpt).add("run_id", run);
+    return Columns.of(n)
+        .add("id", ids)
+        .add("predicted_label", labels)
+        .add("score", scores)
+        .add("checkpoint_id", ckpt)
+        .add("source_table_version", versions)
+        .add("source_table_uri", ckpt)
+        .add("model_version", ckpt)
+        .add("run_id", run);
   }
 }

@@ -10,7 +10,10 @@ import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
 
-/** Writes real Fashion-MNIST rows as Parquet: name (string), f0..f15 (double), label (string), [split]. */
+/**
+ * Writes real Fashion-MNIST rows as Parquet: name (string), f0..f15 (double), label (string),
+ * [split].
+ */
 public final class ParquetFiles {
   private ParquetFiles() {}
 
@@ -26,20 +29,45 @@ public final class ParquetFiles {
     return MessageTypeParser.parseMessageType(sb.append(" }").toString());
   }
 
-  /** Rows {@code from..to-1}; {@code splitOf} null writes no split column; a null label for ids in {@code noLabel}. */
-  public static void write(Path file, int from, int to, java.util.function.IntFunction<String> splitOf,
-      java.util.Set<Integer> noLabel) throws IOException {
-    write(file, from, to, splitOf, i -> noLabel.contains(i) ? null
-        : RealData.className(RealData.label(i)).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  /**
+   * Rows {@code from..to-1}; {@code splitOf} null writes no split column; a null label for ids in
+   * {@code noLabel}.
+   */
+  public static void write(
+      Path file,
+      int from,
+      int to,
+      java.util.function.IntFunction<String> splitOf,
+      java.util.Set<Integer> noLabel)
+      throws IOException {
+    write(
+        file,
+        from,
+        to,
+        splitOf,
+        i ->
+            noLabel.contains(i)
+                ? null
+                : RealData.className(RealData.label(i))
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
-  /** Rows {@code from..to-1} whose label column holds {@code labelBytes} (no label when null), as written. */
-  public static void write(Path file, int from, int to, java.util.function.IntFunction<String> splitOf,
-      java.util.function.IntFunction<byte[]> labelBytes) throws IOException {
+  /**
+   * Rows {@code from..to-1} whose label column holds {@code labelBytes} (no label when null), as
+   * written.
+   */
+  public static void write(
+      Path file,
+      int from,
+      int to,
+      java.util.function.IntFunction<String> splitOf,
+      java.util.function.IntFunction<byte[]> labelBytes)
+      throws IOException {
     MessageType schema = schema(splitOf != null);
     SimpleGroupFactory f = new SimpleGroupFactory(schema);
     java.nio.file.Files.createDirectories(file.getParent());
-    try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema).build()) {
+    try (ParquetWriter<Group> w =
+        ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema).build()) {
       for (int i = from; i < to; i++) {
         Group g = f.newGroup().append("name", "img-" + i);
         float[] x = RealData.features(i);

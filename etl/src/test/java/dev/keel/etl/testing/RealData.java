@@ -12,8 +12,8 @@ import java.util.Locale;
 import javax.imageio.ImageIO;
 
 /**
- * Real Fashion-MNIST test images (the t10k split), written as the files the ETL reads: PNG and
- * JPEG images, and tabular rows of 16 features (the means of the 7x7 blocks of each image).
+ * Real Fashion-MNIST test images (the t10k split), written as the files the ETL reads: PNG and JPEG
+ * images, and tabular rows of 16 features (the means of the 7x7 blocks of each image).
  */
 public final class RealData {
   public static final Path FASHION = Path.of(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR);
@@ -34,7 +34,10 @@ public final class RealData {
 
   /** A file-system-friendly class name ("T-shirt/top" has a slash). */
   public static String className(int label) {
-    return IngestActivitiesImpl.FASHION_MNIST_CLASSES.get(label).replace('/', '_').replace(' ', '_');
+    return IngestActivitiesImpl.FASHION_MNIST_CLASSES
+        .get(label)
+        .replace('/', '_')
+        .replace(' ', '_');
   }
 
   public static byte[] pixels(int i) {
@@ -53,10 +56,14 @@ public final class RealData {
     return img;
   }
 
-  /** Writes image {@code i} as {@code file} (png or jpg by extension); RGB for JPEG, as cameras write them. */
+  /**
+   * Writes image {@code i} as {@code file} (png or jpg by extension); RGB for JPEG, as cameras
+   * write them.
+   */
   public static void write(int i, Path file) throws IOException {
     Files.createDirectories(file.getParent());
-    String ext = file.getFileName().toString().substring(file.getFileName().toString().lastIndexOf('.') + 1);
+    String ext =
+        file.getFileName().toString().substring(file.getFileName().toString().lastIndexOf('.') + 1);
     BufferedImage img = image(i);
     if (ext.equals("jpg")) {
       BufferedImage rgb = new BufferedImage(28, 28, BufferedImage.TYPE_INT_RGB);

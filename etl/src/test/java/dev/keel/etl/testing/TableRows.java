@@ -22,8 +22,9 @@ public final class TableRows {
   public static List<Row> read(String tablePath, long version) throws Exception {
     DeltaLog log = DeltaLog.forTable(new Configuration(), tablePath);
     Snapshot s = version < 0 ? log.update() : log.getSnapshotForVersionAsOf(version);
-    boolean features = s.getMetadata().getSchema().getFieldNames().length > 3
-        && List.of(s.getMetadata().getSchema().getFieldNames()).contains("features");
+    boolean features =
+        s.getMetadata().getSchema().getFieldNames().length > 3
+            && List.of(s.getMetadata().getSchema().getFieldNames()).contains("features");
     List<Row> out = new ArrayList<>();
     try (CloseableIterator<RowRecord> it = s.open()) {
       while (it.hasNext()) {
@@ -36,8 +37,13 @@ public final class TableRows {
             f[i] = l.get(i);
           }
         }
-        out.add(new Row(r.getLong("id"), r.getInt("label"), r.getString("split"), f,
-            features ? null : r.getBinary("image")));
+        out.add(
+            new Row(
+                r.getLong("id"),
+                r.getInt("label"),
+                r.getString("split"),
+                f,
+                features ? null : r.getBinary("image")));
       }
     }
     out.sort(Comparator.comparingLong(Row::id));
@@ -58,6 +64,8 @@ public final class TableRows {
 
   public static Map<String, String> properties(String tablePath, long version) {
     DeltaLog log = DeltaLog.forTable(new Configuration(), tablePath);
-    return (version < 0 ? log.update() : log.getSnapshotForVersionAsOf(version)).getMetadata().getConfiguration();
+    return (version < 0 ? log.update() : log.getSnapshotForVersionAsOf(version))
+        .getMetadata()
+        .getConfiguration();
   }
 }

@@ -27,7 +27,8 @@ public final class ModelCheckpoints {
   private ModelCheckpoints() {}
 
   /** Serializes {@code block}'s parameters and {@code optimizer}'s state as they are now. */
-  public static CheckpointSnapshot snapshot(Block block, ResumableOptimizer optimizer) throws IOException {
+  public static CheckpointSnapshot snapshot(Block block, ResumableOptimizer optimizer)
+      throws IOException {
     ByteArrayOutputStream params = new ByteArrayOutputStream(1 << 20);
     try (DataOutputStream out = new DataOutputStream(params)) {
       block.saveParameters(out);
@@ -41,11 +42,13 @@ public final class ModelCheckpoints {
 
   /**
    * Replaces the values of {@code block}'s (initialized) parameters, keeping their shapes, and
-   * frees the arrays they replace. Restores requires-grad, which DJL's {@code loadParameters} drops.
+   * frees the arrays they replace. Restores requires-grad, which DJL's {@code loadParameters}
+   * drops.
    *
    * @throws CorruptCheckpointException if the saved parameters do not fit this block
    */
-  public static void loadParameters(VerifiedCheckpoint checkpoint, Block block, NDManager manager) throws IOException {
+  public static void loadParameters(VerifiedCheckpoint checkpoint, Block block, NDManager manager)
+      throws IOException {
     String uri = checkpoint.uri();
     List<Pair<String, Parameter>> params = new ArrayList<>();
     block.getParameters().forEach(params::add);
@@ -66,9 +69,15 @@ public final class ModelCheckpoints {
       NDArray now = param.getArray();
       if (shapes.get(i) != null && !shapes.get(i).equals(now.getShape())) {
         throw new CorruptCheckpointException(
-            uri, CheckpointFiles.PARAMETERS,
-            "parameter " + params.get(i).getKey() + " has shape " + now.getShape()
-                + ", the model expects " + shapes.get(i) + " (different hyperparameters?)");
+            uri,
+            CheckpointFiles.PARAMETERS,
+            "parameter "
+                + params.get(i).getKey()
+                + " has shape "
+                + now.getShape()
+                + ", the model expects "
+                + shapes.get(i)
+                + " (different hyperparameters?)");
       }
       if (param.requiresGradient()) {
         now.setRequiresGradient(true);
@@ -81,11 +90,13 @@ public final class ModelCheckpoints {
   }
 
   /** Restores the optimizer's moments / momentum and step counts. */
-  public static void loadOptimizerState(VerifiedCheckpoint checkpoint, ResumableOptimizer optimizer, NDManager manager) {
+  public static void loadOptimizerState(
+      VerifiedCheckpoint checkpoint, ResumableOptimizer optimizer, NDManager manager) {
     try (DataInputStream in = checkpoint.openFile(CheckpointFiles.OPTIMIZER)) {
       optimizer.loadState(manager, in);
     } catch (IOException | RuntimeException e) {
-      throw new CorruptCheckpointException(checkpoint.uri(), CheckpointFiles.OPTIMIZER, "unreadable: " + e.getMessage(), e);
+      throw new CorruptCheckpointException(
+          checkpoint.uri(), CheckpointFiles.OPTIMIZER, "unreadable: " + e.getMessage(), e);
     }
   }
 }

@@ -8,7 +8,8 @@ package dev.keel.gpu.collective;
 final class C10d {
   private C10d() {}
 
-  static native long storeCreate(String host, int port, int worldSize, boolean server, long timeoutMillis);
+  static native long storeCreate(
+      String host, int port, int worldSize, boolean server, long timeoutMillis);
 
   static native int storePort(long store);
 

@@ -1,8 +1,8 @@
 package dev.keel.gpu.collective;
 
 /**
- * The entry points of {@code libkeel_c10d_nccl.so}: the same collectives as {@link C10d} on
- * c10d's ProcessGroupNCCL. The store comes from {@link C10d}'s library.
+ * The entry points of {@code libkeel_c10d_nccl.so}: the same collectives as {@link C10d} on c10d's
+ * ProcessGroupNCCL. The store comes from {@link C10d}'s library.
  */
 final class C10dNccl {
   private C10dNccl() {}

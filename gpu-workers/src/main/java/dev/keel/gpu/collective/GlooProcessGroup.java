@@ -5,32 +5,33 @@ import java.util.Objects;
 
 /** A {@link ProcessGroup} on c10d's ProcessGroupGloo: CPU tensors over TCP. */
 public final class GlooProcessGroup extends NativeProcessGroup {
-  private static final Natives NATIVES = new Natives() {
-    @Override
-    public void free(long group) {
-      C10d.freeGroup(group);
-    }
+  private static final Natives NATIVES =
+      new Natives() {
+        @Override
+        public void free(long group) {
+          C10d.freeGroup(group);
+        }
 
-    @Override
-    public void allreduce(long group, long[] tensors, long bucketBytes) {
-      C10d.allreduce(group, tensors, bucketBytes);
-    }
+        @Override
+        public void allreduce(long group, long[] tensors, long bucketBytes) {
+          C10d.allreduce(group, tensors, bucketBytes);
+        }
 
-    @Override
-    public void broadcast(long group, long[] tensors, int root) {
-      C10d.broadcast(group, tensors, root);
-    }
+        @Override
+        public void broadcast(long group, long[] tensors, int root) {
+          C10d.broadcast(group, tensors, root);
+        }
 
-    @Override
-    public void barrier(long group) {
-      C10d.barrier(group);
-    }
+        @Override
+        public void barrier(long group) {
+          C10d.barrier(group);
+        }
 
-    @Override
-    public long[] benchAllreduce(long group, long bytes, int iterations) {
-      return C10d.benchAllreduce(group, bytes, iterations);
-    }
-  };
+        @Override
+        public long[] benchAllreduce(long group, long bytes, int iterations) {
+          return C10d.benchAllreduce(group, bytes, iterations);
+        }
+      };
 
   private GlooProcessGroup(long pointer, int rank, int size) {
     super(NATIVES, pointer, rank, size, "gloo");
@@ -45,7 +46,8 @@ public final class GlooProcessGroup extends NativeProcessGroup {
    * @param timeout for the rendezvous and for every collective of the group
    * @throws CollectiveException when a rank does not join within the timeout
    */
-  public static GlooProcessGroup create(Store store, int rank, int size, String host, Duration timeout) {
+  public static GlooProcessGroup create(
+      Store store, int rank, int size, String host, Duration timeout) {
     checkArguments(store, rank, size, timeout);
     Objects.requireNonNull(host, "host");
     long millis = Store.millis(timeout);

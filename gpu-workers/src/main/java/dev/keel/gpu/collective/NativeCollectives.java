@@ -17,10 +17,10 @@ import java.util.Locale;
  * jar), lazily and once per JVM.
  *
  * <p>They link libtorch by SONAME, so DJL's PyTorch engine is initialised first: the dynamic loader
- * then binds them to the very libtorch DJL loaded. A library is copied to {@code
- * <cache>/<sha-256 of its bytes>/} before loading (the JVM can only load files); several JVMs may
- * do so at once, so each writes a temporary file and renames it into place. The cache is {@code
- * keel.native.cache}, else {@code $XDG_CACHE_HOME/keel/native}, else {@code ~/.cache/keel/native}.
+ * then binds them to the very libtorch DJL loaded. A library is copied to {@code <cache>/<sha-256
+ * of its bytes>/} before loading (the JVM can only load files); several JVMs may do so at once, so
+ * each writes a temporary file and renames it into place. The cache is {@code keel.native.cache},
+ * else {@code $XDG_CACHE_HOME/keel/native}, else {@code ~/.cache/keel/native}.
  */
 public final class NativeCollectives {
   static final String GLOO_LIBRARY = "keel_c10d";
@@ -62,8 +62,8 @@ public final class NativeCollectives {
   }
 
   /**
-   * Loads {@code libkeel_c10d_nccl.so}, only where DJL's PyTorch engine sees a CUDA GPU: the library
-   * needs libtorch_cuda, which a CPU build of libtorch does not have.
+   * Loads {@code libkeel_c10d_nccl.so}, only where DJL's PyTorch engine sees a CUDA GPU: the
+   * library needs libtorch_cuda, which a CPU build of libtorch does not have.
    */
   static void loadNccl() {
     load();
@@ -77,11 +77,14 @@ public final class NativeCollectives {
       try {
         int gpus = Engine.getEngine("PyTorch").getGpuCount();
         if (gpus == 0) {
-          throw new CollectiveException("NCCL needs a CUDA GPU, and DJL's PyTorch engine sees none"
-              + " (no GPU or driver, or a CPU build of libtorch): use GlooProcessGroup on this machine");
+          throw new CollectiveException(
+              "NCCL needs a CUDA GPU, and DJL's PyTorch engine sees none"
+                  + " (no GPU or driver, or a CPU build of libtorch): use GlooProcessGroup on this machine");
         }
-        loadLibrary(NCCL_LIBRARY, "it needs a CUDA build of libtorch 2.7.1 under DJL, with libtorch_cuda.so and"
-            + " libc10_cuda.so loadable by name (e.g. the torch 2.7.1 wheel's torch/lib on LD_LIBRARY_PATH)");
+        loadLibrary(
+            NCCL_LIBRARY,
+            "it needs a CUDA build of libtorch 2.7.1 under DJL, with libtorch_cuda.so and"
+                + " libc10_cuda.so loadable by name (e.g. the torch 2.7.1 wheel's torch/lib on LD_LIBRARY_PATH)");
         ncclLoaded = true;
       } catch (CollectiveException e) {
         ncclFailure = e;
@@ -99,38 +102,62 @@ public final class NativeCollectives {
     return C10d.benchMemcpy(bytes, iterations);
   }
 
-  /** @param loadHint what to check when the file is there but the dynamic loader refuses it */
+  /**
+   * @param loadHint what to check when the file is there but the dynamic loader refuses it
+   */
   private static void loadLibrary(String name, String loadHint) {
     String os = System.getProperty("os.name", "?");
     String arch = System.getProperty("os.arch", "?");
-    if (!os.toLowerCase(Locale.ROOT).startsWith("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
-      throw new CollectiveException("Keel's c10d library is built for " + PLATFORM + " only; this JVM runs on "
-          + os + "/" + arch);
+    if (!os.toLowerCase(Locale.ROOT).startsWith("linux")
+        || !(arch.equals("amd64") || arch.equals("x86_64"))) {
+      throw new CollectiveException(
+          "Keel's c10d library is built for "
+              + PLATFORM
+              + " only; this JVM runs on "
+              + os
+              + "/"
+              + arch);
     }
     try {
       Engine.getEngine("PyTorch");
     } catch (RuntimeException e) {
-      throw new CollectiveException("DJL's PyTorch engine did not start, and lib" + name
-          + ".so links its libtorch: " + oneLine(e), e);
+      throw new CollectiveException(
+          "DJL's PyTorch engine did not start, and lib"
+              + name
+              + ".so links its libtorch: "
+              + oneLine(e),
+          e);
     }
     String file = System.mapLibraryName(name);
     String resource = "/native/" + PLATFORM + "/" + file;
     byte[] bytes;
     try (InputStream in = NativeCollectives.class.getResourceAsStream(resource)) {
       if (in == null) {
-        throw new CollectiveException(file + " is not on the classpath (" + resource + " in keel-gpu-workers): "
-            + HOW_TO_BUILD);
+        throw new CollectiveException(
+            file
+                + " is not on the classpath ("
+                + resource
+                + " in keel-gpu-workers): "
+                + HOW_TO_BUILD);
       }
       bytes = in.readAllBytes();
     } catch (IOException e) {
-      throw new CollectiveException("cannot read " + resource + " from the classpath: " + oneLine(e), e);
+      throw new CollectiveException(
+          "cannot read " + resource + " from the classpath: " + oneLine(e), e);
     }
     Path path;
     try {
       path = extract(file, bytes);
     } catch (IOException e) {
-      throw new CollectiveException("cannot copy " + file + " to " + cacheDir() + ": " + oneLine(e)
-          + " (set -Dkeel.native.cache to a writable directory)", e);
+      throw new CollectiveException(
+          "cannot copy "
+              + file
+              + " to "
+              + cacheDir()
+              + ": "
+              + oneLine(e)
+              + " (set -Dkeel.native.cache to a writable directory)",
+          e);
     }
     try {
       System.load(path.toString());
@@ -143,14 +170,16 @@ public final class NativeCollectives {
     Path dir = cacheDir().resolve(sha256(bytes).substring(0, 32));
     Path target = dir.resolve(file);
     if (Files.isRegularFile(target) && Files.size(target) == bytes.length) {
-      return target; // the directory name is the content's hash, and files only appear there by rename
+      return target; // the directory name is the content's hash, and files only appear there by
+      // rename
     }
     Files.createDirectories(dir);
     Path tmp = Files.createTempFile(dir, file, ".tmp");
     try {
       Files.write(tmp, bytes);
       try {
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
       }
@@ -166,7 +195,10 @@ public final class NativeCollectives {
       return Path.of(configured);
     }
     String xdg = System.getenv("XDG_CACHE_HOME");
-    Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
+    Path base =
+        xdg != null && !xdg.isBlank()
+            ? Path.of(xdg)
+            : Path.of(System.getProperty("user.home"), ".cache");
     return base.resolve("keel").resolve("native");
   }
 

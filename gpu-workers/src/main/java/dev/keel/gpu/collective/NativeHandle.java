@@ -5,9 +5,9 @@ import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
 
 /**
- * A native pointer that is never used after it is freed: operations hold the read lock, so a
- * {@link #close} from another thread waits for operations in flight (at most their timeout) instead
- * of freeing memory a collective is still using.
+ * A native pointer that is never used after it is freed: operations hold the read lock, so a {@link
+ * #close} from another thread waits for operations in flight (at most their timeout) instead of
+ * freeing memory a collective is still using.
  */
 final class NativeHandle {
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
@@ -34,10 +34,11 @@ final class NativeHandle {
   }
 
   void run(LongConsumer operation) {
-    apply(p -> {
-      operation.accept(p);
-      return null;
-    });
+    apply(
+        p -> {
+          operation.accept(p);
+          return null;
+        });
   }
 
   void close() {

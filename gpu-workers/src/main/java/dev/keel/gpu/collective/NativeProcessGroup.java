@@ -36,8 +36,9 @@ abstract class NativeProcessGroup implements ProcessGroup {
 
   NativeProcessGroup(Natives natives, long pointer, int rank, int size, String backend) {
     this.natives = natives;
-    this.handle = new NativeHandle(backend + " process group (rank " + rank + " of " + size + ")", pointer,
-        natives::free);
+    this.handle =
+        new NativeHandle(
+            backend + " process group (rank " + rank + " of " + size + ")", pointer, natives::free);
     this.rank = rank;
     this.size = size;
     this.backend = backend;
@@ -129,14 +130,20 @@ abstract class NativeProcessGroup implements ProcessGroup {
     return backend + " process group, rank " + rank + " of " + size;
   }
 
-  /** DJL's PyTorch arrays carry a pointer to their {@code at::Tensor}; c10d works on that tensor. */
+  /**
+   * DJL's PyTorch arrays carry a pointer to their {@code at::Tensor}; c10d works on that tensor.
+   */
   private static long[] pointers(List<NDArray> tensors) {
     long[] out = new long[tensors.size()];
     for (int i = 0; i < out.length; i++) {
       NDArray a = Objects.requireNonNull(tensors.get(i), "tensor " + i);
       if (!(a instanceof PtNDArray)) {
-        throw new IllegalArgumentException("tensor " + i + " is a " + a.getClass().getName()
-            + "; collectives need arrays of DJL's PyTorch engine");
+        throw new IllegalArgumentException(
+            "tensor "
+                + i
+                + " is a "
+                + a.getClass().getName()
+                + "; collectives need arrays of DJL's PyTorch engine");
       }
       out[i] = ((PtNDArray) a).getHandle();
     }

@@ -4,36 +4,37 @@ import java.time.Duration;
 
 /**
  * A {@link ProcessGroup} on c10d's ProcessGroupNCCL: CUDA tensors, one GPU per rank. Needs a CUDA
- * build of libtorch under DJL and {@code libkeel_c10d_nccl.so}, which is loaded on first use; without
- * a GPU, {@link #create} fails with a one-line {@link CollectiveException}.
+ * build of libtorch under DJL and {@code libkeel_c10d_nccl.so}, which is loaded on first use;
+ * without a GPU, {@link #create} fails with a one-line {@link CollectiveException}.
  */
 public final class NcclProcessGroup extends NativeProcessGroup {
-  private static final Natives NATIVES = new Natives() {
-    @Override
-    public void free(long group) {
-      C10dNccl.freeGroup(group);
-    }
+  private static final Natives NATIVES =
+      new Natives() {
+        @Override
+        public void free(long group) {
+          C10dNccl.freeGroup(group);
+        }
 
-    @Override
-    public void allreduce(long group, long[] tensors, long bucketBytes) {
-      C10dNccl.allreduce(group, tensors, bucketBytes);
-    }
+        @Override
+        public void allreduce(long group, long[] tensors, long bucketBytes) {
+          C10dNccl.allreduce(group, tensors, bucketBytes);
+        }
 
-    @Override
-    public void broadcast(long group, long[] tensors, int root) {
-      C10dNccl.broadcast(group, tensors, root);
-    }
+        @Override
+        public void broadcast(long group, long[] tensors, int root) {
+          C10dNccl.broadcast(group, tensors, root);
+        }
 
-    @Override
-    public void barrier(long group) {
-      C10dNccl.barrier(group);
-    }
+        @Override
+        public void barrier(long group) {
+          C10dNccl.barrier(group);
+        }
 
-    @Override
-    public long[] benchAllreduce(long group, long bytes, int iterations) {
-      return C10dNccl.benchAllreduce(group, bytes, iterations);
-    }
-  };
+        @Override
+        public long[] benchAllreduce(long group, long bytes, int iterations) {
+          return C10dNccl.benchAllreduce(group, bytes, iterations);
+        }
+      };
 
   private NcclProcessGroup(long pointer, int rank, int size) {
     super(NATIVES, pointer, rank, size, "nccl");

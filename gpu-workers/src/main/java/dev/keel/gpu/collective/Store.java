@@ -46,10 +46,12 @@ public final class Store implements AutoCloseable {
     return open(host, port, worldSize, timeout, false);
   }
 
-  private static Store open(String host, int port, int worldSize, Duration timeout, boolean server) {
+  private static Store open(
+      String host, int port, int worldSize, Duration timeout, boolean server) {
     Objects.requireNonNull(host, "host");
     if (port < 0 || port > 65535 || (!server && port == 0)) {
-      throw new IllegalArgumentException("port " + port + " (a client needs the server's port, 1-65535)");
+      throw new IllegalArgumentException(
+          "port " + port + " (a client needs the server's port, 1-65535)");
     }
     if (worldSize < 1) {
       throw new IllegalArgumentException("world size " + worldSize + " < 1");

@@ -4,7 +4,9 @@ package dev.keel.gpu.device;
 public final class CpuDeviceInventory implements DeviceInventory {
   private final DeviceDiscovery discovery;
 
-  /** @param reason why there is no GPU, one line ({@code no CUDA driver (libcuda.so.1 not found)}) */
+  /**
+   * @param reason why there is no GPU, one line ({@code no CUDA driver (libcuda.so.1 not found)})
+   */
   public CpuDeviceInventory(String reason) {
     this.discovery = DeviceDiscovery.cpu(reason);
   }

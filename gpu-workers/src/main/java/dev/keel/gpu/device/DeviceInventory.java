@@ -4,7 +4,9 @@ import java.util.Map;
 
 /** Finds the devices this process can train on. */
 public interface DeviceInventory {
-  /** Never throws and never prints: a machine without a GPU gets a CPU discovery with its reason. */
+  /**
+   * Never throws and never prints: a machine without a GPU gets a CPU discovery with its reason.
+   */
   DeviceDiscovery discover();
 
   /**

@@ -9,8 +9,8 @@ import jcuda.driver.CUresult;
 import jcuda.driver.JCudaDriver;
 
 /**
- * The only class that names JCuda: its first call loads JCuda's classes and JNI library (which links
- * {@code libcuda.so.1}), so nothing else may touch it before a discovery is asked for.
+ * The only class that names JCuda: its first call loads JCuda's classes and JNI library (which
+ * links {@code libcuda.so.1}), so nothing else may touch it before a discovery is asked for.
  */
 final class JCudaProbe {
   /** A driver call that did not return {@code CUDA_SUCCESS}. */
@@ -53,10 +53,14 @@ final class JCudaProbe {
       check("cuDeviceTotalMem", JCudaDriver.cuDeviceTotalMem(memory, device));
       int[] major = new int[1];
       int[] minor = new int[1];
-      check("cuDeviceGetAttribute", JCudaDriver.cuDeviceGetAttribute(major,
-          CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device));
-      check("cuDeviceGetAttribute", JCudaDriver.cuDeviceGetAttribute(minor,
-          CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device));
+      check(
+          "cuDeviceGetAttribute",
+          JCudaDriver.cuDeviceGetAttribute(
+              major, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device));
+      check(
+          "cuDeviceGetAttribute",
+          JCudaDriver.cuDeviceGetAttribute(
+              minor, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device));
       gpus.add(new GpuDevice(i, cString(name), memory[0], major[0], minor[0]));
     }
     return DeviceDiscovery.gpus(gpus, version[0]);

@@ -7,11 +7,14 @@ import java.util.Optional;
  * The device of one training slot.
  *
  * @param gpu the device as this process (the one that discovered it) numbers it; empty: the CPU
- * @param visibleDevices what the slot's own process must get as {@code CUDA_VISIBLE_DEVICES}, so that
- *     its one visible device (libtorch's {@code gpu(0)}) is {@code gpu}; empty on the CPU
+ * @param visibleDevices what the slot's own process must get as {@code CUDA_VISIBLE_DEVICES}, so
+ *     that its one visible device (libtorch's {@code gpu(0)}) is {@code gpu}; empty on the CPU
  * @param sharedWithSlot the lower slot that trains on the same GPU (more slots than GPUs), or empty
  */
-public record SlotDevice(int slot, Optional<GpuDevice> gpu, Optional<String> visibleDevices,
+public record SlotDevice(
+    int slot,
+    Optional<GpuDevice> gpu,
+    Optional<String> visibleDevices,
     Optional<Integer> sharedWithSlot) {
   public SlotDevice {
     Objects.requireNonNull(gpu, "gpu");
@@ -37,7 +40,10 @@ public record SlotDevice(int slot, Optional<GpuDevice> gpu, Optional<String> vis
     }
     StringBuilder s = new StringBuilder(gpu.get().describe());
     if (!ownProcess) {
-      s.append(", ").append(CudaDeviceInventory.VISIBLE_DEVICES).append('=').append(visibleDevices.get());
+      s.append(", ")
+          .append(CudaDeviceInventory.VISIBLE_DEVICES)
+          .append('=')
+          .append(visibleDevices.get());
     }
     sharedWithSlot.ifPresent(other -> s.append(", shared with slot ").append(other));
     return s.toString();

@@ -8,9 +8,9 @@ import java.util.Objects;
 import java.util.TreeSet;
 
 /**
- * What every rank of a gang must agree on to train one model together (model, hyperparameters,
- * data version, parameter count, ...), as ordered {@code name=value} lines, so that a mismatch
- * names the field and both values instead of a hash.
+ * What every rank of a gang must agree on to train one model together (model, hyperparameters, data
+ * version, parameter count, ...), as ordered {@code name=value} lines, so that a mismatch names the
+ * field and both values instead of a hash.
  */
 public final class Fingerprint {
   private final Map<String, String> fields;
@@ -48,8 +48,11 @@ public final class Fingerprint {
   public void requireSame(Fingerprint other, String who) {
     List<String> differences = differences(other);
     if (!differences.isEmpty()) {
-      throw GangMember.mismatch("this rank and " + who + " would train different things: "
-          + String.join("; ", differences));
+      throw GangMember.mismatch(
+          "this rank and "
+              + who
+              + " would train different things: "
+              + String.join("; ", differences));
     }
   }
 
@@ -77,7 +80,8 @@ public final class Fingerprint {
 
     public Builder set(String name, Object value) {
       if (name.indexOf('=') >= 0 || name.indexOf('\n') >= 0) {
-        throw new IllegalArgumentException("fingerprint field names hold no '=' or newline: " + name);
+        throw new IllegalArgumentException(
+            "fingerprint field names hold no '=' or newline: " + name);
       }
       fields.put(name, String.valueOf(value).replace('\n', ' '));
       return this;

@@ -1,8 +1,8 @@
 package dev.keel.gpu.gang;
 
 /**
- * Joins this rank's gang once the model is built, so the ranks can compare parameter counts
- * before training together. The trainer closes the exchange it returns.
+ * Joins this rank's gang once the model is built, so the ranks can compare parameter counts before
+ * training together. The trainer closes the exchange it returns.
  */
 @FunctionalInterface
 public interface GangJoin {

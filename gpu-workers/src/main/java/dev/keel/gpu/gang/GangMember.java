@@ -1,5 +1,6 @@
 package dev.keel.gpu.gang;
 
+import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.train.GangRendezvous;
@@ -7,7 +8,6 @@ import dev.keel.api.v1.GangSpec;
 import dev.keel.api.v1.RankInfo;
 import dev.keel.api.v1.RankStarted;
 import dev.keel.api.v1.Rendezvous;
-import ai.djl.engine.Engine;
 import dev.keel.gpu.collective.GlooProcessGroup;
 import dev.keel.gpu.collective.NcclProcessGroup;
 import dev.keel.gpu.collective.ProcessGroup;
@@ -51,12 +51,18 @@ public final class GangMember implements GradientExchange {
     this.bucketed = bucketed;
   }
 
-  /** A rank over a store and process group formed some other way (benchmarks, tests); it closes both. */
+  /**
+   * A rank over a store and process group formed some other way (benchmarks, tests); it closes
+   * both.
+   */
   public static GangMember over(Store store, ProcessGroup group) {
     return over(store, group, true);
   }
 
-  /** The same, choosing whether gradients travel in buckets or one collective per tensor (benchmarks compare both). */
+  /**
+   * The same, choosing whether gradients travel in buckets or one collective per tensor (benchmarks
+   * compare both).
+   */
   public static GangMember over(Store store, ProcessGroup group, boolean bucketed) {
     return new GangMember(store, group, group.rank(), group.size(), bucketed);
   }
@@ -66,18 +72,29 @@ public final class GangMember implements GradientExchange {
    * @param host the address other ranks reach this process at
    * @param stopped true once the activity was cancelled or abandoned: stop waiting
    */
-  public static GangMember join(WorkflowClient client, String workflowId, GangSpec spec, RankInfo me, String host,
-      Fingerprint fingerprint, BooleanSupplier stopped) {
+  public static GangMember join(
+      WorkflowClient client,
+      String workflowId,
+      GangSpec spec,
+      RankInfo me,
+      String host,
+      Fingerprint fingerprint,
+      BooleanSupplier stopped) {
     Duration timeout = Duration.ofSeconds(Math.max(1, spec.getTimeoutSeconds()));
     WorkflowStub workflow = client.newUntypedWorkflowStub(workflowId);
     Store store = null;
     ProcessGroup group = null;
     try {
-      RankStarted.Builder started = RankStarted.newBuilder().setGangId(spec.getGangId()).setRank(me);
+      RankStarted.Builder started =
+          RankStarted.newBuilder().setGangId(spec.getGangId()).setRank(me);
       if (spec.getRank() == 0) {
         store = Store.server(host, 0, spec.getWorldSize(), timeout);
-        started.setRendezvous(Rendezvous.newBuilder().setGangId(spec.getGangId()).setHost(host).setPort(store.port())
-            .setFingerprint(fingerprint.text()));
+        started.setRendezvous(
+            Rendezvous.newBuilder()
+                .setGangId(spec.getGangId())
+                .setHost(host)
+                .setPort(store.port())
+                .setFingerprint(fingerprint.text()));
       }
       workflow.signal(GangRendezvous.RANK_STARTED, started.build());
       Rendezvous rv = awaitRendezvous(workflow, spec, stopped);
@@ -85,18 +102,26 @@ public final class GangMember implements GradientExchange {
         fingerprint.requireSame(Fingerprint.parse(rv.getFingerprint()), "rank 0");
         store = Store.client(rv.getHost(), rv.getPort(), spec.getWorldSize(), timeout);
       }
-      store.set("fingerprint/" + spec.getRank(), fingerprint.text().getBytes(StandardCharsets.UTF_8));
+      store.set(
+          "fingerprint/" + spec.getRank(), fingerprint.text().getBytes(StandardCharsets.UTF_8));
       if (spec.getRank() == 0) {
         for (int r = 1; r < spec.getWorldSize(); r++) {
           fingerprint.requireSame(
-              Fingerprint.parse(new String(store.get("fingerprint/" + r), StandardCharsets.UTF_8)), "rank " + r);
+              Fingerprint.parse(new String(store.get("fingerprint/" + r), StandardCharsets.UTF_8)),
+              "rank " + r);
         }
       }
-      group = onGpu()
-          ? NcclProcessGroup.create(store, spec.getRank(), spec.getWorldSize(), timeout)
-          : GlooProcessGroup.create(store, spec.getRank(), spec.getWorldSize(), host, timeout);
-      log.info("gang {}: rank {} of {} joined (store {}:{})", spec.getGangId(), spec.getRank(), spec.getWorldSize(),
-          rv.getHost(), rv.getPort());
+      group =
+          onGpu()
+              ? NcclProcessGroup.create(store, spec.getRank(), spec.getWorldSize(), timeout)
+              : GlooProcessGroup.create(store, spec.getRank(), spec.getWorldSize(), host, timeout);
+      log.info(
+          "gang {}: rank {} of {} joined (store {}:{})",
+          spec.getGangId(),
+          spec.getRank(),
+          spec.getWorldSize(),
+          rv.getHost(),
+          rv.getPort());
       return new GangMember(store, group, spec.getRank(), spec.getWorldSize(), true);
     } catch (RuntimeException | Error e) {
       if (group != null) {
@@ -109,30 +134,46 @@ public final class GangMember implements GradientExchange {
     }
   }
 
-  private static Rendezvous awaitRendezvous(WorkflowStub workflow, GangSpec spec, BooleanSupplier stopped) {
+  private static Rendezvous awaitRendezvous(
+      WorkflowStub workflow, GangSpec spec, BooleanSupplier stopped) {
     while (true) {
       Rendezvous rv = workflow.query(GangRendezvous.RENDEZVOUS, Rendezvous.class, spec.getGangId());
       if (rv.getAbandoned()) {
-        throw ApplicationFailure.newFailure("gang " + spec.getGangId() + " was given up by its workflow (rank 0 failed"
-            + " before every rank started); rank " + spec.getRank() + " stops", "GangAbandoned");
+        throw ApplicationFailure.newFailure(
+            "gang "
+                + spec.getGangId()
+                + " was given up by its workflow (rank 0 failed"
+                + " before every rank started); rank "
+                + spec.getRank()
+                + " stops",
+            "GangAbandoned");
       }
       if (rv.getPort() > 0) {
         return rv;
       }
       if (stopped.getAsBoolean()) {
-        throw ApplicationFailure.newFailure("rank " + spec.getRank() + " of gang " + spec.getGangId()
-            + " stopped while waiting for the other ranks", "GangAbandoned");
+        throw ApplicationFailure.newFailure(
+            "rank "
+                + spec.getRank()
+                + " of gang "
+                + spec.getGangId()
+                + " stopped while waiting for the other ranks",
+            "GangAbandoned");
       }
       try {
         Thread.sleep(POLL.toMillis());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw ApplicationFailure.newFailure("interrupted while waiting for the gang", "GangAbandoned");
+        throw ApplicationFailure.newFailure(
+            "interrupted while waiting for the gang", "GangAbandoned");
       }
     }
   }
 
-  /** DJL trains on the GPU when it sees one, so the gradients live there and NCCL exchanges them; else Gloo on the CPU. */
+  /**
+   * DJL trains on the GPU when it sees one, so the gradients live there and NCCL exchanges them;
+   * else Gloo on the CPU.
+   */
   private static boolean onGpu() {
     return Engine.getInstance().defaultDevice().isGpu();
   }

@@ -11,32 +11,36 @@ import java.util.List;
 public interface GradientExchange extends AutoCloseable {
 
   /** One rank alone. */
-  GradientExchange SINGLE = new GradientExchange() {
-    @Override
-    public int rank() {
-      return 0;
-    }
+  GradientExchange SINGLE =
+      new GradientExchange() {
+        @Override
+        public int rank() {
+          return 0;
+        }
 
-    @Override
-    public int size() {
-      return 1;
-    }
+        @Override
+        public int size() {
+          return 1;
+        }
 
-    @Override
-    public void average(List<NDArray> arrays) {}
+        @Override
+        public void average(List<NDArray> arrays) {}
 
-    @Override
-    public void broadcastFromRankZero(List<NDArray> arrays) {}
+        @Override
+        public void broadcastFromRankZero(List<NDArray> arrays) {}
 
-    @Override
-    public void close() {}
-  };
+        @Override
+        public void close() {}
+      };
 
   int rank();
 
   int size();
 
-  /** Replaces every array, in place, by its mean over all ranks (same shapes and order on every rank). */
+  /**
+   * Replaces every array, in place, by its mean over all ranks (same shapes and order on every
+   * rank).
+   */
   void average(List<NDArray> arrays);
 
   /** Overwrites every array, in place, with rank 0's. */

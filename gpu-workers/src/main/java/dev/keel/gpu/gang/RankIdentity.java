@@ -7,9 +7,14 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.util.Collections;
 
-/** Who this worker process is to the rest of its gang: its identity and the address its ranks listen on. */
+/**
+ * Who this worker process is to the rest of its gang: its identity and the address its ranks listen
+ * on.
+ */
 public final class RankIdentity {
-  /** Overrides the address other ranks connect to (a machine with several networks must choose one). */
+  /**
+   * Overrides the address other ranks connect to (a machine with several networks must choose one).
+   */
   public static final String HOST_ENV = "KEEL_RENDEZVOUS_HOST";
 
   private RankIdentity() {}
@@ -27,7 +32,9 @@ public final class RankIdentity {
     return Host.VALUE;
   }
 
-  /** Resolved once per process: listing network interfaces for every training step would be waste. */
+  /**
+   * Resolved once per process: listing network interfaces for every training step would be waste.
+   */
   private static final class Host {
     static final String VALUE = resolve();
   }

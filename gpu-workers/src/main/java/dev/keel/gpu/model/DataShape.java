@@ -10,18 +10,22 @@ import dev.keel.tables.dataset.LabeledImages;
  * model whose input depends on the table, records it in the hyperparameters.
  *
  * @param table the table and version, e.g. {@code file:///…/iris v3}
- * @param examples what one example is, for messages ({@code 28x28 images}, {@code vectors of 4 features})
+ * @param examples what one example is, for messages ({@code 28x28 images}, {@code vectors of 4
+ *     features})
  * @param example shape of one example without the batch axis
  * @param classes the number of class names of the table, else the largest label plus one
  */
 public record DataShape(String table, Kind kind, String examples, Shape example, int classes) {
 
   /** The two kinds of labeled table. */
-  public enum Kind { IMAGES, FEATURES }
+  public enum Kind {
+    IMAGES,
+    FEATURES
+  }
 
   /**
-   * @throws InvalidFieldException ({@code data}) naming the table and the row when a label is negative
-   *     or has no class name
+   * @throws InvalidFieldException ({@code data}) naming the table and the row when a label is
+   *     negative or has no class name
    */
   public static DataShape of(String table, LabeledExamples data) {
     int names = data.classNames().size();
@@ -29,12 +33,22 @@ public record DataShape(String table, Kind kind, String examples, Shape example,
     int[] labels = data.labels();
     for (int i = 0; i < labels.length; i++) {
       if (labels[i] < 0 || (names > 0 && labels[i] >= names)) {
-        throw new InvalidFieldException("data", "table " + table + ": label " + labels[i] + " of id " + data.ids()[i]
-            + (labels[i] < 0 ? " is negative" : " has no class name (the table names " + names + " classes)"));
+        throw new InvalidFieldException(
+            "data",
+            "table "
+                + table
+                + ": label "
+                + labels[i]
+                + " of id "
+                + data.ids()[i]
+                + (labels[i] < 0
+                    ? " is negative"
+                    : " has no class name (the table names " + names + " classes)"));
       }
       max = Math.max(max, labels[i]);
     }
     Kind kind = data instanceof LabeledImages ? Kind.IMAGES : Kind.FEATURES;
-    return new DataShape(table, kind, data.describe(), new Shape(data.exampleShape()), names > 0 ? names : max + 1);
+    return new DataShape(
+        table, kind, data.describe(), new Shape(data.exampleShape()), names > 0 ? names : max + 1);
   }
 }

@@ -23,6 +23,7 @@ public final class FashionCnn implements KeelModel {
   public static final String HIDDEN = "hidden";
   public static final String DROPOUT = "dropout";
   public static final String STAGES = "stages";
+
   /** 28×28 halves to 14, 7, 3 and 1: a fifth pool would leave nothing. */
   static final int MAX_STAGES = 4;
 
@@ -34,12 +35,18 @@ public final class FashionCnn implements KeelModel {
   @Override
   public Map<String, Object> hyperparameterDefaults() {
     return Map.of(
-        TrainingHyperparameters.LR, 2e-3,
-        TrainingHyperparameters.BATCH_SIZE, 128L,
-        WIDTH, 16L,
-        HIDDEN, 128L,
-        DROPOUT, 0.25,
-        STAGES, 2L);
+        TrainingHyperparameters.LR,
+        2e-3,
+        TrainingHyperparameters.BATCH_SIZE,
+        128L,
+        WIDTH,
+        16L,
+        HIDDEN,
+        128L,
+        DROPOUT,
+        0.25,
+        STAGES,
+        2L);
   }
 
   @Override
@@ -59,20 +66,31 @@ public final class FashionCnn implements KeelModel {
     float dropout = (float) hp.getDouble(DROPOUT);
     int stages = hp.getInt(STAGES);
     if (width < 1 || width > 1024) {
-      throw new InvalidFieldException("hyperparameters." + WIDTH, "must be in [1, 1024], got " + width);
+      throw new InvalidFieldException(
+          "hyperparameters." + WIDTH, "must be in [1, 1024], got " + width);
     }
     if (hidden < 1 || hidden > 65536) {
-      throw new InvalidFieldException("hyperparameters." + HIDDEN, "must be in [1, 65536], got " + hidden);
+      throw new InvalidFieldException(
+          "hyperparameters." + HIDDEN, "must be in [1, 65536], got " + hidden);
     }
     if (!(dropout >= 0 && dropout < 1)) {
-      throw new InvalidFieldException("hyperparameters." + DROPOUT, "must be in [0, 1), got " + dropout);
+      throw new InvalidFieldException(
+          "hyperparameters." + DROPOUT, "must be in [0, 1), got " + dropout);
     }
     if (stages < 1 || stages > MAX_STAGES) {
-      throw new InvalidFieldException("hyperparameters." + STAGES, "must be in [1, " + MAX_STAGES + "], got " + stages);
+      throw new InvalidFieldException(
+          "hyperparameters." + STAGES, "must be in [1, " + MAX_STAGES + "], got " + stages);
     }
     if ((long) width << (stages - 1) > 4096) {
-      throw new InvalidFieldException("hyperparameters." + WIDTH, "width " + width + " gives " + ((long) width << (stages - 1))
-          + " channels in stage " + stages + "; at most 4096");
+      throw new InvalidFieldException(
+          "hyperparameters." + WIDTH,
+          "width "
+              + width
+              + " gives "
+              + ((long) width << (stages - 1))
+              + " channels in stage "
+              + stages
+              + "; at most 4096");
     }
     SequentialBlock net = new SequentialBlock();
     for (int stage = 0; stage < stages; stage++) {

@@ -31,7 +31,8 @@ public final class Hyperparameters {
    * Validates and resolves.
    *
    * @param modelParams {@code ModelSpec.params} (field prefix {@code model.params})
-   * @param hparams the trial's hyperparameters (field prefix {@code hyperparameters}); win over params
+   * @param hparams the trial's hyperparameters (field prefix {@code hyperparameters}); win over
+   *     params
    * @throws InvalidFieldException naming the first unknown or mistyped field
    */
   public static Hyperparameters resolve(
@@ -55,8 +56,11 @@ public final class Hyperparameters {
       if (def == null) {
         throw new InvalidFieldException(
             field,
-            "not used by model " + model.name() + " (accepts: "
-                + String.join(", ", new TreeSet<>(resolved.keySet())) + ")");
+            "not used by model "
+                + model.name()
+                + " (accepts: "
+                + String.join(", ", new TreeSet<>(resolved.keySet()))
+                + ")");
       }
       resolved.put(e.getKey(), convert(field, e.getValue(), def));
     }
@@ -64,19 +68,20 @@ public final class Hyperparameters {
 
   private static Object convert(String field, Value v, Object def) {
     switch (v.getKindCase()) {
-      case NUMBER_VALUE: {
-        double d = v.getNumberValue();
-        if (def instanceof Double) {
-          return d;
-        }
-        if (def instanceof Long || def instanceof Integer) {
-          if (d != Math.rint(d) || Double.isInfinite(d)) {
-            throw new InvalidFieldException(field, "expected an integer, got " + d);
+      case NUMBER_VALUE:
+        {
+          double d = v.getNumberValue();
+          if (def instanceof Double) {
+            return d;
           }
-          return (long) d;
+          if (def instanceof Long || def instanceof Integer) {
+            if (d != Math.rint(d) || Double.isInfinite(d)) {
+              throw new InvalidFieldException(field, "expected an integer, got " + d);
+            }
+            return (long) d;
+          }
+          break;
         }
-        break;
-      }
       case STRING_VALUE:
         if (def instanceof String) {
           return v.getStringValue();
@@ -91,7 +96,11 @@ public final class Hyperparameters {
         break;
     }
     throw new InvalidFieldException(
-        field, "expected " + typeName(def) + ", got " + v.getKindCase().name().toLowerCase().replace("_value", ""));
+        field,
+        "expected "
+            + typeName(def)
+            + ", got "
+            + v.getKindCase().name().toLowerCase().replace("_value", ""));
   }
 
   private static String typeName(Object def) {
@@ -114,8 +123,13 @@ public final class Hyperparameters {
   Hyperparameters with(String name, Object value) {
     Object before = require(name);
     if (!before.getClass().equals(value.getClass())) {
-      throw new IllegalArgumentException("hyperparameter " + name + " is a " + before.getClass().getSimpleName()
-          + ", not a " + value.getClass().getSimpleName());
+      throw new IllegalArgumentException(
+          "hyperparameter "
+              + name
+              + " is a "
+              + before.getClass().getSimpleName()
+              + ", not a "
+              + value.getClass().getSimpleName());
     }
     Map<String, Object> copy = new TreeMap<>(values);
     copy.put(name, value);
@@ -167,7 +181,8 @@ public final class Hyperparameters {
   private Object require(String name) {
     Object v = values.get(name);
     if (v == null) {
-      throw new IllegalArgumentException("hyperparameter " + name + " is not declared by model " + modelName);
+      throw new IllegalArgumentException(
+          "hyperparameter " + name + " is not declared by model " + modelName);
     }
     return v;
   }

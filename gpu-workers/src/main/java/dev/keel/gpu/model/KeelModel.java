@@ -6,17 +6,17 @@ import dev.keel.tables.dataset.LabeledExamples;
 import java.util.Map;
 
 /**
- * A trainable classifier: the SPI behind {@code ModelSpec.name} (built-ins) and
- * {@code ModelSpec.class} (user classes, which need a public no-argument constructor).
+ * A trainable classifier: the SPI behind {@code ModelSpec.name} (built-ins) and {@code
+ * ModelSpec.class} (user classes, which need a public no-argument constructor).
  *
- * <p>The block takes a batch of examples, images {@code (N, C, H, W)} with pixels scaled to
- * {@code [0, 1]} or feature vectors {@code (N, features)}, and returns logits {@code (N, numClasses)}.
+ * <p>The block takes a batch of examples, images {@code (N, C, H, W)} with pixels scaled to {@code
+ * [0, 1]} or feature vectors {@code (N, features)}, and returns logits {@code (N, numClasses)}.
  * Image models need implement nothing about data: the defaults accept an images table whose image
  * shape is {@link #inputShape()} and whose labels fit {@link #numClasses()}. A model whose input
- * depends on the table (e.g. {@code tabular_mlp}) overrides {@link #fitTo}, {@link #inputShape(Hyperparameters)}
- * and, to learn input statistics, {@link #fitInputs}. Every hyperparameter a trial may set must be declared
- * in {@link #hyperparameterDefaults()} (or be one of {@link TrainingHyperparameters#DEFAULTS});
- * anything else is rejected before training starts.
+ * depends on the table (e.g. {@code tabular_mlp}) overrides {@link #fitTo}, {@link
+ * #inputShape(Hyperparameters)} and, to learn input statistics, {@link #fitInputs}. Every
+ * hyperparameter a trial may set must be declared in {@link #hyperparameterDefaults()} (or be one
+ * of {@link TrainingHyperparameters#DEFAULTS}); anything else is rejected before training starts.
  */
 public interface KeelModel {
 
@@ -34,10 +34,15 @@ public interface KeelModel {
 
   int numClasses();
 
-  /** A new, uninitialized block for these (already validated, defaults filled in) hyperparameters. */
+  /**
+   * A new, uninitialized block for these (already validated, defaults filled in) hyperparameters.
+   */
   Block build(Hyperparameters hyperparameters);
 
-  /** Shape of one example for these hyperparameters (those of {@link #fitTo}'s result); the default ignores them. */
+  /**
+   * Shape of one example for these hyperparameters (those of {@link #fitTo}'s result); the default
+   * ignores them.
+   */
   default Shape inputShape(Hyperparameters hyperparameters) {
     return inputShape();
   }
@@ -48,16 +53,33 @@ public interface KeelModel {
    * hyperparameters rebuild the same block without the table. Must be idempotent: fitting the
    * result to the same table again returns it unchanged, and a different size is an error.
    *
-   * @throws InvalidFieldException (field {@code data}) naming the table and this model when they do not fit
+   * @throws InvalidFieldException (field {@code data}) naming the table and this model when they do
+   *     not fit
    */
   default Hyperparameters fitTo(Hyperparameters hyperparameters, DataShape data) {
     if (data.kind() != DataShape.Kind.IMAGES || !data.example().equals(inputShape())) {
-      throw new InvalidFieldException("data", "table " + data.table() + " holds " + data.examples() + ", but model "
-          + name() + " takes images of shape " + inputShape());
+      throw new InvalidFieldException(
+          "data",
+          "table "
+              + data.table()
+              + " holds "
+              + data.examples()
+              + ", but model "
+              + name()
+              + " takes images of shape "
+              + inputShape());
     }
     if (data.classes() > numClasses()) {
-      throw new InvalidFieldException("data", "table " + data.table() + " has " + data.classes()
-          + " classes, but model " + name() + " predicts " + numClasses());
+      throw new InvalidFieldException(
+          "data",
+          "table "
+              + data.table()
+              + " has "
+              + data.classes()
+              + " classes, but model "
+              + name()
+              + " predicts "
+              + numClasses());
     }
     return hyperparameters;
   }

@@ -8,8 +8,8 @@ import java.util.function.Supplier;
 
 /**
  * Resolves a {@link ModelSpec} to a {@link KeelModel}: {@code class} (a user class on the worker's
- * classpath, loaded by reflection) wins over {@code name} (a built-in); an empty spec means
- * {@value FashionCnn#NAME}.
+ * classpath, loaded by reflection) wins over {@code name} (a built-in); an empty spec means {@value
+ * FashionCnn#NAME}.
  */
 public final class ModelRegistry {
   private final Map<String, Supplier<KeelModel>> builtIns = new TreeMap<>();
@@ -22,7 +22,8 @@ public final class ModelRegistry {
   /** The built-in models, user classes from this class's loader. */
   public static ModelRegistry withBuiltIns() {
     ClassLoader cl = Thread.currentThread().getContextClassLoader();
-    ModelRegistry registry = new ModelRegistry(cl != null ? cl : ModelRegistry.class.getClassLoader());
+    ModelRegistry registry =
+        new ModelRegistry(cl != null ? cl : ModelRegistry.class.getClassLoader());
     registry.register(FashionCnn.NAME, FashionCnn::new);
     registry.register(TabularMlp.NAME, TabularMlp::new);
     return registry;
@@ -33,7 +34,9 @@ public final class ModelRegistry {
     return this;
   }
 
-  /** @throws InvalidFieldException naming {@code model.name} or {@code model.class} */
+  /**
+   * @throws InvalidFieldException naming {@code model.name} or {@code model.class}
+   */
   public KeelModel resolve(ModelSpec spec) {
     if (!spec.getClass_().isBlank()) {
       return instantiate(spec.getClass_().trim());
@@ -43,8 +46,13 @@ public final class ModelRegistry {
     if (factory == null) {
       throw new InvalidFieldException(
           "model.name",
-          "unknown model '" + name + "' (built-in: " + String.join(", ", builtIns.keySet())
-              + "; or set model.class to a class implementing " + KeelModel.class.getName() + ")");
+          "unknown model '"
+              + name
+              + "' (built-in: "
+              + String.join(", ", builtIns.keySet())
+              + "; or set model.class to a class implementing "
+              + KeelModel.class.getName()
+              + ")");
     }
     return factory.get();
   }
@@ -70,7 +78,8 @@ public final class ModelRegistry {
       throw new InvalidFieldException(
           "model.class", className + " constructor failed: " + e.getCause(), e.getCause());
     } catch (ReflectiveOperationException e) {
-      throw new InvalidFieldException("model.class", className + " cannot be instantiated: " + e, e);
+      throw new InvalidFieldException(
+          "model.class", className + " cannot be instantiated: " + e, e);
     }
   }
 }

@@ -24,10 +24,20 @@ public final class Standardization extends AbstractBlock {
 
   public Standardization() {
     super(VERSION);
-    mean = addParameter(Parameter.builder().setName("mean").setType(Parameter.Type.RUNNING_MEAN)
-        .optRequiresGrad(false).build());
-    std = addParameter(Parameter.builder().setName("std").setType(Parameter.Type.RUNNING_VAR)
-        .optRequiresGrad(false).build());
+    mean =
+        addParameter(
+            Parameter.builder()
+                .setName("mean")
+                .setType(Parameter.Type.RUNNING_MEAN)
+                .optRequiresGrad(false)
+                .build());
+    std =
+        addParameter(
+            Parameter.builder()
+                .setName("std")
+                .setType(Parameter.Type.RUNNING_VAR)
+                .optRequiresGrad(false)
+                .build());
   }
 
   @Override
@@ -55,8 +65,8 @@ public final class Standardization extends AbstractBlock {
   public void setStatistics(float[] means, float[] stds) {
     long features = mean.getArray().getShape().get(0);
     if (means.length != features || stds.length != features) {
-      throw new IllegalArgumentException(means.length + " means and " + stds.length + " deviations for "
-          + features + " features");
+      throw new IllegalArgumentException(
+          means.length + " means and " + stds.length + " deviations for " + features + " features");
     }
     mean.getArray().set(FloatBuffer.wrap(means));
     std.getArray().set(FloatBuffer.wrap(stds));
@@ -65,7 +75,8 @@ public final class Standardization extends AbstractBlock {
   /** The statistics as they are now (tests, diagnostics). */
   public float[][] statistics() {
     return new float[][] {
-        mean.getArray().toType(DataType.FLOAT32, false).toFloatArray(),
-        std.getArray().toType(DataType.FLOAT32, false).toFloatArray()};
+      mean.getArray().toType(DataType.FLOAT32, false).toFloatArray(),
+      std.getArray().toType(DataType.FLOAT32, false).toFloatArray()
+    };
   }
 }

@@ -27,7 +27,11 @@ public final class TabularMlp implements KeelModel {
   public static final String STANDARDIZE = "standardize";
   public static final String FEATURES = "features";
   public static final String CLASSES = "classes";
-  /** A feature whose deviation on the training rows is below this is constant there: it is centred, not scaled. */
+
+  /**
+   * A feature whose deviation on the training rows is below this is constant there: it is centred,
+   * not scaled.
+   */
   static final double CONSTANT_FEATURE = 1e-6;
 
   @Override
@@ -38,33 +42,44 @@ public final class TabularMlp implements KeelModel {
   @Override
   public Map<String, Object> hyperparameterDefaults() {
     return Map.of(
-        TrainingHyperparameters.LR, 1e-3,
-        TrainingHyperparameters.BATCH_SIZE, 64L,
-        HIDDEN_LAYERS, 2L,
-        HIDDEN_UNITS, 128L,
-        DROPOUT, 0.1,
-        STANDARDIZE, true,
-        FEATURES, 0L,
-        CLASSES, 0L);
+        TrainingHyperparameters.LR,
+        1e-3,
+        TrainingHyperparameters.BATCH_SIZE,
+        64L,
+        HIDDEN_LAYERS,
+        2L,
+        HIDDEN_UNITS,
+        128L,
+        DROPOUT,
+        0.1,
+        STANDARDIZE,
+        true,
+        FEATURES,
+        0L,
+        CLASSES,
+        0L);
   }
 
   /** Not known without the table: see {@link #inputShape(Hyperparameters)}. */
   @Override
   public Shape inputShape() {
-    throw new IllegalStateException(NAME + " takes as many features as its table has: use inputShape(hyperparameters)");
+    throw new IllegalStateException(
+        NAME + " takes as many features as its table has: use inputShape(hyperparameters)");
   }
 
   /** Not known without the table: see {@link #fitTo}. */
   @Override
   public int numClasses() {
-    throw new IllegalStateException(NAME + " predicts as many classes as its table has: see hyperparameter " + CLASSES);
+    throw new IllegalStateException(
+        NAME + " predicts as many classes as its table has: see hyperparameter " + CLASSES);
   }
 
   @Override
   public Shape inputShape(Hyperparameters hp) {
     int features = hp.getInt(FEATURES);
     if (features < 1) {
-      throw new IllegalStateException(NAME + " is not fitted to a table yet (hyperparameters.features = 0)");
+      throw new IllegalStateException(
+          NAME + " is not fitted to a table yet (hyperparameters.features = 0)");
     }
     return new Shape(features);
   }
@@ -72,25 +87,62 @@ public final class TabularMlp implements KeelModel {
   @Override
   public Hyperparameters fitTo(Hyperparameters hp, DataShape data) {
     if (data.kind() != DataShape.Kind.FEATURES) {
-      throw new InvalidFieldException("data", "table " + data.table() + " holds " + data.examples() + ", but model "
-          + NAME + " takes feature vectors (a labeled-features table); images need an image model such as fashion_cnn");
+      throw new InvalidFieldException(
+          "data",
+          "table "
+              + data.table()
+              + " holds "
+              + data.examples()
+              + ", but model "
+              + NAME
+              + " takes feature vectors (a labeled-features table); images need an image model such as fashion_cnn");
     }
     int features = Math.toIntExact(data.example().get(0));
     int declared = hp.getInt(FEATURES);
     if (declared != 0 && declared != features) {
-      throw new InvalidFieldException("data", "table " + data.table() + " holds " + data.examples() + ", but model "
-          + NAME + " takes " + declared + " features (hyperparameters." + FEATURES + ")");
+      throw new InvalidFieldException(
+          "data",
+          "table "
+              + data.table()
+              + " holds "
+              + data.examples()
+              + ", but model "
+              + NAME
+              + " takes "
+              + declared
+              + " features (hyperparameters."
+              + FEATURES
+              + ")");
     }
     int classes = hp.getInt(CLASSES);
     if (classes != 0 && data.classes() > classes) {
-      throw new InvalidFieldException("data", "table " + data.table() + " has " + data.classes()
-          + " classes, but model " + NAME + " predicts " + classes + " (hyperparameters." + CLASSES + ")");
+      throw new InvalidFieldException(
+          "data",
+          "table "
+              + data.table()
+              + " has "
+              + data.classes()
+              + " classes, but model "
+              + NAME
+              + " predicts "
+              + classes
+              + " (hyperparameters."
+              + CLASSES
+              + ")");
     }
     if (classes == 0 && data.classes() < 2) {
-      throw new InvalidFieldException("data", "table " + data.table() + " has " + data.classes()
-          + " class(es); " + NAME + " needs at least 2");
+      throw new InvalidFieldException(
+          "data",
+          "table "
+              + data.table()
+              + " has "
+              + data.classes()
+              + " class(es); "
+              + NAME
+              + " needs at least 2");
     }
-    return hp.with(FEATURES, (long) features).with(CLASSES, (long) (classes != 0 ? classes : data.classes()));
+    return hp.with(FEATURES, (long) features)
+        .with(CLASSES, (long) (classes != 0 ? classes : data.classes()));
   }
 
   /**
@@ -106,19 +158,24 @@ public final class TabularMlp implements KeelModel {
     int features = hp.getInt(FEATURES);
     int classes = hp.getInt(CLASSES);
     if (layers < 0 || layers > 16) {
-      throw new InvalidFieldException("hyperparameters." + HIDDEN_LAYERS, "must be in [0, 16], got " + layers);
+      throw new InvalidFieldException(
+          "hyperparameters." + HIDDEN_LAYERS, "must be in [0, 16], got " + layers);
     }
     if (units < 1 || units > 65536) {
-      throw new InvalidFieldException("hyperparameters." + HIDDEN_UNITS, "must be in [1, 65536], got " + units);
+      throw new InvalidFieldException(
+          "hyperparameters." + HIDDEN_UNITS, "must be in [1, 65536], got " + units);
     }
     if (!(dropout >= 0 && dropout < 1)) {
-      throw new InvalidFieldException("hyperparameters." + DROPOUT, "must be in [0, 1), got " + dropout);
+      throw new InvalidFieldException(
+          "hyperparameters." + DROPOUT, "must be in [0, 1), got " + dropout);
     }
     if (features < 0) {
-      throw new InvalidFieldException("hyperparameters." + FEATURES, "must be >= 0 (0 = from the table), got " + features);
+      throw new InvalidFieldException(
+          "hyperparameters." + FEATURES, "must be >= 0 (0 = from the table), got " + features);
     }
     if (classes < 0 || classes == 1) {
-      throw new InvalidFieldException("hyperparameters." + CLASSES, "must be 0 (from the table) or >= 2, got " + classes);
+      throw new InvalidFieldException(
+          "hyperparameters." + CLASSES, "must be 0 (from the table) or >= 2, got " + classes);
     }
     SequentialBlock net = new SequentialBlock();
     if (hp.getBoolean(STANDARDIZE)) {
@@ -135,10 +192,14 @@ public final class TabularMlp implements KeelModel {
     return net;
   }
 
-  /** Per-feature mean and (population) standard deviation of the training rows, summed in row order in doubles. */
+  /**
+   * Per-feature mean and (population) standard deviation of the training rows, summed in row order
+   * in doubles.
+   */
   @Override
   public void fitInputs(Block block, LabeledExamples trainingRows) {
-    if (!(block instanceof SequentialBlock net) || net.getChildren().isEmpty()
+    if (!(block instanceof SequentialBlock net)
+        || net.getChildren().isEmpty()
         || !(net.getChildren().get(0).getValue() instanceof Standardization standardization)) {
       return; // standardize = false
     }

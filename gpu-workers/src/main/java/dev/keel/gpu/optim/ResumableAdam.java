@@ -5,9 +5,9 @@ import ai.djl.ndarray.NDList;
 import ai.djl.training.tracker.Tracker;
 
 /**
- * Adam (bias-corrected, DJL's fused kernel) with savable state; the learning rate of update {@code n} is
- * {@code learningRate.getNewValue(n)}, a function of the saved step count, so a resumed run goes on
- * with the rate it would have had.
+ * Adam (bias-corrected, DJL's fused kernel) with savable state; the learning rate of update {@code
+ * n} is {@code learningRate.getNewValue(n)}, a function of the saved step count, so a resumed run
+ * goes on with the rate it would have had.
  */
 public final class ResumableAdam extends ResumableOptimizer {
   private final Tracker learningRate;
@@ -24,7 +24,8 @@ public final class ResumableAdam extends ResumableOptimizer {
     this(learningRate, 0.9f, 0.999f, 1e-8f, weightDecay);
   }
 
-  public ResumableAdam(Tracker learningRate, float beta1, float beta2, float epsilon, float weightDecay) {
+  public ResumableAdam(
+      Tracker learningRate, float beta1, float beta2, float epsilon, float weightDecay) {
     super(weightDecay);
     this.learningRate = learningRate;
     this.beta1 = beta1;

@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * An {@link Optimizer} that owns its per-parameter state (step count + state arrays) and can
- * {@link #saveState save} and {@link #loadState load} it. Not thread-safe; one per trial.
+ * An {@link Optimizer} that owns its per-parameter state (step count + state arrays) and can {@link
+ * #saveState save} and {@link #loadState load} it. Not thread-safe; one per trial.
  *
  * <p>State is keyed by the {@code parameterId} passed to {@link #update}: pass a name that is
  * stable across processes (the parameter's path in the block), not DJL's {@code Parameter.getId()},
@@ -34,7 +34,9 @@ public abstract class ResumableOptimizer extends Optimizer implements AutoClosea
   /** How many state arrays each parameter has (Adam: 2, SGD with momentum: 1). */
   protected abstract int stateArrays();
 
-  /** Applies one update; {@code state} has {@link #stateArrays()} arrays, {@code step} starts at 1. */
+  /**
+   * Applies one update; {@code state} has {@link #stateArrays()} arrays, {@code step} starts at 1.
+   */
   protected abstract void update(NDArray weight, NDArray grad, NDArray[] state, int step);
 
   @Override
@@ -77,8 +79,8 @@ public abstract class ResumableOptimizer extends Optimizer implements AutoClosea
   }
 
   /**
-   * Replaces the state with one written by {@link #saveState}; arrays go to {@code manager}
-   * (the manager of the model's parameters).
+   * Replaces the state with one written by {@link #saveState}; arrays go to {@code manager} (the
+   * manager of the model's parameters).
    *
    * @throws IOException if the stream is not an optimizer state of this kind
    */
@@ -86,11 +88,13 @@ public abstract class ResumableOptimizer extends Optimizer implements AutoClosea
     String magic = in.readUTF();
     int version = in.readInt();
     if (!MAGIC.equals(magic) || version != VERSION) {
-      throw new IOException("not a Keel optimizer state (magic " + magic + ", version " + version + ")");
+      throw new IOException(
+          "not a Keel optimizer state (magic " + magic + ", version " + version + ")");
     }
     String kind = in.readUTF();
     if (!kind.equals(kind())) {
-      throw new IOException("optimizer state is for '" + kind + "' but this trial uses '" + kind() + "'");
+      throw new IOException(
+          "optimizer state is for '" + kind + "' but this trial uses '" + kind() + "'");
     }
     Map<String, ParameterState> loaded = new TreeMap<>();
     int count = in.readInt();
@@ -99,7 +103,8 @@ public abstract class ResumableOptimizer extends Optimizer implements AutoClosea
       int steps = in.readInt();
       int n = in.readInt();
       if (n != stateArrays()) {
-        throw new IOException("optimizer state of " + id + " has " + n + " arrays, expected " + stateArrays());
+        throw new IOException(
+            "optimizer state of " + id + " has " + n + " arrays, expected " + stateArrays());
       }
       NDArray[] arrays = new NDArray[n];
       for (int j = 0; j < n; j++) {

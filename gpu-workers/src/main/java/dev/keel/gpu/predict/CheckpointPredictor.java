@@ -4,7 +4,9 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import dev.keel.api.v1.CheckpointRef;
+import dev.keel.gpu.model.DataShape;
 import dev.keel.gpu.model.Hyperparameters;
+import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.train.Batches;
@@ -12,8 +14,6 @@ import dev.keel.gpu.train.TrainableModel;
 import dev.keel.storage.checkpoint.CheckpointMetadata;
 import dev.keel.storage.checkpoint.CheckpointStorage;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
-import dev.keel.gpu.model.DataShape;
-import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.tables.dataset.LabeledExamples;
 import java.io.IOException;
 import java.util.Map;
@@ -43,9 +43,11 @@ public final class CheckpointPredictor implements AutoCloseable {
   /**
    * @param uri a checkpoint directory URI ({@code CheckpointRef.uri})
    * @param threads libtorch intra-op threads (process-wide); 0 keeps the current setting
-   * @throws dev.keel.storage.checkpoint.CorruptCheckpointException if the checkpoint is partial or corrupt
+   * @throws dev.keel.storage.checkpoint.CorruptCheckpointException if the checkpoint is partial or
+   *     corrupt
    */
-  public static CheckpointPredictor open(String uri, ModelRegistry registry, int threads) throws IOException {
+  public static CheckpointPredictor open(String uri, ModelRegistry registry, int threads)
+      throws IOException {
     if (threads > 0) {
       ai.djl.engine.Engine.getInstance();
       if (ai.djl.pytorch.jni.JniUtils.getNumThreads() != threads) {
@@ -88,14 +90,20 @@ public final class CheckpointPredictor implements AutoCloseable {
    * classes); {@link #predict} does the same without the table's name.
    *
    * @param table the table as messages name it, e.g. {@code <uri> v<version>}
-   * @throws InvalidFieldException (field {@code data}) naming the table, the model and this checkpoint
+   * @throws InvalidFieldException (field {@code data}) naming the table, the model and this
+   *     checkpoint
    */
   public void requireFits(String table, LabeledExamples data) {
     try {
       model.model().fitTo(model.hyperparameters(), DataShape.of(table, data));
     } catch (InvalidFieldException e) {
-      throw new InvalidFieldException("data", e.getMessage().substring(e.field().length() + 2)
-          + " (checkpoint " + checkpoint.uri() + ")", e);
+      throw new InvalidFieldException(
+          "data",
+          e.getMessage().substring(e.field().length() + 2)
+              + " (checkpoint "
+              + checkpoint.uri()
+              + ")",
+          e);
     }
   }
 
@@ -115,7 +123,8 @@ public final class CheckpointPredictor implements AutoCloseable {
     for (int from = 0; from < n; from += batchSize) {
       int to = Math.min(n, from + batchSize);
       try (NDManager batch = model.manager().newSubManager()) {
-        NDArray probabilities = model.logits(Batches.inputs(batch, images, Batches.range(from, to))).softmax(1);
+        NDArray probabilities =
+            model.logits(Batches.inputs(batch, images, Batches.range(from, to))).softmax(1);
         NDList best = new NDList(probabilities.argMax(1), probabilities.max(new int[] {1}));
         long[] arg = best.get(0).toLongArray();
         float[] p = best.get(1).toFloatArray();

@@ -31,7 +31,8 @@ public record Predictions(int[] labels, float[] scores) {
   /** Fraction of {@code truth} predicted correctly. */
   public double accuracy(int[] truth) {
     if (truth.length != labels.length) {
-      throw new IllegalArgumentException(truth.length + " labels for " + labels.length + " predictions");
+      throw new IllegalArgumentException(
+          truth.length + " labels for " + labels.length + " predictions");
     }
     int ok = 0;
     for (int i = 0; i < truth.length; i++) {

@@ -21,6 +21,7 @@ import java.util.Locale;
 public final class Augmentation {
   /** The largest translation of {@code shift}, in pixels, each way. */
   public static final int MAX_SHIFT = 2;
+
   private static final Augmentation NONE = new Augmentation(false, false, 0);
   private final boolean flip;
   private final boolean shift;
@@ -32,22 +33,33 @@ public final class Augmentation {
     this.seed = seed;
   }
 
-  /** @throws InvalidFieldException for an unknown kind, or an image augmentation on a table that holds no images */
+  /**
+   * @throws InvalidFieldException for an unknown kind, or an image augmentation on a table that
+   *     holds no images
+   */
   public static Augmentation of(Hyperparameters hp, LabeledExamples train, long seed) {
     String value = hp.getString(TrainingHyperparameters.AUGMENT).trim().toLowerCase(Locale.ROOT);
     boolean flip = false;
     boolean shift = false;
     for (String kind : value.split("\\s*,\\s*")) {
       switch (kind) {
-        case "none" -> { }
+        case "none" -> {}
         case "flip" -> flip = true;
         case "shift" -> shift = true;
-        default -> throw new InvalidFieldException("hyperparameters." + TrainingHyperparameters.AUGMENT,
-            "unknown augmentation '" + kind + "' (accepts: none, flip, shift, or a list such as flip,shift)");
+        default ->
+            throw new InvalidFieldException(
+                "hyperparameters." + TrainingHyperparameters.AUGMENT,
+                "unknown augmentation '"
+                    + kind
+                    + "' (accepts: none, flip, shift, or a list such as flip,shift)");
       }
       if (!kind.equals("none") && !(train instanceof LabeledImages)) {
-        throw new InvalidFieldException("hyperparameters." + TrainingHyperparameters.AUGMENT,
-            kind + (kind.equals("flip") ? " mirrors" : " moves") + " images, and the table holds " + train.describe());
+        throw new InvalidFieldException(
+            "hyperparameters." + TrainingHyperparameters.AUGMENT,
+            kind
+                + (kind.equals("flip") ? " mirrors" : " moves")
+                + " images, and the table holds "
+                + train.describe());
       }
     }
     return flip || shift ? new Augmentation(flip, shift, seed) : NONE;
@@ -89,15 +101,22 @@ public final class Augmentation {
     return (Seeds.mix(Seeds.mix(seed ^ 0x464C4950L, batch), row) & 1) == 1;
   }
 
-  /** {@code {dx, dy}} of {@code shift} for the row in the batch, each in [-MAX_SHIFT, MAX_SHIFT]. */
+  /**
+   * {@code {dx, dy}} of {@code shift} for the row in the batch, each in [-MAX_SHIFT, MAX_SHIFT].
+   */
   int[] offset(long batch, int row) {
     long h = Seeds.mix(Seeds.mix(seed ^ 0x5348494654L, batch), row);
     int span = 2 * MAX_SHIFT + 1;
-    return new int[] {(int) Math.floorMod(h, span) - MAX_SHIFT, (int) Math.floorMod(h >>> 16, span) - MAX_SHIFT};
+    return new int[] {
+      (int) Math.floorMod(h, span) - MAX_SHIFT, (int) Math.floorMod(h >>> 16, span) - MAX_SHIFT
+    };
   }
 
-  /** Moves the image at {@code x[first..]} right by dx and down by dy, zero where nothing moved in. */
-  private static void translate(float[] x, int first, int width, int height, int dx, int dy, float[] moved) {
+  /**
+   * Moves the image at {@code x[first..]} right by dx and down by dy, zero where nothing moved in.
+   */
+  private static void translate(
+      float[] x, int first, int width, int height, int dx, int dy, float[] moved) {
     java.util.Arrays.fill(moved, 0f);
     for (int r = Math.max(0, dy); r < Math.min(height, height + dy); r++) {
       int from = first + (r - dy) * width;

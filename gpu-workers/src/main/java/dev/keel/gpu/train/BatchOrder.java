@@ -5,8 +5,8 @@ import java.util.SplittableRandom;
 /**
  * Which examples form global batch {@code b}: epoch {@code e = b / batchesPerEpoch} is a
  * Fisher–Yates permutation drawn from {@code SplittableRandom(mix(seed, e))}; the incomplete tail
- * of each epoch is dropped. A pure function of (seed, examples, batch size, b), so the position
- * to resume from is just the number of batches done.
+ * of each epoch is dropped. A pure function of (seed, examples, batch size, b), so the position to
+ * resume from is just the number of batches done.
  */
 public final class BatchOrder {
   /** Recorded in checkpoints; change it when the scheme changes. */
@@ -20,7 +20,8 @@ public final class BatchOrder {
 
   public BatchOrder(long seed, int examples, int batchSize) {
     if (batchSize < 1 || batchSize > examples) {
-      throw new IllegalArgumentException("batch size " + batchSize + " must be in [1, " + examples + "]");
+      throw new IllegalArgumentException(
+          "batch size " + batchSize + " must be in [1, " + examples + "]");
     }
     this.seed = seed;
     this.examples = examples;

@@ -13,7 +13,8 @@ public final class Batches {
   private Batches() {}
 
   public static NDArray inputs(NDManager manager, LabeledExamples data, int[] rows) {
-    return manager.create(data.floats(rows), new Shape(rows.length).addAll(new Shape(data.exampleShape())));
+    return manager.create(
+        data.floats(rows), new Shape(rows.length).addAll(new Shape(data.exampleShape())));
   }
 
   public static NDArray labels(NDManager manager, LabeledExamples data, int[] rows) {

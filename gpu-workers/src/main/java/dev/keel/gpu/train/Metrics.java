@@ -3,9 +3,12 @@ package dev.keel.gpu.train;
 /** Metric names in checkpoints and results (what {@code searcher.metric} can name). */
 public final class Metrics {
   public static final String VALIDATION_ACCURACY = "validation_accuracy";
+
   /** Same value as {@link #VALIDATION_ACCURACY}. */
   public static final String ACCURACY = "accuracy";
+
   public static final String VALIDATION_LOSS = "validation_loss";
+
   /** Mean training loss of the last (up to) 50 batches. */
   public static final String TRAIN_LOSS = dev.keel.api.checkpoint.CheckpointMetrics.TRAIN_LOSS;
 

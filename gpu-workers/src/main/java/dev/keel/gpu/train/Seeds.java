@@ -21,7 +21,10 @@ public final class Seeds {
     return (int) mix(seed ^ 0x44524F50L, b);
   }
 
-  /** The same for rank {@code rank} of a gang: each rank draws its own dropout masks; rank 0 those of a single rank. */
+  /**
+   * The same for rank {@code rank} of a gang: each rank draws its own dropout masks; rank 0 those
+   * of a single rank.
+   */
   public static int batch(long seed, long b, int rank) {
     return rank == 0 ? batch(seed, b) : (int) mix(mix(seed ^ 0x44524F50L, b), rank);
   }

@@ -5,16 +5,16 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 /**
- * Waiting for work handed to a long-lived libtorch thread (the trainer's, a scoring thread). The wait
- * outlasts an interrupt of the caller, because the work holds native resources it must close first;
- * the caller's interrupt flag is set again once it is done.
+ * Waiting for work handed to a long-lived libtorch thread (the trainer's, a scoring thread). The
+ * wait outlasts an interrupt of the caller, because the work holds native resources it must close
+ * first; the caller's interrupt flag is set again once it is done.
  */
 public final class ThreadWork {
   private ThreadWork() {}
 
   /**
-   * The work's result, or its own exception ({@link IOException}, unchecked exceptions and errors as
-   * they are; anything else wrapped in an {@link IOException}).
+   * The work's result, or its own exception ({@link IOException}, unchecked exceptions and errors
+   * as they are; anything else wrapped in an {@link IOException}).
    *
    * @param onInterrupt run at each interrupt of the caller, e.g. to ask the work to stop
    */

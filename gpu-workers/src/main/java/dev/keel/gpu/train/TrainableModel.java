@@ -1,6 +1,5 @@
 package dev.keel.gpu.train;
 
-import dev.keel.gpu.gang.GradientExchange;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
@@ -14,6 +13,7 @@ import ai.djl.training.GradientCollector;
 import ai.djl.training.ParameterStore;
 import ai.djl.util.Pair;
 import dev.keel.gpu.checkpoint.ModelCheckpoints;
+import dev.keel.gpu.gang.GradientExchange;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.optim.Optimizers;
@@ -28,8 +28,8 @@ import java.util.List;
  * training step runs in a sub-manager that is closed afterwards, and every gradient handle is
  * closed, so native memory stays flat. Close it to free everything.
  *
- * <p>Optimizer state is keyed by the parameter's path in the block (stable across processes),
- * not by DJL's random parameter ids.
+ * <p>Optimizer state is keyed by the parameter's path in the block (stable across processes), not
+ * by DJL's random parameter ids.
  */
 public final class TrainableModel implements AutoCloseable {
   private final KeelModel model;
@@ -50,7 +50,10 @@ public final class TrainableModel implements AutoCloseable {
     this.store = new ParameterStore(manager, false);
   }
 
-  /** Builds the block and initializes its parameters from libtorch's generator seeded by {@code seed}. */
+  /**
+   * Builds the block and initializes its parameters from libtorch's generator seeded by {@code
+   * seed}.
+   */
   public static TrainableModel initialize(KeelModel model, Hyperparameters hp, long seed) {
     Block block = model.build(hp);
     NDManager manager = NDManager.newBaseManager();
@@ -88,7 +91,8 @@ public final class TrainableModel implements AutoCloseable {
   }
 
   /** Loads parameters (and, if asked, optimizer state) from a verified checkpoint. */
-  public void restore(VerifiedCheckpoint checkpoint, boolean withOptimizerState) throws IOException {
+  public void restore(VerifiedCheckpoint checkpoint, boolean withOptimizerState)
+      throws IOException {
     ModelCheckpoints.loadParameters(checkpoint, block, manager);
     if (withOptimizerState) {
       ModelCheckpoints.loadOptimizerState(checkpoint, optimizer, manager);
@@ -150,7 +154,8 @@ public final class TrainableModel implements AutoCloseable {
       int g = 0;
       for (Pair<String, Parameter> p : parameters) {
         if (p.getValue().requiresGradient()) {
-          optimizer.update(p.getKey(), p.getValue().getArray(), grads.get(g++)); // also zeroes the gradient
+          optimizer.update(
+              p.getKey(), p.getValue().getArray(), grads.get(g++)); // also zeroes the gradient
         }
       }
       return value;
@@ -168,7 +173,10 @@ public final class TrainableModel implements AutoCloseable {
     return n;
   }
 
-  /** Every parameter and running statistic, in block order: what rank 0 hands the other ranks at the start. */
+  /**
+   * Every parameter and running statistic, in block order: what rank 0 hands the other ranks at the
+   * start.
+   */
   public List<NDArray> parameterArrays() {
     List<NDArray> arrays = new ArrayList<>();
     for (Pair<String, Parameter> p : parameters) {

@@ -1,19 +1,19 @@
 package dev.keel.gpu.train;
 
-import dev.keel.gpu.gang.GangJoin;
-import dev.keel.gpu.gang.GradientExchange;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
 import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.gpu.checkpoint.ModelCheckpoints;
+import dev.keel.gpu.gang.GangJoin;
+import dev.keel.gpu.gang.GradientExchange;
+import dev.keel.gpu.model.DataShape;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.TrainingHyperparameters;
 import dev.keel.storage.checkpoint.BackgroundCheckpointWriter;
 import dev.keel.storage.checkpoint.CheckpointMetadata;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
-import dev.keel.gpu.model.DataShape;
 import dev.keel.tables.dataset.LabeledExamples;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Deterministic for a given seed and thread count: parameters are initialized from a seeded
  * generator, batch {@code b} is a pure function of (seed, b) ({@link BatchOrder}) and libtorch's
- * generator is re-seeded from (seed, b) before each batch (dropout), so resuming from a
- * checkpoint at batch k gives bit-identical parameters to an uninterrupted run.
+ * generator is re-seeded from (seed, b) before each batch (dropout), so resuming from a checkpoint
+ * at batch k gives bit-identical parameters to an uninterrupted run.
  *
  * <p>libtorch's generator, thread count and gradient mode are process-wide and DJL allows one
  * active gradient collector per JVM, so runs in one JVM are serialized: all of them run on the
@@ -43,6 +43,7 @@ import org.slf4j.LoggerFactory;
 public final class Trainer {
   private static final Logger log = LoggerFactory.getLogger(Trainer.class);
   private static final int LOSS_WINDOW = 50;
+
   /**
    * A mean cross-entropy above this has diverged (ln 10 ≈ 2.3 at init); Adam with an absurd
    * learning rate keeps the loss finite (~1e20) but useless, so it fails like NaN does.
@@ -56,20 +57,24 @@ public final class Trainer {
   private volatile boolean abandoned;
 
   /**
-   * @param trainSplit the whole "train" split; the plan's {@link ValidationHoldOut} holds out the validation rows
+   * @param trainSplit the whole "train" split; the plan's {@link ValidationHoldOut} holds out the
+   *     validation rows
    */
   public Trainer(TrainingPlan plan, LabeledExamples trainSplit, ProgressListener listener) {
     this(plan, trainSplit, listener, GangJoin.SINGLE);
   }
 
   /**
-   * One rank of a gang, joined once the model is built: each global batch of {@code batch_size} rows is
-   * cut into equal consecutive shares, rank r training on share r, so over an epoch the ranks read
-   * disjoint rows that together cover the split. Only rank 0 writes checkpoints and validates.
+   * One rank of a gang, joined once the model is built: each global batch of {@code batch_size}
+   * rows is cut into equal consecutive shares, rank r training on share r, so over an epoch the
+   * ranks read disjoint rows that together cover the split. Only rank 0 writes checkpoints and
+   * validates.
    *
-   * @throws InvalidFieldException ({@code data}) when the model does not fit the table (see {@link TrainingPlan#fittedTo})
+   * @throws InvalidFieldException ({@code data}) when the model does not fit the table (see {@link
+   *     TrainingPlan#fittedTo})
    */
-  public Trainer(TrainingPlan plan, LabeledExamples trainSplit, ProgressListener listener, GangJoin gang) {
+  public Trainer(
+      TrainingPlan plan, LabeledExamples trainSplit, ProgressListener listener, GangJoin gang) {
     this.plan = plan.fittedTo(DataShape.of(plan.tableName(), trainSplit));
     this.trainSplit = trainSplit;
     this.listener = listener;
@@ -77,8 +82,8 @@ public final class Trainer {
   }
 
   /**
-   * @throws ApplicationFailure of type {@value FailureTypes#INVALID_HYPERPARAMETER} (non-retryable) when the
-   *     loss becomes NaN, infinite or above {@link #DIVERGED_LOSS}
+   * @throws ApplicationFailure of type {@value FailureTypes#INVALID_HYPERPARAMETER} (non-retryable)
+   *     when the loss becomes NaN, infinite or above {@link #DIVERGED_LOSS}
    * @throws dev.keel.storage.checkpoint.CorruptCheckpointException if the start checkpoint is bad
    * @throws InvalidFieldException if the data does not fit the plan (e.g. batch size)
    */
@@ -97,17 +102,25 @@ public final class Trainer {
           plan.batchSize() + " exceeds the " + split.train().size() + " training rows");
     }
     BatchOrder order = new BatchOrder(plan.seed(), split.train().size(), plan.batchSize());
-    try (TrainableModel model = TrainableModel.initialize(plan.model(), plan.hyperparameters(), plan.seed());
+    try (TrainableModel model =
+            TrainableModel.initialize(plan.model(), plan.hyperparameters(), plan.seed());
         GradientExchange exchange = gang.join(model.parameterCount());
         BackgroundCheckpointWriter writer =
-            new BackgroundCheckpointWriter(plan.checkpointStorage(), "checkpoint-writer-" + plan.trialId())) {
+            new BackgroundCheckpointWriter(
+                plan.checkpointStorage(), "checkpoint-writer-" + plan.trialId())) {
       if (plan.batchSize() % exchange.size() != 0) {
-        throw new InvalidFieldException("hyperparameters.batch_size", plan.batchSize()
-            + " cannot be split evenly over resources.slots_per_trial = " + exchange.size() + " ranks");
+        throw new InvalidFieldException(
+            "hyperparameters.batch_size",
+            plan.batchSize()
+                + " cannot be split evenly over resources.slots_per_trial = "
+                + exchange.size()
+                + " ranks");
       }
-      // from the training rows only, so validation and test rows stay unseen; a resume loads the same values
+      // from the training rows only, so validation and test rows stay unseen; a resume loads the
+      // same values
       plan.model().fitInputs(model.block(), split.train());
-      Augmentation augmentation = Augmentation.of(plan.hyperparameters(), split.train(), plan.seed());
+      Augmentation augmentation =
+          Augmentation.of(plan.hyperparameters(), split.train(), plan.seed());
       boolean writes = exchange.rank() == 0;
       long batch = 0;
       Optional<CheckpointRef> last = Optional.empty();
@@ -130,8 +143,11 @@ public final class Trainer {
         Engine.getInstance().setRandomSeed(Seeds.batch(plan.seed(), batch, exchange.rank()));
         float loss;
         try (NDManager step = model.manager().newSubManager()) {
-          loss = model.trainStep(augmentation.inputs(step, split.train(), rows, batch),
-              Batches.labels(step, split.train(), rows), exchange);
+          loss =
+              model.trainStep(
+                  augmentation.inputs(step, split.train(), rows, batch),
+                  Batches.labels(step, split.train(), rows),
+                  exchange);
         }
         batch++;
         TrainingMeters.SAMPLES.increment(rows.length);
@@ -139,40 +155,69 @@ public final class Trainer {
           throw invalidLoss(loss, batch);
         }
         losses.add(loss);
-        boolean due = writes && plan.checkpointEveryBatches() > 0
-            && batch % plan.checkpointEveryBatches() == 0
-            && batch < plan.targetBatches();
-        // The snapshot is taken here, at this batch; files, checksums and fsync/upload happen in the
+        boolean due =
+            writes
+                && plan.checkpointEveryBatches() > 0
+                && batch % plan.checkpointEveryBatches() == 0
+                && batch < plan.targetBatches();
+        // The snapshot is taken here, at this batch; files, checksums and fsync/upload happen in
+        // the
         // background, and the checkpoint is reported (heartbeated) only once it is committed.
-        Optional<CheckpointRef> committed = due
-            ? writer.submit(metadata(UUID.randomUUID().toString(), batch, trainExamples,
-                Map.of(Metrics.TRAIN_LOSS, losses.mean())), ModelCheckpoints.snapshot(model.block(), model.optimizer()))
-            : writer.poll();
+        Optional<CheckpointRef> committed =
+            due
+                ? writer.submit(
+                    metadata(
+                        UUID.randomUUID().toString(),
+                        batch,
+                        trainExamples,
+                        Map.of(Metrics.TRAIN_LOSS, losses.mean())),
+                    ModelCheckpoints.snapshot(model.block(), model.optimizer()))
+                : writer.poll();
         if (committed.isPresent()) {
           last = committed;
         }
-        listener.onProgress(new TrainingProgress(
-            batch, plan.targetBatches(), losses.mean(), order.epochOf(batch - 1), last,
-            (batch - firstBatch) / seconds(started), committed.isPresent()));
+        listener.onProgress(
+            new TrainingProgress(
+                batch,
+                plan.targetBatches(),
+                losses.mean(),
+                order.epochOf(batch - 1),
+                last,
+                (batch - firstBatch) / seconds(started),
+                committed.isPresent()));
       }
       if (!writes) {
-        log.info("trial {}: rank {} of {} trained to batch {} in {} s", plan.trialId(), exchange.rank(),
-            exchange.size(), batch, seconds(started));
-        return new TrainingOutcome(last.orElse(null), Map.of(), batch,
-            losses.count() > 0 ? losses.mean() : Double.NaN, seconds(started));
+        log.info(
+            "trial {}: rank {} of {} trained to batch {} in {} s",
+            plan.trialId(),
+            exchange.rank(),
+            exchange.size(),
+            batch,
+            seconds(started));
+        return new TrainingOutcome(
+            last.orElse(null),
+            Map.of(),
+            batch,
+            losses.count() > 0 ? losses.mean() : Double.NaN,
+            seconds(started));
       }
       // Nothing trained (resumed at the target): the start checkpoint is the result.
       boolean saveFinal = batch > firstBatch || last.isEmpty();
       String finalUuid = UUID.randomUUID().toString();
       if (saveFinal) {
-        Optional<CheckpointRef> committed = writer.submitAwaitingMetadata(plan.experimentId(), plan.trialId(), finalUuid,
-            ModelCheckpoints.snapshot(model.block(), model.optimizer()));
+        Optional<CheckpointRef> committed =
+            writer.submitAwaitingMetadata(
+                plan.experimentId(),
+                plan.trialId(),
+                finalUuid,
+                ModelCheckpoints.snapshot(model.block(), model.optimizer()));
         if (committed.isPresent()) {
           last = committed;
           listener.onProgress(progress(batch, losses, order, last, firstBatch, started));
         }
       }
-      Evaluation validation = Evaluation.of(model, split.validation()); // while the final checkpoint is written
+      Evaluation validation =
+          Evaluation.of(model, split.validation()); // while the final checkpoint is written
       Map<String, Double> metrics = new HashMap<>(validation.metrics());
       if (losses.count() > 0) {
         metrics.put(Metrics.TRAIN_LOSS, losses.mean());
@@ -180,14 +225,25 @@ public final class Trainer {
       CheckpointRef result;
       if (saveFinal) {
         result = writer.finish(metadata(finalUuid, batch, trainExamples, metrics));
-        listener.onProgress(progress(batch, losses, order, Optional.of(result), firstBatch, started));
+        listener.onProgress(
+            progress(batch, losses, order, Optional.of(result), firstBatch, started));
       } else {
         result = last.get().toBuilder().putAllMetrics(metrics).build();
       }
-      log.info("trial {}: {} batches on {}, validation accuracy {}, loss {} in {} s",
-          plan.trialId(), batch, model.manager().getDevice(), validation.accuracy(), validation.loss(), seconds(started));
+      log.info(
+          "trial {}: {} batches on {}, validation accuracy {}, loss {} in {} s",
+          plan.trialId(),
+          batch,
+          model.manager().getDevice(),
+          validation.accuracy(),
+          validation.loss(),
+          seconds(started));
       return new TrainingOutcome(
-          result, validation.metrics(), batch, losses.count() > 0 ? losses.mean() : Double.NaN, seconds(started));
+          result,
+          validation.metrics(),
+          batch,
+          losses.count() > 0 ? losses.mean() : Double.NaN,
+          seconds(started));
     }
   }
 
@@ -200,32 +256,64 @@ public final class Trainer {
     return java.util.Arrays.copyOfRange(global, exchange.rank() * n, (exchange.rank() + 1) * n);
   }
 
-  private TrainingProgress progress(long batch, LossWindow losses, BatchOrder order, Optional<CheckpointRef> committed,
-      long firstBatch, long started) {
-    return new TrainingProgress(batch, plan.targetBatches(), losses.mean(), order.epochOf(Math.max(0, batch - 1)),
-        committed, (batch - firstBatch) / seconds(started), true);
+  private TrainingProgress progress(
+      long batch,
+      LossWindow losses,
+      BatchOrder order,
+      Optional<CheckpointRef> committed,
+      long firstBatch,
+      long started) {
+    return new TrainingProgress(
+        batch,
+        plan.targetBatches(),
+        losses.mean(),
+        order.epochOf(Math.max(0, batch - 1)),
+        committed,
+        (batch - firstBatch) / seconds(started),
+        true);
   }
 
-  private CheckpointMetadata metadata(String uuid, long batch, int trainExamples, Map<String, Double> metrics) {
+  private CheckpointMetadata metadata(
+      String uuid, long batch, int trainExamples, Map<String, Double> metrics) {
     return new CheckpointMetadata(
-        uuid, plan.experimentId(), plan.trialId(), plan.modelSpec(),
-        plan.hyperparameters().asProto(), plan.seed(), batch, plan.batchSize(), trainExamples,
-        BatchOrder.SCHEME, plan.data(), plan.threads(), metrics, Instant.now().toString());
+        uuid,
+        plan.experimentId(),
+        plan.trialId(),
+        plan.modelSpec(),
+        plan.hyperparameters().asProto(),
+        plan.seed(),
+        batch,
+        plan.batchSize(),
+        trainExamples,
+        BatchOrder.SCHEME,
+        plan.data(),
+        plan.threads(),
+        metrics,
+        Instant.now().toString());
   }
 
   private void stopIfAbandoned(long batch) throws java.io.InterruptedIOException {
     if (abandoned) {
       throw new java.io.InterruptedIOException(
-          "trial " + plan.trialId() + ": training abandoned at batch " + batch + " (the activity thread was interrupted)");
+          "trial "
+              + plan.trialId()
+              + ": training abandoned at batch "
+              + batch
+              + " (the activity thread was interrupted)");
     }
   }
 
   private ApplicationFailure invalidLoss(float loss, long batch) {
-    String what = Float.isNaN(loss) ? "is NaN" : Float.isInfinite(loss) ? "is infinite" : "diverged to " + loss;
+    String what =
+        Float.isNaN(loss)
+            ? "is NaN"
+            : Float.isInfinite(loss) ? "is infinite" : "diverged to " + loss;
     return ApplicationFailure.newNonRetryableFailure(
         String.format(
             "trial %s: loss %s at batch %d (lr=%s): invalid hyperparameters",
-            plan.trialId(), what, batch,
+            plan.trialId(),
+            what,
+            batch,
             plan.hyperparameters().asMap().get(TrainingHyperparameters.LR)),
         FailureTypes.INVALID_HYPERPARAMETER);
   }
@@ -233,17 +321,37 @@ public final class Trainer {
   private void warnIfOrderDiffers(CheckpointMetadata md, int trainExamples) {
     if (!java.util.Objects.equals(md.experimentId(), plan.experimentId())
         || !java.util.Objects.equals(md.trialId(), plan.trialId())) {
-      // a fork (fine-tuning, a warm start, PBT): another trial's checkpoint, often on other data; nothing to resume
-      log.info("trial {}: starting from checkpoint {} of {} {} ({} rows then, {} now)", plan.trialId(), md.uuid(),
-          md.experimentId(), md.trialId(), md.trainExamples(), trainExamples);
+      // a fork (fine-tuning, a warm start, PBT): another trial's checkpoint, often on other data;
+      // nothing to resume
+      log.info(
+          "trial {}: starting from checkpoint {} of {} {} ({} rows then, {} now)",
+          plan.trialId(),
+          md.uuid(),
+          md.experimentId(),
+          md.trialId(),
+          md.trainExamples(),
+          trainExamples);
       return;
     }
-    if (md.batchSize() != plan.batchSize() || md.trainExamples() != trainExamples
-        || md.seed() != plan.seed() || !BatchOrder.SCHEME.equals(md.shuffle()) || md.threads() != plan.threads()) {
-      log.warn("trial {}: checkpoint {} was written with seed {}, batch size {}, {} rows, {} threads, order {};"
+    if (md.batchSize() != plan.batchSize()
+        || md.trainExamples() != trainExamples
+        || md.seed() != plan.seed()
+        || !BatchOrder.SCHEME.equals(md.shuffle())
+        || md.threads() != plan.threads()) {
+      log.warn(
+          "trial {}: checkpoint {} was written with seed {}, batch size {}, {} rows, {} threads, order {};"
               + " continuing with seed {}, batch size {}, {} rows, {} threads: not bit-identical to an uninterrupted run",
-          plan.trialId(), md.uuid(), md.seed(), md.batchSize(), md.trainExamples(), md.threads(), md.shuffle(),
-          plan.seed(), plan.batchSize(), trainExamples, plan.threads());
+          plan.trialId(),
+          md.uuid(),
+          md.seed(),
+          md.batchSize(),
+          md.trainExamples(),
+          md.threads(),
+          md.shuffle(),
+          plan.seed(),
+          plan.batchSize(),
+          trainExamples,
+          plan.threads());
     }
   }
 

@@ -13,11 +13,13 @@ import java.util.concurrent.Executors;
  * libtorch's process-wide generator, thread count and gradient mode require anyway.
  */
 final class TrainerThread {
-  private static final ExecutorService THREAD = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "keel-trainer");
-    t.setDaemon(true);
-    return t;
-  });
+  private static final ExecutorService THREAD =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "keel-trainer");
+            t.setDaemon(true);
+            return t;
+          });
 
   private TrainerThread() {}
 

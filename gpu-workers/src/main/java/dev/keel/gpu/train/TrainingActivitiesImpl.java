@@ -15,12 +15,12 @@ import dev.keel.gpu.gang.Fingerprint;
 import dev.keel.gpu.gang.GangJoin;
 import dev.keel.gpu.gang.GangMember;
 import dev.keel.gpu.gang.RankIdentity;
+import dev.keel.gpu.model.DataShape;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.storage.checkpoint.CorruptCheckpointException;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.tables.dataset.DatasetReader;
-import dev.keel.gpu.model.DataShape;
 import dev.keel.tables.dataset.LabeledExamples;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
@@ -32,14 +32,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code Train} activity: validates the request, resumes from the last checkpoint of a
- * previous attempt (heartbeat details) or else {@code start_from} or else scratch, trains, and
- * heartbeats {@link TrainProgress} at most every {@code heartbeatInterval} (and right after each
- * checkpoint).
+ * The {@code Train} activity: validates the request, resumes from the last checkpoint of a previous
+ * attempt (heartbeat details) or else {@code start_from} or else scratch, trains, and heartbeats
+ * {@link TrainProgress} at most every {@code heartbeatInterval} (and right after each checkpoint).
  *
- * <p>Non-retryable failures: {@value FailureTypes#INVALID_TRAIN_REQUEST} (message starts with the field
- * path), {@value FailureTypes#INVALID_HYPERPARAMETER} (loss became NaN), {@value FailureTypes#CORRUPT_CHECKPOINT}.
- * Runs are serialized per JVM (see {@link Trainer}); give the worker one training slot.
+ * <p>Non-retryable failures: {@value FailureTypes#INVALID_TRAIN_REQUEST} (message starts with the
+ * field path), {@value FailureTypes#INVALID_HYPERPARAMETER} (loss became NaN), {@value
+ * FailureTypes#CORRUPT_CHECKPOINT}. Runs are serialized per JVM (see {@link Trainer}); give the
+ * worker one training slot.
  */
 public final class TrainingActivitiesImpl implements TrainingActivities {
   public static final String TRAIN_SPLIT = "train";
@@ -56,12 +56,16 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     this(reader, ModelRegistry.withBuiltIns(), Duration.ofSeconds(1));
   }
 
-  public TrainingActivitiesImpl(DatasetReader reader, ModelRegistry registry, Duration heartbeatInterval) {
+  public TrainingActivitiesImpl(
+      DatasetReader reader, ModelRegistry registry, Duration heartbeatInterval) {
     this(reader, registry, heartbeatInterval, WorkerDefaults.NONE);
   }
 
   /** {@code defaults} fill in what a request leaves empty: checkpoint root and thread count. */
-  public TrainingActivitiesImpl(DatasetReader reader, ModelRegistry registry, Duration heartbeatInterval,
+  public TrainingActivitiesImpl(
+      DatasetReader reader,
+      ModelRegistry registry,
+      Duration heartbeatInterval,
       WorkerDefaults defaults) {
     this.reader = reader;
     this.registry = registry;
@@ -108,7 +112,8 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
    * details ({@link TrainProgress#getWrittenCheckpointsList()}), so the trial can hand them to the
    * catalog and GC instead of leaving them on disk unknown.
    */
-  private static ApplicationFailure withWrittenCheckpoints(ApplicationFailure f, java.util.List<CheckpointRef> written) {
+  private static ApplicationFailure withWrittenCheckpoints(
+      ApplicationFailure f, java.util.List<CheckpointRef> written) {
     if (written.isEmpty()) {
       return f;
     }
@@ -117,74 +122,114 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
         .build();
   }
 
-  private TrainResult train(TrainRequest request, ActivityExecutionContext ctx, Heartbeats heartbeats) {
+  private TrainResult train(
+      TrainRequest request, ActivityExecutionContext ctx, Heartbeats heartbeats) {
     LabeledExamples data = read(request.getData());
     TrainingPlan plan;
     try {
       plan = TrainingPlan.from(request, registry, data);
-      plan = plan.fittedTo(DataShape.of(plan.tableName(), data)); // a model that does not fit the table fails here, before libtorch
+      plan =
+          plan.fittedTo(
+              DataShape.of(
+                  plan.tableName(),
+                  data)); // a model that does not fit the table fails here, before libtorch
     } catch (InvalidFieldException e) {
       throw invalidRequest(e);
     }
     Optional<CheckpointRef> fromHeartbeat = lastCheckpointOfPreviousAttempt(ctx);
     if (fromHeartbeat.isPresent()) {
       plan = plan.withStartFrom(fromHeartbeat.get());
-      log.info("trial {}: attempt {} resumes from its heartbeat checkpoint {} (batch {})", plan.trialId(),
-          ctx.getInfo().getAttempt(), fromHeartbeat.get().getUri(), fromHeartbeat.get().getBatches());
+      log.info(
+          "trial {}: attempt {} resumes from its heartbeat checkpoint {} (batch {})",
+          plan.trialId(),
+          ctx.getInfo().getAttempt(),
+          fromHeartbeat.get().getUri(),
+          fromHeartbeat.get().getBatches());
     }
-    RankInfo me = RankInfo.newBuilder().setRank(request.getGang().getRank()).setWorkerIdentity(RankIdentity.workerIdentity())
-        .setHost(RankIdentity.host()).setDevice(ai.djl.engine.Engine.getInstance().defaultDevice().toString()).build();
+    RankInfo me =
+        RankInfo.newBuilder()
+            .setRank(request.getGang().getRank())
+            .setWorkerIdentity(RankIdentity.workerIdentity())
+            .setHost(RankIdentity.host())
+            .setDevice(ai.djl.engine.Engine.getInstance().defaultDevice().toString())
+            .build();
     try {
-      TrainResult result = new Trainer(plan, data, heartbeats, gangJoin(request, plan, me, ctx)).run().toProto();
+      TrainResult result =
+          new Trainer(plan, data, heartbeats, gangJoin(request, plan, me, ctx)).run().toProto();
       String last = result.getCheckpoint().getUuid();
       return result.toBuilder()
-          .addAllPeriodicCheckpoints(heartbeats.written().stream().filter(c -> !c.getUuid().equals(last)).toList())
-          .setAttempt(ctx.getInfo().getAttempt()).addRanks(me).build();
+          .addAllPeriodicCheckpoints(
+              heartbeats.written().stream().filter(c -> !c.getUuid().equals(last)).toList())
+          .setAttempt(ctx.getInfo().getAttempt())
+          .addRanks(me)
+          .build();
     } catch (InvalidFieldException e) {
       throw invalidRequest(e);
     } catch (CorruptCheckpointException e) {
-      throw ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT, e);
+      throw ApplicationFailure.newNonRetryableFailureWithCause(
+          e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT, e);
     } catch (CollectiveException e) {
       // a peer died or hung: the workflow restarts the gang, from the checkpoints that ride along
       throw ApplicationFailure.newFailureWithCause(
-          "rank " + request.getGang().getRank() + " of gang " + request.getGang().getGangId() + ": " + e.getMessage(),
-          CollectiveException.class.getSimpleName(), e);
+          "rank "
+              + request.getGang().getRank()
+              + " of gang "
+              + request.getGang().getGangId()
+              + ": "
+              + e.getMessage(),
+          CollectiveException.class.getSimpleName(),
+          e);
     } catch (IOException e) {
-      // as Activity.wrap would, but an ApplicationFailure, so the written checkpoints can ride along
+      // as Activity.wrap would, but an ApplicationFailure, so the written checkpoints can ride
+      // along
       throw ApplicationFailure.newFailureWithCause(
           e.getMessage() != null ? e.getMessage() : e.toString(), e.getClass().getName(), e);
     }
   }
 
   /** A single rank trains alone; a rank of a gang joins it once its model is built. */
-  private static GangJoin gangJoin(TrainRequest request, TrainingPlan plan, RankInfo me, ActivityExecutionContext ctx) {
+  private static GangJoin gangJoin(
+      TrainRequest request, TrainingPlan plan, RankInfo me, ActivityExecutionContext ctx) {
     GangSpec gang = request.getGang();
     if (!request.hasGang() || gang.getWorldSize() <= 1) {
       return GangJoin.SINGLE;
     }
     if (gang.getRank() < 0 || gang.getRank() >= gang.getWorldSize()) {
-      throw invalidRequest(new InvalidFieldException("gang.rank", "must be in [0, " + gang.getWorldSize() + "), got "
-          + gang.getRank()));
+      throw invalidRequest(
+          new InvalidFieldException(
+              "gang.rank", "must be in [0, " + gang.getWorldSize() + "), got " + gang.getRank()));
     }
     return parameters -> {
-      Fingerprint fingerprint = Fingerprint.builder()
-          .set("model", plan.modelSpec().getName().isEmpty() ? plan.modelSpec().getClass_() : plan.modelSpec().getName())
-          .set("hyperparameters", new java.util.TreeMap<>(plan.hyperparameters().asMap()))
-          .set("data", plan.data().getUri() + "@" + plan.data().getVersion())
-          .set("validation", plan.validation().describe())
-          .set("seed", plan.seed())
-          .set("target_batches", plan.targetBatches())
-          .set("start_from", plan.startFrom().map(CheckpointRef::getUuid).orElse("scratch"))
-          .set("threads", plan.threads())
-          .set("parameters", parameters)
-          .build();
+      Fingerprint fingerprint =
+          Fingerprint.builder()
+              .set(
+                  "model",
+                  plan.modelSpec().getName().isEmpty()
+                      ? plan.modelSpec().getClass_()
+                      : plan.modelSpec().getName())
+              .set("hyperparameters", new java.util.TreeMap<>(plan.hyperparameters().asMap()))
+              .set("data", plan.data().getUri() + "@" + plan.data().getVersion())
+              .set("validation", plan.validation().describe())
+              .set("seed", plan.seed())
+              .set("target_batches", plan.targetBatches())
+              .set("start_from", plan.startFrom().map(CheckpointRef::getUuid).orElse("scratch"))
+              .set("threads", plan.threads())
+              .set("parameters", parameters)
+              .build();
       try {
         NativeCollectives.load();
       } catch (CollectiveException e) {
-        throw ApplicationFailure.newFailureWithCause(e.getMessage(), FailureTypes.COLLECTIVES_UNAVAILABLE, e);
+        throw ApplicationFailure.newFailureWithCause(
+            e.getMessage(), FailureTypes.COLLECTIVES_UNAVAILABLE, e);
       }
-      return GangMember.join(ctx.getWorkflowClient(), ctx.getInfo().getWorkflowId(), gang, me, me.getHost(),
-          fingerprint, () -> Thread.currentThread().isInterrupted());
+      return GangMember.join(
+          ctx.getWorkflowClient(),
+          ctx.getInfo().getWorkflowId(),
+          gang,
+          me,
+          me.getHost(),
+          fingerprint,
+          () -> Thread.currentThread().isInterrupted());
     };
   }
 
@@ -199,7 +244,8 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
 
   private Optional<CheckpointRef> lastCheckpointOfPreviousAttempt(ActivityExecutionContext ctx) {
     Optional<TrainProgress> details = previousProgress(ctx);
-    if (details.isEmpty() || !details.get().hasLastCheckpoint()
+    if (details.isEmpty()
+        || !details.get().hasLastCheckpoint()
         || details.get().getLastCheckpoint().getUri().isBlank()) {
       return Optional.empty();
     }
@@ -208,7 +254,10 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
       VerifiedCheckpoint.open(ref); // fall back to start_from rather than fail on a bad one
       return Optional.of(ref);
     } catch (IOException | RuntimeException e) {
-      log.warn("heartbeat checkpoint {} is unusable ({}); starting from start_from or scratch", ref.getUri(), e.getMessage());
+      log.warn(
+          "heartbeat checkpoint {} is unusable ({}); starting from start_from or scratch",
+          ref.getUri(),
+          e.getMessage());
       return Optional.empty();
     }
   }
@@ -228,7 +277,8 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
   }
 
   private static ApplicationFailure invalidRequest(InvalidFieldException e) {
-    return ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), FailureTypes.INVALID_TRAIN_REQUEST, e);
+    return ApplicationFailure.newNonRetryableFailureWithCause(
+        e.getMessage(), FailureTypes.INVALID_TRAIN_REQUEST, e);
   }
 
   private record CachedSplit(TableRef table, LabeledExamples data) {}
@@ -236,9 +286,9 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
   /**
    * Sends {@link TrainProgress} as heartbeat details, throttled except right after checkpoints.
    * Until the first progress report a daemon thread heartbeats {@code previous} three times per
-   * heartbeat timeout, so preparing (reading data, loading libtorch, verifying the checkpoint) never
-   * looks like a dead worker, and a kill meanwhile still leaves the previous attempt's checkpoint
-   * for the next one.
+   * heartbeat timeout, so preparing (reading data, loading libtorch, verifying the checkpoint)
+   * never looks like a dead worker, and a kill meanwhile still leaves the previous attempt's
+   * checkpoint for the next one.
    */
   static final class Heartbeats implements ProgressListener, AutoCloseable {
     private final ActivityExecutionContext ctx;
@@ -253,7 +303,9 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
       this(ctx, interval, null);
     }
 
-    /** @param previous the details to keep alive while preparing; null: no keep-alive */
+    /**
+     * @param previous the details to keep alive while preparing; null: no keep-alive
+     */
     Heartbeats(ActivityExecutionContext ctx, Duration interval, Optional<TrainProgress> previous) {
       this.ctx = ctx;
       this.intervalNanos = interval.toNanos();
@@ -265,26 +317,33 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
         keepAlive = null;
         return;
       }
-      // Three beats per heartbeat timeout: only a preparation that could outlast the timeout sends any.
+      // Three beats per heartbeat timeout: only a preparation that could outlast the timeout sends
+      // any.
       long period = Math.max(100, timeout.toMillis() / 3);
       TrainProgress details = previous.orElse(TrainProgress.getDefaultInstance());
-      keepAlive = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "train-heartbeat-keepalive");
-        t.setDaemon(true);
-        return t;
-      });
-      keepAlive.scheduleWithFixedDelay(() -> {
-        synchronized (lock) {
-          if (training) {
-            return;
-          }
-          try {
-            ctx.heartbeat(details);
-          } catch (RuntimeException e) {
-            // canceled or timed out: the training thread learns it from its first own heartbeat
-          }
-        }
-      }, period, period, java.util.concurrent.TimeUnit.MILLISECONDS);
+      keepAlive =
+          java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "train-heartbeat-keepalive");
+                t.setDaemon(true);
+                return t;
+              });
+      keepAlive.scheduleWithFixedDelay(
+          () -> {
+            synchronized (lock) {
+              if (training) {
+                return;
+              }
+              try {
+                ctx.heartbeat(details);
+              } catch (RuntimeException e) {
+                // canceled or timed out: the training thread learns it from its first own heartbeat
+              }
+            }
+          },
+          period,
+          period,
+          java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -313,12 +372,13 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
         return;
       }
       last = now;
-      TrainProgress.Builder details = TrainProgress.newBuilder()
-          .setBatches(p.batches())
-          .setTargetBatches(p.targetBatches())
-          .setLoss(Double.isFinite(p.loss()) ? p.loss() : 0)
-          .setEpoch(p.epoch())
-          .setBatchesPerSecond(p.batchesPerSecond());
+      TrainProgress.Builder details =
+          TrainProgress.newBuilder()
+              .setBatches(p.batches())
+              .setTargetBatches(p.targetBatches())
+              .setLoss(Double.isFinite(p.loss()) ? p.loss() : 0)
+              .setEpoch(p.epoch())
+              .setBatchesPerSecond(p.batchesPerSecond());
       p.lastCheckpoint().ifPresent(details::setLastCheckpoint);
       details.addAllWrittenCheckpoints(written);
       ctx.heartbeat(details.build());

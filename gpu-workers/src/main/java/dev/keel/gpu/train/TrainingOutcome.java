@@ -4,7 +4,10 @@ import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.TrainResult;
 import java.util.Map;
 
-/** The result of {@link Trainer#run()}; {@code checkpoint} is null on ranks other than 0, which write none. */
+/**
+ * The result of {@link Trainer#run()}; {@code checkpoint} is null on ranks other than 0, which
+ * write none.
+ */
 public record TrainingOutcome(
     CheckpointRef checkpoint,
     Map<String, Double> validationMetrics,
@@ -17,8 +20,7 @@ public record TrainingOutcome(
     if (checkpoint != null) {
       b.setCheckpoint(checkpoint);
     }
-    return b
-        .putAllValidationMetrics(validationMetrics)
+    return b.putAllValidationMetrics(validationMetrics)
         .setBatches(batches)
         .setFinalLoss(finalLoss)
         .setSeconds(seconds)

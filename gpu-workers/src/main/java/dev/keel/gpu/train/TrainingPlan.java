@@ -52,13 +52,16 @@ public record TrainingPlan(
    * @param trainSplit the train split, before the validation hold-out
    * @throws InvalidFieldException naming the first unusable field of the request
    */
-  public static TrainingPlan from(TrainRequest r, ModelRegistry registry, LabeledExamples trainSplit) {
+  public static TrainingPlan from(
+      TrainRequest r, ModelRegistry registry, LabeledExamples trainSplit) {
     if (!r.hasTargetLength() && !r.hasCheckpointPeriod()) {
       return from(r, registry);
     }
     // every other field is checked, and the batch size resolved, before the lengths
     TrainingPlan checked = from(r.toBuilder().setTargetBatches(1).build(), registry);
-    return from(resolveLengths(r, checked.batchSize(), checked.validation().trainingRows(trainSplit)), registry);
+    return from(
+        resolveLengths(r, checked.batchSize(), checked.validation().trainingRows(trainSplit)),
+        registry);
   }
 
   /**
@@ -69,10 +72,15 @@ public record TrainingPlan(
   public static TrainingPlan from(TrainRequest r, ModelRegistry registry) {
     require(r.getExperimentId(), "experiment_id");
     require(r.getTrialId(), "trial_id");
-    double vf = r.hasValidation() && r.getValidation().hasFraction() ? r.getValidation().getFraction()
-        : r.getValidationFraction() == 0 ? ConfigDefaults.VALIDATION_FRACTION : r.getValidationFraction();
+    double vf =
+        r.hasValidation() && r.getValidation().hasFraction()
+            ? r.getValidation().getFraction()
+            : r.getValidationFraction() == 0
+                ? ConfigDefaults.VALIDATION_FRACTION
+                : r.getValidationFraction();
     if (!(vf > 0 && vf < 1)) {
-      throw new InvalidFieldException(r.hasValidation() ? "validation.fraction" : "validation_fraction",
+      throw new InvalidFieldException(
+          r.hasValidation() ? "validation.fraction" : "validation_fraction",
           "must be in (0, 1), got " + vf);
     }
     if (r.getTargetBatches() <= 0) {
@@ -80,10 +88,12 @@ public record TrainingPlan(
     }
     if (r.getCheckpointEveryBatches() < 0) {
       throw new InvalidFieldException(
-          "checkpoint_every_batches", "must be >= 0 (0 = only at the end), got " + r.getCheckpointEveryBatches());
+          "checkpoint_every_batches",
+          "must be >= 0 (0 = only at the end), got " + r.getCheckpointEveryBatches());
     }
     if (r.getThreads() < 0 || r.getThreads() > 256) {
-      throw new InvalidFieldException("threads", "must be in [0, 256] (0 = " + DEFAULT_THREADS + "), got " + r.getThreads());
+      throw new InvalidFieldException(
+          "threads", "must be in [0, 256] (0 = " + DEFAULT_THREADS + "), got " + r.getThreads());
     }
     require(r.getCheckpointRoot(), "checkpoint_root");
     CheckpointStorage storage;
@@ -97,23 +107,36 @@ public record TrainingPlan(
       spec = spec.toBuilder().setName(FashionCnn.NAME).build();
     }
     KeelModel model = registry.resolve(spec);
-    Hyperparameters hp = Hyperparameters.resolve(model, spec.getParams().getFieldsMap(), r.getHparamsMap());
+    Hyperparameters hp =
+        Hyperparameters.resolve(model, spec.getParams().getFieldsMap(), r.getHparamsMap());
     int batchSize = hp.getInt(TrainingHyperparameters.BATCH_SIZE);
     if (batchSize < 1 || batchSize > 1 << 16) {
-      throw new InvalidFieldException("hyperparameters.batch_size", "must be in [1, 65536], got " + batchSize);
+      throw new InvalidFieldException(
+          "hyperparameters.batch_size", "must be in [1, 65536], got " + batchSize);
     }
     Optimizers.fromHyperparameters(hp).close(); // validates lr, optimizer, momentum, weight_decay
     model.build(hp); // validates model-specific values; allocates no tensors
     Optional<CheckpointRef> start = Optional.empty();
     if (r.hasStartFrom()) {
       if (r.getStartFrom().getUri().isBlank()) {
-        throw new InvalidFieldException("start_from.uri", "must not be empty when start_from is set");
+        throw new InvalidFieldException(
+            "start_from.uri", "must not be empty when start_from is set");
       }
       start = Optional.of(r.getStartFrom());
     }
     return new TrainingPlan(
-        r.getExperimentId(), r.getTrialId(), r.getData(), ValidationHoldOut.of(r), spec, model, hp, r.getSeed(),
-        r.getTargetBatches(), r.getCheckpointEveryBatches(), storage, start,
+        r.getExperimentId(),
+        r.getTrialId(),
+        r.getData(),
+        ValidationHoldOut.of(r),
+        spec,
+        model,
+        hp,
+        r.getSeed(),
+        r.getTargetBatches(),
+        r.getCheckpointEveryBatches(),
+        storage,
+        start,
         r.getThreads() == 0 ? DEFAULT_THREADS : r.getThreads());
   }
 
@@ -125,20 +148,28 @@ public record TrainingPlan(
       b.clearTargetLength().setTargetBatches(r.getBaseBatches() + batches);
     }
     if (r.hasCheckpointPeriod()) {
-      b.clearCheckpointPeriod().setCheckpointEveryBatches(
-          batches("checkpoint_period", r.getCheckpointPeriod(), trainingRows, batchSize));
+      b.clearCheckpointPeriod()
+          .setCheckpointEveryBatches(
+              batches("checkpoint_period", r.getCheckpointPeriod(), trainingRows, batchSize));
     }
     return b.build();
   }
 
   private static long batches(String field, Length length, long trainingRows, int batchSize) {
-    TrainingLength.problem(length, field).ifPresent(p -> {
-      throw new InvalidFieldException(p.path(), p.message());
-    });
+    TrainingLength.problem(length, field)
+        .ifPresent(
+            p -> {
+              throw new InvalidFieldException(p.path(), p.message());
+            });
     long batches = TrainingLength.of(length).toBatches(trainingRows, batchSize);
     if (batches <= 0) {
-      throw new InvalidFieldException(field, "must be > 0 batches, got " + TrainingLength.of(length)
-          + " of " + trainingRows + " training rows");
+      throw new InvalidFieldException(
+          field,
+          "must be > 0 batches, got "
+              + TrainingLength.of(length)
+              + " of "
+              + trainingRows
+              + " training rows");
     }
     return batches;
   }
@@ -150,11 +181,13 @@ public record TrainingPlan(
   }
 
   /**
-   * The plan for training on {@code data}: the model checks that it fits the table and records
-   * what it takes from it (e.g. {@code tabular_mlp}'s feature and class counts) in the hyperparameters,
-   * which checkpoints and gang fingerprints carry. Fitting a fitted plan to the same table changes nothing.
+   * The plan for training on {@code data}: the model checks that it fits the table and records what
+   * it takes from it (e.g. {@code tabular_mlp}'s feature and class counts) in the hyperparameters,
+   * which checkpoints and gang fingerprints carry. Fitting a fitted plan to the same table changes
+   * nothing.
    *
-   * @throws InvalidFieldException ({@code data}) naming the table and the model when they do not fit
+   * @throws InvalidFieldException ({@code data}) naming the table and the model when they do not
+   *     fit
    */
   public TrainingPlan fittedTo(DataShape shape) {
     Hyperparameters fitted = model.fitTo(hyperparameters, shape);
@@ -163,8 +196,19 @@ public record TrainingPlan(
     }
     model.build(fitted); // validates what the table set
     return new TrainingPlan(
-        experimentId, trialId, data, validation, modelSpec, model, fitted, seed,
-        targetBatches, checkpointEveryBatches, checkpointStorage, startFrom, threads);
+        experimentId,
+        trialId,
+        data,
+        validation,
+        modelSpec,
+        model,
+        fitted,
+        seed,
+        targetBatches,
+        checkpointEveryBatches,
+        checkpointStorage,
+        startFrom,
+        threads);
   }
 
   /** The pinned table as messages name it: {@code <uri> v<version>}. */
@@ -178,13 +222,35 @@ public record TrainingPlan(
 
   public TrainingPlan withStartFrom(CheckpointRef checkpoint) {
     return new TrainingPlan(
-        experimentId, trialId, data, validation, modelSpec, model, hyperparameters, seed,
-        targetBatches, checkpointEveryBatches, checkpointStorage, Optional.of(checkpoint), threads);
+        experimentId,
+        trialId,
+        data,
+        validation,
+        modelSpec,
+        model,
+        hyperparameters,
+        seed,
+        targetBatches,
+        checkpointEveryBatches,
+        checkpointStorage,
+        Optional.of(checkpoint),
+        threads);
   }
 
   public TrainingPlan withTargetBatches(long target) {
     return new TrainingPlan(
-        experimentId, trialId, data, validation, modelSpec, model, hyperparameters, seed,
-        target, checkpointEveryBatches, checkpointStorage, startFrom, threads);
+        experimentId,
+        trialId,
+        data,
+        validation,
+        modelSpec,
+        model,
+        hyperparameters,
+        seed,
+        target,
+        checkpointEveryBatches,
+        checkpointStorage,
+        startFrom,
+        threads);
   }
 }

@@ -12,15 +12,15 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Which rows of a train split validate a trial. Every row is ranked by a seeded hash of its id, and the
- * {@code fraction} of lowest-ranked rows is held out — of every label separately when {@code stratify}
- * is set — so the validation rows depend only on the rows, the fraction and the seed: the same on every
- * trial, resume and rank, whatever order the table lists its rows in (image folders and many CSVs list
- * them class by class). A label keeps at least one training row.
+ * Which rows of a train split validate a trial. Every row is ranked by a seeded hash of its id, and
+ * the {@code fraction} of lowest-ranked rows is held out — of every label separately when {@code
+ * stratify} is set — so the validation rows depend only on the rows, the fraction and the seed: the
+ * same on every trial, resume and rank, whatever order the table lists its rows in (image folders
+ * and many CSVs list them class by class). A label keeps at least one training row.
  *
- * <p>{@code tableOrder} is the rule of requests from workflows started before the hash existed: the last
- * {@code fraction} of the split in table order, kept so that their trials resume on the rows they started
- * with.
+ * <p>{@code tableOrder} is the rule of requests from workflows started before the hash existed: the
+ * last {@code fraction} of the split in table order, kept so that their trials resume on the rows
+ * they started with.
  *
  * @param fraction of the split held out, in (0, 1)
  */
@@ -32,22 +32,33 @@ public record ValidationHoldOut(double fraction, boolean stratify, long seed, bo
     }
   }
 
-  /** The request's rule: its {@code validation}, else (an older workflow's request) the table-order cut. */
+  /**
+   * The request's rule: its {@code validation}, else (an older workflow's request) the table-order
+   * cut.
+   */
   public static ValidationHoldOut of(TrainRequest r) {
-    double legacy = r.getValidationFraction() == 0 ? ConfigDefaults.VALIDATION_FRACTION : r.getValidationFraction();
+    double legacy =
+        r.getValidationFraction() == 0
+            ? ConfigDefaults.VALIDATION_FRACTION
+            : r.getValidationFraction();
     if (!r.hasValidation()) {
       return new ValidationHoldOut(legacy, false, 0, true);
     }
     ValidationSpec v = r.getValidation();
-    return new ValidationHoldOut(v.hasFraction() ? v.getFraction() : legacy,
+    return new ValidationHoldOut(
+        v.hasFraction() ? v.getFraction() : legacy,
         v.hasStratify() ? v.getStratify() : ConfigDefaults.VALIDATION_STRATIFY,
-        v.hasSeed() ? v.getSeed() : ConfigDefaults.VALIDATION_SEED, false);
+        v.hasSeed() ? v.getSeed() : ConfigDefaults.VALIDATION_SEED,
+        false);
   }
 
   /** The default rule of new experiments. */
   public static ValidationHoldOut defaults() {
-    return new ValidationHoldOut(ConfigDefaults.VALIDATION_FRACTION, ConfigDefaults.VALIDATION_STRATIFY,
-        ConfigDefaults.VALIDATION_SEED, false);
+    return new ValidationHoldOut(
+        ConfigDefaults.VALIDATION_FRACTION,
+        ConfigDefaults.VALIDATION_STRATIFY,
+        ConfigDefaults.VALIDATION_SEED,
+        false);
   }
 
   /**
@@ -62,8 +73,12 @@ public record ValidationHoldOut(double fraction, boolean stratify, long seed, bo
       heldCount += h ? 1 : 0;
     }
     if (heldCount < 1 || heldCount >= all.size()) {
-      throw new IllegalArgumentException("validation fraction " + fraction + " of " + all.size()
-          + " rows leaves no training or no validation data");
+      throw new IllegalArgumentException(
+          "validation fraction "
+              + fraction
+              + " of "
+              + all.size()
+              + " rows leaves no training or no validation data");
     }
     int[] train = new int[all.size() - heldCount];
     int[] validation = new int[heldCount];
@@ -90,7 +105,12 @@ public record ValidationHoldOut(double fraction, boolean stratify, long seed, bo
   public String describe() {
     return tableOrder
         ? String.format(Locale.ROOT, "last %s of the split in table order", fraction)
-        : String.format(Locale.ROOT, "%s by row-id hash (seed %d%s)", fraction, seed, stratify ? ", per label" : "");
+        : String.format(
+            Locale.ROOT,
+            "%s by row-id hash (seed %d%s)",
+            fraction,
+            seed,
+            stratify ? ", per label" : "");
   }
 
   private boolean[] heldOut(LabeledExamples all) {
@@ -116,10 +136,12 @@ public record ValidationHoldOut(double fraction, boolean stratify, long seed, bo
         order[j] = j;
       }
       // the row index breaks ties of equal ids, so the order is total
-      Arrays.sort(order, (a, b) -> {
-        int c = Long.compareUnsigned(keys[a], keys[b]);
-        return c != 0 ? c : Integer.compare(rows.get(a), rows.get(b));
-      });
+      Arrays.sort(
+          order,
+          (a, b) -> {
+            int c = Long.compareUnsigned(keys[a], keys[b]);
+            return c != 0 ? c : Integer.compare(rows.get(a), rows.get(b));
+          });
       int take = (int) Math.min(Math.round(rows.size() * fraction), Math.max(0, rows.size() - 1L));
       for (int j = 0; j < take; j++) {
         held[rows.get(order[j])] = true;
@@ -128,7 +150,10 @@ public record ValidationHoldOut(double fraction, boolean stratify, long seed, bo
     return held;
   }
 
-  /** SplitMix64's finalizer over the id mixed with the seed: stable across JVMs, machines and versions. */
+  /**
+   * SplitMix64's finalizer over the id mixed with the seed: stable across JVMs, machines and
+   * versions.
+   */
   static long rank(long seed, long id) {
     return mix(id ^ mix(seed + 0x9E3779B97F4A7C15L));
   }

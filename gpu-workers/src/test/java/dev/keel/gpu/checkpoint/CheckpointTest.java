@@ -41,7 +41,11 @@ class CheckpointTest {
   void setUp() throws IOException {
     root = TestDirs.create("ckpt");
     storage = CheckpointStorage.forRoot(root.toUri().toString());
-    hp = Hyperparameters.resolve(new FashionCnn(), Map.of(), Map.of("width", Requests.num(4), "hidden", Requests.num(16)));
+    hp =
+        Hyperparameters.resolve(
+            new FashionCnn(),
+            Map.of(),
+            Map.of("width", Requests.num(4), "hidden", Requests.num(16)));
   }
 
   private CheckpointRef writeTrained() throws IOException {
@@ -49,14 +53,29 @@ class CheckpointTest {
       for (int b = 0; b < 2; b++) {
         try (NDManager step = model.manager().newSubManager()) {
           int[] rows = Batches.range(b * 32, b * 32 + 32);
-          model.trainStep(Batches.inputs(step, FashionMnist.train(), rows),
+          model.trainStep(
+              Batches.inputs(step, FashionMnist.train(), rows),
               Batches.labels(step, FashionMnist.train(), rows));
         }
       }
-      CheckpointMetadata md = new CheckpointMetadata(UUID.randomUUID().toString(), "exp", "t1",
-          ModelSpec.newBuilder().setName("fashion_cnn").build(), hp.asProto(), 1, 2, 32, 60000,
-          "test", FashionMnist.TABLE, 1, Map.of("train_loss", 1.5), "now");
-      return new CheckpointWriter(storage).write(md, ModelCheckpoints.snapshot(model.block(), model.optimizer()));
+      CheckpointMetadata md =
+          new CheckpointMetadata(
+              UUID.randomUUID().toString(),
+              "exp",
+              "t1",
+              ModelSpec.newBuilder().setName("fashion_cnn").build(),
+              hp.asProto(),
+              1,
+              2,
+              32,
+              60000,
+              "test",
+              FashionMnist.TABLE,
+              1,
+              Map.of("train_loss", 1.5),
+              "now");
+      return new CheckpointWriter(storage)
+          .write(md, ModelCheckpoints.snapshot(model.block(), model.optimizer()));
     }
   }
 
@@ -84,9 +103,11 @@ class CheckpointTest {
       try (TrainableModel b = TrainableModel.initialize(new FashionCnn(), hp, 98)) {
         b.restore(ck, true);
         for (int i = 0; i < a.parameters().size(); i++) {
-          assertArrayEquals(a.parameters().get(i).getValue().getArray().toFloatArray(),
+          assertArrayEquals(
+              a.parameters().get(i).getValue().getArray().toFloatArray(),
               b.parameters().get(i).getValue().getArray().toFloatArray());
-          assertEquals(a.parameters().get(i).getValue().requiresGradient(),
+          assertEquals(
+              a.parameters().get(i).getValue().requiresGradient(),
               b.parameters().get(i).getValue().getArray().hasGradient());
         }
       }
@@ -100,7 +121,8 @@ class CheckpointTest {
     byte[] bytes = Files.readAllBytes(params);
     bytes[bytes.length / 2] ^= 0x01;
     Files.write(params, bytes);
-    CorruptCheckpointException e = assertThrows(CorruptCheckpointException.class, () -> VerifiedCheckpoint.open(ref));
+    CorruptCheckpointException e =
+        assertThrows(CorruptCheckpointException.class, () -> VerifiedCheckpoint.open(ref));
     assertEquals(CheckpointFiles.PARAMETERS, e.file());
     assertTrue(e.getMessage().contains("parameters.djl: sha256"), e.getMessage());
   }
@@ -109,16 +131,19 @@ class CheckpointTest {
   void deletedFileIsRefused() throws IOException {
     CheckpointRef ref = writeTrained();
     Files.delete(dir(ref).resolve(CheckpointFiles.OPTIMIZER));
-    CorruptCheckpointException e = assertThrows(CorruptCheckpointException.class, () -> VerifiedCheckpoint.open(ref));
+    CorruptCheckpointException e =
+        assertThrows(CorruptCheckpointException.class, () -> VerifiedCheckpoint.open(ref));
     assertEquals(CheckpointFiles.OPTIMIZER, e.file());
-    assertTrue(e.getMessage().endsWith("optimizer.bin: listed in MANIFEST but missing"), e.getMessage());
+    assertTrue(
+        e.getMessage().endsWith("optimizer.bin: listed in MANIFEST but missing"), e.getMessage());
   }
 
   @Test
   void checkpointWithoutManifestIsPartial() throws IOException {
     CheckpointRef ref = writeTrained();
     Files.delete(dir(ref).resolve(CheckpointFiles.MANIFEST));
-    CorruptCheckpointException e = assertThrows(CorruptCheckpointException.class, () -> VerifiedCheckpoint.open(ref));
+    CorruptCheckpointException e =
+        assertThrows(CorruptCheckpointException.class, () -> VerifiedCheckpoint.open(ref));
     assertEquals(CheckpointFiles.MANIFEST, e.file());
     assertTrue(e.getMessage().contains("partial"), e.getMessage());
   }
@@ -128,14 +153,16 @@ class CheckpointTest {
     CheckpointRef ref = writeTrained();
     Path md = dir(ref).resolve(CheckpointFiles.METADATA);
     Files.write(md, java.util.Arrays.copyOf(Files.readAllBytes(md), 10));
-    assertEquals(CheckpointFiles.METADATA,
+    assertEquals(
+        CheckpointFiles.METADATA,
         assertThrows(CorruptCheckpointException.class, () -> VerifiedCheckpoint.open(ref)).file());
 
     CheckpointRef other = writeTrained();
     Path manifest = dir(other).resolve(CheckpointFiles.MANIFEST);
     String text = Files.readString(manifest);
     Files.writeString(manifest, text.substring(0, text.indexOf("END")));
-    CorruptCheckpointException e = assertThrows(CorruptCheckpointException.class, () -> VerifiedCheckpoint.open(other));
+    CorruptCheckpointException e =
+        assertThrows(CorruptCheckpointException.class, () -> VerifiedCheckpoint.open(other));
     assertTrue(e.getMessage().contains("MANIFEST: truncated"), e.getMessage());
   }
 
@@ -154,10 +181,16 @@ class CheckpointTest {
   @Test
   void parametersOfAnotherArchitectureAreRefused() throws IOException {
     CheckpointRef ref = writeTrained();
-    Hyperparameters wider = Hyperparameters.resolve(new FashionCnn(), Map.of(), Map.of("width", Requests.num(8), "hidden", Requests.num(16)));
+    Hyperparameters wider =
+        Hyperparameters.resolve(
+            new FashionCnn(),
+            Map.of(),
+            Map.of("width", Requests.num(8), "hidden", Requests.num(16)));
     try (TrainableModel m = TrainableModel.initialize(new FashionCnn(), wider, 1)) {
-      CorruptCheckpointException e = assertThrows(CorruptCheckpointException.class,
-          () -> m.restore(VerifiedCheckpoint.open(ref), true));
+      CorruptCheckpointException e =
+          assertThrows(
+              CorruptCheckpointException.class,
+              () -> m.restore(VerifiedCheckpoint.open(ref), true));
       assertEquals(CheckpointFiles.PARAMETERS, e.file());
     }
   }

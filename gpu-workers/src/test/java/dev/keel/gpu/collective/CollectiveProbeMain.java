@@ -14,11 +14,11 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * One rank of {@link CollectivesAcrossProcessesTest}, in its own JVM:
- * {@code CollectiveProbeMain <scenario> <rank> <size> <timeoutMillis> [root]}. It loads libtorch and the
- * c10d library, prints {@code READY} and waits for its go line ({@link ChildJvm#readyThenAwaitGo}): then
- * rank 0 runs the store server on a free port, printed as {@code PORT n}, and the others connect to the
- * port their go line names.
+ * One rank of {@link CollectivesAcrossProcessesTest}, in its own JVM: {@code CollectiveProbeMain
+ * <scenario> <rank> <size> <timeoutMillis> [root]}. It loads libtorch and the c10d library, prints
+ * {@code READY} and waits for its go line ({@link ChildJvm#readyThenAwaitGo}): then rank 0 runs the
+ * store server on a free port, printed as {@code PORT n}, and the others connect to the port their
+ * go line names.
  *
  * <p>Prints {@code OK} and exits 0 on success; on a {@link CollectiveException} prints {@code
  * COLLECTIVE_EXCEPTION after=<ms the failing call took> message=<message>} and exits 3.
@@ -42,7 +42,10 @@ public final class CollectiveProbeMain {
     int port = Integer.parseInt(ChildJvm.readyThenAwaitGo().trim());
     try (NDManager manager = NDManager.newBaseManager()) {
       callStarted = System.nanoTime();
-      try (Store store = rank == 0 ? Store.server(HOST, port, size, timeout) : Store.client(HOST, port, size, timeout)) {
+      try (Store store =
+          rank == 0
+              ? Store.server(HOST, port, size, timeout)
+              : Store.client(HOST, port, size, timeout)) {
         if (rank == 0) {
           System.out.println("PORT " + store.port());
         }
@@ -71,21 +74,25 @@ public final class CollectiveProbeMain {
 
   private record Spec(Shape shape, DataType type) {}
 
-  private static final List<Spec> SPECS = List.of(
-      new Spec(new Shape(1), DataType.FLOAT32),
-      new Spec(new Shape(7), DataType.FLOAT32),
-      new Spec(new Shape(3, 5), DataType.FLOAT32),
-      new Spec(new Shape(10), DataType.FLOAT64),
-      new Spec(new Shape(64, 32, 3, 3), DataType.FLOAT32),
-      new Spec(new Shape(5), DataType.INT32),
-      new Spec(new Shape(33, 3), DataType.INT64),
-      new Spec(new Shape(1000, 1000), DataType.FLOAT32),
-      new Spec(new Shape(2, 2), DataType.FLOAT32),
-      new Spec(new Shape(300), DataType.FLOAT32));
+  private static final List<Spec> SPECS =
+      List.of(
+          new Spec(new Shape(1), DataType.FLOAT32),
+          new Spec(new Shape(7), DataType.FLOAT32),
+          new Spec(new Shape(3, 5), DataType.FLOAT32),
+          new Spec(new Shape(10), DataType.FLOAT64),
+          new Spec(new Shape(64, 32, 3, 3), DataType.FLOAT32),
+          new Spec(new Shape(5), DataType.INT32),
+          new Spec(new Shape(33, 3), DataType.INT64),
+          new Spec(new Shape(1000, 1000), DataType.FLOAT32),
+          new Spec(new Shape(2, 2), DataType.FLOAT32),
+          new Spec(new Shape(300), DataType.FLOAT32));
 
   /** Integer values, so every sum is exact in every type: {@code arange * (rank + 1) + i}. */
   private static NDArray value(NDManager m, Spec s, double factor, double offset) {
-    return m.arange(0, (int) s.shape().size(), 1, DataType.FLOAT64).reshape(s.shape()).mul(factor).add(offset)
+    return m.arange(0, (int) s.shape().size(), 1, DataType.FLOAT64)
+        .reshape(s.shape())
+        .mul(factor)
+        .add(offset)
         .toType(s.type(), false);
   }
 
@@ -99,7 +106,8 @@ public final class CollectiveProbeMain {
     System.out.println("allreduce checked for " + n + " ranks");
   }
 
-  private static void check(String variant, GlooProcessGroup pg, NDManager parent, Consumer<List<NDArray>> op) {
+  private static void check(
+      String variant, GlooProcessGroup pg, NDManager parent, Consumer<List<NDArray>> op) {
     int n = pg.size();
     try (NDManager m = parent.newSubManager()) {
       List<NDArray> arrays = new ArrayList<>();
@@ -111,8 +119,16 @@ public final class CollectiveProbeMain {
       for (int i = 0; i < SPECS.size(); i++) {
         NDArray expected = value(m, SPECS.get(i), n * (n + 1) / 2.0, (double) n * i);
         if (!arrays.get(i).contentEquals(expected)) {
-          throw new AssertionError(variant + ": tensor " + i + " " + SPECS.get(i) + " differs from the sum: "
-              + arrays.get(i).flatten().get("0:5") + " vs " + expected.flatten().get("0:5"));
+          throw new AssertionError(
+              variant
+                  + ": tensor "
+                  + i
+                  + " "
+                  + SPECS.get(i)
+                  + " differs from the sum: "
+                  + arrays.get(i).flatten().get("0:5")
+                  + " vs "
+                  + expected.flatten().get("0:5"));
         }
       }
     }
@@ -131,7 +147,10 @@ public final class CollectiveProbeMain {
     System.out.println("AFTER " + digest(arrays));
   }
 
-  /** 16 tensors per call: behind a dead or hung peer, all but the first must not each wait a timeout. */
+  /**
+   * 16 tensors per call: behind a dead or hung peer, all but the first must not each wait a
+   * timeout.
+   */
   private static void loop(GlooProcessGroup pg, NDManager manager) {
     List<NDArray> arrays = new ArrayList<>();
     for (int t = 0; t < 16; t++) {

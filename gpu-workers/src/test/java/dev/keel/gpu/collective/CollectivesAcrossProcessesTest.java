@@ -24,6 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class CollectivesAcrossProcessesTest {
   /** The collective timeout the ranks use. */
   private static final long TIMEOUT_MS = 5_000;
+
   /** No failure may take longer than this to surface. */
   private static final long BOUND_MS = 60_000;
 
@@ -63,12 +64,16 @@ class CollectivesAcrossProcessesTest {
   @Test
   void broadcastMakesEveryRankHoldTheRootsArrays() throws Exception {
     int root = 1;
-    try (Ranks ranks = new Ranks(dir).start("broadcast", 2, 2, TIMEOUT_MS, Integer.toString(root))) {
+    try (Ranks ranks =
+        new Ranks(dir).start("broadcast", 2, 2, TIMEOUT_MS, Integer.toString(root))) {
       for (int r = 0; r < 2; r++) {
         assertEquals(0, ranks.awaitExit(r, BOUND_MS), ranks.output(r));
       }
       String rootBefore = ranks.awaitLine(root, "BEFORE ", 0).substring(7);
-      assertNotEquals(rootBefore, ranks.awaitLine(0, "BEFORE ", 0).substring(7), "ranks started equal: no test");
+      assertNotEquals(
+          rootBefore,
+          ranks.awaitLine(0, "BEFORE ", 0).substring(7),
+          "ranks started equal: no test");
       for (int r = 0; r < 2; r++) {
         assertEquals(rootBefore, ranks.awaitLine(r, "AFTER ", 0).substring(6), "rank " + r);
       }
@@ -79,13 +84,19 @@ class CollectivesAcrossProcessesTest {
   void aRankThatNeverJoinsFailsTheOtherWithinTheTimeout() throws Exception {
     try (Ranks ranks = new Ranks(dir).start("join", 2, 1, TIMEOUT_MS)) {
       long started = System.nanoTime();
-      assertEquals(CollectiveProbeMain.COLLECTIVE_FAILED, ranks.awaitExit(0, BOUND_MS), ranks.output(0));
+      assertEquals(
+          CollectiveProbeMain.COLLECTIVE_FAILED, ranks.awaitExit(0, BOUND_MS), ranks.output(0));
       String failure = ranks.awaitLine(0, "COLLECTIVE_EXCEPTION", 0);
-      System.out.printf(Locale.ROOT, "never joins: rank 0 failed %d ms after its store came up: %s%n",
-          (System.nanoTime() - started) / 1_000_000, failure);
+      System.out.printf(
+          Locale.ROOT,
+          "never joins: rank 0 failed %d ms after its store came up: %s%n",
+          (System.nanoTime() - started) / 1_000_000,
+          failure);
       assertTrue(failure.contains("rank 0 of 2"), failure);
-      assertTrue(failure.toLowerCase(Locale.ROOT).contains("timeout")
-          || failure.toLowerCase(Locale.ROOT).contains("timed out"), failure);
+      assertTrue(
+          failure.toLowerCase(Locale.ROOT).contains("timeout")
+              || failure.toLowerCase(Locale.ROOT).contains("timed out"),
+          failure);
     }
   }
 
@@ -97,10 +108,18 @@ class CollectivesAcrossProcessesTest {
       ranks.awaitLine(survivor, "ITER 100", BOUND_MS);
       long killedAt = System.nanoTime();
       ranks.process(killed).destroyForcibly().waitFor(BOUND_MS, TimeUnit.MILLISECONDS);
-      assertEquals(CollectiveProbeMain.COLLECTIVE_FAILED, ranks.awaitExit(survivor, BOUND_MS), ranks.output(survivor));
+      assertEquals(
+          CollectiveProbeMain.COLLECTIVE_FAILED,
+          ranks.awaitExit(survivor, BOUND_MS),
+          ranks.output(survivor));
       String failure = ranks.awaitLine(survivor, "COLLECTIVE_EXCEPTION", 0);
-      System.out.printf(Locale.ROOT, "rank %d killed: rank %d failed %d ms later: %s%n", killed, survivor,
-          (System.nanoTime() - killedAt) / 1_000_000, failure);
+      System.out.printf(
+          Locale.ROOT,
+          "rank %d killed: rank %d failed %d ms later: %s%n",
+          killed,
+          survivor,
+          (System.nanoTime() - killedAt) / 1_000_000,
+          failure);
       assertTrue(failure.contains("allreduce"), failure);
     }
   }
@@ -112,13 +131,15 @@ class CollectivesAcrossProcessesTest {
       long stoppedAt = System.nanoTime();
       signal("STOP", ranks.process(1));
       try {
-        assertEquals(CollectiveProbeMain.COLLECTIVE_FAILED, ranks.awaitExit(0, BOUND_MS), ranks.output(0));
+        assertEquals(
+            CollectiveProbeMain.COLLECTIVE_FAILED, ranks.awaitExit(0, BOUND_MS), ranks.output(0));
       } finally {
         signal("CONT", ranks.process(1));
       }
       String failure = ranks.awaitLine(0, "COLLECTIVE_EXCEPTION", 0);
       long ms = (System.nanoTime() - stoppedAt) / 1_000_000;
-      System.out.printf(Locale.ROOT, "rank 1 stopped: rank 0 failed %d ms later: %s%n", ms, failure);
+      System.out.printf(
+          Locale.ROOT, "rank 1 stopped: rank 0 failed %d ms later: %s%n", ms, failure);
       assertTrue(failure.contains("allreduce"), failure);
       // 16 ops were in flight; one timeout each would be 80 s
       long after = Long.parseLong(failure.replaceAll(".*after=(\\d+).*", "$1"));
@@ -127,7 +148,10 @@ class CollectivesAcrossProcessesTest {
   }
 
   private static void signal(String signal, Process p) throws Exception {
-    Process kill = new ProcessBuilder(List.of("kill", "-" + signal, Long.toString(p.pid()))).inheritIO().start();
+    Process kill =
+        new ProcessBuilder(List.of("kill", "-" + signal, Long.toString(p.pid())))
+            .inheritIO()
+            .start();
     assertEquals(0, kill.waitFor(), "kill -" + signal);
   }
 }

@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@link CollectiveProbeMain} ranks as child JVMs ({@link ChildJvm}), each with its own log. Every rank
- * is started at once and says when it is ready (libtorch loaded); only then does rank 0 open its store
- * on a free port and the others join it, so the collective timeout counts the rendezvous, not how long
- * a busy machine took to start the JVMs.
+ * {@link CollectiveProbeMain} ranks as child JVMs ({@link ChildJvm}), each with its own log. Every
+ * rank is started at once and says when it is ready (libtorch loaded); only then does rank 0 open
+ * its store on a free port and the others join it, so the collective timeout counts the rendezvous,
+ * not how long a busy machine took to start the JVMs.
  */
 final class Ranks implements AutoCloseable {
   private final Path dir;
@@ -22,10 +22,11 @@ final class Ranks implements AutoCloseable {
   }
 
   /**
-   * Starts ranks {@code 0..started-1} of {@code size}, waits until each is ready, lets rank 0 open its
-   * store and waits for its port, then lets the others join it.
+   * Starts ranks {@code 0..started-1} of {@code size}, waits until each is ready, lets rank 0 open
+   * its store and waits for its port, then lets the others join it.
    */
-  Ranks start(String scenario, int size, int started, long timeoutMillis, String... extra) throws Exception {
+  Ranks start(String scenario, int size, int started, long timeoutMillis, String... extra)
+      throws Exception {
     for (int r = 0; r < started; r++) {
       launch(scenario, r, size, timeoutMillis, extra);
     }
@@ -40,12 +41,23 @@ final class Ranks implements AutoCloseable {
     return this;
   }
 
-  private void launch(String scenario, int rank, int size, long timeoutMillis, String... extra) throws IOException {
-    List<String> args = new ArrayList<>(List.of(scenario, Integer.toString(rank), Integer.toString(size),
-        Long.toString(timeoutMillis)));
+  private void launch(String scenario, int rank, int size, long timeoutMillis, String... extra)
+      throws IOException {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                scenario,
+                Integer.toString(rank),
+                Integer.toString(size),
+                Long.toString(timeoutMillis)));
     args.addAll(List.of(extra));
-    processes.add(ChildJvm.start(dir.resolve(scenario + "-rank" + rank + ".log"), "256m", Map.of(),
-        CollectiveProbeMain.class, args));
+    processes.add(
+        ChildJvm.start(
+            dir.resolve(scenario + "-rank" + rank + ".log"),
+            "256m",
+            Map.of(),
+            CollectiveProbeMain.class,
+            args));
   }
 
   Process process(int rank) {

@@ -48,7 +48,8 @@ class StoreAndGroupInProcessTest {
   void getOfAKeyNobodySetsNamesTheKeyAfterTheTimeout() {
     try (Store server = Store.server(HOST, 0, 1, SHORT)) {
       long started = System.nanoTime();
-      CollectiveException e = assertThrows(CollectiveException.class, () -> server.get("never-set"));
+      CollectiveException e =
+          assertThrows(CollectiveException.class, () -> server.get("never-set"));
       long ms = (System.nanoTime() - started) / 1_000_000;
       System.out.println("get timed out after " + ms + " ms: " + e.getMessage());
       assertTrue(e.getMessage().contains("never-set"), e.getMessage());
@@ -60,7 +61,8 @@ class StoreAndGroupInProcessTest {
   void aPortAlreadyTakenIsNamedInTheError() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
       int port = taken.getLocalPort();
-      CollectiveException e = assertThrows(CollectiveException.class, () -> Store.server(HOST, port, 2, SHORT));
+      CollectiveException e =
+          assertThrows(CollectiveException.class, () -> Store.server(HOST, port, 2, SHORT));
       System.out.println("port taken: " + e.getMessage());
       assertTrue(e.getMessage().contains(Integer.toString(port)), e.getMessage());
       assertTrue(e.getMessage().split("\\R").length == 1, "one line: " + e.getMessage());
@@ -94,10 +96,12 @@ class StoreAndGroupInProcessTest {
       assertTrue(copy.contentEquals(a));
 
       NDArray transposed = m.arange(0f, 12f).reshape(3, 4).transpose();
-      CollectiveException e = assertThrows(CollectiveException.class, () -> pg.allreduceSum(List.of(transposed)));
+      CollectiveException e =
+          assertThrows(CollectiveException.class, () -> pg.allreduceSum(List.of(transposed)));
       assertTrue(e.getMessage().contains("not contiguous"), e.getMessage());
       assertThrows(IllegalArgumentException.class, () -> pg.broadcast(List.of(a), 1));
-      assertThrows(IllegalArgumentException.class, () -> GlooProcessGroup.create(store, 1, 1, HOST, SHORT));
+      assertThrows(
+          IllegalArgumentException.class, () -> GlooProcessGroup.create(store, 1, 1, HOST, SHORT));
       assertEquals(new Shape(3, 4), a.getShape());
     }
   }
@@ -106,7 +110,9 @@ class StoreAndGroupInProcessTest {
   void ncclWithoutAGpuFailsWithOneLine() {
     assumeTrue(Engine.getEngine("PyTorch").getGpuCount() == 0, "this machine has a GPU");
     try (Store store = Store.server(HOST, 0, 1, SHORT)) {
-      CollectiveException e = assertThrows(CollectiveException.class, () -> NcclProcessGroup.create(store, 0, 1, SHORT));
+      CollectiveException e =
+          assertThrows(
+              CollectiveException.class, () -> NcclProcessGroup.create(store, 0, 1, SHORT));
       assertTrue(e.getMessage().contains("CUDA"), e.getMessage());
       assertEquals(1, e.getMessage().split("\\R").length, e.getMessage());
     }

@@ -11,7 +11,10 @@ import java.util.List;
 final class StandInForAGpuHostInventory implements DeviceInventory {
   private final DeviceDiscovery discovery;
 
-  /** {@code count} made-up devices named {@code Stand-in GPU <i>}, 16 GiB, compute 8.6, driver API 12.4. */
+  /**
+   * {@code count} made-up devices named {@code Stand-in GPU <i>}, 16 GiB, compute 8.6, driver API
+   * 12.4.
+   */
   StandInForAGpuHostInventory(int count) {
     List<GpuDevice> gpus = new ArrayList<>();
     for (int i = 0; i < count; i++) {

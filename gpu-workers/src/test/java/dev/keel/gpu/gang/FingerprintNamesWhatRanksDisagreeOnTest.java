@@ -10,7 +10,10 @@ import org.junit.jupiter.api.Test;
 
 class FingerprintNamesWhatRanksDisagreeOnTest {
   private static Fingerprint.Builder base() {
-    return Fingerprint.builder().set("model", "fashion_cnn").set("data", "file:///t@3").set("parameters", 206922);
+    return Fingerprint.builder()
+        .set("model", "fashion_cnn")
+        .set("data", "file:///t@3")
+        .set("parameters", 206922);
   }
 
   @Test
@@ -22,12 +25,17 @@ class FingerprintNamesWhatRanksDisagreeOnTest {
   @Test
   void everyDifferingFieldIsNamedWithBothValuesAndNothingIsRetried() {
     Fingerprint here = base().build();
-    Fingerprint there = Fingerprint.parse(base().set("data", "file:///t@4").set("parameters", 206923).build().text()
-        + "threads=2\n");
-    ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> here.requireSame(there, "rank 0"));
+    Fingerprint there =
+        Fingerprint.parse(
+            base().set("data", "file:///t@4").set("parameters", 206923).build().text()
+                + "threads=2\n");
+    ApplicationFailure f =
+        assertThrows(ApplicationFailure.class, () -> here.requireSame(there, "rank 0"));
     assertEquals(FailureTypes.GANG_MISMATCH, f.getType());
     assertEquals(true, f.isNonRetryable());
-    assertEquals("this rank and rank 0 would train different things: data 'file:///t@3' here, 'file:///t@4' there;"
-        + " parameters '206922' here, '206923' there; threads (absent) here, '2' there", f.getOriginalMessage());
+    assertEquals(
+        "this rank and rank 0 would train different things: data 'file:///t@3' here, 'file:///t@4' there;"
+            + " parameters '206922' here, '206923' there; threads (absent) here, '2' there",
+        f.getOriginalMessage());
   }
 }

@@ -34,15 +34,20 @@ final class RankProcesses {
       return jvm.output();
     }
 
-    void awaitOutput(java.util.function.Predicate<String> condition, long seconds) throws InterruptedException {
+    void awaitOutput(java.util.function.Predicate<String> condition, long seconds)
+        throws InterruptedException {
       jvm.awaitOutput(condition, TimeUnit.SECONDS.toMillis(seconds));
     }
 
     /** Waits for the end and returns rank 0's final checkpoint URI (or "" for other ranks). */
     String finish() throws Exception {
       assertEquals(0, jvm.awaitExit(TimeUnit.SECONDS.toMillis(300)), "rank failed:\n" + output());
-      return output().lines().filter(l -> l.startsWith("CHECKPOINT ")).map(l -> l.substring(11))
-          .reduce((x, y) -> y).orElse("");
+      return output()
+          .lines()
+          .filter(l -> l.startsWith("CHECKPOINT "))
+          .map(l -> l.substring(11))
+          .reduce((x, y) -> y)
+          .orElse("");
     }
   }
 
@@ -73,17 +78,27 @@ final class RankProcesses {
   static Rank start(Path dir, String name, String... args) throws IOException {
     List<String> all = new ArrayList<>(List.of("root=" + dir));
     all.addAll(List.of(args));
-    return new Rank(ChildJvm.start(dir.resolve(name + ".log"), "512m", Map.of("OMP_NUM_THREADS", "1"),
-        GangRankMain.class, all));
+    return new Rank(
+        ChildJvm.start(
+            dir.resolve(name + ".log"),
+            "512m",
+            Map.of("OMP_NUM_THREADS", "1"),
+            GangRankMain.class,
+            all));
   }
 
   /** Every parameter of a TinyMlp checkpoint, flattened in block order. */
   static List<float[]> parameters(String checkpointUri) throws IOException {
-    TrainingPlan plan = TrainingPlan.from(GangRankMain.request(Path.of("/tmp"), "read", "sgd", 64, 1)
-        .setCheckpointRoot(Path.of(System.getProperty("java.io.tmpdir")).toUri().toString()).build(),
-        ModelRegistry.withBuiltIns());
-    try (TrainableModel model = TrainableModel.initialize(plan.model(), plan.hyperparameters(), 0)) {
-      model.restore(VerifiedCheckpoint.open(CheckpointRef.newBuilder().setUri(checkpointUri).build()), false);
+    TrainingPlan plan =
+        TrainingPlan.from(
+            GangRankMain.request(Path.of("/tmp"), "read", "sgd", 64, 1)
+                .setCheckpointRoot(Path.of(System.getProperty("java.io.tmpdir")).toUri().toString())
+                .build(),
+            ModelRegistry.withBuiltIns());
+    try (TrainableModel model =
+        TrainableModel.initialize(plan.model(), plan.hyperparameters(), 0)) {
+      model.restore(
+          VerifiedCheckpoint.open(CheckpointRef.newBuilder().setUri(checkpointUri).build()), false);
       List<float[]> out = new ArrayList<>();
       for (Pair<String, Parameter> p : model.parameters()) {
         NDArray a = p.getValue().getArray();

@@ -21,26 +21,62 @@ class TwoRanksOfHalfABatchTrainLikeOneRankOfTheWholeBatchTest {
   void afterFortyStepsTheParametersAgreeWithinOneMillionth(String optimizer) throws Exception {
     Path dir = TestDirs.create("equivalence-" + optimizer);
     int port = RankProcesses.freePort();
-    RankProcesses.Rank one = RankProcesses.start(dir, "one", "trial=one", "optimizer=" + optimizer, "batch=128", STEPS,
-        "rank=0", "world=1");
-    RankProcesses.Rank r0 = RankProcesses.start(dir, "two-0", "trial=two", "optimizer=" + optimizer, "batch=128", STEPS,
-        "rank=0", "world=2", "port=" + port);
-    RankProcesses.Rank r1 = RankProcesses.start(dir, "two-1", "trial=two", "optimizer=" + optimizer, "batch=128", STEPS,
-        "rank=1", "world=2", "port=" + port);
+    RankProcesses.Rank one =
+        RankProcesses.start(
+            dir,
+            "one",
+            "trial=one",
+            "optimizer=" + optimizer,
+            "batch=128",
+            STEPS,
+            "rank=0",
+            "world=1");
+    RankProcesses.Rank r0 =
+        RankProcesses.start(
+            dir,
+            "two-0",
+            "trial=two",
+            "optimizer=" + optimizer,
+            "batch=128",
+            STEPS,
+            "rank=0",
+            "world=2",
+            "port=" + port);
+    RankProcesses.Rank r1 =
+        RankProcesses.start(
+            dir,
+            "two-1",
+            "trial=two",
+            "optimizer=" + optimizer,
+            "batch=128",
+            STEPS,
+            "rank=1",
+            "world=2",
+            "port=" + port);
     RankProcesses.go(r0, r1);
     String whole = one.finish();
     String shared = r0.finish();
     r1.finish();
-    RankProcesses.Rank half = RankProcesses.start(dir, "half", "trial=half", "optimizer=" + optimizer, "batch=64", STEPS,
-        "rank=0", "world=1");
+    RankProcesses.Rank half =
+        RankProcesses.start(
+            dir,
+            "half",
+            "trial=half",
+            "optimizer=" + optimizer,
+            "batch=64",
+            STEPS,
+            "rank=0",
+            "world=1");
     String halfBatch = half.finish();
 
     List<float[]> reference = RankProcesses.parameters(whole);
     double gang = RankProcesses.maxAbsDifference(reference, RankProcesses.parameters(shared));
     double alone = RankProcesses.maxAbsDifference(reference, RankProcesses.parameters(halfBatch));
-    System.out.printf("%s: max |2 ranks x 64 - 1 rank x 128| = %.3g; 1 rank x 64 alone differs by %.3g%n",
+    System.out.printf(
+        "%s: max |2 ranks x 64 - 1 rank x 128| = %.3g; 1 rank x 64 alone differs by %.3g%n",
         optimizer, gang, alone);
     assertTrue(gang <= 1e-5, "2 ranks x 64 vs 1 rank x 128 differ by " + gang);
-    assertTrue(alone > 1e-3, "half the batch alone should train differently, differs by only " + alone);
+    assertTrue(
+        alone > 1e-3, "half the batch alone should train differently, differs by only " + alone);
   }
 }

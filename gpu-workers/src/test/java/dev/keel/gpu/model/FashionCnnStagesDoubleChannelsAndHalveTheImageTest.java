@@ -16,11 +16,24 @@ import org.junit.jupiter.api.Test;
 
 class FashionCnnStagesDoubleChannelsAndHalveTheImageTest {
   private static Block build(long stages, long width) {
-    return new FashionCnn().build(Hyperparameters.resolve(new FashionCnn(), Map.of(),
-        Map.of("stages", Requests.num(stages), "width", Requests.num(width), "hidden", Requests.num(32))));
+    return new FashionCnn()
+        .build(
+            Hyperparameters.resolve(
+                new FashionCnn(),
+                Map.of(),
+                Map.of(
+                    "stages",
+                    Requests.num(stages),
+                    "width",
+                    Requests.num(width),
+                    "hidden",
+                    Requests.num(32))));
   }
 
-  /** The conv kernels' shapes, in order, and the dense layer's input width, after initializing on a batch. */
+  /**
+   * The conv kernels' shapes, in order, and the dense layer's input width, after initializing on a
+   * batch.
+   */
   private static String shapes(long stages, long width) {
     try (NDManager m = NDManager.newBaseManager()) {
       Block net = build(stages, width);
@@ -33,8 +46,13 @@ class FashionCnnStagesDoubleChannelsAndHalveTheImageTest {
           out.append(p.getArray().getShape()).append(' ');
         }
       }
-      Shape logits = net.forward(new ParameterStore(m, false), new ai.djl.ndarray.NDList(m.ones(new Shape(2, 1, 28, 28))),
-          false).singletonOrThrow().getShape();
+      Shape logits =
+          net.forward(
+                  new ParameterStore(m, false),
+                  new ai.djl.ndarray.NDList(m.ones(new Shape(2, 1, 28, 28))),
+                  false)
+              .singletonOrThrow()
+              .getShape();
       return out.toString().strip() + " -> " + logits;
     }
   }
@@ -45,7 +63,8 @@ class FashionCnnStagesDoubleChannelsAndHalveTheImageTest {
     assertEquals("(8, 1, 3, 3) (16, 8, 3, 3) (32, 784) (10, 32) -> (2, 10)", shapes(2, 8));
     assertEquals(2L, new FashionCnn().hyperparameterDefaults().get("stages"));
     // a third stage: 16→32 channels, 7×7 pooled to 3×3
-    assertEquals("(8, 1, 3, 3) (16, 8, 3, 3) (32, 16, 3, 3) (32, 288) (10, 32) -> (2, 10)", shapes(3, 8));
+    assertEquals(
+        "(8, 1, 3, 3) (16, 8, 3, 3) (32, 16, 3, 3) (32, 288) (10, 32) -> (2, 10)", shapes(3, 8));
   }
 
   @Test

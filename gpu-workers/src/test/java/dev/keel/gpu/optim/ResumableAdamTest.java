@@ -23,7 +23,9 @@ class ResumableAdamTest {
   void matchesDjlAdamAndResumesFromSavedState() throws IOException {
     try (NDManager m = NDManager.newBaseManager()) {
       float[] init = {0.5f, -1f, 2f, 0.25f};
-      float[][] grads = {{0.1f, -0.2f, 0.3f, 1f}, {-0.5f, 0.2f, 0.1f, 0f}, {0.3f, 0.3f, -0.3f, 2f}, {1f, 1f, 1f, 1f}};
+      float[][] grads = {
+        {0.1f, -0.2f, 0.3f, 1f}, {-0.5f, 0.2f, 0.1f, 0f}, {0.3f, 0.3f, -0.3f, 2f}, {1f, 1f, 1f, 1f}
+      };
       NDArray djlWeight = m.create(init);
       NDArray ours = m.create(init);
       Adam djl = Optimizer.adam().optLearningRateTracker(Tracker.fixed(0.01f)).build();
@@ -54,7 +56,9 @@ class ResumableAdamTest {
   void aCosineScheduleMatchesDjlAdamAndGoesOnAlongTheCurveAfterAResume() throws IOException {
     try (NDManager m = NDManager.newBaseManager()) {
       float[] init = {0.5f, -1f, 2f, 0.25f};
-      float[][] grads = {{0.1f, -0.2f, 0.3f, 1f}, {-0.5f, 0.2f, 0.1f, 0f}, {0.3f, 0.3f, -0.3f, 2f}, {1f, 1f, 1f, 1f}};
+      float[][] grads = {
+        {0.1f, -0.2f, 0.3f, 1f}, {-0.5f, 0.2f, 0.1f, 0f}, {0.3f, 0.3f, -0.3f, 2f}, {1f, 1f, 1f, 1f}
+      };
       NDArray djlWeight = m.create(init);
       NDArray ours = m.create(init);
       NDArray constant = m.create(init);
@@ -98,8 +102,12 @@ class ResumableAdamTest {
       sgd.update("w", m.create(new float[] {1f}), m.create(new float[] {1f}));
       ByteArrayOutputStream saved = new ByteArrayOutputStream();
       sgd.saveState(new DataOutputStream(saved));
-      IOException e = assertThrows(IOException.class,
-          () -> adam.loadState(m, new DataInputStream(new ByteArrayInputStream(saved.toByteArray()))));
+      IOException e =
+          assertThrows(
+              IOException.class,
+              () ->
+                  adam.loadState(
+                      m, new DataInputStream(new ByteArrayInputStream(saved.toByteArray()))));
       assertEquals("optimizer state is for 'sgd' but this trial uses 'adam'", e.getMessage());
     }
   }

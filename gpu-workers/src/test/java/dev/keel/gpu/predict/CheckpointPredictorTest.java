@@ -26,21 +26,28 @@ class CheckpointPredictorTest {
 
   @Test
   void predictsTheTestSplitFromAVerifiedCheckpointAndRefusesACorruptOne() throws Exception {
-    var request = Requests.fashionCnn(TestDirs.create("predict"), 150)
-        .putHparams("width", Requests.num(8))
-        .putHparams("batch_size", Requests.num(64))
-        .build();
-    TrainingOutcome out = new Trainer(TrainingPlan.from(request, ModelRegistry.withBuiltIns()),
-        FashionMnist.train(), ProgressListener.NONE).run();
+    var request =
+        Requests.fashionCnn(TestDirs.create("predict"), 150)
+            .putHparams("width", Requests.num(8))
+            .putHparams("batch_size", Requests.num(64))
+            .build();
+    TrainingOutcome out =
+        new Trainer(
+                TrainingPlan.from(request, ModelRegistry.withBuiltIns()),
+                FashionMnist.train(),
+                ProgressListener.NONE)
+            .run();
     CheckpointRef ref = out.checkpoint();
     LabeledImages test = FashionMnist.test();
 
     Predictions p;
-    try (CheckpointPredictor predictor = CheckpointPredictor.open(ref.getUri(), ModelRegistry.withBuiltIns(), 1)) {
+    try (CheckpointPredictor predictor =
+        CheckpointPredictor.open(ref.getUri(), ModelRegistry.withBuiltIns(), 1)) {
       assertEquals(150, predictor.metadata().batches());
       p = predictor.predict(test, 777);
       Predictions again = predictor.predict(test);
-      assertEquals(java.util.Arrays.toString(p.labels()), java.util.Arrays.toString(again.labels()));
+      assertEquals(
+          java.util.Arrays.toString(p.labels()), java.util.Arrays.toString(again.labels()));
     }
     assertEquals(test.size(), p.size());
     double accuracy = p.accuracy(test.labels());
@@ -54,7 +61,8 @@ class CheckpointPredictorTest {
     byte[] bytes = Files.readAllBytes(params);
     bytes[100] ^= 0x40;
     Files.write(params, bytes);
-    CorruptCheckpointException e = assertThrows(CorruptCheckpointException.class, () -> CheckpointPredictor.open(ref));
+    CorruptCheckpointException e =
+        assertThrows(CorruptCheckpointException.class, () -> CheckpointPredictor.open(ref));
     assertEquals(CheckpointFiles.PARAMETERS, e.file());
   }
 }

@@ -53,14 +53,21 @@ class ModelsRefuseTablesOfTheOtherKindNamingTableAndModelTest {
     features49 = FashionMnistFeatures.write(root.resolve("pooled4"), 4, 1200, 200);
     features16 = FashionMnistFeatures.write(root.resolve("pooled7"), 7, 200, 200);
     // Fashion-MNIST's images table, or the Delta tables above
-    DatasetReader reader = (table, split) -> table.equals(FashionMnist.TABLE)
-        ? FashionMnist.reader().readExamples(table, split) : delta.readExamples(table, split);
+    DatasetReader reader =
+        (table, split) ->
+            table.equals(FashionMnist.TABLE)
+                ? FashionMnist.reader().readExamples(table, split)
+                : delta.readExamples(table, split);
     env = TestActivityEnvironment.newInstance();
-    env.registerActivitiesImplementations(new TrainingActivitiesImpl(reader, ModelRegistry.withBuiltIns(), Duration.ZERO));
-    activities = env.newActivityStub(TrainingActivities.class, ActivityOptions.newBuilder()
-        .setStartToCloseTimeout(Duration.ofMinutes(5))
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).build())
-        .build());
+    env.registerActivitiesImplementations(
+        new TrainingActivitiesImpl(reader, ModelRegistry.withBuiltIns(), Duration.ZERO));
+    activities =
+        env.newActivityStub(
+            TrainingActivities.class,
+            ActivityOptions.newBuilder()
+                .setStartToCloseTimeout(Duration.ofMinutes(5))
+                .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).build())
+                .build());
   }
 
   @AfterAll
@@ -70,47 +77,82 @@ class ModelsRefuseTablesOfTheOtherKindNamingTableAndModelTest {
 
   @Test
   void fashionCnnOnAFeaturesTable() {
-    String message = refused(Requests.fashionCnn(root.resolve("ck"), 10).setData(features49).build());
-    assertEquals("data: table " + features49.getUri() + " v0 holds vectors of 49 features, but model fashion_cnn"
-        + " takes images of shape (1, 28, 28)", message);
+    String message =
+        refused(Requests.fashionCnn(root.resolve("ck"), 10).setData(features49).build());
+    assertEquals(
+        "data: table "
+            + features49.getUri()
+            + " v0 holds vectors of 49 features, but model fashion_cnn"
+            + " takes images of shape (1, 28, 28)",
+        message);
   }
 
   @Test
   void tabularMlpOnAnImagesTable() {
-    String message = refused(Requests.tabularMlp(FashionMnist.TABLE, root.resolve("ck"), 10).build());
-    assertEquals("data: table " + FashionMnist.TABLE.getUri() + " v0 holds 28x28 images, but model tabular_mlp"
-        + " takes feature vectors (a labeled-features table); images need an image model such as fashion_cnn", message);
+    String message =
+        refused(Requests.tabularMlp(FashionMnist.TABLE, root.resolve("ck"), 10).build());
+    assertEquals(
+        "data: table "
+            + FashionMnist.TABLE.getUri()
+            + " v0 holds 28x28 images, but model tabular_mlp"
+            + " takes feature vectors (a labeled-features table); images need an image model such as fashion_cnn",
+        message);
   }
 
   @Test
   void aConfiguredFeatureCountOtherThanTheTables() {
-    String message = refused(Requests.tabularMlp(features16, root.resolve("ck"), 10)
-        .putHparams("features", Requests.num(49)).build());
-    assertEquals("data: table " + features16.getUri() + " v0 holds vectors of 16 features, but model tabular_mlp"
-        + " takes 49 features (hyperparameters.features)", message);
+    String message =
+        refused(
+            Requests.tabularMlp(features16, root.resolve("ck"), 10)
+                .putHparams("features", Requests.num(49))
+                .build());
+    assertEquals(
+        "data: table "
+            + features16.getUri()
+            + " v0 holds vectors of 16 features, but model tabular_mlp"
+            + " takes 49 features (hyperparameters.features)",
+        message);
   }
 
   @Test
   void aCheckpointScoringATableWithAnotherFeatureCount() throws Exception {
-    TrainResult trained = activities.train(Requests.tabularMlp(features49, root.resolve("ck"), 20)
-        .setTrialId("trained-on-49").build());
+    TrainResult trained =
+        activities.train(
+            Requests.tabularMlp(features49, root.resolve("ck"), 20)
+                .setTrialId("trained-on-49")
+                .build());
     LabeledExamples test16 = delta.readExamples(features16, "test");
     LabeledExamples test49 = delta.readExamples(features49, "test");
     try (CheckpointPredictor predictor = CheckpointPredictor.open(trained.getCheckpoint())) {
       assertEquals(test49.size(), predictor.predict(test49).size());
       String table = features16.getUri() + " v0";
-      InvalidFieldException e = assertThrows(InvalidFieldException.class, () -> predictor.requireFits(table, test16));
-      assertEquals("data: table " + table + " holds vectors of 16 features, but model tabular_mlp takes 49 features"
-          + " (hyperparameters.features) (checkpoint " + trained.getCheckpoint().getUri() + ")", e.getMessage());
+      InvalidFieldException e =
+          assertThrows(InvalidFieldException.class, () -> predictor.requireFits(table, test16));
+      assertEquals(
+          "data: table "
+              + table
+              + " holds vectors of 16 features, but model tabular_mlp takes 49 features"
+              + " (hyperparameters.features) (checkpoint "
+              + trained.getCheckpoint().getUri()
+              + ")",
+          e.getMessage());
       assertThrows(InvalidFieldException.class, () -> predictor.predict(test16));
-      InvalidFieldException images = assertThrows(InvalidFieldException.class,
-          () -> predictor.requireFits("fashion_mnist v0", FashionMnist.test()));
-      assertTrue(images.getMessage().startsWith("data: table fashion_mnist v0 holds 28x28 images, but model tabular_mlp"),
+      InvalidFieldException images =
+          assertThrows(
+              InvalidFieldException.class,
+              () -> predictor.requireFits("fashion_mnist v0", FashionMnist.test()));
+      assertTrue(
+          images
+              .getMessage()
+              .startsWith("data: table fashion_mnist v0 holds 28x28 images, but model tabular_mlp"),
           images.getMessage());
     }
   }
 
-  /** The activity's failure, which must be non-retryable and {@value FailureTypes#INVALID_TRAIN_REQUEST}. */
+  /**
+   * The activity's failure, which must be non-retryable and {@value
+   * FailureTypes#INVALID_TRAIN_REQUEST}.
+   */
   private String refused(TrainRequest request) {
     ActivityFailure f = assertThrows(ActivityFailure.class, () -> activities.train(request));
     ApplicationFailure cause = assertInstanceOf(ApplicationFailure.class, f.getCause());

@@ -37,9 +37,10 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * End to end on a real labeled-features Delta table (Fashion-MNIST pooled to 49 features): the real
- * {@code Train} activity trains {@code tabular_mlp}, which must learn far above chance (10 classes),
- * and the checkpoint alone, through {@link CheckpointPredictor}, must score the held-out rows exactly
- * as the trainer's own evaluation did, with the standardization learned from the training rows.
+ * {@code Train} activity trains {@code tabular_mlp}, which must learn far above chance (10
+ * classes), and the checkpoint alone, through {@link CheckpointPredictor}, must score the held-out
+ * rows exactly as the trainer's own evaluation did, with the standardization learned from the
+ * training rows.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TabularMlpLearnsAFeaturesTableAndItsCheckpointScoresAsTheTrainerEvaluatedTest {
@@ -58,12 +59,18 @@ class TabularMlpLearnsAFeaturesTableAndItsCheckpointScoresAsTheTrainerEvaluatedT
     env = TestActivityEnvironment.newInstance();
     env.registerActivitiesImplementations(
         new TrainingActivitiesImpl(reader, ModelRegistry.withBuiltIns(), Duration.ofSeconds(1)));
-    TrainingActivities activities = env.newActivityStub(TrainingActivities.class, ActivityOptions.newBuilder()
-        .setStartToCloseTimeout(Duration.ofMinutes(5))
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
-        .build());
-    result = activities.train(Requests.tabularMlp(table, dir.resolve("checkpoints"), 400)
-        .setCheckpointEveryBatches(100).build());
+    TrainingActivities activities =
+        env.newActivityStub(
+            TrainingActivities.class,
+            ActivityOptions.newBuilder()
+                .setStartToCloseTimeout(Duration.ofMinutes(5))
+                .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                .build());
+    result =
+        activities.train(
+            Requests.tabularMlp(table, dir.resolve("checkpoints"), 400)
+                .setCheckpointEveryBatches(100)
+                .build());
   }
 
   @AfterAll
@@ -84,15 +91,20 @@ class TabularMlpLearnsAFeaturesTableAndItsCheckpointScoresAsTheTrainerEvaluatedT
 
   @Test
   void theCheckpointScoresTheValidationRowsExactlyAsTheTrainerEvaluatedThem() throws Exception {
-    TrainValidationSplit split = TrainValidationSplit.of(reader.readExamples(table, "train"),
-        ConfigDefaults.VALIDATION_FRACTION);
+    TrainValidationSplit split =
+        TrainValidationSplit.of(
+            reader.readExamples(table, "train"), ConfigDefaults.VALIDATION_FRACTION);
     double trainerAccuracy = result.getValidationMetricsMap().get(Metrics.VALIDATION_ACCURACY);
     Predictions predictions;
     try (CheckpointPredictor predictor = CheckpointPredictor.open(result.getCheckpoint())) {
       predictions = predictor.predict(split.validation(), 333);
       Map<String, com.google.protobuf.Value> hp = predictor.metadata().hyperparameters();
-      assertEquals(49, hp.get("features").getNumberValue(), "the checkpoint records the table's feature count");
-      assertEquals(10, hp.get("classes").getNumberValue(), "the checkpoint records the table's class count");
+      assertEquals(
+          49,
+          hp.get("features").getNumberValue(),
+          "the checkpoint records the table's feature count");
+      assertEquals(
+          10, hp.get("classes").getNumberValue(), "the checkpoint records the table's class count");
     }
     assertEquals(trainerAccuracy, predictions.accuracy(split.validation().labels()), 0.0);
     assertTrue(trainerAccuracy > 0.7, "validation accuracy " + trainerAccuracy);
@@ -107,11 +119,13 @@ class TabularMlpLearnsAFeaturesTableAndItsCheckpointScoresAsTheTrainerEvaluatedT
 
     VerifiedCheckpoint checkpoint = VerifiedCheckpoint.open(result.getCheckpoint());
     KeelModel mlp = ModelRegistry.withBuiltIns().resolve(checkpoint.metadata().model());
-    Hyperparameters hp = Hyperparameters.resolve(mlp, Map.of(), checkpoint.metadata().hyperparameters());
+    Hyperparameters hp =
+        Hyperparameters.resolve(mlp, Map.of(), checkpoint.metadata().hyperparameters());
     float[] savedMean;
     float[] savedStd;
     try (TrainableModel model = TrainableModel.initialize(mlp, hp, 0)) {
-      Standardization standardization = (Standardization) model.block().getChildren().get(0).getValue();
+      Standardization standardization =
+          (Standardization) model.block().getChildren().get(0).getValue();
       assertEquals(0f, standardization.statistics()[0][0], "before loading, the block's mean is 0");
       model.restore(checkpoint, false);
       savedMean = standardization.statistics()[0];
@@ -119,11 +133,16 @@ class TabularMlpLearnsAFeaturesTableAndItsCheckpointScoresAsTheTrainerEvaluatedT
     }
     boolean differsFromAllRows = false;
     for (int k = 0; k < 49; k++) {
-      assertEquals(trainingMean[k], savedMean[k], 1e-3 * Math.max(1, Math.abs(trainingMean[k])), "mean of feature " + k);
+      assertEquals(
+          trainingMean[k],
+          savedMean[k],
+          1e-3 * Math.max(1, Math.abs(trainingMean[k])),
+          "mean of feature " + k);
       assertTrue(savedStd[k] > 0, "std of feature " + k);
       differsFromAllRows |= Math.abs(allMean[k] - savedMean[k]) > 1e-2;
     }
-    assertTrue(differsFromAllRows, "the statistics equal those of all rows, validation rows included");
+    assertTrue(
+        differsFromAllRows, "the statistics equal those of all rows, validation rows included");
   }
 
   private static double[] columnMeans(LabeledExamples data) {

@@ -28,8 +28,8 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Determinism of {@code tabular_mlp} as for images: with dropout and standardization on, the same
- * seed, data version and thread count give the same bytes of parameters (standardization
- * statistics included) and optimizer state, straight or stopped at a checkpoint and resumed from it.
+ * seed, data version and thread count give the same bytes of parameters (standardization statistics
+ * included) and optimizer state, straight or stopped at a checkpoint and resumed from it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TabularMlpResumedFromACheckpointIsBitIdenticalTest {
@@ -50,14 +50,16 @@ class TabularMlpResumedFromACheckpointIsBitIdenticalTest {
   }
 
   private TrainRequest.Builder request(long target) {
-    return Requests.tabularMlp(table, root.resolve("checkpoints"), target).putHparams("dropout", Requests.num(0.3));
+    return Requests.tabularMlp(table, root.resolve("checkpoints"), target)
+        .putHparams("dropout", Requests.num(0.3));
   }
 
   @Test
   void resumingAtHalfWayGivesTheSameBytesAsTrainingStraight() throws Exception {
     TrainingOutcome first = train(request(HALF).setTrialId("resumed").build());
     assertEquals(HALF, first.checkpoint().getBatches());
-    TrainingOutcome resumed = train(request(TARGET).setTrialId("resumed").setStartFrom(first.checkpoint()).build());
+    TrainingOutcome resumed =
+        train(request(TARGET).setTrialId("resumed").setStartFrom(first.checkpoint()).build());
     assertEquals(TARGET, resumed.batches());
     assertSameBytes(straight, resumed, CheckpointFiles.PARAMETERS);
     assertSameBytes(straight, resumed, CheckpointFiles.OPTIMIZER);
@@ -69,15 +71,21 @@ class TabularMlpResumedFromACheckpointIsBitIdenticalTest {
     TrainingOutcome again = train(request(TARGET).setTrialId("again").build());
     assertSameBytes(straight, again, CheckpointFiles.PARAMETERS);
     TrainingOutcome otherSeed = train(request(TARGET).setTrialId("other-seed").setSeed(8).build());
-    assertFalse(Arrays.equals(bytes(straight, CheckpointFiles.PARAMETERS), bytes(otherSeed, CheckpointFiles.PARAMETERS)),
+    assertFalse(
+        Arrays.equals(
+            bytes(straight, CheckpointFiles.PARAMETERS),
+            bytes(otherSeed, CheckpointFiles.PARAMETERS)),
         "a different seed produced identical parameters: the comparisons above would prove nothing");
   }
 
   private TrainingOutcome train(TrainRequest r) throws IOException {
-    return new Trainer(TrainingPlan.from(r, ModelRegistry.withBuiltIns()), train, ProgressListener.NONE).run();
+    return new Trainer(
+            TrainingPlan.from(r, ModelRegistry.withBuiltIns()), train, ProgressListener.NONE)
+        .run();
   }
 
-  private static void assertSameBytes(TrainingOutcome a, TrainingOutcome b, String file) throws IOException {
+  private static void assertSameBytes(TrainingOutcome a, TrainingOutcome b, String file)
+      throws IOException {
     assertArrayEquals(bytes(a, file), bytes(b, file), file + " differs");
   }
 

@@ -16,18 +16,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * A main class of the test classpath in its own JVM (a rank is a process). Its output is read as
- * it comes: kept for {@link #awaitOutput}, which blocks until it matches, and copied to a log file.
+ * A main class of the test classpath in its own JVM (a rank is a process). Its output is read as it
+ * comes: kept for {@link #awaitOutput}, which blocks until it matches, and copied to a log file.
  *
  * <p>Starting a JVM and loading libtorch takes seconds on an idle machine and far longer on a busy
  * one, so a child whose work runs against a clock (a rendezvous timeout) first says it is ready and
- * waits to be told to go: the child calls {@link #readyThenAwaitGo} once it has loaded what it needs,
- * the test {@link #awaitReady} on every child, then {@link #go} on each. The clocks start after that,
- * when every process is up, however long the machine took to start them.
+ * waits to be told to go: the child calls {@link #readyThenAwaitGo} once it has loaded what it
+ * needs, the test {@link #awaitReady} on every child, then {@link #go} on each. The clocks start
+ * after that, when every process is up, however long the machine took to start them.
  */
 public final class ChildJvm {
   /** The line a child prints when it is ready ({@link #readyThenAwaitGo}). */
   public static final String READY = "READY";
+
   /** How long a child may take to get ready: a bound on a hang, not a window any work runs in. */
   public static final long READY_BOUND_MS = TimeUnit.MINUTES.toMillis(5);
 
@@ -42,11 +43,20 @@ public final class ChildJvm {
     reader.start();
   }
 
-  /** {@code java -Xmx… -cp <this classpath> main args…}, output (stdout and stderr) to {@code log}. */
-  public static ChildJvm start(Path log, String maxHeap, Map<String, String> env, Class<?> main, List<String> args)
+  /**
+   * {@code java -Xmx… -cp <this classpath> main args…}, output (stdout and stderr) to {@code log}.
+   */
+  public static ChildJvm start(
+      Path log, String maxHeap, Map<String, String> env, Class<?> main, List<String> args)
       throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx" + maxHeap, "-cp", System.getProperty("java.class.path"), main.getName()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx" + maxHeap,
+                "-cp",
+                System.getProperty("java.class.path"),
+                main.getName()));
     cmd.addAll(args);
     Files.createDirectories(log.toAbsolutePath().getParent());
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
@@ -55,7 +65,9 @@ public final class ChildJvm {
   }
 
   private void read(Path log) {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    try (BufferedReader in =
+            new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         Writer copy = Files.newBufferedWriter(log, StandardCharsets.UTF_8)) {
       for (String line; (line = in.readLine()) != null; ) {
         copy.write(line + "\n");
@@ -81,7 +93,8 @@ public final class ChildJvm {
   public static String readyThenAwaitGo() throws IOException {
     System.out.println(READY);
     System.out.flush();
-    String go = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+    String go =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
     if (go == null) {
       throw new IOException("the test closed this process's input before telling it to go");
     }
@@ -115,13 +128,17 @@ public final class ChildJvm {
    * Blocks until {@code condition} holds for the output so far, and returns that output; fails when
    * the process has ended without it, or after {@code timeoutMillis}.
    */
-  public String awaitOutput(Predicate<String> condition, long timeoutMillis) throws InterruptedException {
+  public String awaitOutput(Predicate<String> condition, long timeoutMillis)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     synchronized (output) {
       while (!condition.test(output.toString())) {
         long left = deadline - System.nanoTime();
-        assertTrue(reader.isAlive(), "the process ended (" + exit() + ") before its output matched:\n" + output);
-        assertTrue(left > 0, "the output did not match within " + timeoutMillis + " ms:\n" + output);
+        assertTrue(
+            reader.isAlive(),
+            "the process ended (" + exit() + ") before its output matched:\n" + output);
+        assertTrue(
+            left > 0, "the output did not match within " + timeoutMillis + " ms:\n" + output);
         TimeUnit.NANOSECONDS.timedWait(output, left);
       }
       return output.toString();
@@ -130,13 +147,17 @@ public final class ChildJvm {
 
   /** The first line starting with {@code prefix}, waiting for it. */
   public String awaitLine(String prefix, long timeoutMillis) throws InterruptedException {
-    return awaitOutput(out -> out.lines().anyMatch(l -> l.startsWith(prefix)), timeoutMillis).lines()
-        .filter(l -> l.startsWith(prefix)).findFirst().orElseThrow();
+    return awaitOutput(out -> out.lines().anyMatch(l -> l.startsWith(prefix)), timeoutMillis)
+        .lines()
+        .filter(l -> l.startsWith(prefix))
+        .findFirst()
+        .orElseThrow();
   }
 
   /** Waits for the exit and for the last of the output; fails if it does not exit in time. */
   public int awaitExit(long timeoutMillis) throws InterruptedException {
-    assertTrue(process.waitFor(timeoutMillis, TimeUnit.MILLISECONDS),
+    assertTrue(
+        process.waitFor(timeoutMillis, TimeUnit.MILLISECONDS),
         "still runs after " + timeoutMillis + " ms (hung?):\n" + output());
     reader.join(TimeUnit.SECONDS.toMillis(30));
     return process.exitValue();

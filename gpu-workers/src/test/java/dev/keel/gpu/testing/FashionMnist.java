@@ -37,7 +37,8 @@ public final class FashionMnist {
   public static DatasetReader reader() {
     return (table, split) -> {
       if (!table.getUri().equals(TABLE.getUri())) {
-        throw new IllegalArgumentException("table " + table.getUri() + " version " + table.getVersion() + " does not exist");
+        throw new IllegalArgumentException(
+            "table " + table.getUri() + " version " + table.getVersion() + " does not exist");
       }
       return switch (split) {
         case "train" -> train();

@@ -12,14 +12,24 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A real tabular table for tests: Fashion-MNIST images average-pooled over {@code pool}×{@code pool}
- * blocks (pool 4: 7×7 = 49 features, raw 0–255 brightness, so standardization matters), written as a
- * labeled-features Delta table with tables' {@link DeltaTableWriter}, feature and class names as
- * table properties, the way tabular ETL writes them.
+ * A real tabular table for tests: Fashion-MNIST images average-pooled over {@code pool}×{@code
+ * pool} blocks (pool 4: 7×7 = 49 features, raw 0–255 brightness, so standardization matters),
+ * written as a labeled-features Delta table with tables' {@link DeltaTableWriter}, feature and
+ * class names as table properties, the way tabular ETL writes them.
  */
 public final class FashionMnistFeatures {
-  public static final List<String> CLASS_NAMES = List.of(
-      "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot");
+  public static final List<String> CLASS_NAMES =
+      List.of(
+          "T-shirt/top",
+          "Trouser",
+          "Pullover",
+          "Dress",
+          "Coat",
+          "Sandal",
+          "Shirt",
+          "Sneaker",
+          "Bag",
+          "Ankle boot");
 
   private FashionMnistFeatures() {}
 
@@ -52,12 +62,23 @@ public final class FashionMnistFeatures {
       features[i] = pooled(from, row, pool);
     }
     String uri = dir.toUri().toString();
-    DeltaTableWriter writer = new DeltaTableWriter(uri, TableSchemas.LABELED_FEATURES, Map.of(
-        TableSchemas.FEATURE_NAMES_PROPERTY, String.join(",", names),
-        TableSchemas.CLASS_NAMES_PROPERTY, String.join(",", CLASS_NAMES)));
-    long version = writer.newAppend()
-        .add(Columns.of(n).add("id", ids).add("label", labels).add("split", splits).add("features", features))
-        .commit();
+    DeltaTableWriter writer =
+        new DeltaTableWriter(
+            uri,
+            TableSchemas.LABELED_FEATURES,
+            Map.of(
+                TableSchemas.FEATURE_NAMES_PROPERTY, String.join(",", names),
+                TableSchemas.CLASS_NAMES_PROPERTY, String.join(",", CLASS_NAMES)));
+    long version =
+        writer
+            .newAppend()
+            .add(
+                Columns.of(n)
+                    .add("id", ids)
+                    .add("label", labels)
+                    .add("split", splits)
+                    .add("features", features))
+            .commit();
     return TableRef.newBuilder().setUri(uri).setVersion(version).build();
   }
 

@@ -1,10 +1,10 @@
 package dev.keel.gpu.testing;
 
 import com.google.protobuf.Value;
-import dev.keel.api.v1.ModelSpec;
-import dev.keel.api.v1.TableRef;
 import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.ModelSpec;
+import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import java.nio.file.Path;
 
@@ -15,7 +15,8 @@ public final class Requests {
   /** As workflows send them: with the default validation rule (row-id hash, per label). */
   public static TrainRequest.Builder fashionCnn(Path checkpointRoot, long targetBatches) {
     return TrainRequest.newBuilder()
-        .setValidation(ConfigDefaults.withDefaults(ExperimentConfig.getDefaultInstance()).getValidation())
+        .setValidation(
+            ConfigDefaults.withDefaults(ExperimentConfig.getDefaultInstance()).getValidation())
         .setExperimentId("exp-test")
         .setTrialId("trial-1")
         .setData(FashionMnist.TABLE)
@@ -27,7 +28,8 @@ public final class Requests {
   }
 
   /** {@code tabular_mlp} on {@code table}, small enough to train in seconds. */
-  public static TrainRequest.Builder tabularMlp(TableRef table, Path checkpointRoot, long targetBatches) {
+  public static TrainRequest.Builder tabularMlp(
+      TableRef table, Path checkpointRoot, long targetBatches) {
     return fashionCnn(checkpointRoot, targetBatches)
         .setData(table)
         .setModel(ModelSpec.newBuilder().setName("tabular_mlp"))

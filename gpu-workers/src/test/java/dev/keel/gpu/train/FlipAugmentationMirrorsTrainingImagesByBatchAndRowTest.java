@@ -35,8 +35,11 @@ class FlipAugmentationMirrorsTrainingImagesByBatchAndRowTest {
   }
 
   private static Augmentation flip(long seed, LabeledImages data) {
-    return Augmentation.of(Hyperparameters.resolve(new FashionCnn(), Map.of(), Map.of("augment", Requests.str("flip"))),
-        data, seed);
+    return Augmentation.of(
+        Hyperparameters.resolve(
+            new FashionCnn(), Map.of(), Map.of("augment", Requests.str("flip"))),
+        data,
+        seed);
   }
 
   @Test
@@ -50,20 +53,29 @@ class FlipAugmentationMirrorsTrainingImagesByBatchAndRowTest {
       int mirrored = 0;
       for (int i = 0; i < N; i++) {
         float[] original = java.util.Arrays.copyOfRange(plain, i * 6, i * 6 + 6);
-        float[] mirror = {original[2], original[1], original[0], original[5], original[4], original[3]};
+        float[] mirror = {
+          original[2], original[1], original[0], original[5], original[4], original[3]
+        };
         float[] got = java.util.Arrays.copyOfRange(x, i * 6, i * 6 + 6);
         assertArrayEquals(flip.mirrors(7, i) ? mirror : original, got, "image " + i);
         mirrored += flip.mirrors(7, i) ? 1 : 0;
       }
       assertTrue(mirrored > N * 0.4 && mirrored < N * 0.6, mirrored + " of " + N + " mirrored");
 
-      // the same batch again (a resume, another rank): the same images; another batch or seed: others
+      // the same batch again (a resume, another rank): the same images; another batch or seed:
+      // others
       assertArrayEquals(x, flip(42, data).inputs(m, data, rows, 7).toFloatArray());
-      assertNotEquals(java.util.Arrays.toString(x), java.util.Arrays.toString(flip.inputs(m, data, rows, 8).toFloatArray()));
-      assertNotEquals(java.util.Arrays.toString(x), java.util.Arrays.toString(flip(43, data).inputs(m, data, rows, 7).toFloatArray()));
+      assertNotEquals(
+          java.util.Arrays.toString(x),
+          java.util.Arrays.toString(flip.inputs(m, data, rows, 8).toFloatArray()));
+      assertNotEquals(
+          java.util.Arrays.toString(x),
+          java.util.Arrays.toString(flip(43, data).inputs(m, data, rows, 7).toFloatArray()));
       // a rank given rows 200..399 mirrors them as the whole batch does
       int[] half = Batches.range(200, N);
-      assertArrayEquals(java.util.Arrays.copyOfRange(x, 200 * 6, N * 6), flip.inputs(m, data, half, 7).toFloatArray());
+      assertArrayEquals(
+          java.util.Arrays.copyOfRange(x, 200 * 6, N * 6),
+          flip.inputs(m, data, half, 7).toFloatArray());
       // none: the plain inputs
       Augmentation none = Augmentation.of(Hyperparameters.defaults(new FashionCnn()), data, 42);
       assertArrayEquals(plain, none.inputs(m, data, rows, 7).toFloatArray());
@@ -72,17 +84,45 @@ class FlipAugmentationMirrorsTrainingImagesByBatchAndRowTest {
 
   @Test
   void flipOnFeaturesAndUnknownKindsAreRefusedNamingTheField() {
-    LabeledFeatures features = new LabeledFeatures(new long[] {1}, new int[] {0}, new float[] {1f, 2f}, 2, List.of("a", "b"),
-        List.of());
-    InvalidFieldException e = assertThrows(InvalidFieldException.class, () -> Augmentation.of(
-        Hyperparameters.resolve(new TabularMlp(), Map.of(), Map.of("augment", Requests.str("flip"))), features, 1));
-    assertEquals("hyperparameters.augment: flip mirrors images, and the table holds " + features.describe(), e.getMessage());
-    e = assertThrows(InvalidFieldException.class, () -> Augmentation.of(
-        Hyperparameters.resolve(new FashionCnn(), Map.of(), Map.of("augment", Requests.str("rotate"))), images(), 1));
-    assertEquals("hyperparameters.augment: unknown augmentation 'rotate' (accepts: none, flip, shift, or a list such as"
-        + " flip,shift)", e.getMessage());
-    e = assertThrows(InvalidFieldException.class, () -> Augmentation.of(
-        Hyperparameters.resolve(new TabularMlp(), Map.of(), Map.of("augment", Requests.str("shift"))), features, 1));
-    assertEquals("hyperparameters.augment: shift moves images, and the table holds " + features.describe(), e.getMessage());
+    LabeledFeatures features =
+        new LabeledFeatures(
+            new long[] {1}, new int[] {0}, new float[] {1f, 2f}, 2, List.of("a", "b"), List.of());
+    InvalidFieldException e =
+        assertThrows(
+            InvalidFieldException.class,
+            () ->
+                Augmentation.of(
+                    Hyperparameters.resolve(
+                        new TabularMlp(), Map.of(), Map.of("augment", Requests.str("flip"))),
+                    features,
+                    1));
+    assertEquals(
+        "hyperparameters.augment: flip mirrors images, and the table holds " + features.describe(),
+        e.getMessage());
+    e =
+        assertThrows(
+            InvalidFieldException.class,
+            () ->
+                Augmentation.of(
+                    Hyperparameters.resolve(
+                        new FashionCnn(), Map.of(), Map.of("augment", Requests.str("rotate"))),
+                    images(),
+                    1));
+    assertEquals(
+        "hyperparameters.augment: unknown augmentation 'rotate' (accepts: none, flip, shift, or a list such as"
+            + " flip,shift)",
+        e.getMessage());
+    e =
+        assertThrows(
+            InvalidFieldException.class,
+            () ->
+                Augmentation.of(
+                    Hyperparameters.resolve(
+                        new TabularMlp(), Map.of(), Map.of("augment", Requests.str("shift"))),
+                    features,
+                    1));
+    assertEquals(
+        "hyperparameters.augment: shift moves images, and the table holds " + features.describe(),
+        e.getMessage());
   }
 }

@@ -10,13 +10,17 @@ public final class ResumeMain {
   private ResumeMain() {}
 
   public static void main(String[] args) throws Exception {
-    var request = ResumeTest.request(Path.of(args[0]), Long.parseLong(args[2]))
-        .setStartFrom(CheckpointRef.newBuilder().setUri(args[1]))
-        .build();
+    var request =
+        ResumeTest.request(Path.of(args[0]), Long.parseLong(args[2]))
+            .setStartFrom(CheckpointRef.newBuilder().setUri(args[1]))
+            .build();
     TrainingOutcome out =
-        new Trainer(TrainingPlan.from(request, ModelRegistry.withBuiltIns()), FashionMnist.train(), ProgressListener.NONE).run();
+        new Trainer(
+                TrainingPlan.from(request, ModelRegistry.withBuiltIns()),
+                FashionMnist.train(),
+                ProgressListener.NONE)
+            .run();
     System.out.println("CHECKPOINT " + out.checkpoint().getUri());
     System.exit(0);
   }
-
 }

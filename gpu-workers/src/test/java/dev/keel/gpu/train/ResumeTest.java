@@ -43,7 +43,8 @@ class ResumeTest {
   @BeforeAll
   void trainStraight() throws IOException {
     root = TestDirs.create("resume");
-    straight = train(request(root, TARGET).setTrialId("straight").setCheckpointEveryBatches(HALF).build());
+    straight =
+        train(request(root, TARGET).setTrialId("straight").setCheckpointEveryBatches(HALF).build());
   }
 
   @Test
@@ -51,14 +52,18 @@ class ResumeTest {
     assertEquals(TARGET, straight.batches());
     double accuracy = straight.validationMetrics().get(Metrics.VALIDATION_ACCURACY);
     assertTrue(accuracy > 0.75, "validation accuracy after 300 batches: " + accuracy);
-    assertTrue(straight.validationMetrics().get(Metrics.VALIDATION_LOSS) < 0.8, straight.validationMetrics().toString());
-    assertEquals(straight.validationMetrics().get(Metrics.VALIDATION_ACCURACY),
+    assertTrue(
+        straight.validationMetrics().get(Metrics.VALIDATION_LOSS) < 0.8,
+        straight.validationMetrics().toString());
+    assertEquals(
+        straight.validationMetrics().get(Metrics.VALIDATION_ACCURACY),
         straight.checkpoint().getMetricsMap().get(Metrics.VALIDATION_ACCURACY));
   }
 
   @Test
   void everyTrainedRowIsCountedInTheProcessMetrics() throws IOException {
-    // the global registry counts only through the registries in it: what a process exporting metrics adds
+    // the global registry counts only through the registries in it: what a process exporting
+    // metrics adds
     io.micrometer.core.instrument.Metrics.addRegistry(new SimpleMeterRegistry());
     double before = TrainingMeters.SAMPLES.count();
     train(request(root, 20).setTrialId("counted").build());
@@ -79,21 +84,33 @@ class ResumeTest {
     cmd.add(first.checkpoint().getUri());
     cmd.add(Long.toString(TARGET));
     Path log = root.resolve("child.log");
-    Process child = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    // a bound on a hang, not a window: the child starts a JVM, loads libtorch and the data and trains
+    Process child =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    // a bound on a hang, not a window: the child starts a JVM, loads libtorch and the data and
+    // trains
     // 150 batches, which a loaded 2-core machine stretches to minutes
-    assertTrue(child.waitFor(10, TimeUnit.MINUTES), "child JVM still runs after 10 minutes (hung?)");
+    assertTrue(
+        child.waitFor(10, TimeUnit.MINUTES), "child JVM still runs after 10 minutes (hung?)");
     String output = Files.readString(log, StandardCharsets.UTF_8);
     assertEquals(0, child.exitValue(), output);
-    String resumedUri = output.lines().filter(l -> l.startsWith("CHECKPOINT ")).reduce((a, b) -> b)
-        .orElseThrow(() -> new AssertionError("no checkpoint printed:\n" + output)).substring(11);
+    String resumedUri =
+        output
+            .lines()
+            .filter(l -> l.startsWith("CHECKPOINT "))
+            .reduce((a, b) -> b)
+            .orElseThrow(() -> new AssertionError("no checkpoint printed:\n" + output))
+            .substring(11);
 
     Path a = Path.of(URI.create(straight.checkpoint().getUri()));
     Path b = Path.of(URI.create(resumedUri));
-    assertArrayEquals(Files.readAllBytes(a.resolve(CheckpointFiles.PARAMETERS)),
-        Files.readAllBytes(b.resolve(CheckpointFiles.PARAMETERS)), "parameters differ after resume");
-    assertArrayEquals(Files.readAllBytes(a.resolve(CheckpointFiles.OPTIMIZER)),
-        Files.readAllBytes(b.resolve(CheckpointFiles.OPTIMIZER)), "optimizer state differs after resume");
+    assertArrayEquals(
+        Files.readAllBytes(a.resolve(CheckpointFiles.PARAMETERS)),
+        Files.readAllBytes(b.resolve(CheckpointFiles.PARAMETERS)),
+        "parameters differ after resume");
+    assertArrayEquals(
+        Files.readAllBytes(a.resolve(CheckpointFiles.OPTIMIZER)),
+        Files.readAllBytes(b.resolve(CheckpointFiles.OPTIMIZER)),
+        "optimizer state differs after resume");
   }
 
   @Test
@@ -101,18 +118,26 @@ class ResumeTest {
     // Sanity check that the comparison above is sensitive: a different seed changes every byte.
     TrainingOutcome other = train(request(root, HALF).setTrialId("other-seed").setSeed(8).build());
     Path a = Path.of(URI.create(other.checkpoint().getUri()));
-    File[] straightCheckpoints = root.resolve("exp-test").resolve("straight").toFile().listFiles(
-        f -> f.isDirectory() && !f.getName().startsWith("."));
+    File[] straightCheckpoints =
+        root.resolve("exp-test")
+            .resolve("straight")
+            .toFile()
+            .listFiles(f -> f.isDirectory() && !f.getName().startsWith("."));
     boolean anyEqual = false;
     for (File f : straightCheckpoints) {
-      anyEqual |= java.util.Arrays.equals(Files.readAllBytes(a.resolve(CheckpointFiles.PARAMETERS)),
-          Files.readAllBytes(f.toPath().resolve(CheckpointFiles.PARAMETERS)));
+      anyEqual |=
+          java.util.Arrays.equals(
+              Files.readAllBytes(a.resolve(CheckpointFiles.PARAMETERS)),
+              Files.readAllBytes(f.toPath().resolve(CheckpointFiles.PARAMETERS)));
     }
     assertTrue(!anyEqual, "a different seed produced identical parameters");
   }
 
   private static TrainingOutcome train(TrainRequest r) throws IOException {
-    return new Trainer(TrainingPlan.from(r, ModelRegistry.withBuiltIns()), FashionMnist.train(), ProgressListener.NONE).run();
+    return new Trainer(
+            TrainingPlan.from(r, ModelRegistry.withBuiltIns()),
+            FashionMnist.train(),
+            ProgressListener.NONE)
+        .run();
   }
-
 }

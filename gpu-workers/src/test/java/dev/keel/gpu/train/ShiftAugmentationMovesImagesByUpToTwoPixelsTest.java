@@ -30,8 +30,10 @@ class ShiftAugmentationMovesImagesByUpToTwoPixelsTest {
   }
 
   private static Augmentation of(String kinds) {
-    return Augmentation.of(Hyperparameters.resolve(new FashionCnn(), Map.of(), Map.of("augment", Requests.str(kinds))),
-        images(), 42);
+    return Augmentation.of(
+        Hyperparameters.resolve(new FashionCnn(), Map.of(), Map.of("augment", Requests.str(kinds))),
+        images(),
+        42);
   }
 
   @Test
@@ -44,14 +46,21 @@ class ShiftAugmentationMovesImagesByUpToTwoPixelsTest {
       float[] x = shift.inputs(m, data, rows, 3).toFloatArray();
       for (int i = 0; i < N; i++) {
         int[] d = shift.offset(3, i);
-        assertTrue(Math.abs(d[0]) <= Augmentation.MAX_SHIFT && Math.abs(d[1]) <= Augmentation.MAX_SHIFT, d[0] + "," + d[1]);
+        assertTrue(
+            Math.abs(d[0]) <= Augmentation.MAX_SHIFT && Math.abs(d[1]) <= Augmentation.MAX_SHIFT,
+            d[0] + "," + d[1]);
         offsets.add(d[0] + "," + d[1]);
         for (int r = 0; r < SIDE; r++) {
           for (int c = 0; c < SIDE; c++) {
             int sr = r - d[1];
             int sc = c - d[0];
-            float expected = sr < 0 || sr >= SIDE || sc < 0 || sc >= SIDE ? 0f : (1 + SIDE * sr + sc) / 255f;
-            assertEquals(expected, x[i * SIDE * SIDE + r * SIDE + c], 1e-7, "image " + i + " pixel " + r + "," + c);
+            float expected =
+                sr < 0 || sr >= SIDE || sc < 0 || sc >= SIDE ? 0f : (1 + SIDE * sr + sc) / 255f;
+            assertEquals(
+                expected,
+                x[i * SIDE * SIDE + r * SIDE + c],
+                1e-7,
+                "image " + i + " pixel " + r + "," + c);
           }
         }
       }
@@ -71,15 +80,22 @@ class ShiftAugmentationMovesImagesByUpToTwoPixelsTest {
       float[] x = both.inputs(m, data, rows, 5).toFloatArray();
       float[] mirrored = flip.inputs(m, data, rows, 5).toFloatArray();
       for (int i = 0; i < N; i++) {
-        assertEquals(flip.mirrors(5, i), both.mirrors(5, i), "the same rows mirror with or without shift");
+        assertEquals(
+            flip.mirrors(5, i), both.mirrors(5, i), "the same rows mirror with or without shift");
         int[] d = both.offset(5, i);
         for (int r = 0; r < SIDE; r++) {
           for (int c = 0; c < SIDE; c++) {
             int sr = r - d[1];
             int sc = c - d[0];
-            float expected = sr < 0 || sr >= SIDE || sc < 0 || sc >= SIDE ? 0f
-                : mirrored[i * SIDE * SIDE + sr * SIDE + sc];
-            assertEquals(expected, x[i * SIDE * SIDE + r * SIDE + c], 0f, "image " + i + " pixel " + r + "," + c);
+            float expected =
+                sr < 0 || sr >= SIDE || sc < 0 || sc >= SIDE
+                    ? 0f
+                    : mirrored[i * SIDE * SIDE + sr * SIDE + sc];
+            assertEquals(
+                expected,
+                x[i * SIDE * SIDE + r * SIDE + c],
+                0f,
+                "image " + i + " pixel " + r + "," + c);
           }
         }
       }

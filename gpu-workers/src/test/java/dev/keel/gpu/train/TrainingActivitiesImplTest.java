@@ -47,13 +47,17 @@ class TrainingActivitiesImplTest {
     root = TestDirs.create("activity");
     env = TestActivityEnvironment.newInstance();
     env.registerActivitiesImplementations(
-        new TrainingActivitiesImpl(FashionMnist.reader(), ModelRegistry.withBuiltIns(), Duration.ZERO));
+        new TrainingActivitiesImpl(
+            FashionMnist.reader(), ModelRegistry.withBuiltIns(), Duration.ZERO));
     env.setActivityHeartbeatListener(TrainProgress.class, heartbeats::add);
-    activities = env.newActivityStub(TrainingActivities.class, ActivityOptions.newBuilder()
-        .setStartToCloseTimeout(Duration.ofMinutes(5))
-        .setHeartbeatTimeout(Duration.ofMinutes(1))
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
-        .build());
+    activities =
+        env.newActivityStub(
+            TrainingActivities.class,
+            ActivityOptions.newBuilder()
+                .setStartToCloseTimeout(Duration.ofMinutes(5))
+                .setHeartbeatTimeout(Duration.ofMinutes(1))
+                .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                .build());
   }
 
   @AfterEach
@@ -96,20 +100,32 @@ class TrainingActivitiesImplTest {
     assertEquals("target_batches: must be > 0, got 0", f.getOriginalMessage());
 
     f = failure(small(10).putHparams("foo", Requests.num(1)).build());
-    assertTrue(f.getOriginalMessage().startsWith("hyperparameters.foo: not used by model fashion_cnn (accepts: augment, batch_size,"),
+    assertTrue(
+        f.getOriginalMessage()
+            .startsWith(
+                "hyperparameters.foo: not used by model fashion_cnn (accepts: augment, batch_size,"),
         f.getOriginalMessage());
 
     f = failure(small(10).putHparams("optimizer", Requests.str("lbfgs")).build());
-    assertEquals("hyperparameters.optimizer: unknown optimizer 'lbfgs' (accepts: adam, sgd)", f.getOriginalMessage());
+    assertEquals(
+        "hyperparameters.optimizer: unknown optimizer 'lbfgs' (accepts: adam, sgd)",
+        f.getOriginalMessage());
 
     f = failure(small(10).putHparams("lr_schedule", Requests.str("cosine")).build());
-    assertEquals("hyperparameters.lr_decay_batches: must be a positive number of batches with lr_schedule cosine, got 0",
+    assertEquals(
+        "hyperparameters.lr_decay_batches: must be a positive number of batches with lr_schedule cosine, got 0",
         f.getOriginalMessage());
     f = failure(small(10).putHparams("lr_schedule", Requests.str("step")).build());
-    assertEquals("hyperparameters.lr_schedule: unknown schedule 'step' (accepts: constant, cosine)", f.getOriginalMessage());
+    assertEquals(
+        "hyperparameters.lr_schedule: unknown schedule 'step' (accepts: constant, cosine)",
+        f.getOriginalMessage());
 
-    f = failure(small(10).setData(TableRef.newBuilder().setUri("file:///nope").setVersion(3)).build());
-    assertTrue(f.getOriginalMessage().startsWith("data: table file:///nope version 3 does not exist"), f.getOriginalMessage());
+    f =
+        failure(
+            small(10).setData(TableRef.newBuilder().setUri("file:///nope").setVersion(3)).build());
+    assertTrue(
+        f.getOriginalMessage().startsWith("data: table file:///nope version 3 does not exist"),
+        f.getOriginalMessage());
 
     f = failure(small(10).setCheckpointRoot("").build());
     assertEquals("checkpoint_root: required", f.getOriginalMessage());
@@ -119,7 +135,8 @@ class TrainingActivitiesImplTest {
   void heartbeatsProgressAndRetryResumesFromHeartbeatCheckpoint() throws Exception {
     TrainResult full = activities.train(small(60).build());
     assertEquals(60, full.getBatches());
-    assertTrue(full.getValidationMetricsMap().get(Metrics.VALIDATION_ACCURACY) > 0.3, full.toString());
+    assertTrue(
+        full.getValidationMetricsMap().get(Metrics.VALIDATION_ACCURACY) > 0.3, full.toString());
     // The SDK forwards heartbeats at most every 0.8 x heartbeat timeout: expect the first one.
     assertFalse(heartbeats.isEmpty());
     TrainProgress first = heartbeats.get(0);
@@ -128,15 +145,21 @@ class TrainingActivitiesImplTest {
     assertTrue(first.getBatchesPerSecond() > 0 && first.getLoss() > 0, first.toString());
     // Checkpoints every 20 batches: those before the final one come back for the catalog and GC,
     // and every heartbeat after a checkpoint lists all written so far.
-    assertEquals(List.of(20L, 40L), full.getPeriodicCheckpointsList().stream().map(CheckpointRef::getBatches).toList());
+    assertEquals(
+        List.of(20L, 40L),
+        full.getPeriodicCheckpointsList().stream().map(CheckpointRef::getBatches).toList());
     for (CheckpointRef c : full.getPeriodicCheckpointsList()) {
       VerifiedCheckpoint.open(c); // committed and complete
     }
-    for (TrainProgress beat : heartbeats) { // (the SDK throttles them: only some reach the listener)
+    for (TrainProgress beat :
+        heartbeats) { // (the SDK throttles them: only some reach the listener)
       List<CheckpointRef> written = beat.getWrittenCheckpointsList();
       assertEquals(beat.hasLastCheckpoint(), !written.isEmpty(), beat.toString());
       if (beat.hasLastCheckpoint()) {
-        assertEquals(beat.getLastCheckpoint().getUuid(), written.get(written.size() - 1).getUuid(), beat.toString());
+        assertEquals(
+            beat.getLastCheckpoint().getUuid(),
+            written.get(written.size() - 1).getUuid(),
+            beat.toString());
         assertEquals(written.size() * 20L, beat.getLastCheckpoint().getBatches(), beat.toString());
       }
     }
@@ -144,8 +167,14 @@ class TrainingActivitiesImplTest {
     // A retry of the same activity: heartbeat details carry the checkpoint at batch 40.
     CheckpointRef twentyRef = checkpointAt(20);
     CheckpointRef fortyRef = checkpointAt(40);
-    TrainProgress atForty = TrainProgress.newBuilder().setBatches(45).setTargetBatches(60).setLastCheckpoint(fortyRef)
-        .addWrittenCheckpoints(twentyRef).addWrittenCheckpoints(fortyRef).build();
+    TrainProgress atForty =
+        TrainProgress.newBuilder()
+            .setBatches(45)
+            .setTargetBatches(60)
+            .setLastCheckpoint(fortyRef)
+            .addWrittenCheckpoints(twentyRef)
+            .addWrittenCheckpoints(fortyRef)
+            .build();
     env.close();
     heartbeats.clear();
     setUp();
@@ -153,12 +182,16 @@ class TrainingActivitiesImplTest {
     TrainResult resumed = activities.train(small(60).build());
     assertEquals(41, heartbeats.get(0).getBatches(), "the retry should continue after batch 40");
     assertArrayEquals(
-        Files.readAllBytes(Path.of(URI.create(full.getCheckpoint().getUri())).resolve(CheckpointFiles.PARAMETERS)),
-        Files.readAllBytes(Path.of(URI.create(resumed.getCheckpoint().getUri())).resolve(CheckpointFiles.PARAMETERS)));
+        Files.readAllBytes(
+            Path.of(URI.create(full.getCheckpoint().getUri())).resolve(CheckpointFiles.PARAMETERS)),
+        Files.readAllBytes(
+            Path.of(URI.create(resumed.getCheckpoint().getUri()))
+                .resolve(CheckpointFiles.PARAMETERS)));
     assertEquals(full.getValidationMetricsMap(), resumed.getValidationMetricsMap());
     assertFalse(resumed.getCheckpoint().getUuid().equals(full.getCheckpoint().getUuid()));
     // the first attempt's checkpoints are still accounted for
-    assertEquals(List.of(twentyRef.getUuid(), fortyRef.getUuid()),
+    assertEquals(
+        List.of(twentyRef.getUuid(), fortyRef.getUuid()),
         resumed.getPeriodicCheckpointsList().stream().map(CheckpointRef::getUuid).toList());
   }
 }

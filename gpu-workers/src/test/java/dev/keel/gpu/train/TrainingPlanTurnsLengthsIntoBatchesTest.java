@@ -16,15 +16,22 @@ class TrainingPlanTurnsLengthsIntoBatchesTest {
 
   @Test
   void targetInEpochsBecomesBatchesOnTopOfTheBase() {
-    TrainRequest r = resolve(TrainRequest.newBuilder().setTargetLength(Length.newBuilder().setEpochs(2)).setBaseBatches(100));
+    TrainRequest r =
+        resolve(
+            TrainRequest.newBuilder()
+                .setTargetLength(Length.newBuilder().setEpochs(2))
+                .setBaseBatches(100));
     assertEquals(100 + 2 * 430, r.getTargetBatches());
     assertFalse(r.hasTargetLength());
   }
 
   @Test
   void checkpointPeriodInRecordsBecomesWholeBatches() {
-    TrainRequest r = resolve(TrainRequest.newBuilder().setTargetLength(Length.newBuilder().setBatches(50))
-        .setCheckpointPeriod(Length.newBuilder().setRecords(1000)));
+    TrainRequest r =
+        resolve(
+            TrainRequest.newBuilder()
+                .setTargetLength(Length.newBuilder().setBatches(50))
+                .setCheckpointPeriod(Length.newBuilder().setRecords(1000)));
     assertEquals(50, r.getTargetBatches());
     assertEquals(8, r.getCheckpointEveryBatches());
     assertFalse(r.hasCheckpointPeriod());
@@ -32,17 +39,26 @@ class TrainingPlanTurnsLengthsIntoBatchesTest {
 
   @Test
   void aRequestInBatchesAlreadyIsLeftAlone() {
-    TrainRequest r = TrainRequest.newBuilder().setTargetBatches(30).setCheckpointEveryBatches(10).build();
+    TrainRequest r =
+        TrainRequest.newBuilder().setTargetBatches(30).setCheckpointEveryBatches(10).build();
     assertEquals(r, TrainingPlan.resolveLengths(r, 128, TRAINING_ROWS));
   }
 
   @Test
   void aLengthWithoutUnitOrCountIsAnInvalidField() {
-    InvalidFieldException noUnit = assertThrows(InvalidFieldException.class,
-        () -> resolve(TrainRequest.newBuilder().setTargetLength(Length.getDefaultInstance())));
+    InvalidFieldException noUnit =
+        assertThrows(
+            InvalidFieldException.class,
+            () -> resolve(TrainRequest.newBuilder().setTargetLength(Length.getDefaultInstance())));
     assertEquals("target_length", noUnit.field());
-    InvalidFieldException zero = assertThrows(InvalidFieldException.class,
-        () -> resolve(TrainRequest.newBuilder().setTargetBatches(5).setCheckpointPeriod(Length.newBuilder().setEpochs(0))));
+    InvalidFieldException zero =
+        assertThrows(
+            InvalidFieldException.class,
+            () ->
+                resolve(
+                    TrainRequest.newBuilder()
+                        .setTargetBatches(5)
+                        .setCheckpointPeriod(Length.newBuilder().setEpochs(0))));
     assertEquals("checkpoint_period.epochs", zero.field());
   }
 

@@ -35,9 +35,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * An image folder is ingested class by class, and many CSVs are sorted by label: a real Delta table
- * written that way (Fashion-MNIST images, label 0 first, label 9 last) must validate on every class in
- * its share, on the same rows whatever order they come in, and the trainer must validate on exactly
- * those rows.
+ * written that way (Fashion-MNIST images, label 0 first, label 9 last) must validate on every class
+ * in its share, on the same rows whatever order they come in, and the trainer must validate on
+ * exactly those rows.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ValidationRowsKeepEveryClassShareOfAClassSortedTableTest {
@@ -67,8 +67,14 @@ class ValidationRowsKeepEveryClassShareOfAClassSortedTableTest {
     assertEquals(rows.keySet(), validation.keySet(), "every class validates");
     for (Map.Entry<Integer, Integer> e : rows.entrySet()) {
       double share = e.getValue() * FRACTION;
-      assertTrue(Math.abs(validation.get(e.getKey()) - share) <= 1.0,
-          "class " + e.getKey() + ": " + validation.get(e.getKey()) + " validation rows for a share of " + share);
+      assertTrue(
+          Math.abs(validation.get(e.getKey()) - share) <= 1.0,
+          "class "
+              + e.getKey()
+              + ": "
+              + validation.get(e.getKey())
+              + " validation rows for a share of "
+              + share);
     }
     assertEquals(ROWS, split.train().size() + split.validation().size());
     Set<Long> overlap = ids(split.train());
@@ -83,29 +89,53 @@ class ValidationRowsKeepEveryClassShareOfAClassSortedTableTest {
     List<Integer> order = new ArrayList<>(IntStream.range(0, all.size()).boxed().toList());
     Collections.shuffle(order, new Random(3));
     Set<Long> fromSorted = ids(rule.split(all).validation());
-    Set<Long> fromShuffled = ids(rule.split(all.select(order.stream().mapToInt(Integer::intValue).toArray())).validation());
+    Set<Long> fromShuffled =
+        ids(
+            rule.split(all.select(order.stream().mapToInt(Integer::intValue).toArray()))
+                .validation());
     assertEquals(fromSorted, fromShuffled);
-    assertEquals(fromSorted, ids(rule.split(reader.readExamples(sorted, "train")).validation()), "and on every read");
-    Set<Long> otherSeed = ids(ValidationHoldOut.of(asWorkflowsSendIt().toBuilder()
-        .setValidation(ValidationSpec.newBuilder().setFraction(FRACTION).setStratify(true).setSeed(1)).build())
-        .split(reader.readExamples(sorted, "train")).validation());
+    assertEquals(
+        fromSorted,
+        ids(rule.split(reader.readExamples(sorted, "train")).validation()),
+        "and on every read");
+    Set<Long> otherSeed =
+        ids(
+            ValidationHoldOut.of(
+                    asWorkflowsSendIt().toBuilder()
+                        .setValidation(
+                            ValidationSpec.newBuilder()
+                                .setFraction(FRACTION)
+                                .setStratify(true)
+                                .setSeed(1))
+                        .build())
+                .split(reader.readExamples(sorted, "train"))
+                .validation());
     assertNotEquals(fromSorted, otherSeed, "the seed chooses the rows");
   }
 
   @Test
   void aRequestOfAnOlderRunKeepsTheTableOrderCutItStartedWith() {
-    TrainRequest older = asWorkflowsSendIt().toBuilder().clearValidation().setValidationFraction(FRACTION).build();
-    TrainValidationSplit split = ValidationHoldOut.of(older).split(reader.readExamples(sorted, "train"));
-    assertEquals(Set.of(9), countByLabel(split.validation().labels()).keySet(),
+    TrainRequest older =
+        asWorkflowsSendIt().toBuilder().clearValidation().setValidationFraction(FRACTION).build();
+    TrainValidationSplit split =
+        ValidationHoldOut.of(older).split(reader.readExamples(sorted, "train"));
+    assertEquals(
+        Set.of(9),
+        countByLabel(split.validation().labels()).keySet(),
         "the last rows of a class-sorted table are one class: why the rule changed");
   }
 
   @Test
   void theTrainerValidatesOnExactlyTheseRows() throws Exception {
-    TrainRequest request = asWorkflowsSendIt().toBuilder().setData(sorted).setTargetBatches(40).build();
+    TrainRequest request =
+        asWorkflowsSendIt().toBuilder().setData(sorted).setTargetBatches(40).build();
     LabeledExamples all = reader.readExamples(sorted, "train");
-    TrainingOutcome outcome = new Trainer(TrainingPlan.from(request, ModelRegistry.withBuiltIns(), all), all,
-        ProgressListener.NONE).run();
+    TrainingOutcome outcome =
+        new Trainer(
+                TrainingPlan.from(request, ModelRegistry.withBuiltIns(), all),
+                all,
+                ProgressListener.NONE)
+            .run();
     LabeledExamples validation = ValidationHoldOut.of(request).split(all).validation();
     try (CheckpointPredictor predictor = CheckpointPredictor.open(outcome.checkpoint())) {
       double accuracy = predictor.predict(validation).accuracy(validation.labels());
@@ -134,11 +164,19 @@ class ValidationRowsKeepEveryClassShareOfAClassSortedTableTest {
       pixels[i] = Arrays.copyOfRange(images.pixels(), order[i] * px, (order[i] + 1) * px);
     }
     String uri = dir.resolve(name).toUri().toString();
-    long version = new DeltaTableWriter(uri, TableSchemas.LABELED_IMAGES,
-        Map.of(TableSchemas.IMAGE_SHAPE_PROPERTY, images.rows() + "x" + images.cols()))
-        .newAppend()
-        .add(Columns.of(order.length).add("id", ids).add("label", labels).add("split", splits).add("image", pixels))
-        .commit();
+    long version =
+        new DeltaTableWriter(
+                uri,
+                TableSchemas.LABELED_IMAGES,
+                Map.of(TableSchemas.IMAGE_SHAPE_PROPERTY, images.rows() + "x" + images.cols()))
+            .newAppend()
+            .add(
+                Columns.of(order.length)
+                    .add("id", ids)
+                    .add("label", labels)
+                    .add("split", splits)
+                    .add("image", pixels))
+            .commit();
     return TableRef.newBuilder().setUri(uri).setVersion(version).build();
   }
 

@@ -16,23 +16,26 @@ import java.util.TreeSet;
 /**
  * Adaptive ASHA: the brackets of an {@link AshaPlan}, each an asynchronous successive-halving run.
  *
- * <p><b>Promotion</b> (default, the ASHA paper): a trial that finishes rung i joins that rung's ranking and
- * pauses; whenever the top {@code floor(n/divisor)} of the n results in a rung holds a trial not yet promoted,
- * that trial continues to rung i+1 in the slot just freed; otherwise the slot starts a new trial. Once a bracket
- * has all its trials ranked in rung 0, rungs that can no longer change close their unpromoted trials.
+ * <p><b>Promotion</b> (default, the ASHA paper): a trial that finishes rung i joins that rung's
+ * ranking and pauses; whenever the top {@code floor(n/divisor)} of the n results in a rung holds a
+ * trial not yet promoted, that trial continues to rung i+1 in the slot just freed; otherwise the
+ * slot starts a new trial. Once a bracket has all its trials ranked in rung 0, rungs that can no
+ * longer change close their unpromoted trials.
  *
- * <p><b>Stopping</b> ({@code stop_once}): a trial continues to the next rung at once if it ranks in the top
- * {@code max(1, floor(n/divisor))} of its rung so far, else it is closed for good. No trial ever pauses. A new
- * result ranks before earlier equal ones (as in Determined's stopping ASHA), so a trial tied with the rung's cut
- * continues: the earlier ones already did, and stopping the newcomer would judge equal results differently.
+ * <p><b>Stopping</b> ({@code stop_once}): a trial continues to the next rung at once if it ranks in
+ * the top {@code max(1, floor(n/divisor))} of its rung so far, else it is closed for good. No trial
+ * ever pauses. A new result ranks before earlier equal ones (as in Determined's stopping ASHA), so
+ * a trial tied with the rung's cut continues: the earlier ones already did, and stopping the
+ * newcomer would judge equal results differently.
  *
- * <p>New trials go to the first bracket below its share of {@code max_concurrent_trials}; once a bracket has
- * created all its trials its slots are lent to the others, so no slot idles while any bracket has trials left.
- * A trial that errors or is stopped ranks last in its rung. A trial with invalid hyperparameters is removed from
- * every rung and replaced (at most {@code max_trials} replacements per bracket).
+ * <p>New trials go to the first bracket below its share of {@code max_concurrent_trials}; once a
+ * bracket has created all its trials its slots are lent to the others, so no slot idles while any
+ * bracket has trials left. A trial that errors or is stopped ranks last in its rung. A trial with
+ * invalid hyperparameters is removed from every rung and replaced (at most {@code max_trials}
+ * replacements per bracket).
  *
- * <p>Each result costs O(log n) in its rung's size (a {@link Rung} is an order-statistic tree), so a search, and a
- * preview, of n trials is O(n log n).
+ * <p>Each result costs O(log n) in its rung's size (a {@link Rung} is an order-statistic tree), so
+ * a search, and a preview, of n trials is O(n log n).
  */
 public final class AdaptiveAshaSearch implements SearchMethod {
   private final AshaPlan plan;
@@ -58,7 +61,11 @@ public final class AdaptiveAshaSearch implements SearchMethod {
     long trial;
     double score;
     boolean promoted;
-    /** Orders equal scores within a rung (see {@link Rung}); not in snapshots, where the list order says it. */
+
+    /**
+     * Orders equal scores within a rung (see {@link Rung}); not in snapshots, where the list order
+     * says it.
+     */
     transient long tie;
   }
 
@@ -179,13 +186,18 @@ public final class AdaptiveAshaSearch implements SearchMethod {
     ctx.validateAfter(trialId, plan.brackets().get(b).rungLengths().get(rung));
   }
 
-  /** Starts new trials: first within each bracket's share of the slots, then in any bracket with trials left. */
+  /**
+   * Starts new trials: first within each bracket's share of the slots, then in any bracket with
+   * trials left.
+   */
   private void fill(SearchContext ctx) {
     for (boolean lend : new boolean[] {false, true}) {
       for (int b = 0; b < state.brackets.size(); b++) {
         BracketState bracket = state.brackets.get(b);
         AshaPlan.Bracket p = plan.brackets().get(b);
-        while (ctx.freeSlots() > 0 && canCreate(bracket, p) && (lend || bracket.active < p.maxConcurrentTrials())) {
+        while (ctx.freeSlots() > 0
+            && canCreate(bracket, p)
+            && (lend || bracket.active < p.maxConcurrentTrials())) {
           long id = ctx.create(sampler.next(ctx.rng()));
           bracket.created++;
           bracket.counted++;
@@ -201,21 +213,30 @@ public final class AdaptiveAshaSearch implements SearchMethod {
     return bracket.counted < p.maxTrials() && bracket.created < 2 * p.maxTrials();
   }
 
-  /** Once no new trial can enter rung 0, close unpromoted trials of every rung that can no longer change. */
+  /**
+   * Once no new trial can enter rung 0, close unpromoted trials of every rung that can no longer
+   * change.
+   */
   private void closeOut(SearchContext ctx, int b) {
     BracketState bracket = state.brackets.get(b);
-    if (plan.stopOnce() || canCreate(bracket, plan.brackets().get(b)) || bracket.rungs.get(0).size() < bracket.counted) {
+    if (plan.stopOnce()
+        || canCreate(bracket, plan.brackets().get(b))
+        || bracket.rungs.get(0).size() < bracket.counted) {
       return;
     }
     for (int r = 0; r < bracket.rungs.size() - 1; r++) {
       if (bracket.outstanding[r] > 0) {
         return;
       }
-      bracket.rungs.get(r).sweepUnpromoted(e -> {
-        if (!ctx.isFinished(e.trial)) {
-          ctx.close(e.trial);
-        }
-      });
+      bracket
+          .rungs
+          .get(r)
+          .sweepUnpromoted(
+              e -> {
+                if (!ctx.isFinished(e.trial)) {
+                  ctx.close(e.trial);
+                }
+              });
     }
   }
 
@@ -244,9 +265,10 @@ public final class AdaptiveAshaSearch implements SearchMethod {
   }
 
   /**
-   * Each bracket's rungs as its state holds them: a rung's ranked entries, best first (promoted, stopped once
-   * closed, else waiting; the last rung's completed), then the trials training toward it. The promotion variant
-   * ranks nobody in the last rung: the trials sent there are listed by how far they got.
+   * Each bracket's rungs as its state holds them: a rung's ranked entries, best first (promoted,
+   * stopped once closed, else waiting; the last rung's completed), then the trials training toward
+   * it. The promotion variant ranks nobody in the last rung: the trials sent there are listed by
+   * how far they got.
    */
   @Override
   public List<BracketRungs> rungs(SearchContext ctx) {
@@ -262,9 +284,18 @@ public final class AdaptiveAshaSearch implements SearchMethod {
         TreeSet<Long> ranked = new TreeSet<>();
         for (Entry e : bracket.rungs.get(r).ranked()) {
           ranked.add(e.trial);
-          members.add(new BracketRungs.Member(e.trial, e.promoted ? BracketRungs.Outcome.PROMOTED
-              : r == top ? (ctx.trained(e.trial) >= length ? BracketRungs.Outcome.COMPLETED : BracketRungs.Outcome.STOPPED)
-              : ctx.isFinished(e.trial) ? BracketRungs.Outcome.STOPPED : BracketRungs.Outcome.WAITING));
+          members.add(
+              new BracketRungs.Member(
+                  e.trial,
+                  e.promoted
+                      ? BracketRungs.Outcome.PROMOTED
+                      : r == top
+                          ? (ctx.trained(e.trial) >= length
+                              ? BracketRungs.Outcome.COMPLETED
+                              : BracketRungs.Outcome.STOPPED)
+                          : ctx.isFinished(e.trial)
+                              ? BracketRungs.Outcome.STOPPED
+                              : BracketRungs.Outcome.WAITING));
         }
         for (var at : state.trialRung.entrySet()) {
           long trial = at.getKey();
@@ -279,7 +310,8 @@ public final class AdaptiveAshaSearch implements SearchMethod {
             // failed on its way to the last rung, which ranks nobody
             members.add(new BracketRungs.Member(trial, BracketRungs.Outcome.STOPPED));
           }
-          // else: never trained (invalid hyperparameters, or a trial that failed before its first result): no rung
+          // else: never trained (invalid hyperparameters, or a trial that failed before its first
+          // result): no rung
         }
         rungs.add(new BracketRungs.Rung(length, members));
       }

@@ -9,8 +9,8 @@ import dev.keel.search.spec.SearcherCheck;
 import dev.keel.search.tpe.TpeSpec;
 
 /**
- * {@code adaptive_asha}: owns {@code divisor}, {@code max_rungs} (Hyperband reads it too) and {@code mode}.
- * Its trials are drawn by the sampler {@link TpeSpec} configures.
+ * {@code adaptive_asha}: owns {@code divisor}, {@code max_rungs} (Hyperband reads it too) and
+ * {@code mode}. Its trials are drawn by the sampler {@link TpeSpec} configures.
  */
 public final class AdaptiveAshaSpec implements SearchMethodSpec {
 
@@ -26,7 +26,9 @@ public final class AdaptiveAshaSpec implements SearchMethodSpec {
     check.atLeast("max_rungs", s.hasMaxRungs(), s.getMaxRungs(), 1);
     check.atMost("max_rungs", s.getMaxRungs(), ConfigLimits.MAX_RUNGS);
     if (!s.getMode().isEmpty() && !AshaPlan.MODES.contains(s.getMode())) {
-      check.field("mode", "unknown mode '" + s.getMode() + "' (expected " + String.join("|", AshaPlan.MODES) + ")");
+      check.field(
+          "mode",
+          "unknown mode '" + s.getMode() + "' (expected " + String.join("|", AshaPlan.MODES) + ")");
     }
   }
 
@@ -38,7 +40,8 @@ public final class AdaptiveAshaSpec implements SearchMethodSpec {
   @Override
   public BuiltMethod build(SearchSetup setup) {
     AshaPlan plan = AshaPlan.of(setup.searcher());
-    return setup.withConcurrencyOr(new AdaptiveAshaSearch(plan, TpeSpec.sampler(setup.space(), setup.options())),
+    return setup.withConcurrencyOr(
+        new AdaptiveAshaSearch(plan, TpeSpec.sampler(setup.space(), setup.options())),
         plan.totalConcurrency());
   }
 }

@@ -7,37 +7,53 @@ import java.util.List;
 
 /**
  * The rung arithmetic of {@code adaptive_asha}, as Determined computes it:
+ *
  * <ul>
- *   <li>{@code max_rungs} (default 5) is capped so that the first rung gets at least one unit and at least one
- *       trial can reach the top: {@code divisor^(rungs-1) <= max_length} and {@code <= max_trials}. Keel computes
- *       the cap with an exact integer logarithm where Determined takes a floating-point one, so at some exact
- *       powers Determined gets one rung fewer (max_length 1000, divisor 10: Keel 4 rungs, Determined 3); set
- *       {@code max_rungs} to reproduce such a plan;</li>
+ *   <li>{@code max_rungs} (default 5) is capped so that the first rung gets at least one unit and
+ *       at least one trial can reach the top: {@code divisor^(rungs-1) <= max_length} and {@code <=
+ *       max_trials}. Keel computes the cap with an exact integer logarithm where Determined takes a
+ *       floating-point one, so at some exact powers Determined gets one rung fewer (max_length
+ *       1000, divisor 10: Keel 4 rungs, Determined 3); set {@code max_rungs} to reproduce such a
+ *       plan;
  *   <li>{@code mode} picks the brackets (by their rung counts): aggressive {@code [R]}, standard
- *       {@code [R .. (R-1)/2+1]}, conservative {@code [R .. 1]};</li>
- *   <li>bracket b gets {@code max_trials} in proportion to {@code divisor^(rungs_b-1)/rungs_b} (equal compute per
- *       bracket), at least 1, the remainder to the first bracket;</li>
- *   <li>{@code max_concurrent_trials} (unset: Determined's default of
- *       {@value dev.keel.search.spec.SearchSetup#DEFAULT_MAX_CONCURRENT_TRIALS}) is split evenly over the brackets,
- *       the remainder to the first ones, at least one each; {@code 0} written out gives every bracket
- *       {@code max(the last bracket's max_trials, divisor)}, as Determined does;</li>
- *   <li>rung i of a bracket with n rungs trains to {@code max(max_length / divisor^(n-1-i), 1)}.</li>
+ *       {@code [R .. (R-1)/2+1]}, conservative {@code [R .. 1]};
+ *   <li>bracket b gets {@code max_trials} in proportion to {@code divisor^(rungs_b-1)/rungs_b}
+ *       (equal compute per bracket), at least 1, the remainder to the first bracket;
+ *   <li>{@code max_concurrent_trials} (unset: Determined's default of {@value
+ *       dev.keel.search.spec.SearchSetup#DEFAULT_MAX_CONCURRENT_TRIALS}) is split evenly over the
+ *       brackets, the remainder to the first ones, at least one each; {@code 0} written out gives
+ *       every bracket {@code max(the last bracket's max_trials, divisor)}, as Determined does;
+ *   <li>rung i of a bracket with n rungs trains to {@code max(max_length / divisor^(n-1-i), 1)}.
  * </ul>
  */
-public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce, long maxLength, List<Bracket> brackets) {
+public record AshaPlan(
+    int divisor,
+    int maxRungs,
+    String mode,
+    boolean stopOnce,
+    long maxLength,
+    List<Bracket> brackets) {
   public static final int DEFAULT_DIVISOR = 4;
   public static final int DEFAULT_MAX_RUNGS = 5;
   public static final String DEFAULT_MODE = "standard";
+
   /** The modes, from one bracket to one per rung count. */
   public static final List<String> MODES = List.of("aggressive", "standard", "conservative");
 
-  /** One bracket: its rung count, its share of the trials and slots, and each rung's training length. */
-  public record Bracket(int numRungs, int maxTrials, int maxConcurrentTrials, List<Long> rungLengths) {
+  /**
+   * One bracket: its rung count, its share of the trials and slots, and each rung's training
+   * length.
+   */
+  public record Bracket(
+      int numRungs, int maxTrials, int maxConcurrentTrials, List<Long> rungLengths) {
     public Bracket {
       rungLengths = List.copyOf(rungLengths);
     }
 
-    /** Trials that reach rung i if every rung promotes exactly 1/divisor: {@code floor(maxTrials / divisor^i)}. */
+    /**
+     * Trials that reach rung i if every rung promotes exactly 1/divisor: {@code floor(maxTrials /
+     * divisor^i)}.
+     */
     public long trialsReaching(int rung, int divisor) {
       long n = maxTrials;
       for (int i = 0; i < rung; i++) {
@@ -61,10 +77,14 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
     String mode = s.getMode().isEmpty() ? DEFAULT_MODE : s.getMode();
     List<Integer> bracketRungs = bracketRungs(mode, rungs);
     int[] trials = bracketTrials(maxTrials, divisor, bracketRungs);
-    int maxConcurrent = s.hasMaxConcurrentTrials() && s.getMaxConcurrentTrials() > 0
-        ? s.getMaxConcurrentTrials() : SearchSetup.DEFAULT_MAX_CONCURRENT_TRIALS;
-    int[] concurrent = SearchSetup.zeroConcurrency(s) ? zeroConcurrency(divisor, trials)
-        : bracketConcurrency(maxConcurrent, trials.length);
+    int maxConcurrent =
+        s.hasMaxConcurrentTrials() && s.getMaxConcurrentTrials() > 0
+            ? s.getMaxConcurrentTrials()
+            : SearchSetup.DEFAULT_MAX_CONCURRENT_TRIALS;
+    int[] concurrent =
+        SearchSetup.zeroConcurrency(s)
+            ? zeroConcurrency(divisor, trials)
+            : bracketConcurrency(maxConcurrent, trials.length);
     List<Bracket> brackets = new ArrayList<>();
     for (int b = 0; b < bracketRungs.size(); b++) {
       int n = bracketRungs.get(b);
@@ -79,12 +99,13 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
 
   /** Rung counts of the brackets, most rungs (most early stopping) first. */
   public static List<Integer> bracketRungs(String mode, int maxRungs) {
-    int lowest = switch (mode) {
-      case "aggressive" -> maxRungs;
-      case "standard" -> (maxRungs - 1) / 2 + 1;
-      case "conservative" -> 1;
-      default -> throw new IllegalArgumentException("unknown mode '" + mode + "'");
-    };
+    int lowest =
+        switch (mode) {
+          case "aggressive" -> maxRungs;
+          case "standard" -> (maxRungs - 1) / 2 + 1;
+          case "conservative" -> 1;
+          default -> throw new IllegalArgumentException("unknown mode '" + mode + "'");
+        };
     List<Integer> out = new ArrayList<>();
     for (int r = maxRungs; r >= lowest; r--) {
       out.add(r);
@@ -110,7 +131,10 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
     return trials;
   }
 
-  /** {@code maxConcurrent} split evenly over {@code brackets}, remainder to the first; at least one slot each. */
+  /**
+   * {@code maxConcurrent} split evenly over {@code brackets}, remainder to the first; at least one
+   * slot each.
+   */
   static int[] bracketConcurrency(int maxConcurrent, int brackets) {
     int[] out = new int[brackets];
     int total = Math.max(maxConcurrent, brackets);
@@ -121,8 +145,8 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
   }
 
   /**
-   * Determined's {@code max_concurrent_trials: 0}: every bracket gets {@code max(the last bracket's max_trials,
-   * divisor)} slots, so each bracket can keep roughly equal work going.
+   * Determined's {@code max_concurrent_trials: 0}: every bracket gets {@code max(the last bracket's
+   * max_trials, divisor)} slots, so each bracket can keep roughly equal work going.
    */
   static int[] zeroConcurrency(int divisor, int[] bracketTrials) {
     int each = Math.max(bracketTrials[bracketTrials.length - 1], divisor);
@@ -141,8 +165,9 @@ public record AshaPlan(int divisor, int maxRungs, String mode, boolean stopOnce,
   }
 
   /**
-   * Largest k with {@code base^k <= n} (0 if n < base). Integer arithmetic on purpose: it is the same on every
-   * JVM and true to the rule at exact powers, where {@code log(1000) / log(10)} is 2.9999999999999996.
+   * Largest k with {@code base^k <= n} (0 if n < base). Integer arithmetic on purpose: it is the
+   * same on every JVM and true to the rule at exact powers, where {@code log(1000) / log(10)} is
+   * 2.9999999999999996.
    */
   static int floorLog(long n, int base) {
     int k = 0;

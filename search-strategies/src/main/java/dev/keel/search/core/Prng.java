@@ -1,9 +1,9 @@
 package dev.keel.search.core;
 
 /**
- * SplitMix64 (Steele, Lea, Flood 2014): a 64-bit state, identical output on every JVM and machine, and a state
- * that fits in a snapshot. Transcendental functions go through {@link StrictMath} so derived values
- * (Gaussians) are bit-identical everywhere too.
+ * SplitMix64 (Steele, Lea, Flood 2014): a 64-bit state, identical output on every JVM and machine,
+ * and a state that fits in a snapshot. Transcendental functions go through {@link StrictMath} so
+ * derived values (Gaussians) are bit-identical everywhere too.
  */
 public final class Prng {
   private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
@@ -60,7 +60,9 @@ public final class Prng {
     return min + nextInt((int) span);
   }
 
-  /** Standard normal (Box-Muller, no cached second value, so the state is just {@link #state()}). */
+  /**
+   * Standard normal (Box-Muller, no cached second value, so the state is just {@link #state()}).
+   */
   public double nextGaussian() {
     double u1 = 1.0 - nextDouble();
     double u2 = nextDouble();

@@ -6,14 +6,15 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * A sorted sequence with positions, for rankings that grow one result at a time: insert, remove, the position of an
- * element and the element at a position, each in O(log n); and a mark per element (a promoted trial), with the
- * first unmarked element found in O(log n). A sorted {@code ArrayList} costs O(n) per insert and a scan for the
- * unmarked ones O(n) per result, which made a 100,000-trial ASHA preview take minutes.
+ * A sorted sequence with positions, for rankings that grow one result at a time: insert, remove,
+ * the position of an element and the element at a position, each in O(log n); and a mark per
+ * element (a promoted trial), with the first unmarked element found in O(log n). A sorted {@code
+ * ArrayList} costs O(n) per insert and a scan for the unmarked ones O(n) per result, which made a
+ * 100,000-trial ASHA preview take minutes.
  *
- * <p>The order must be total: no two elements compare equal (break ties with an arrival counter). The tree is a
- * treap whose priorities hash the insertion count, so its shape is the same on every run; only the order decides
- * what a query answers.
+ * <p>The order must be total: no two elements compare equal (break ties with an arrival counter).
+ * The tree is a treap whose priorities hash the insertion count, so its shape is the same on every
+ * run; only the order decides what a query answers.
  */
 public final class RankedTree<E> {
   private final Comparator<? super E> order;
@@ -121,7 +122,10 @@ public final class RankedTree<E> {
     return -1;
   }
 
-  /** Every unmarked element, in order (skipping marked subtrees: O(k log n) for k unmarked elements). */
+  /**
+   * Every unmarked element, in order (skipping marked subtrees: O(k log n) for k unmarked
+   * elements).
+   */
   public void forEachUnmarked(Consumer<? super E> action) {
     forEachUnmarked(root, action);
   }
@@ -261,7 +265,10 @@ public final class RankedTree<E> {
     return t == null ? 0 : t.unmarked;
   }
 
-  /** SplitMix64's finalizer: priorities that look random to any insertion order, the same on every run. */
+  /**
+   * SplitMix64's finalizer: priorities that look random to any insertion order, the same on every
+   * run.
+   */
   private static long hash(long z) {
     z += 0x9E3779B97F4A7C15L;
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;

@@ -13,7 +13,10 @@ public final class SearchContext {
     this.engine = engine;
   }
 
-  /** Creates a trial and returns its id; request its first training with {@link #validateAfter} right away. */
+  /**
+   * Creates a trial and returns its id; request its first training with {@link #validateAfter}
+   * right away.
+   */
   public long create(SortedMap<String, Value> hparams) {
     return engine.createTrial(hparams, 0, 0);
   }
@@ -23,7 +26,10 @@ public final class SearchContext {
     return engine.createTrial(hparams, parentTrialId, parentUnits);
   }
 
-  /** Asks the trial to train until {@code units} (total) and validate. Queued while all slots are busy. */
+  /**
+   * Asks the trial to train until {@code units} (total) and validate. Queued while all slots are
+   * busy.
+   */
   public void validateAfter(long trialId, long units) {
     engine.requestValidation(trialId, units);
   }

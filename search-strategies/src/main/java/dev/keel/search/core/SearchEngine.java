@@ -26,9 +26,9 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * The {@link Searcher} every algorithm runs in: the trial book (ids, hyperparameters, lengths, state), the
- * protocol checks, the {@code max_concurrent_trials} gate (requests beyond it wait in a FIFO queue), metric
- * direction, progress, {@link Shutdown} and snapshots.
+ * The {@link Searcher} every algorithm runs in: the trial book (ids, hyperparameters, lengths,
+ * state), the protocol checks, the {@code max_concurrent_trials} gate (requests beyond it wait in a
+ * FIFO queue), metric direction, progress, {@link Shutdown} and snapshots.
  */
 public final class SearchEngine implements Searcher {
   public static final String SNAPSHOT_FORMAT = "keel.searcher.v1";
@@ -63,16 +63,24 @@ public final class SearchEngine implements Searcher {
     long startUnits;
     boolean createSent;
     boolean acknowledged;
+
     /** Length of the outstanding (sent or queued) request, 0 if none. */
     long requested;
+
     boolean requestSent;
     long trained;
     boolean closeSent;
+
     /** null while open; CLOSED or an {@link ExitReason} name once ended. */
     String end;
   }
 
-  public SearchEngine(ExperimentConfig config, SearcherOptions options, SearchMethod method, long seed, int maxConcurrent) {
+  public SearchEngine(
+      ExperimentConfig config,
+      SearcherOptions options,
+      SearchMethod method,
+      long seed,
+      int maxConcurrent) {
     this.config = config;
     this.options = options;
     this.method = method;
@@ -109,10 +117,11 @@ public final class SearchEngine implements Searcher {
     if (state.started) {
       throw new IllegalStateException("initialOperations() was already called");
     }
-    return run(() -> {
-      state.started = true;
-      method.start(ctx);
-    });
+    return run(
+        () -> {
+          state.started = true;
+          method.start(ctx);
+        });
   }
 
   @Override
@@ -124,10 +133,11 @@ public final class SearchEngine implements Searcher {
     if (t.acknowledged) {
       throw new IllegalStateException("trial " + trialId + " was already reported created");
     }
-    return run(() -> {
-      t.acknowledged = true;
-      method.trialCreated(ctx, trialId);
-    });
+    return run(
+        () -> {
+          t.acknowledged = true;
+          method.trialCreated(ctx, trialId);
+        });
   }
 
   @Override
@@ -137,18 +147,24 @@ public final class SearchEngine implements Searcher {
       throw new IllegalStateException("trial " + trialId + " has no outstanding ValidateAfter");
     }
     if (length.unit() != maxLength.unit() || length.units() != t.requested) {
-      throw new IllegalStateException("trial " + trialId + " was asked to validate after "
-          + new TrainingLength(t.requested, maxLength.unit()) + ", got " + length);
+      throw new IllegalStateException(
+          "trial "
+              + trialId
+              + " was asked to validate after "
+              + new TrainingLength(t.requested, maxLength.unit())
+              + ", got "
+              + length);
     }
     double score = score(metric);
-    return run(() -> {
-      state.unitsTrained += t.requested - t.trained;
-      t.trained = t.requested;
-      t.requested = 0;
-      t.requestSent = false;
-      state.active--;
-      method.validationCompleted(ctx, trialId, score, t.trained);
-    });
+    return run(
+        () -> {
+          state.unitsTrained += t.requested - t.trained;
+          t.trained = t.requested;
+          t.requested = 0;
+          t.requestSent = false;
+          state.active--;
+          method.validationCompleted(ctx, trialId, score, t.trained);
+        });
   }
 
   @Override
@@ -157,10 +173,11 @@ public final class SearchEngine implements Searcher {
     if (!t.closeSent) {
       throw new IllegalStateException("trial " + trialId + " was not asked to close");
     }
-    return run(() -> {
-      end(t, "CLOSED");
-      method.trialClosed(ctx, trialId);
-    });
+    return run(
+        () -> {
+          end(t, "CLOSED");
+          method.trialClosed(ctx, trialId);
+        });
   }
 
   @Override
@@ -170,19 +187,20 @@ public final class SearchEngine implements Searcher {
       throw new IllegalStateException("trial " + trialId + " was not created yet");
     }
     java.util.Objects.requireNonNull(reason, "reason");
-    return run(() -> {
-      if (t.requested != 0) {
-        if (t.requestSent) {
-          state.active--;
-        } else {
-          state.queue.remove(trialId);
-        }
-        t.requested = 0;
-        t.requestSent = false;
-      }
-      end(t, reason.name());
-      method.trialExitedEarly(ctx, trialId, reason);
-    });
+    return run(
+        () -> {
+          if (t.requested != 0) {
+            if (t.requestSent) {
+              state.active--;
+            } else {
+              state.queue.remove(trialId);
+            }
+            t.requested = 0;
+            t.requestSent = false;
+          }
+          end(t, reason.name());
+          method.trialExitedEarly(ctx, trialId, reason);
+        });
   }
 
   @Override
@@ -219,7 +237,9 @@ public final class SearchEngine implements Searcher {
     ObjectNode doc = StateCodec.object();
     doc.put("format", SNAPSHOT_FORMAT);
     try {
-      doc.set("config", StateCodec.read(JsonFormat.printer().omittingInsignificantWhitespace().print(config)));
+      doc.set(
+          "config",
+          StateCodec.read(JsonFormat.printer().omittingInsignificantWhitespace().print(config)));
     } catch (InvalidProtocolBufferException e) {
       throw new IllegalStateException(e);
     }
@@ -232,7 +252,8 @@ public final class SearchEngine implements Searcher {
   /** Reads the config of a snapshot (to rebuild the searcher it came from). */
   public static ExperimentConfig snapshotConfig(JsonNode doc) {
     if (!SNAPSHOT_FORMAT.equals(doc.path("format").asText())) {
-      throw new IllegalArgumentException("not a searcher snapshot (format " + doc.path("format") + ")");
+      throw new IllegalArgumentException(
+          "not a searcher snapshot (format " + doc.path("format") + ")");
     }
     ExperimentConfig.Builder b = ExperimentConfig.newBuilder();
     try {
@@ -284,8 +305,16 @@ public final class SearchEngine implements Searcher {
       throw new IllegalStateException("trial " + trialId + " already has an outstanding request");
     }
     if (units <= t.trained || units > maxLength.units()) {
-      throw new IllegalStateException("trial " + trialId + " cannot train to " + units + " (trained "
-          + t.trained + ", max_length " + maxLength.units() + ")");
+      throw new IllegalStateException(
+          "trial "
+              + trialId
+              + " cannot train to "
+              + units
+              + " (trained "
+              + t.trained
+              + ", max_length "
+              + maxLength.units()
+              + ")");
     }
     t.requested = units;
     state.queue.addLast(trialId);
@@ -389,8 +418,11 @@ public final class SearchEngine implements Searcher {
       long id = state.queue.removeFirst();
       Trial t = state.trials.get(id);
       if (!t.createSent) {
-        Optional<WarmStart> warm = t.parent == 0 ? Optional.empty()
-            : Optional.of(new WarmStart(t.parent, new TrainingLength(t.startUnits, maxLength.unit())));
+        Optional<WarmStart> warm =
+            t.parent == 0
+                ? Optional.empty()
+                : Optional.of(
+                    new WarmStart(t.parent, new TrainingLength(t.startUnits, maxLength.unit())));
         out.add(new Create(id, t.hparams, warm));
         t.createSent = true;
       }
@@ -400,4 +432,3 @@ public final class SearchEngine implements Searcher {
     }
   }
 }
-

@@ -6,12 +6,13 @@ import dev.keel.search.ExitReason;
 import java.util.List;
 
 /**
- * One search algorithm. The {@link SearchEngine} calls it with trial events and a {@link SearchContext} through
- * which it creates trials, requests training and closes trials. Scores are normalised so that <b>smaller is
- * better</b>; a missing or failed result scores {@link #WORST_SCORE}. Lengths are in the experiment's unit.
+ * One search algorithm. The {@link SearchEngine} calls it with trial events and a {@link
+ * SearchContext} through which it creates trials, requests training and closes trials. Scores are
+ * normalised so that <b>smaller is better</b>; a missing or failed result scores {@link
+ * #WORST_SCORE}. Lengths are in the experiment's unit.
  *
- * <p>All state that changes after construction must go into {@link #saveState()}: a method rebuilt from the
- * same config and given {@link #loadState} must behave exactly like the original.
+ * <p>All state that changes after construction must go into {@link #saveState()}: a method rebuilt
+ * from the same config and given {@link #loadState} must behave exactly like the original.
  */
 public interface SearchMethod {
   double WORST_SCORE = Double.MAX_VALUE;

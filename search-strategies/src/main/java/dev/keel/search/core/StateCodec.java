@@ -28,23 +28,25 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * JSON for searcher state: plain fields of state classes (no getters), sorted properties and map keys so the same
- * state always gives the same bytes, protobuf {@link Value}s in their natural JSON form. Doubles round-trip
- * exactly (shortest repr).
+ * JSON for searcher state: plain fields of state classes (no getters), sorted properties and map
+ * keys so the same state always gives the same bytes, protobuf {@link Value}s in their natural JSON
+ * form. Doubles round-trip exactly (shortest repr).
  */
 public final class StateCodec {
-  private static final ObjectMapper MAPPER = JsonMapper.builder()
-      .visibility(PropertyAccessor.ALL, Visibility.NONE)
-      .visibility(PropertyAccessor.FIELD, Visibility.ANY)
-      .visibility(PropertyAccessor.CREATOR, Visibility.ANY)
-      .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
-      .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
-      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-      .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-      .addModule(new SimpleModule("protobuf-value")
-          .addSerializer(Value.class, new ValueSerializer())
-          .addDeserializer(Value.class, new ValueDeserializer()))
-      .build();
+  private static final ObjectMapper MAPPER =
+      JsonMapper.builder()
+          .visibility(PropertyAccessor.ALL, Visibility.NONE)
+          .visibility(PropertyAccessor.FIELD, Visibility.ANY)
+          .visibility(PropertyAccessor.CREATOR, Visibility.ANY)
+          .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+          .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+          .addModule(
+              new SimpleModule("protobuf-value")
+                  .addSerializer(Value.class, new ValueSerializer())
+                  .addDeserializer(Value.class, new ValueDeserializer()))
+          .build();
 
   private StateCodec() {}
 
@@ -93,7 +95,8 @@ public final class StateCodec {
       }
       case STRUCT_VALUE -> {
         ObjectNode o = f.objectNode();
-        new java.util.TreeMap<>(v.getStructValue().getFieldsMap()).forEach((k, e) -> o.set(k, valueToJson(e)));
+        new java.util.TreeMap<>(v.getStructValue().getFieldsMap())
+            .forEach((k, e) -> o.set(k, valueToJson(e)));
         yield o;
       }
       case NULL_VALUE, KIND_NOT_SET -> f.nullNode();
@@ -128,7 +131,8 @@ public final class StateCodec {
 
   private static final class ValueSerializer extends JsonSerializer<Value> {
     @Override
-    public void serialize(Value value, JsonGenerator gen, SerializerProvider serializers) throws IOException {
+    public void serialize(Value value, JsonGenerator gen, SerializerProvider serializers)
+        throws IOException {
       gen.writeTree(valueToJson(value));
     }
   }

@@ -6,11 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Hyperband's arithmetic with R = {@code max_length} and {@code eta} (default 3):
- * {@code s_max = floor(log_eta R)}, capped at {@code max_rungs - 1} (default 5 rungs, as for ASHA); bracket s starts
- * {@code n = ceil((s_max+1)/(s+1) * eta^s)} trials at {@code R/eta^s} and keeps {@code floor(n/eta^i)} of them in
- * rung i, trained to {@code R/eta^(s-i)}. Brackets repeat in the order {@code s_max .. 0} until {@code max_trials}
- * trials are scheduled; the last bracket may be smaller.
+ * Hyperband's arithmetic with R = {@code max_length} and {@code eta} (default 3): {@code s_max =
+ * floor(log_eta R)}, capped at {@code max_rungs - 1} (default 5 rungs, as for ASHA); bracket s
+ * starts {@code n = ceil((s_max+1)/(s+1) * eta^s)} trials at {@code R/eta^s} and keeps {@code
+ * floor(n/eta^i)} of them in rung i, trained to {@code R/eta^(s-i)}. Brackets repeat in the order
+ * {@code s_max .. 0} until {@code max_trials} trials are scheduled; the last bracket may be
+ * smaller.
  */
 public record HyperbandPlan(int eta, int sMax, long maxLength, List<Bracket> schedule) {
   public static final int DEFAULT_ETA = 3;

@@ -14,10 +14,11 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * Runs the brackets of a {@link HyperbandPlan}: the first {@code s_max + 1} at once, each later one when an
- * earlier one finishes. Within a bracket every rung is synchronous: all its trials must report before the best
- * continue and the rest close. Failed trials rank last; a trial with invalid hyperparameters in a bracket's first
- * rung is replaced (at most as many times as the bracket has trials).
+ * Runs the brackets of a {@link HyperbandPlan}: the first {@code s_max + 1} at once, each later one
+ * when an earlier one finishes. Within a bracket every rung is synchronous: all its trials must
+ * report before the best continue and the rest close. Failed trials rank last; a trial with invalid
+ * hyperparameters in a bracket's first rung is replaced (at most as many times as the bracket has
+ * trials).
  */
 public final class HyperbandSearch implements SearchMethod {
   private final HyperbandPlan plan;
@@ -105,7 +106,9 @@ public final class HyperbandSearch implements SearchMethod {
     }
     HyperbandPlan.Bracket bracket = plan.schedule().get(run.bracket);
     List<Long> ranked = new ArrayList<>(run.members);
-    ranked.sort(Comparator.<Long>comparingDouble(run.results::get).thenComparing(Comparator.naturalOrder()));
+    ranked.sort(
+        Comparator.<Long>comparingDouble(run.results::get)
+            .thenComparing(Comparator.naturalOrder()));
     ranked.removeIf(ctx::isFinished);
     boolean last = run.rung == bracket.s();
     int keep = last ? 0 : Math.min(ranked.size(), bracket.rungTrials().get(run.rung + 1));
@@ -154,10 +157,11 @@ public final class HyperbandSearch implements SearchMethod {
   }
 
   /**
-   * Every scheduled bracket's rungs. A rung is synchronous, so a trial is at each rung up to the longest it
-   * trained to: promoted past the earlier ones; at its last one promoted while its bracket trains the next rung
-   * with it, waiting while the rung's other trials still train, stopped once closed, completed at the top.
-   * Trials that never reached a rung (invalid hyperparameters, failures before a result) are on none.
+   * Every scheduled bracket's rungs. A rung is synchronous, so a trial is at each rung up to the
+   * longest it trained to: promoted past the earlier ones; at its last one promoted while its
+   * bracket trains the next rung with it, waiting while the rung's other trials still train,
+   * stopped once closed, completed at the top. Trials that never reached a rung (invalid
+   * hyperparameters, failures before a result) are on none.
    */
   @Override
   public List<BracketRungs> rungs(SearchContext ctx) {
@@ -167,25 +171,29 @@ public final class HyperbandSearch implements SearchMethod {
       bracket.rungLengths().forEach(length -> rungs.add(new ArrayList<>()));
       members.add(rungs);
     }
-    state.trialRun.forEach((trial, r) -> {
-      Run run = state.runs.get(r);
-      List<Long> lengths = plan.schedule().get(run.bracket).rungLengths();
-      List<List<BracketRungs.Member>> rungs = members.get(run.bracket);
-      int reached = -1;
-      while (reached + 1 < lengths.size() && ctx.trained(trial) >= lengths.get(reached + 1)) {
-        reached++;
-      }
-      boolean member = !run.done && run.members.contains(trial);
-      for (int i = 0; i <= reached; i++) {
-        BracketRungs.Outcome outcome = i < reached || (member && run.rung > reached) ? BracketRungs.Outcome.PROMOTED
-            : i == lengths.size() - 1 ? BracketRungs.Outcome.COMPLETED
-            : member ? BracketRungs.Outcome.WAITING : BracketRungs.Outcome.STOPPED;
-        rungs.get(i).add(new BracketRungs.Member(trial, outcome));
-      }
-      if (member && run.rung > reached && !ctx.isFinished(trial)) {
-        rungs.get(run.rung).add(new BracketRungs.Member(trial, BracketRungs.Outcome.TRAINING));
-      }
-    });
+    state.trialRun.forEach(
+        (trial, r) -> {
+          Run run = state.runs.get(r);
+          List<Long> lengths = plan.schedule().get(run.bracket).rungLengths();
+          List<List<BracketRungs.Member>> rungs = members.get(run.bracket);
+          int reached = -1;
+          while (reached + 1 < lengths.size() && ctx.trained(trial) >= lengths.get(reached + 1)) {
+            reached++;
+          }
+          boolean member = !run.done && run.members.contains(trial);
+          for (int i = 0; i <= reached; i++) {
+            BracketRungs.Outcome outcome =
+                i < reached || (member && run.rung > reached)
+                    ? BracketRungs.Outcome.PROMOTED
+                    : i == lengths.size() - 1
+                        ? BracketRungs.Outcome.COMPLETED
+                        : member ? BracketRungs.Outcome.WAITING : BracketRungs.Outcome.STOPPED;
+            rungs.get(i).add(new BracketRungs.Member(trial, outcome));
+          }
+          if (member && run.rung > reached && !ctx.isFinished(trial)) {
+            rungs.get(run.rung).add(new BracketRungs.Member(trial, BracketRungs.Outcome.TRAINING));
+          }
+        });
     List<BracketRungs> out = new ArrayList<>();
     for (int b = 0; b < plan.schedule().size(); b++) {
       List<Long> lengths = plan.schedule().get(b).rungLengths();

@@ -7,8 +7,8 @@ import dev.keel.search.spec.SearcherCheck;
 import dev.keel.search.tpe.TpeSpec;
 
 /**
- * {@code hyperband}: owns {@code eta}. It also reads {@code max_rungs} (checked by ASHA's spec, which shares it)
- * and the sampler settings (checked by {@link TpeSpec}).
+ * {@code hyperband}: owns {@code eta}. It also reads {@code max_rungs} (checked by ASHA's spec,
+ * which shares it) and the sampler settings (checked by {@link TpeSpec}).
  */
 public final class HyperbandSpec implements SearchMethodSpec {
 
@@ -30,6 +30,7 @@ public final class HyperbandSpec implements SearchMethodSpec {
   @Override
   public BuiltMethod build(SearchSetup setup) {
     return setup.withDefaultConcurrency(
-        new HyperbandSearch(HyperbandPlan.of(setup.searcher()), TpeSpec.sampler(setup.space(), setup.options())));
+        new HyperbandSearch(
+            HyperbandPlan.of(setup.searcher()), TpeSpec.sampler(setup.space(), setup.options())));
   }
 }

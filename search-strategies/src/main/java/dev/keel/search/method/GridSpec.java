@@ -14,8 +14,9 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * {@code grid}: every point of the hyperparameter grid, in order, cut to {@code max_trials} if set. Every numeric
- * hyperparameter needs a {@code count}, and the grid is bounded so a typo cannot plan millions of trials.
+ * {@code grid}: every point of the hyperparameter grid, in order, cut to {@code max_trials} if set.
+ * Every numeric hyperparameter needs a {@code count}, and the grid is bounded so a typo cannot plan
+ * millions of trials.
  */
 public final class GridSpec implements SearchMethodSpec {
   /** Largest grid the grid searcher accepts. */
@@ -33,7 +34,8 @@ public final class GridSpec implements SearchMethodSpec {
     for (Map.Entry<String, Hyperparameter> e : hps.entrySet()) {
       String type = e.getValue().getType();
       if (List.of("int", "double", "log").contains(type) && !e.getValue().hasCount()) {
-        check.add("hyperparameters." + e.getKey() + ".count",
+        check.add(
+            "hyperparameters." + e.getKey() + ".count",
             "required for the grid searcher (how many points of this " + type + " range to try)");
         counted = false;
       }
@@ -41,8 +43,12 @@ public final class GridSpec implements SearchMethodSpec {
     if (counted && check.hyperparametersWellFormed()) {
       long points = HyperparameterSpace.of(hps).gridSize();
       if (points > MAX_GRID_POINTS) {
-        check.add("hyperparameters",
-"the grid has " + (points == Long.MAX_VALUE ? "too many" : Long.toString(points)) + " points; at most " + MAX_GRID_POINTS
+        check.add(
+            "hyperparameters",
+            "the grid has "
+                + (points == Long.MAX_VALUE ? "too many" : Long.toString(points))
+                + " points; at most "
+                + MAX_GRID_POINTS
                 + " (Keel's limit)");
       }
     }
@@ -54,6 +60,7 @@ public final class GridSpec implements SearchMethodSpec {
     if (setup.searcher().hasMaxTrials() && setup.searcher().getMaxTrials() < points.size()) {
       points = points.subList(0, setup.searcher().getMaxTrials());
     }
-    return setup.withDefaultConcurrency(IndependentTrialsSearch.ofPoints(points, setup.maxLength()));
+    return setup.withDefaultConcurrency(
+        IndependentTrialsSearch.ofPoints(points, setup.maxLength()));
   }
 }

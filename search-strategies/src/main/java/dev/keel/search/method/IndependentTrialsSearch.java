@@ -12,10 +12,11 @@ import java.util.List;
 import java.util.SortedMap;
 
 /**
- * Runs {@code trials} trials, each trained to {@code max_length} and closed, keeping as many running as
- * {@code max_concurrent_trials} allows. Hyperparameters come from a fixed list (grid, single) or a sampler that
- * is asked only when a slot is free (random, TPE: the latter learns from every finished trial). A trial with
- * invalid hyperparameters is replaced by a new sample (not for a grid point), at most {@code trials} times.
+ * Runs {@code trials} trials, each trained to {@code max_length} and closed, keeping as many
+ * running as {@code max_concurrent_trials} allows. Hyperparameters come from a fixed list (grid,
+ * single) or a sampler that is asked only when a slot is free (random, TPE: the latter learns from
+ * every finished trial). A trial with invalid hyperparameters is replaced by a new sample (not for
+ * a grid point), at most {@code trials} times.
  */
 public final class IndependentTrialsSearch implements SearchMethod {
   private final int trials;
@@ -30,7 +31,11 @@ public final class IndependentTrialsSearch implements SearchMethod {
     int invalid;
   }
 
-  private IndependentTrialsSearch(int trials, List<SortedMap<String, Value>> points, HyperparameterSampler sampler, long maxLength) {
+  private IndependentTrialsSearch(
+      int trials,
+      List<SortedMap<String, Value>> points,
+      HyperparameterSampler sampler,
+      long maxLength) {
     this.trials = trials;
     this.points = points;
     this.sampler = sampler;
@@ -38,12 +43,14 @@ public final class IndependentTrialsSearch implements SearchMethod {
   }
 
   /** Trials at these points, in order (grid, single). */
-  public static IndependentTrialsSearch ofPoints(List<SortedMap<String, Value>> points, long maxLength) {
+  public static IndependentTrialsSearch ofPoints(
+      List<SortedMap<String, Value>> points, long maxLength) {
     return new IndependentTrialsSearch(points.size(), List.copyOf(points), null, maxLength);
   }
 
   /** {@code trials} trials drawn from a sampler (random, TPE). */
-  public static IndependentTrialsSearch ofSampler(int trials, HyperparameterSampler sampler, long maxLength) {
+  public static IndependentTrialsSearch ofSampler(
+      int trials, HyperparameterSampler sampler, long maxLength) {
     return new IndependentTrialsSearch(trials, null, sampler, maxLength);
   }
 
@@ -73,7 +80,8 @@ public final class IndependentTrialsSearch implements SearchMethod {
 
   private void fill(SearchContext ctx) {
     while (ctx.freeSlots() > 0 && state.counted < trials && state.created < 2 * trials) {
-      SortedMap<String, Value> hparams = points != null ? points.get(state.created) : sampler.next(ctx.rng());
+      SortedMap<String, Value> hparams =
+          points != null ? points.get(state.created) : sampler.next(ctx.rng());
       long id = ctx.create(hparams);
       ctx.validateAfter(id, maxLength);
       state.created++;

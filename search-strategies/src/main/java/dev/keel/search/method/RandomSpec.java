@@ -6,7 +6,9 @@ import dev.keel.search.spec.SearchMethodSpec;
 import dev.keel.search.spec.SearchSetup;
 import dev.keel.search.spec.SearcherCheck;
 
-/** {@code random}: {@code max_trials} samples from the prior, each trained to {@code max_length}. */
+/**
+ * {@code random}: {@code max_trials} samples from the prior, each trained to {@code max_length}.
+ */
 public final class RandomSpec implements SearchMethodSpec {
 
   @Override
@@ -22,6 +24,7 @@ public final class RandomSpec implements SearchMethodSpec {
   @Override
   public BuiltMethod build(SearchSetup setup) {
     return setup.withDefaultConcurrency(
-        IndependentTrialsSearch.ofSampler(setup.searcher().getMaxTrials(), new RandomSampler(setup.space()), setup.maxLength()));
+        IndependentTrialsSearch.ofSampler(
+            setup.searcher().getMaxTrials(), new RandomSampler(setup.space()), setup.maxLength()));
   }
 }

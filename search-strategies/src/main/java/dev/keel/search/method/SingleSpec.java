@@ -19,18 +19,29 @@ public final class SingleSpec implements SearchMethodSpec {
   @Override
   public void validate(SearcherCheck check) {
     if (check.searcher().hasMaxTrials() && check.searcher().getMaxTrials() > 1) {
-      check.field("max_trials", "the single searcher runs exactly 1 trial, got " + check.searcher().getMaxTrials());
+      check.field(
+          "max_trials",
+          "the single searcher runs exactly 1 trial, got " + check.searcher().getMaxTrials());
     }
-    check.config().getHyperparametersMap().forEach((name, hp) -> {
-      // an unknown type is already reported by the hyperparameter's own rules
-      if (ExperimentConfigValidator.HP_TYPES.contains(hp.getType()) && !"const".equals(hp.getType())) {
-        check.add("hyperparameters." + name, "the single searcher needs const values, got type " + hp.getType());
-      }
-    });
+    check
+        .config()
+        .getHyperparametersMap()
+        .forEach(
+            (name, hp) -> {
+              // an unknown type is already reported by the hyperparameter's own rules
+              if (ExperimentConfigValidator.HP_TYPES.contains(hp.getType())
+                  && !"const".equals(hp.getType())) {
+                check.add(
+                    "hyperparameters." + name,
+                    "the single searcher needs const values, got type " + hp.getType());
+              }
+            });
   }
 
   @Override
   public BuiltMethod build(SearchSetup setup) {
-    return new BuiltMethod(IndependentTrialsSearch.ofSampler(1, new RandomSampler(setup.space()), setup.maxLength()), 1);
+    return new BuiltMethod(
+        IndependentTrialsSearch.ofSampler(1, new RandomSampler(setup.space()), setup.maxLength()),
+        1);
   }
 }

@@ -10,9 +10,9 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * PBT's explore step, per hyperparameter in name order: with {@code resampleProbability} draw it from its prior;
- * otherwise multiply a numeric one by {@code 1 - perturbFactor} or {@code 1 + perturbFactor} (equally likely,
- * kept in range) and keep a categorical one. Consts never change.
+ * PBT's explore step, per hyperparameter in name order: with {@code resampleProbability} draw it
+ * from its prior; otherwise multiply a numeric one by {@code 1 - perturbFactor} or {@code 1 +
+ * perturbFactor} (equally likely, kept in range) and keep a categorical one. Consts never change.
  */
 final class Explorer {
   private final HyperparameterSpace space;

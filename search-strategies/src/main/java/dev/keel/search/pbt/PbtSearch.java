@@ -13,11 +13,11 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * Population based training in synchronous rounds. After every member of round k has reported, the worst
- * {@code replacedPerRound} live members close; each is replaced by a child of one of the best
- * {@code replacedPerRound} (best first, cycling) that starts from its parent's checkpoint at the round's length
- * with explored hyperparameters. Members that failed are replaced the same way. Everyone then trains to the next
- * round's length; after the last round all close.
+ * Population based training in synchronous rounds. After every member of round k has reported, the
+ * worst {@code replacedPerRound} live members close; each is replaced by a child of one of the best
+ * {@code replacedPerRound} (best first, cycling) that starts from its parent's checkpoint at the
+ * round's length with explored hyperparameters. Members that failed are replaced the same way.
+ * Everyone then trains to the next round's length; after the last round all close.
  */
 public final class PbtSearch implements SearchMethod {
   private final PbtPlan plan;
@@ -77,7 +77,9 @@ public final class PbtSearch implements SearchMethod {
       return;
     }
     List<Long> alive = new ArrayList<>(state.members);
-    alive.sort(Comparator.<Long>comparingDouble(state.results::get).thenComparing(Comparator.naturalOrder()));
+    alive.sort(
+        Comparator.<Long>comparingDouble(state.results::get)
+            .thenComparing(Comparator.naturalOrder()));
     alive.removeIf(ctx::isFinished);
     int k = state.round;
     if (k == plan.rounds() - 1) {

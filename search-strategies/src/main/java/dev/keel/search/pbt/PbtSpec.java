@@ -20,14 +20,16 @@ public final class PbtSpec implements SearchMethodSpec {
   public void checkSettings(SearcherCheck check) {
     SearcherConfig s = check.searcher();
     check.atLeast("population_size", s.hasPopulationSize(), s.getPopulationSize(), 2);
-    if (s.hasTruncateFraction() && !(s.getTruncateFraction() > 0 && s.getTruncateFraction() <= 0.5)) {
+    if (s.hasTruncateFraction()
+        && !(s.getTruncateFraction() > 0 && s.getTruncateFraction() <= 0.5)) {
       check.field("truncate_fraction", "must be in (0, 0.5], got " + s.getTruncateFraction());
     }
     check.atLeast("num_rounds", s.hasNumRounds(), s.getNumRounds(), 1);
     if (s.hasPerturbFactor() && !(s.getPerturbFactor() > 0 && s.getPerturbFactor() < 1)) {
       check.field("perturb_factor", "must be in (0, 1), got " + s.getPerturbFactor());
     }
-    if (s.hasResampleProbability() && !(s.getResampleProbability() >= 0 && s.getResampleProbability() <= 1)) {
+    if (s.hasResampleProbability()
+        && !(s.getResampleProbability() >= 0 && s.getResampleProbability() <= 1)) {
       check.field("resample_probability", "must be in [0, 1], got " + s.getResampleProbability());
     }
   }
@@ -37,8 +39,13 @@ public final class PbtSpec implements SearchMethodSpec {
     check.requireMaxTrials();
     SearcherConfig s = check.searcher();
     // only when both are usable: a missing or bad max_trials is reported on its own
-    if (s.hasMaxTrials() && s.getMaxTrials() > 0 && s.hasPopulationSize() && s.getPopulationSize() > s.getMaxTrials()) {
-      check.field("population_size", "must be <= max_trials (" + s.getMaxTrials() + "), got " + s.getPopulationSize());
+    if (s.hasMaxTrials()
+        && s.getMaxTrials() > 0
+        && s.hasPopulationSize()
+        && s.getPopulationSize() > s.getMaxTrials()) {
+      check.field(
+          "population_size",
+          "must be <= max_trials (" + s.getMaxTrials() + "), got " + s.getPopulationSize());
     }
     trainings(check);
   }
@@ -54,10 +61,21 @@ public final class PbtSpec implements SearchMethodSpec {
     }
     long trainings = (long) plan.population() * plan.rounds();
     if (trainings > ConfigLimits.MAX_PBT_TRAININGS) {
-      String field = s.hasNumRounds() ? "num_rounds" : s.hasPopulationSize() ? "population_size" : "max_trials";
-      check.field(field, "PBT would train " + trainings + " times (population " + plan.population() + " x "
-          + plan.rounds() + " rounds); at most " + ConfigLimits.MAX_PBT_TRAININGS
-          + " (Keel's limit): lower population_size or num_rounds, or raise truncate_fraction");
+      String field =
+          s.hasNumRounds()
+              ? "num_rounds"
+              : s.hasPopulationSize() ? "population_size" : "max_trials";
+      check.field(
+          field,
+          "PBT would train "
+              + trainings
+              + " times (population "
+              + plan.population()
+              + " x "
+              + plan.rounds()
+              + " rounds); at most "
+              + ConfigLimits.MAX_PBT_TRAININGS
+              + " (Keel's limit): lower population_size or num_rounds, or raise truncate_fraction");
     }
   }
 

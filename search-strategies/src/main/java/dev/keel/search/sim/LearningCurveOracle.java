@@ -6,9 +6,14 @@ import dev.keel.search.core.Prng;
 import java.util.Map;
 import java.util.SortedMap;
 
-/** What training would report: the metric of a configuration after a training length, with noise. */
+/**
+ * What training would report: the metric of a configuration after a training length, with noise.
+ */
 public interface LearningCurveOracle {
-  /** The metric observed after training {@code hparams} for {@code units} (noise drawn from {@code noise}). */
+  /**
+   * The metric observed after training {@code hparams} for {@code units} (noise drawn from {@code
+   * noise}).
+   */
   double metric(SortedMap<String, Value> hparams, long units, Prng noise);
 
   /** Simulated seconds one unit of training takes for this configuration. */

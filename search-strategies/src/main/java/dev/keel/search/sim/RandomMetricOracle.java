@@ -7,7 +7,10 @@ import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
-/** Uniformly random metrics (what {@code det preview-search} simulates with): shapes a search, not its outcome. */
+/**
+ * Uniformly random metrics (what {@code det preview-search} simulates with): shapes a search, not
+ * its outcome.
+ */
 public final class RandomMetricOracle implements LearningCurveOracle {
   private final Map<String, Hyperparameter> hyperparameters;
   private final boolean smallerIsBetter;

@@ -28,10 +28,11 @@ import java.util.TreeMap;
  *              "points": [[100, 0.92], [200, 0.71], ...]}, ...]}
  * </pre>
  *
- * A configuration that was not recorded gets the curve of the nearest recorded one (squared distance of the
- * numeric hyperparameters in their unit intervals, 1 per differing categorical). Between recorded lengths the
- * metric is interpolated linearly; before the first point it is the first point's, after the last the last's.
- * {@code noise} adds Gaussian noise of that standard deviation.
+ * A configuration that was not recorded gets the curve of the nearest recorded one (squared
+ * distance of the numeric hyperparameters in their unit intervals, 1 per differing categorical).
+ * Between recorded lengths the metric is interpolated linearly; before the first point it is the
+ * first point's, after the last the last's. {@code noise} adds Gaussian noise of that standard
+ * deviation.
  */
 public final class RecordedCurvesOracle implements LearningCurveOracle {
   private final Map<String, Hyperparameter> hyperparameters;
@@ -42,9 +43,15 @@ public final class RecordedCurvesOracle implements LearningCurveOracle {
   private final List<Curve> curves;
 
   /** One recorded run. */
-  public record Curve(SortedMap<String, Value> hparams, double secondsPerUnit, long[] lengths, double[] metrics) {}
+  public record Curve(
+      SortedMap<String, Value> hparams, double secondsPerUnit, long[] lengths, double[] metrics) {}
 
-  private RecordedCurvesOracle(Map<String, Hyperparameter> hps, boolean smallerIsBetter, double noise, String unit, List<Curve> curves) {
+  private RecordedCurvesOracle(
+      Map<String, Hyperparameter> hps,
+      boolean smallerIsBetter,
+      double noise,
+      String unit,
+      List<Curve> curves) {
     this.hyperparameters = hps;
     this.space = HyperparameterSpace.of(hps);
     this.smallerIsBetter = smallerIsBetter;
@@ -57,13 +64,15 @@ public final class RecordedCurvesOracle implements LearningCurveOracle {
   public static RecordedCurvesOracle parse(String json) {
     JsonNode doc = StateCodec.read(json);
     Map<String, Hyperparameter> hps = new TreeMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = doc.path("hyperparameters").fields(); it.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = doc.path("hyperparameters").fields();
+        it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       Hyperparameter.Builder b = Hyperparameter.newBuilder();
       try {
         JsonFormat.parser().merge(StateCodec.write(e.getValue()), b);
       } catch (InvalidProtocolBufferException ex) {
-        throw new IllegalArgumentException("hyperparameters." + e.getKey() + ": " + ex.getMessage(), ex);
+        throw new IllegalArgumentException(
+            "hyperparameters." + e.getKey() + ": " + ex.getMessage(), ex);
       }
       hps.put(e.getKey(), b.build());
     }
@@ -71,10 +80,13 @@ public final class RecordedCurvesOracle implements LearningCurveOracle {
     int index = 0;
     for (JsonNode c : doc.path("curves")) {
       SortedMap<String, Value> hp = new TreeMap<>();
-      c.path("hparams").fields().forEachRemaining(e -> hp.put(e.getKey(), StateCodec.jsonToValue(e.getValue())));
+      c.path("hparams")
+          .fields()
+          .forEachRemaining(e -> hp.put(e.getKey(), StateCodec.jsonToValue(e.getValue())));
       JsonNode pts = c.path("points");
       if (!pts.isArray() || pts.isEmpty()) {
-        throw new IllegalArgumentException("curves[" + index + "].points: needs at least one [length, metric] pair");
+        throw new IllegalArgumentException(
+            "curves[" + index + "].points: needs at least one [length, metric] pair");
       }
       long[] lengths = new long[pts.size()];
       double[] metrics = new double[pts.size()];
@@ -86,7 +98,8 @@ public final class RecordedCurvesOracle implements LearningCurveOracle {
         }
       }
       if (!hp.keySet().equals(hps.keySet())) {
-        throw new IllegalArgumentException("curves[" + index + "].hparams: expected " + hps.keySet() + ", got " + hp.keySet());
+        throw new IllegalArgumentException(
+            "curves[" + index + "].hparams: expected " + hps.keySet() + ", got " + hp.keySet());
       }
       curves.add(new Curve(hp, c.path("seconds_per_unit").asDouble(1.0), lengths, metrics));
       index++;
@@ -94,8 +107,12 @@ public final class RecordedCurvesOracle implements LearningCurveOracle {
     if (curves.isEmpty()) {
       throw new IllegalArgumentException("curves: at least one curve is required");
     }
-    return new RecordedCurvesOracle(hps, doc.path("smaller_is_better").asBoolean(true), doc.path("noise").asDouble(0),
-        doc.path("unit").asText("batches"), curves);
+    return new RecordedCurvesOracle(
+        hps,
+        doc.path("smaller_is_better").asBoolean(true),
+        doc.path("noise").asDouble(0),
+        doc.path("unit").asText("batches"),
+        curves);
   }
 
   public List<Curve> curves() {

@@ -6,7 +6,9 @@ import dev.keel.search.Operation;
 import dev.keel.search.Searcher;
 import java.util.List;
 
-/** One call the simulator made on a searcher; {@link #deliver} makes the same call on any searcher. */
+/**
+ * One call the simulator made on a searcher; {@link #deliver} makes the same call on any searcher.
+ */
 public sealed interface SimEvent {
   List<Operation> deliver(Searcher searcher);
 
@@ -22,7 +24,8 @@ public sealed interface SimEvent {
     }
   }
 
-  record ValidationCompleted(long trialId, double metric, TrainingLength length) implements SimEvent {
+  record ValidationCompleted(long trialId, double metric, TrainingLength length)
+      implements SimEvent {
     public List<Operation> deliver(Searcher s) {
       return s.validationCompleted(trialId, metric, length);
     }

@@ -17,19 +17,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
 /**
- * Runs a searcher against an oracle with {@code workers} simulated workers, in simulated time. Training requests
- * wait in a FIFO queue for a free worker; a request takes {@code (target - trained) * secondsPerUnit} seconds.
- * {@code Create} and {@code Close} are acknowledged at once. A warm-started trial begins at its parent's length
- * (the oracle is asked at the child's hyperparameters and total length). Deterministic for a given seed.
+ * Runs a searcher against an oracle with {@code workers} simulated workers, in simulated time.
+ * Training requests wait in a FIFO queue for a free worker; a request takes {@code (target -
+ * trained) * secondsPerUnit} seconds. {@code Create} and {@code Close} are acknowledged at once. A
+ * warm-started trial begins at its parent's length (the oracle is asked at the child's
+ * hyperparameters and total length). Deterministic for a given seed.
  *
- * <p>The simulator checks the protocol as it goes and fails with {@link IllegalStateException} if the searcher
- * stalls (trials left open with nothing to do) or keeps going after {@code Shutdown}.
+ * <p>The simulator checks the protocol as it goes and fails with {@link IllegalStateException} if
+ * the searcher stalls (trials left open with nothing to do) or keeps going after {@code Shutdown}.
  */
 public final class Simulator {
   /** How many exchanges run between two questions to {@link #stoppingWhen}'s condition. */
@@ -42,7 +43,7 @@ public final class Simulator {
   private boolean recordTranscript;
   private int swapAtExchange = -1;
   private UnaryOperator<Searcher> swap;
-  private Consumer<SimEvent.Exchange> observer = e -> { };
+  private Consumer<SimEvent.Exchange> observer = e -> {};
   private BooleanSupplier stop = () -> false;
 
   private Simulator(LearningCurveOracle oracle, int workers) {
@@ -85,7 +86,10 @@ public final class Simulator {
     return s;
   }
 
-  /** Hands every exchange to {@code observer} as it happens (without keeping the transcript in memory). */
+  /**
+   * Hands every exchange to {@code observer} as it happens (without keeping the transcript in
+   * memory).
+   */
   public Simulator observing(Consumer<SimEvent.Exchange> exchangeObserver) {
     Simulator s = copy();
     s.observer = exchangeObserver;
@@ -93,8 +97,9 @@ public final class Simulator {
   }
 
   /**
-   * Asks {@code condition} every {@value #STOP_CHECK_PERIOD} exchanges and gives up with a
-   * {@link SimulationStoppedException} once it says stop (a caller's deadline; the simulation itself never reads a clock).
+   * Asks {@code condition} every {@value #STOP_CHECK_PERIOD} exchanges and gives up with a {@link
+   * SimulationStoppedException} once it says stop (a caller's deadline; the simulation itself never
+   * reads a clock).
    */
   public Simulator stoppingWhen(BooleanSupplier condition) {
     Simulator s = copy();
@@ -102,7 +107,10 @@ public final class Simulator {
     return s;
   }
 
-  /** Before exchange {@code n}, replaces the searcher by {@code swap(searcher)} (e.g. snapshot and restore). */
+  /**
+   * Before exchange {@code n}, replaces the searcher by {@code swap(searcher)} (e.g. snapshot and
+   * restore).
+   */
   public Simulator swappingSearcherAt(int n, UnaryOperator<Searcher> swapFunction) {
     Simulator s = copy();
     s.swapAtExchange = n;
@@ -126,7 +134,8 @@ public final class Simulator {
     boolean started;
   }
 
-  private record Job(long trialId, long from, long to, LengthUnit unit, double start, double end, long seq) {}
+  private record Job(
+      long trialId, long from, long to, LengthUnit unit, double start, double end, long seq) {}
 
   private final class Run {
     private Searcher searcher;
@@ -135,7 +144,9 @@ public final class Simulator {
     private final TreeMap<Long, SimTrial> trials = new TreeMap<>();
     private final ArrayDeque<SimEvent> immediate = new ArrayDeque<>();
     private final ArrayDeque<ValidateAfter> waiting = new ArrayDeque<>();
-    private final PriorityQueue<Job> running = new PriorityQueue<>((x, y) -> x.end != y.end ? Double.compare(x.end, y.end) : Long.compare(x.seq, y.seq));
+    private final PriorityQueue<Job> running =
+        new PriorityQueue<>(
+            (x, y) -> x.end != y.end ? Double.compare(x.end, y.end) : Long.compare(x.seq, y.seq));
     private final List<Job> finished = new ArrayList<>();
     private final List<SimEvent.Exchange> transcript = new ArrayList<>();
     private double now;
@@ -175,8 +186,14 @@ public final class Simulator {
         complete(running.poll());
       }
       if (!shutdown) {
-        throw new IllegalStateException("searcher " + searcher.name() + " stalled at t=" + now + " with "
-            + trials.size() + " trials and no work (a trial was never closed?)");
+        throw new IllegalStateException(
+            "searcher "
+                + searcher.name()
+                + " stalled at t="
+                + now
+                + " with "
+                + trials.size()
+                + " trials and no work (a trial was never closed?)");
       }
       double phase = lastCreate;
       double busyInPhase = 0;
@@ -188,11 +205,27 @@ public final class Simulator {
         busyInPhase += overlap(j, phase);
         if (!Double.isNaN(timeToTarget)) {
           double d = j.end - j.start;
-          unitsAtTarget += d <= 0 ? (j.end <= timeToTarget ? j.to - j.from : 0) : (j.to - j.from) * overlap(j, timeToTarget) / d;
+          unitsAtTarget +=
+              d <= 0
+                  ? (j.end <= timeToTarget ? j.to - j.from : 0)
+                  : (j.to - j.from) * overlap(j, timeToTarget) / d;
         }
       }
-      return new SimulationResult(workers, created, invalid, units, now, busy, phase, busyInPhase, best, bestTrial,
-          timeToTarget, unitsAtTarget, maxActive, recordTranscript ? List.copyOf(transcript) : List.of());
+      return new SimulationResult(
+          workers,
+          created,
+          invalid,
+          units,
+          now,
+          busy,
+          phase,
+          busyInPhase,
+          best,
+          bestTrial,
+          timeToTarget,
+          unitsAtTarget,
+          maxActive,
+          recordTranscript ? List.copyOf(transcript) : List.of());
     }
 
     private double overlap(Job j, double until) {
@@ -207,7 +240,8 @@ public final class Simulator {
         searcher = swap.apply(searcher);
       }
       if (exchanges % STOP_CHECK_PERIOD == 0 && stop.getAsBoolean()) {
-        throw new SimulationStoppedException("the simulation was stopped after " + exchanges + " exchanges");
+        throw new SimulationStoppedException(
+            "the simulation was stopped after " + exchanges + " exchanges");
       }
       exchanges++;
       List<Operation> ops = event.deliver(searcher);
@@ -224,7 +258,9 @@ public final class Simulator {
           SimTrial t = new SimTrial();
           t.hparams = c.hparams();
           t.trained = c.warmStart().map(w -> w.parentLength().units()).orElse(0L);
-          t.invalid = faults.invalidHpProbability() > 0 && faultRng.nextDouble() < faults.invalidHpProbability();
+          t.invalid =
+              faults.invalidHpProbability() > 0
+                  && faultRng.nextDouble() < faults.invalidHpProbability();
           trials.put(c.trialId(), t);
           created++;
           lastCreate = now;
@@ -251,7 +287,15 @@ public final class Simulator {
         }
         t.started = true;
         double seconds = (v.length().units() - t.trained) * oracle.secondsPerUnit(t.hparams);
-        running.add(new Job(v.trialId(), t.trained, v.length().units(), v.length().unit(), now, now + seconds, seq++));
+        running.add(
+            new Job(
+                v.trialId(),
+                t.trained,
+                v.length().units(),
+                v.length().unit(),
+                now,
+                now + seconds,
+                seq++));
         maxActive = Math.max(maxActive, running.size());
       }
     }
@@ -268,15 +312,20 @@ public final class Simulator {
         return;
       }
       double metric = oracle.metric(t.hparams, job.to, noise);
-      boolean better = Double.isNaN(best) || (oracle.smallerIsBetter() ? metric < best : metric > best);
+      boolean better =
+          Double.isNaN(best) || (oracle.smallerIsBetter() ? metric < best : metric > best);
       if (better) {
         best = metric;
         bestTrial = job.trialId;
       }
-      if (Double.isNaN(timeToTarget) && !Double.isNaN(target) && (oracle.smallerIsBetter() ? metric <= target : metric >= target)) {
+      if (Double.isNaN(timeToTarget)
+          && !Double.isNaN(target)
+          && (oracle.smallerIsBetter() ? metric <= target : metric >= target)) {
         timeToTarget = now;
       }
-      call(new SimEvent.ValidationCompleted(job.trialId, metric, new TrainingLength(job.to, job.unit)));
+      call(
+          new SimEvent.ValidationCompleted(
+              job.trialId, metric, new TrainingLength(job.to, job.unit)));
     }
   }
 }

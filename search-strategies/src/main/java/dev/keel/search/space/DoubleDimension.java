@@ -5,10 +5,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** A real number in [min, max], uniformly; {@code count} grid points. */
-public record DoubleDimension(String name, double min, double max, int count) implements NumericDimension {
+public record DoubleDimension(String name, double min, double max, int count)
+    implements NumericDimension {
   @Override
   public double toUnit(Value value) {
-    return max == min ? 0.5 : NumericDimension.clamp01((value.getNumberValue() - min) / (max - min));
+    return max == min
+        ? 0.5
+        : NumericDimension.clamp01((value.getNumberValue() - min) / (max - min));
   }
 
   @Override

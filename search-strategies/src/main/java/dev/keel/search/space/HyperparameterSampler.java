@@ -6,8 +6,8 @@ import dev.keel.search.core.Prng;
 import java.util.SortedMap;
 
 /**
- * Picks the hyperparameters of new trials, possibly learning from results: {@link #observe} is told every
- * validation (score: smaller is better) at its training length.
+ * Picks the hyperparameters of new trials, possibly learning from results: {@link #observe} is told
+ * every validation (score: smaller is better) at its training length.
  */
 public interface HyperparameterSampler {
   SortedMap<String, Value> next(Prng rng);

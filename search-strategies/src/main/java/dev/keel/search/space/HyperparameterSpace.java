@@ -9,7 +9,10 @@ import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
-/** All hyperparameters of an experiment, in name order (so sampling never depends on map iteration order). */
+/**
+ * All hyperparameters of an experiment, in name order (so sampling never depends on map iteration
+ * order).
+ */
 public final class HyperparameterSpace {
   private final List<Dimension> dimensions;
 
@@ -34,7 +37,9 @@ public final class HyperparameterSpace {
       case "double" -> new DoubleDimension(name, hp.getMinval(), hp.getMaxval(), count);
       case "log" -> new LogDimension(name, hp.getMinval(), hp.getMaxval(), hp.getBase(), count);
       case "categorical" -> new CategoricalDimension(name, hp.getValsList());
-      default -> throw new IllegalArgumentException(name + ": unknown hyperparameter type '" + hp.getType() + "'");
+      default ->
+          throw new IllegalArgumentException(
+              name + ": unknown hyperparameter type '" + hp.getType() + "'");
     };
   }
 
@@ -51,7 +56,10 @@ public final class HyperparameterSpace {
     return out;
   }
 
-  /** Every grid point: the cartesian product of the dimensions' grids, the first name varying slowest. */
+  /**
+   * Every grid point: the cartesian product of the dimensions' grids, the first name varying
+   * slowest.
+   */
   public List<SortedMap<String, Value>> grid() {
     List<SortedMap<String, Value>> points = new ArrayList<>();
     points.add(new TreeMap<>());

@@ -53,8 +53,9 @@ public record IntDimension(String name, long min, long max, int count) implement
   }
 
   /**
-   * Rounds halves away from zero, as Determined's grid does (Go's {@code math.Round}), so negative ranges get
-   * the same points: {@link Math#round} would take -2.5 to -2 where Determined takes it to -3.
+   * Rounds halves away from zero, as Determined's grid does (Go's {@code math.Round}), so negative
+   * ranges get the same points: {@link Math#round} would take -2.5 to -2 where Determined takes it
+   * to -3.
    */
   static long roundHalfAwayFromZero(double x) {
     double a = Math.abs(x);

@@ -5,10 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code base^e} with the exponent {@code e} uniform in [minExp, maxExp] (Determined's log type: minval and
- * maxval are exponents); {@code count} grid points evenly spaced in the exponent.
+ * {@code base^e} with the exponent {@code e} uniform in [minExp, maxExp] (Determined's log type:
+ * minval and maxval are exponents); {@code count} grid points evenly spaced in the exponent.
  */
-public record LogDimension(String name, double minExp, double maxExp, double base, int count) implements NumericDimension {
+public record LogDimension(String name, double minExp, double maxExp, double base, int count)
+    implements NumericDimension {
   @Override
   public double toUnit(Value value) {
     if (maxExp == minExp) {

@@ -4,10 +4,12 @@ import com.google.protobuf.Value;
 import dev.keel.search.core.Prng;
 
 /**
- * An int, double or log hyperparameter. Model-based samplers work in a unit interval: {@link #toUnit} and
- * {@link #fromUnit} map between values and [0, 1] (log dimensions are uniform in the exponent).
+ * An int, double or log hyperparameter. Model-based samplers work in a unit interval: {@link
+ * #toUnit} and {@link #fromUnit} map between values and [0, 1] (log dimensions are uniform in the
+ * exponent).
  */
-public sealed interface NumericDimension extends Dimension permits IntDimension, DoubleDimension, LogDimension {
+public sealed interface NumericDimension extends Dimension
+    permits IntDimension, DoubleDimension, LogDimension {
 
   /** Position of a value in [0, 1] (clamped). */
   double toUnit(Value value);

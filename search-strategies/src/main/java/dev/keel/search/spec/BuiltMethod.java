@@ -6,7 +6,8 @@ import dev.keel.search.core.SearchMethod;
 public record BuiltMethod(SearchMethod method, int maxConcurrentTrials) {
   public BuiltMethod {
     if (maxConcurrentTrials < 1) {
-      throw new IllegalArgumentException("maxConcurrentTrials must be >= 1, got " + maxConcurrentTrials);
+      throw new IllegalArgumentException(
+          "maxConcurrentTrials must be >= 1, got " + maxConcurrentTrials);
     }
   }
 }

@@ -9,8 +9,8 @@ import java.util.List;
 
 /**
  * What a method's rules look at, and where their problems go. Paths are relative to the experiment
- * ({@code searcher.divisor}, {@code hyperparameters.lr.count}); a pipeline request nests them under its
- * {@code experiment}.
+ * ({@code searcher.divisor}, {@code hyperparameters.lr.count}); a pipeline request nests them under
+ * its {@code experiment}.
  */
 public final class SearcherCheck {
   private final ExperimentConfig config;
@@ -30,7 +30,10 @@ public final class SearcherCheck {
     return config.getSearcher();
   }
 
-  /** Every hyperparameter passed its shape rules, so the search space can be built (e.g. to size a grid). */
+  /**
+   * Every hyperparameter passed its shape rules, so the search space can be built (e.g. to size a
+   * grid).
+   */
   public boolean hyperparametersWellFormed() {
     return hyperparametersWellFormed;
   }

@@ -4,8 +4,9 @@ import dev.keel.search.core.Prng;
 import java.util.Arrays;
 
 /**
- * A 1-D density on [0, 1]: a uniform prior plus one Gaussian per observation, each truncated to [0, 1], with
- * hyperopt's adaptive bandwidths (the larger gap to a neighbour, clipped to [1/min(100, n+1), 1]).
+ * A 1-D density on [0, 1]: a uniform prior plus one Gaussian per observation, each truncated to [0,
+ * 1], with hyperopt's adaptive bandwidths (the larger gap to a neighbour, clipped to [1/min(100,
+ * n+1), 1]).
  */
 final class ParzenEstimator {
   private static final double SQRT2 = StrictMath.sqrt(2.0);
@@ -50,12 +51,16 @@ final class ParzenEstimator {
     double sum = weight; // the uniform prior's density is 1
     for (int i = 0; i < mu.length; i++) {
       double z = (x - mu[i]) / sigma[i];
-      sum += weight * StrictMath.exp(-0.5 * z * z - LOG_SQRT_2PI - StrictMath.log(sigma[i]) - logMass[i]);
+      sum +=
+          weight
+              * StrictMath.exp(-0.5 * z * z - LOG_SQRT_2PI - StrictMath.log(sigma[i]) - logMass[i]);
     }
     return StrictMath.log(sum);
   }
 
-  /** Standard normal CDF via erfc (Numerical Recipes' Chebyshev fit, relative error below 1.2e-7). */
+  /**
+   * Standard normal CDF via erfc (Numerical Recipes' Chebyshev fit, relative error below 1.2e-7).
+   */
   static double cdf(double z) {
     return 0.5 * erfc(-z / SQRT2);
   }
@@ -63,9 +68,29 @@ final class ParzenEstimator {
   private static double erfc(double x) {
     double z = Math.abs(x);
     double t = 1.0 / (1.0 + 0.5 * z);
-    double r = t * StrictMath.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418
-        + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587
-        + t * (-0.82215223 + t * 0.17087277)))))))));
+    double r =
+        t
+            * StrictMath.exp(
+                -z * z
+                    - 1.26551223
+                    + t
+                        * (1.00002368
+                            + t
+                                * (0.37409196
+                                    + t
+                                        * (0.09678418
+                                            + t
+                                                * (-0.18628806
+                                                    + t
+                                                        * (0.27886807
+                                                            + t
+                                                                * (-1.13520398
+                                                                    + t
+                                                                        * (1.48851587
+                                                                            + t
+                                                                                * (-0.82215223
+                                                                                    + t
+                                                                                        * 0.17087277)))))))));
     return x >= 0 ? r : 2.0 - r;
   }
 }

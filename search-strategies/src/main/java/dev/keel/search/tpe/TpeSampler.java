@@ -15,16 +15,16 @@ import dev.keel.search.space.RandomSampler;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Independent TPE: split the observations at one training length into the best {@code gamma} fraction (at most
- * {@value #MAX_GOOD}) and the rest, fit a density to each per dimension, draw candidates from the good density
- * and keep the one with the largest good/bad density ratio. Below {@code startupTrials} observations at every
- * length it samples from the prior. Numeric dimensions are modelled in their unit interval (log ones in the
- * exponent), categorical ones by frequencies, consts are fixed.
+ * Independent TPE: split the observations at one training length into the best {@code gamma}
+ * fraction (at most {@value #MAX_GOOD}) and the rest, fit a density to each per dimension, draw
+ * candidates from the good density and keep the one with the largest good/bad density ratio. Below
+ * {@code startupTrials} observations at every length it samples from the prior. Numeric dimensions
+ * are modelled in their unit interval (log ones in the exponent), categorical ones by frequencies,
+ * consts are fixed.
  */
 public final class TpeSampler implements HyperparameterSampler {
   static final int MAX_GOOD = 25;
@@ -36,12 +36,15 @@ public final class TpeSampler implements HyperparameterSampler {
   private final double gamma;
   private final int candidates;
   private State state = new State();
+
   /**
-   * The observations of each length, best first and equal scores in arrival order (what a stable sort of them
-   * gives): kept up to date as they arrive, so a draw sorts nothing and costs O(log n), not O(n log n). Not in
-   * snapshots: {@link #loadState} rebuilds it from the observations, which are in arrival order.
+   * The observations of each length, best first and equal scores in arrival order (what a stable
+   * sort of them gives): kept up to date as they arrive, so a draw sorts nothing and costs O(log
+   * n), not O(n log n). Not in snapshots: {@link #loadState} rebuilds it from the observations,
+   * which are in arrival order.
    */
   private final TreeMap<Long, RankedTree<Observation>> byLength = new TreeMap<>();
+
   private long arrivals;
 
   static final class State {
@@ -52,6 +55,7 @@ public final class TpeSampler implements HyperparameterSampler {
     TreeMap<String, Value> hparams;
     long units;
     double score;
+
     /** Arrival order, which breaks ties between equal scores. */
     transient long arrival;
   }
@@ -124,11 +128,15 @@ public final class TpeSampler implements HyperparameterSampler {
         if (dim instanceof NumericDimension numeric) {
           double u = ((ParzenEstimator) goodModels[d]).sample(rng);
           candidate.put(dim.name(), numeric.fromUnit(u));
-          ratio += ((ParzenEstimator) goodModels[d]).logDensity(u) - ((ParzenEstimator) badModels[d]).logDensity(u);
+          ratio +=
+              ((ParzenEstimator) goodModels[d]).logDensity(u)
+                  - ((ParzenEstimator) badModels[d]).logDensity(u);
         } else if (dim instanceof CategoricalDimension categorical) {
           int k = ((CategoricalEstimator) goodModels[d]).sample(rng);
           candidate.put(dim.name(), categorical.values().get(k));
-          ratio += ((CategoricalEstimator) goodModels[d]).logDensity(k) - ((CategoricalEstimator) badModels[d]).logDensity(k);
+          ratio +=
+              ((CategoricalEstimator) goodModels[d]).logDensity(k)
+                  - ((CategoricalEstimator) badModels[d]).logDensity(k);
         } else {
           candidate.put(dim.name(), ((ConstDimension) dim).value());
         }
@@ -141,7 +149,10 @@ public final class TpeSampler implements HyperparameterSampler {
     return best;
   }
 
-  /** The observations at the longest length that has at least {@code startupTrials} of them, or null. */
+  /**
+   * The observations at the longest length that has at least {@code startupTrials} of them, or
+   * null.
+   */
   private RankedTree<Observation> modelledLevel() {
     for (RankedTree<Observation> level : byLength.descendingMap().values()) {
       if (level.size() >= startupTrials) {
@@ -159,7 +170,9 @@ public final class TpeSampler implements HyperparameterSampler {
     return out;
   }
 
-  /** The observations ranked from {@code from} on, at most {@value #MAX_BAD} of them evenly spread. */
+  /**
+   * The observations ranked from {@code from} on, at most {@value #MAX_BAD} of them evenly spread.
+   */
   private static List<Observation> thin(RankedTree<Observation> sorted, int from) {
     int bad = sorted.size() - from;
     if (bad <= MAX_BAD) {
@@ -181,7 +194,11 @@ public final class TpeSampler implements HyperparameterSampler {
       return new ParzenEstimator(points);
     }
     if (dim instanceof CategoricalDimension categorical) {
-      int[] idx = obs.stream().mapToInt(o -> categorical.indexOf(o.hparams.get(dim.name()))).filter(i -> i >= 0).toArray();
+      int[] idx =
+          obs.stream()
+              .mapToInt(o -> categorical.indexOf(o.hparams.get(dim.name())))
+              .filter(i -> i >= 0)
+              .toArray();
       return new CategoricalEstimator(idx, categorical.values().size());
     }
     return null;

@@ -15,12 +15,13 @@ import dev.keel.search.spec.SearcherCheck;
 import java.util.Set;
 
 /**
- * {@code tpe}: like random, but each trial is picked by a {@link TpeSampler} fitted to the finished ones. Owns the
- * sampler settings too ({@code sampler}, {@code tpe_*}), since ASHA and Hyperband draw their trials through
- * {@link #sampler} and the same knobs tune it there.
+ * {@code tpe}: like random, but each trial is picked by a {@link TpeSampler} fitted to the finished
+ * ones. Owns the sampler settings too ({@code sampler}, {@code tpe_*}), since ASHA and Hyperband
+ * draw their trials through {@link #sampler} and the same knobs tune it there.
  */
 public final class TpeSpec implements SearchMethodSpec {
-  private static final Set<String> SAMPLERS = Set.of(SearcherOptions.RANDOM_SAMPLER, SearcherOptions.TPE_SAMPLER);
+  private static final Set<String> SAMPLERS =
+      Set.of(SearcherOptions.RANDOM_SAMPLER, SearcherOptions.TPE_SAMPLER);
 
   @Override
   public String name() {
@@ -48,22 +49,34 @@ public final class TpeSpec implements SearchMethodSpec {
 
   @Override
   public BuiltMethod build(SearchSetup setup) {
-    return setup.withDefaultConcurrency(IndependentTrialsSearch.ofSampler(
-        setup.searcher().getMaxTrials(), tpe(setup.space(), setup.options()), setup.maxLength()));
+    return setup.withDefaultConcurrency(
+        IndependentTrialsSearch.ofSampler(
+            setup.searcher().getMaxTrials(),
+            tpe(setup.space(), setup.options()),
+            setup.maxLength()));
   }
 
-  /** Random search's plan: trials drawn by TPE or from the prior train alike (see {@link SearchMethodSpec#buildForPreview}). */
+  /**
+   * Random search's plan: trials drawn by TPE or from the prior train alike (see {@link
+   * SearchMethodSpec#buildForPreview}).
+   */
   @Override
   public BuiltMethod buildForPreview(SearchSetup setup) {
     return new RandomSpec().build(setup);
   }
 
-  /** How a bracketed method (ASHA, Hyperband) draws new trials: from the prior, or BOHB-style through TPE. */
+  /**
+   * How a bracketed method (ASHA, Hyperband) draws new trials: from the prior, or BOHB-style
+   * through TPE.
+   */
   public static HyperparameterSampler sampler(HyperparameterSpace space, SearcherOptions options) {
-    return SearcherOptions.TPE_SAMPLER.equals(options.ashaSampler()) ? tpe(space, options) : new RandomSampler(space);
+    return SearcherOptions.TPE_SAMPLER.equals(options.ashaSampler())
+        ? tpe(space, options)
+        : new RandomSampler(space);
   }
 
   private static TpeSampler tpe(HyperparameterSpace space, SearcherOptions options) {
-    return new TpeSampler(space, options.tpeStartupTrials(), options.tpeGamma(), options.tpeCandidates());
+    return new TpeSampler(
+        space, options.tpeStartupTrials(), options.tpeGamma(), options.tpeCandidates());
   }
 }

@@ -22,17 +22,30 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * One bracket, divisor 2, rungs at 2 and 4 batches, one slot: the decisions can be followed by hand.
+ * One bracket, divisor 2, rungs at 2 and 4 batches, one slot: the decisions can be followed by
+ * hand.
  */
 class AshaPromotesAndStopsByRankTest {
 
   private static Searcher asha(boolean stopOnce, boolean smallerIsBetter) {
-    ExperimentConfig c = ExperimentConfig.newBuilder()
-        .putHyperparameters("x", Hyperparameter.newBuilder().setType("double").setMinval(0).setMaxval(1).build())
-        .setSearcher(SearcherConfig.newBuilder().setName("adaptive_asha").setMetric("m").setSmallerIsBetter(smallerIsBetter)
-            .setMode("aggressive").setDivisor(2).setMaxRungs(2).setMaxTrials(4).setMaxConcurrentTrials(1).setStopOnce(stopOnce)
-            .setMaxLength(Length.newBuilder().setBatches(4)))
-        .build();
+    ExperimentConfig c =
+        ExperimentConfig.newBuilder()
+            .putHyperparameters(
+                "x",
+                Hyperparameter.newBuilder().setType("double").setMinval(0).setMaxval(1).build())
+            .setSearcher(
+                SearcherConfig.newBuilder()
+                    .setName("adaptive_asha")
+                    .setMetric("m")
+                    .setSmallerIsBetter(smallerIsBetter)
+                    .setMode("aggressive")
+                    .setDivisor(2)
+                    .setMaxRungs(2)
+                    .setMaxTrials(4)
+                    .setMaxConcurrentTrials(1)
+                    .setStopOnce(stopOnce)
+                    .setMaxLength(Length.newBuilder().setBatches(4)))
+            .build();
     return Searchers.create(c);
   }
 
@@ -83,7 +96,8 @@ class AshaPromotesAndStopsByRankTest {
         }
       }
     }
-    // four results in rung 0: the top two (trials 2 and 1) were promoted; 3 and 4 never can be, so they close
+    // four results in rung 0: the top two (trials 2 and 1) were promoted; 3 and 4 never can be, so
+    // they close
     // as soon as the last result arrives, while trial 1 still trains at rung 1
     assertTrue(all.contains(new Close(3)) && all.contains(new Close(4)), all.toString());
     assertTrue(all.indexOf(new Close(4)) < all.indexOf(new Close(1)));
@@ -113,17 +127,28 @@ class AshaPromotesAndStopsByRankTest {
     s.validationCompleted(1, 0.5, len(2));
     s.validationCompleted(1, 0.5, len(4));
     s.trialCreated(2);
-    // keep floor(2/2) = 1 of 0.5 and 0.5: the new result ranks first among equals (as in Determined), so it continues
+    // keep floor(2/2) = 1 of 0.5 and 0.5: the new result ranks first among equals (as in
+    // Determined), so it continues
     assertEquals(List.of(new ValidateAfter(2, len(4))), s.validationCompleted(2, 0.5, len(2)));
   }
 
   @Test
   void stopOnceTrainsThirtyTrialsWithEqualMetricsAllToMaxLength() {
-    ExperimentConfig c = ExperimentConfig.newBuilder()
-        .putHyperparameters("x", Hyperparameter.newBuilder().setType("double").setMinval(0).setMaxval(1).build())
-        .setSearcher(SearcherConfig.newBuilder().setName("adaptive_asha").setMetric("m").setSmallerIsBetter(true)
-            .setMaxTrials(30).setMaxConcurrentTrials(4).setStopOnce(true).setMaxLength(Length.newBuilder().setBatches(256)))
-        .build();
+    ExperimentConfig c =
+        ExperimentConfig.newBuilder()
+            .putHyperparameters(
+                "x",
+                Hyperparameter.newBuilder().setType("double").setMinval(0).setMaxval(1).build())
+            .setSearcher(
+                SearcherConfig.newBuilder()
+                    .setName("adaptive_asha")
+                    .setMetric("m")
+                    .setSmallerIsBetter(true)
+                    .setMaxTrials(30)
+                    .setMaxConcurrentTrials(4)
+                    .setStopOnce(true)
+                    .setMaxLength(Length.newBuilder().setBatches(256)))
+            .build();
     Searcher s = Searchers.create(c);
     java.util.Map<Long, Long> reached = new java.util.TreeMap<>();
     List<Operation> ops = s.initialOperations();

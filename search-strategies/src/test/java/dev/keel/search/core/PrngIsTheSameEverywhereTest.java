@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** The generator's output is pinned: a change would silently change every search (and break replay). */
+/**
+ * The generator's output is pinned: a change would silently change every search (and break replay).
+ */
 class PrngIsTheSameEverywhereTest {
 
   @Test

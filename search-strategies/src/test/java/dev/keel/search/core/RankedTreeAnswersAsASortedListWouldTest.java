@@ -10,13 +10,15 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every query of a {@link RankedTree} answers as the sorted list it replaces would, through thousands of random
- * inserts, removals and marks (many equal keys, told apart by an arrival counter as ASHA's rungs do).
+ * Every query of a {@link RankedTree} answers as the sorted list it replaces would, through
+ * thousands of random inserts, removals and marks (many equal keys, told apart by an arrival
+ * counter as ASHA's rungs do).
  */
 class RankedTreeAnswersAsASortedListWouldTest {
   private record Item(int key, long arrival) {}
 
-  private static final Comparator<Item> ORDER = Comparator.comparingInt(Item::key).thenComparingLong(Item::arrival);
+  private static final Comparator<Item> ORDER =
+      Comparator.comparingInt(Item::key).thenComparingLong(Item::arrival);
 
   @Test
   void randomOperationsMatchASortedListWithMarks() {

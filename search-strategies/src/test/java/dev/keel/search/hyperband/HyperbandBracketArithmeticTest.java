@@ -12,8 +12,14 @@ class HyperbandBracketArithmeticTest {
 
   @Test
   void oneIterationWithR81AndEta3MatchesThePaper() {
-    HyperbandPlan p = HyperbandPlan.of(SearcherConfig.newBuilder().setName("hyperband").setEta(3).setMaxTrials(143)
-        .setMaxLength(Length.newBuilder().setEpochs(81)).build());
+    HyperbandPlan p =
+        HyperbandPlan.of(
+            SearcherConfig.newBuilder()
+                .setName("hyperband")
+                .setEta(3)
+                .setMaxTrials(143)
+                .setMaxLength(Length.newBuilder().setEpochs(81))
+                .build());
     assertEquals(4, p.sMax());
     List<HyperbandPlan.Bracket> b = p.schedule();
     assertEquals(5, b.size());
@@ -29,16 +35,29 @@ class HyperbandBracketArithmeticTest {
 
   @Test
   void bracketsRepeatUntilMaxTrialsAndTheLastIsCutShort() {
-    HyperbandPlan p = HyperbandPlan.of(SearcherConfig.newBuilder().setName("hyperband").setEta(3).setMaxTrials(200)
-        .setMaxLength(Length.newBuilder().setEpochs(81)).build());
+    HyperbandPlan p =
+        HyperbandPlan.of(
+            SearcherConfig.newBuilder()
+                .setName("hyperband")
+                .setEta(3)
+                .setMaxTrials(200)
+                .setMaxLength(Length.newBuilder().setEpochs(81))
+                .build());
     assertEquals(200, p.schedule().stream().mapToInt(HyperbandPlan.Bracket::trials).sum());
     assertEquals(List.of(57, 19, 6, 2, 1), p.schedule().get(5).rungTrials());
   }
 
   @Test
   void maxRungsCapsTheMostAggressiveBracket() {
-    HyperbandPlan p = HyperbandPlan.of(SearcherConfig.newBuilder().setName("hyperband").setEta(3).setMaxRungs(3).setMaxTrials(50)
-        .setMaxLength(Length.newBuilder().setEpochs(81)).build());
+    HyperbandPlan p =
+        HyperbandPlan.of(
+            SearcherConfig.newBuilder()
+                .setName("hyperband")
+                .setEta(3)
+                .setMaxRungs(3)
+                .setMaxTrials(50)
+                .setMaxLength(Length.newBuilder().setEpochs(81))
+                .build());
     assertEquals(2, p.sMax());
     assertEquals(List.of(9L, 27L, 81L), p.schedule().get(0).rungLengths());
   }

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 class RecordedCurvesOracleTest {
 
   private static String sample() throws IOException {
-    try (InputStream in = RecordedCurvesOracleTest.class.getResourceAsStream("/curves/example-curves.json")) {
+    try (InputStream in =
+        RecordedCurvesOracleTest.class.getResourceAsStream("/curves/example-curves.json")) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
   }
@@ -37,8 +38,8 @@ class RecordedCurvesOracleTest {
   void metricsAreInterpolatedBetweenRecordedLengths() throws IOException {
     RecordedCurvesOracle o = RecordedCurvesOracle.parse(sample());
     Prng p = new Prng(1);
-    assertEquals(2.0, o.metric(hp(0.001, "adam"), 50, p), 1e-12);   // before the first point
-    assertEquals(1.5, o.metric(hp(0.001, "adam"), 150, p), 1e-12);  // halfway between 100 and 200
+    assertEquals(2.0, o.metric(hp(0.001, "adam"), 50, p), 1e-12); // before the first point
+    assertEquals(1.5, o.metric(hp(0.001, "adam"), 150, p), 1e-12); // halfway between 100 and 200
     assertEquals(0.6, o.metric(hp(0.001, "adam"), 9999, p), 1e-12); // after the last point
   }
 
@@ -54,23 +55,35 @@ class RecordedCurvesOracleTest {
   @Test
   void aSearchRunsAgainstRecordedCurves() throws IOException {
     RecordedCurvesOracle o = RecordedCurvesOracle.parse(sample());
-    ExperimentConfig c = ExperimentConfig.newBuilder().putAllHyperparameters(o.hyperparameters())
-        .setSearcher(SearcherConfig.newBuilder().setName("adaptive_asha").setMetric("validation_loss").setSmallerIsBetter(true)
-            .setMaxTrials(40).setMaxConcurrentTrials(4).setMaxLength(Length.newBuilder().setBatches(400)).setDivisor(2))
-        .build();
+    ExperimentConfig c =
+        ExperimentConfig.newBuilder()
+            .putAllHyperparameters(o.hyperparameters())
+            .setSearcher(
+                SearcherConfig.newBuilder()
+                    .setName("adaptive_asha")
+                    .setMetric("validation_loss")
+                    .setSmallerIsBetter(true)
+                    .setMaxTrials(40)
+                    .setMaxConcurrentTrials(4)
+                    .setMaxLength(Length.newBuilder().setBatches(400))
+                    .setDivisor(2))
+            .build();
     SimulationResult r = Simulator.of(o, 4).withTarget(0.5).run(Searchers.create(c), 1);
     assertEquals(40, r.trialsCreated());
-    // the example's curves cross: lr 0.001 (best at 400) starts worst, so ASHA may prefer lr 0.01 (0.8)
+    // the example's curves cross: lr 0.001 (best at 400) starts worst, so ASHA may prefer lr 0.01
+    // (0.8)
     assertTrue(r.bestMetric() <= 0.8, "best " + r.bestMetric());
   }
 
   @Test
   void malformedCurvesAreRejectedNamingTheCurve() {
-    String bad = """
+    String bad =
+        """
         {"hyperparameters": {"lr": {"type": "double", "minval": 0, "maxval": 1}},
          "curves": [{"hparams": {"lr": 0.1}, "points": [[200, 1.0], [100, 0.5]]}]}
         """;
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RecordedCurvesOracle.parse(bad));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> RecordedCurvesOracle.parse(bad));
     assertTrue(e.getMessage().startsWith("curves[0].points"), e.getMessage());
   }
 }

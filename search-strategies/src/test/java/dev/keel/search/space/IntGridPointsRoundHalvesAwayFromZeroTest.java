@@ -6,11 +6,15 @@ import com.google.protobuf.Value;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Int grid points round like Determined's grid (Go's math.Round: halves away from zero), negative ranges included. */
+/**
+ * Int grid points round like Determined's grid (Go's math.Round: halves away from zero), negative
+ * ranges included.
+ */
 class IntGridPointsRoundHalvesAwayFromZeroTest {
 
   private static List<Double> grid(long min, long max, int count) {
-    return new IntDimension("n", min, max, count).grid().stream().map(Value::getNumberValue).toList();
+    return new IntDimension("n", min, max, count)
+        .grid().stream().map(Value::getNumberValue).toList();
   }
 
   @Test

@@ -13,13 +13,15 @@ import org.junit.jupiter.api.Test;
 
 /** TPE learns where good results are, for every hyperparameter type, and starts out random. */
 class TpeConcentratesOnGoodRegionsTest {
-  private static final HyperparameterSpace SPACE = HyperparameterSpace.of(Scenarios.ORACLE.hyperparameters());
+  private static final HyperparameterSpace SPACE =
+      HyperparameterSpace.of(Scenarios.ORACLE.hyperparameters());
 
   private static double finalLoss(SortedMap<String, Value> hp) {
     return Scenarios.ORACLE.expected(hp, 2560);
   }
 
-  private static double meanLossOfNextSamples(dev.keel.search.space.HyperparameterSampler sampler, Prng rng) {
+  private static double meanLossOfNextSamples(
+      dev.keel.search.space.HyperparameterSampler sampler, Prng rng) {
     double sum = 0;
     for (int i = 0; i < 200; i++) {
       sum += finalLoss(sampler.next(rng));
@@ -52,7 +54,9 @@ class TpeConcentratesOnGoodRegionsTest {
       assertTrue(lr >= 1e-5 * 0.999999 && lr <= 1.0, "lr " + lr);
       assertTrue(width >= 16 && width <= 256 && width == Math.rint(width), "width " + width);
       assertTrue(dropout >= 0 && dropout <= 0.6, "dropout " + dropout);
-      assertTrue(java.util.List.of("sgd", "adam", "rmsprop").contains(hp.get("optimizer").getStringValue()));
+      assertTrue(
+          java.util.List.of("sgd", "adam", "rmsprop")
+              .contains(hp.get("optimizer").getStringValue()));
       tpe.observe(hp, 100, finalLoss(hp));
     }
   }

@@ -25,7 +25,10 @@ public final class ApiServer implements AutoCloseable {
     this.audit = audit;
   }
 
-  /** Serves the API of the Temporal namespace of {@code client}, the tables and the model registry of {@code storage}. */
+  /**
+   * Serves the API of the Temporal namespace of {@code client}, the tables and the model registry
+   * of {@code storage}.
+   */
   public static ApiServer start(String host, int port, WorkflowClient client, StorageRoot storage) {
     return start(host, port, client, storage, ApiToken.none());
   }
@@ -34,56 +37,97 @@ public final class ApiServer implements AutoCloseable {
    * As {@link #start(String, int, WorkflowClient, StorageRoot)}, requiring {@code token} on every
    * request but the health probes.
    *
-   * @throws IllegalArgumentException when {@code host} is not a loopback address and there is no token
+   * @throws IllegalArgumentException when {@code host} is not a loopback address and there is no
+   *     token
    */
-  public static ApiServer start(String host, int port, WorkflowClient client, StorageRoot storage, ApiToken token) {
+  public static ApiServer start(
+      String host, int port, WorkflowClient client, StorageRoot storage, ApiToken token) {
     return start(host, port, client, DataRoots.of(storage), token, TlsOptions.none());
   }
 
   /**
-   * As {@link #start(String, int, WorkflowClient, StorageRoot, ApiToken)}; requests may name places inside
-   * {@code roots} only (its storage root and the data roots).
+   * As {@link #start(String, int, WorkflowClient, StorageRoot, ApiToken)}; requests may name places
+   * inside {@code roots} only (its storage root and the data roots).
    */
-  public static ApiServer start(String host, int port, WorkflowClient client, DataRoots roots, ApiToken token) {
+  public static ApiServer start(
+      String host, int port, WorkflowClient client, DataRoots roots, ApiToken token) {
     return start(host, port, client, roots, token, TlsOptions.none());
   }
 
-  /** As {@link #start(String, int, WorkflowClient, DataRoots, ApiToken, TlsOptions)} with the storage root as the only root. */
-  public static ApiServer start(String host, int port, WorkflowClient client, StorageRoot storage, ApiToken token,
+  /**
+   * As {@link #start(String, int, WorkflowClient, DataRoots, ApiToken, TlsOptions)} with the
+   * storage root as the only root.
+   */
+  public static ApiServer start(
+      String host,
+      int port,
+      WorkflowClient client,
+      StorageRoot storage,
+      ApiToken token,
       TlsOptions tls) {
     return start(host, port, client, DataRoots.of(storage), token, tls);
   }
 
   /**
-   * As {@link #start(String, int, WorkflowClient, DataRoots, ApiToken)}, over HTTPS only when {@code tls} is
-   * enabled. Without a token only requests addressed to loopback names are served ({@link HostCheck}).
+   * As {@link #start(String, int, WorkflowClient, DataRoots, ApiToken)}, over HTTPS only when
+   * {@code tls} is enabled. Without a token only requests addressed to loopback names are served
+   * ({@link HostCheck}).
    *
    * @throws IllegalArgumentException as there
    */
-  public static ApiServer start(String host, int port, WorkflowClient client, DataRoots roots, ApiToken token,
+  public static ApiServer start(
+      String host,
+      int port,
+      WorkflowClient client,
+      DataRoots roots,
+      ApiToken token,
       TlsOptions tls) {
     StorageRoot storage = roots.storage();
     if (!token.required() && !isLoopback(host)) {
-      throw new IllegalArgumentException("the API would listen on " + host + ", which is not a loopback address,"
-          + " without a token: set " + ApiToken.ENV + " (at least 16 characters, e.g. openssl rand -hex 32) or"
-          + " listen on 127.0.0.1");
+      throw new IllegalArgumentException(
+          "the API would listen on "
+              + host
+              + ", which is not a loopback address,"
+              + " without a token: set "
+              + ApiToken.ENV
+              + " (at least 16 characters, e.g. openssl rand -hex 32) or"
+              + " listen on 127.0.0.1");
     }
     ApiAudit audit = new ApiAudit(storage);
-    ApplicationContext context = ApplicationContext.builder()
-        .properties(Map.of("micronaut.server.host", host, "micronaut.server.port", port,
-            "micronaut.application.name", "keel",
-            // The controllers block on Temporal and Delta: run blocking methods on the I/O pool, not on
-            // Netty's few event loops, where a handful of slow calls would hold up every other request.
-            "micronaut.server.thread-selection", "AUTO",
-            // Every body the API takes is a config or a few fields of JSON: refuse more than a config may be
-            // (413) before it is buffered, where Micronaut's default would take 10 MiB
-            "micronaut.server.max-request-size", ConfigLimits.MAX_CONFIG_BYTES))
-        .properties(tls.serverProperties(port))
-        .singletons(client, storage, roots, new ModelRegistryTable(storage), new DriftTable(storage), token, audit)
-        .singletons(token.required() ? HostCheck.off() : HostCheck.loopbackNames(host))
-        .deduceEnvironment(false)
-        .banner(false)
-        .start();
+    ApplicationContext context =
+        ApplicationContext.builder()
+            .properties(
+                Map.of(
+                    "micronaut.server.host",
+                    host,
+                    "micronaut.server.port",
+                    port,
+                    "micronaut.application.name",
+                    "keel",
+                    // The controllers block on Temporal and Delta: run blocking methods on the I/O
+                    // pool, not on
+                    // Netty's few event loops, where a handful of slow calls would hold up every
+                    // other request.
+                    "micronaut.server.thread-selection",
+                    "AUTO",
+                    // Every body the API takes is a config or a few fields of JSON: refuse more
+                    // than a config may be
+                    // (413) before it is buffered, where Micronaut's default would take 10 MiB
+                    "micronaut.server.max-request-size",
+                    ConfigLimits.MAX_CONFIG_BYTES))
+            .properties(tls.serverProperties(port))
+            .singletons(
+                client,
+                storage,
+                roots,
+                new ModelRegistryTable(storage),
+                new DriftTable(storage),
+                token,
+                audit)
+            .singletons(token.required() ? HostCheck.off() : HostCheck.loopbackNames(host))
+            .deduceEnvironment(false)
+            .banner(false)
+            .start();
     EmbeddedServer server = context.getBean(EmbeddedServer.class);
     if (!server.isRunning()) {
       server.start();
@@ -105,11 +149,19 @@ public final class ApiServer implements AutoCloseable {
     }
   }
 
-  /** Every route the server answers but HEAD, as {@code METHOD /path/{variable}} (tests compare them with the OpenAPI document). */
+  /**
+   * Every route the server answers but HEAD, as {@code METHOD /path/{variable}} (tests compare them
+   * with the OpenAPI document).
+   */
   java.util.SortedSet<String> routes() {
     java.util.SortedSet<String> out = new java.util.TreeSet<>();
-    context.getBean(io.micronaut.web.router.Router.class).uriRoutes()
-        .filter(r -> !r.getHttpMethodName().equals("HEAD")) // Micronaut answers HEAD for every GET by itself
+    context
+        .getBean(io.micronaut.web.router.Router.class)
+        .uriRoutes()
+        .filter(
+            r ->
+                !r.getHttpMethodName()
+                    .equals("HEAD")) // Micronaut answers HEAD for every GET by itself
         .forEach(r -> out.add(r.getHttpMethodName() + " " + r.getUriMatchTemplate().toString()));
     return out;
   }

@@ -26,16 +26,22 @@ public class AuditController {
     this.audit = audit;
   }
 
-  /** The entries, newest first: {@code target} keeps those about one experiment, pipeline or model version. */
+  /**
+   * The entries, newest first: {@code target} keeps those about one experiment, pipeline or model
+   * version.
+   */
   @Get(produces = MediaType.APPLICATION_JSON)
-  public HttpResponse<?> list(@Nullable @QueryValue String target, @QueryValue(defaultValue = "0") int offset,
+  public HttpResponse<?> list(
+      @Nullable @QueryValue String target,
+      @QueryValue(defaultValue = "0") int offset,
       @QueryValue(defaultValue = "50") int limit) {
     try {
       Paging.check(offset, limit);
     } catch (IllegalArgumentException e) {
       return HttpResponse.badRequest(Map.of("message", e.getMessage()));
     }
-    List<AuditTable.Entry> all = new java.util.ArrayList<>(audit.table().read(Optional.ofNullable(target)));
+    List<AuditTable.Entry> all =
+        new java.util.ArrayList<>(audit.table().read(Optional.ofNullable(target)));
     java.util.Collections.reverse(all);
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("entries", Paging.slice(all, offset, limit).stream().map(AuditLines::json).toList());

@@ -12,16 +12,22 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * The dashboard: a page and its script and style, hand-written under {@code keel/dashboard/} on the class
- * path. They hold no data (the script reads the API, with the token the user gives it when the API has
- * one), so they are served without the token.
+ * The dashboard: a page and its script and style, hand-written under {@code keel/dashboard/} on the
+ * class path. They hold no data (the script reads the API, with the token the user gives it when
+ * the API has one), so they are served without the token.
  */
 @Controller
 public class DashboardController {
   static final String DIRECTORY = "/keel/dashboard/";
   private static final Pattern ASSET = Pattern.compile("[a-z0-9-]+\\.(js|css|svg)");
   private static final Map<String, String> TYPES =
-      Map.of("js", "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8", "svg", "image/svg+xml");
+      Map.of(
+          "js",
+          "text/javascript; charset=utf-8",
+          "css",
+          "text/css; charset=utf-8",
+          "svg",
+          "image/svg+xml");
 
   @Get(produces = MediaType.TEXT_HTML)
   public HttpResponse<byte[]> index() {
@@ -30,10 +36,12 @@ public class DashboardController {
 
   @Get("/dashboard/{asset}")
   public HttpResponse<?> asset(@PathVariable String asset) {
-    if (!ASSET.matcher(asset).matches() || DashboardController.class.getResource(DIRECTORY + asset) == null) {
+    if (!ASSET.matcher(asset).matches()
+        || DashboardController.class.getResource(DIRECTORY + asset) == null) {
       return HttpResponse.notFound(Map.of("message", "no dashboard file " + asset));
     }
-    return HttpResponse.ok(read(asset)).contentType(TYPES.get(asset.substring(asset.lastIndexOf('.') + 1)));
+    return HttpResponse.ok(read(asset))
+        .contentType(TYPES.get(asset.substring(asset.lastIndexOf('.') + 1)));
   }
 
   private static byte[] read(String name) {

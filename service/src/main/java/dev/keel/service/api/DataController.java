@@ -29,9 +29,13 @@ public class DataController {
     this.roots = roots;
   }
 
-  /** The storage root's data tables by name with their latest version: {@code offset} and {@code limit} page. */
+  /**
+   * The storage root's data tables by name with their latest version: {@code offset} and {@code
+   * limit} page.
+   */
   @Get(produces = MediaType.APPLICATION_JSON)
-  public HttpResponse<?> list(@QueryValue(defaultValue = "0") int offset, @QueryValue(defaultValue = "50") int limit) {
+  public HttpResponse<?> list(
+      @QueryValue(defaultValue = "0") int offset, @QueryValue(defaultValue = "50") int limit) {
     try {
       return HttpResponse.ok(DataTableListing.json(DataTableList.page(storage, offset, limit)));
     } catch (IllegalArgumentException e) {
@@ -39,19 +43,26 @@ public class DataController {
     }
   }
 
-  /** 200 with every version (protobuf JSON of DataHistory), 400 without a table, 404 when there is none. */
+  /**
+   * 200 with every version (protobuf JSON of DataHistory), 400 without a table, 404 when there is
+   * none.
+   */
   @Get(value = "/describe", produces = MediaType.APPLICATION_JSON)
-  public HttpResponse<?> describe(@QueryValue(defaultValue = "") String table) throws InvalidProtocolBufferException {
+  public HttpResponse<?> describe(@QueryValue(defaultValue = "") String table)
+      throws InvalidProtocolBufferException {
     if (table.isBlank()) {
-      return HttpResponse.badRequest(Map.of("message", "query parameter 'table' is required (a table name or URI)"));
+      return HttpResponse.badRequest(
+          Map.of("message", "query parameter 'table' is required (a table name or URI)"));
     }
     Optional<ConfigProblem> outside = roots.table("table", table);
     if (outside.isPresent()) {
       return HttpResponse.badRequest(Map.of("message", outside.get().toString()));
     }
     try {
-      return HttpResponse.ok(JsonFormat.printer().preservingProtoFieldNames()
-          .print(DataTableHistory.describe(storage.table(table))));
+      return HttpResponse.ok(
+          JsonFormat.printer()
+              .preservingProtoFieldNames()
+              .print(DataTableHistory.describe(storage.table(table))));
     } catch (IllegalArgumentException e) {
       return HttpResponse.notFound(Map.of("message", e.getMessage()));
     }

@@ -10,8 +10,8 @@ import reactor.core.publisher.Flux;
 
 /**
  * The Server-Sent Events of one followed experiment: an {@code experiment} event per changed view
- * document, a {@code problem} event per failed reading (the stream goes on), a {@code gone} event when
- * nobody knows the experiment any more; the stream ends with the experiment's workflow.
+ * document, a {@code problem} event per failed reading (the stream goes on), a {@code gone} event
+ * when nobody knows the experiment any more; the stream ends with the experiment's workflow.
  */
 final class ExperimentEvents {
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -16,9 +16,10 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Liveness ({@code /health}: the process answers) and readiness ({@code /health/readiness}: Temporal
- * answers within 2 s and the storage root can be listed), for load balancers and Kubernetes probes.
- * Both answer without a token: they say nothing but "up" or which dependency is down and why.
+ * Liveness ({@code /health}: the process answers) and readiness ({@code /health/readiness}:
+ * Temporal answers within 2 s and the storage root can be listed), for load balancers and
+ * Kubernetes probes. Both answer without a token: they say nothing but "up" or which dependency is
+ * down and why.
  */
 @Controller("/health")
 public class HealthController {
@@ -45,18 +46,25 @@ public class HealthController {
     checks.put("storage", StorageProbe.problem(storage).orElse("UP"));
     boolean up = checks.values().stream().allMatch("UP"::equals);
     Map<String, Object> body = Map.of("status", up ? "UP" : "DOWN", "checks", checks);
-    return up ? HttpResponse.ok(body) : HttpResponse.<Map<String, Object>>status(HttpStatus.SERVICE_UNAVAILABLE).body(body);
+    return up
+        ? HttpResponse.ok(body)
+        : HttpResponse.<Map<String, Object>>status(HttpStatus.SERVICE_UNAVAILABLE).body(body);
   }
 
   private Optional<String> temporalProblem() {
     try {
-      client.getWorkflowServiceStubs().blockingStub()
+      client
+          .getWorkflowServiceStubs()
+          .blockingStub()
           .withDeadlineAfter(TEMPORAL_DEADLINE_SECONDS, TimeUnit.SECONDS)
           .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
       return Optional.empty();
     } catch (RuntimeException e) {
-      return Optional.of("Temporal at " + client.getWorkflowServiceStubs().getOptions().getTarget()
-          + " does not answer: " + e.getMessage());
+      return Optional.of(
+          "Temporal at "
+              + client.getWorkflowServiceStubs().getOptions().getTarget()
+              + " does not answer: "
+              + e.getMessage());
     }
   }
 }

@@ -9,11 +9,11 @@ import java.util.Set;
  * What an API without a token accepts, against DNS rebinding: a web page on {@code evil.example}
  * whose name its owner re-points at 127.0.0.1 reaches a loopback server with the browser's blessing
  * (same origin as far as the browser knows), but its requests still say {@code Host: evil.example}.
- * So without a token only requests addressed to this machine's loopback names (127.0.0.1, localhost,
- * [::1], and the name the server was told to listen on) on the server's own port are served, and a
- * request that names a web origin (every cross-origin write a browser sends does) must come from one
- * of those. With a token the check is off: the
- * token is the protection, and a deployment is reached by names this class cannot know.
+ * So without a token only requests addressed to this machine's loopback names (127.0.0.1,
+ * localhost, [::1], and the name the server was told to listen on) on the server's own port are
+ * served, and a request that names a web origin (every cross-origin write a browser sends does)
+ * must come from one of those. With a token the check is off: the token is the protection, and a
+ * deployment is reached by names this class cannot know.
  */
 public final class HostCheck {
   /** The longest header value an answer quotes back. */
@@ -48,8 +48,8 @@ public final class HostCheck {
    * Why a request with these headers is refused, or empty when it is served.
    *
    * @param host the {@code Host} header (null when absent)
-   * @param origin the {@code Origin} header (null when absent: not sent by a browser for its own page,
-   *     nor by curl or the CLI)
+   * @param origin the {@code Origin} header (null when absent: not sent by a browser for its own
+   *     page, nor by curl or the CLI)
    * @param port the port the request arrived on
    * @param secure whether it arrived over TLS
    */
@@ -58,15 +58,24 @@ public final class HostCheck {
       return Optional.empty();
     }
     if (host == null || !acceptsHost(host.strip().toLowerCase(Locale.ROOT), port, secure)) {
-      return Optional.of("this API has no token, so it answers only requests addressed to " + addresses(port)
-          + ", not " + (host == null ? "one without a Host header" : "to Host " + quote(host))
-          + " (a guard against DNS rebinding); to serve other names, give it a token (" + ApiToken.ENV + ")");
+      return Optional.of(
+          "this API has no token, so it answers only requests addressed to "
+              + addresses(port)
+              + ", not "
+              + (host == null ? "one without a Host header" : "to Host " + quote(host))
+              + " (a guard against DNS rebinding); to serve other names, give it a token ("
+              + ApiToken.ENV
+              + ")");
     }
-    // Micronaut's CORS filter refuses a foreign Origin's reads to a loopback server too, without saying
+    // Micronaut's CORS filter refuses a foreign Origin's reads to a loopback server too, without
+    // saying
     // why; writes are what matters (a browser sends a cross-site form POST without asking first)
     if (origin != null && !acceptsOrigin(origin.strip().toLowerCase(Locale.ROOT), port)) {
-      return Optional.of("this API has no token, so web pages may call it only from its own origin ("
-          + origins(port) + "), not from Origin " + quote(origin));
+      return Optional.of(
+          "this API has no token, so web pages may call it only from its own origin ("
+              + origins(port)
+              + "), not from Origin "
+              + quote(origin));
     }
     return Optional.empty();
   }
@@ -76,7 +85,8 @@ public final class HostCheck {
     if (colon < 0 || host.endsWith("]")) { // no port: the scheme's default
       return names.contains(host) && port == (secure ? 443 : 80);
     }
-    return names.contains(host.substring(0, colon)) && host.substring(colon + 1).equals(Integer.toString(port));
+    return names.contains(host.substring(0, colon))
+        && host.substring(colon + 1).equals(Integer.toString(port));
   }
 
   private boolean acceptsOrigin(String origin, int port) {
@@ -95,10 +105,13 @@ public final class HostCheck {
   }
 
   private String origins(int port) {
-    return String.join(", ", names.stream().sorted().map(n -> "http(s)://" + n + ":" + port).toList());
+    return String.join(
+        ", ", names.stream().sorted().map(n -> "http(s)://" + n + ":" + port).toList());
   }
 
-  /** The header as sent, quoted, cut short and without control characters: it is the caller's text. */
+  /**
+   * The header as sent, quoted, cut short and without control characters: it is the caller's text.
+   */
   private static String quote(String value) {
     String clean = value.replaceAll("\\p{Cntrl}", "?");
     return "'" + (clean.length() > QUOTED ? clean.substring(0, QUOTED) + "..." : clean) + "'";

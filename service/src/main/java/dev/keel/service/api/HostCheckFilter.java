@@ -32,10 +32,14 @@ public class HostCheckFilter implements Ordered {
     if (!check.enabled()) {
       return null;
     }
-    return check.refusal(request.getHeaders().get(HttpHeaders.HOST), request.getHeaders().get(HttpHeaders.ORIGIN),
-            request.getServerAddress().getPort(), request.isSecure())
-        .<MutableHttpResponse<?>>map(why -> HttpResponse.status(HttpStatus.FORBIDDEN)
-            .body(Map.of("message", why)))
+    return check
+        .refusal(
+            request.getHeaders().get(HttpHeaders.HOST),
+            request.getHeaders().get(HttpHeaders.ORIGIN),
+            request.getServerAddress().getPort(),
+            request.isSecure())
+        .<MutableHttpResponse<?>>map(
+            why -> HttpResponse.status(HttpStatus.FORBIDDEN).body(Map.of("message", why)))
         .orElse(null);
   }
 

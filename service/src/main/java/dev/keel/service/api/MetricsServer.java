@@ -11,8 +11,8 @@ import java.util.concurrent.Executors;
 
 /**
  * {@code /metrics} alone, for a {@code keel worker} process (and each of its slot processes), which
- * serves no API: the same text as the API's {@code /metrics}, under the same rule — off loopback only
- * with the bearer token of {@link ApiToken}.
+ * serves no API: the same text as the API's {@code /metrics}, under the same rule — off loopback
+ * only with the bearer token of {@link ApiToken}.
  */
 public final class MetricsServer implements AutoCloseable {
   private final HttpServer server;
@@ -32,12 +32,15 @@ public final class MetricsServer implements AutoCloseable {
     public static Address parse(String address) {
       int colon = address.lastIndexOf(':');
       if (colon <= 0) {
-        throw new IllegalArgumentException("--metrics: '" + address + "' is not HOST:PORT (e.g. 127.0.0.1:9464)");
+        throw new IllegalArgumentException(
+            "--metrics: '" + address + "' is not HOST:PORT (e.g. 127.0.0.1:9464)");
       }
       try {
-        return new Address(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+        return new Address(
+            address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("--metrics: '" + address + "' has no port number (e.g. 127.0.0.1:9464)");
+        throw new IllegalArgumentException(
+            "--metrics: '" + address + "' has no port number (e.g. 127.0.0.1:9464)");
       }
     }
 
@@ -60,19 +63,28 @@ public final class MetricsServer implements AutoCloseable {
     return start(Address.parse(address), token);
   }
 
-  /** @throws IllegalArgumentException for an address off loopback without a token */
+  /**
+   * @throws IllegalArgumentException for an address off loopback without a token
+   */
   public static MetricsServer start(Address address, ApiToken token) throws IOException {
     if (!token.required() && !ApiServer.isLoopback(address.host())) {
-      throw new IllegalArgumentException("--metrics would listen on " + address.host() + ", which is not a loopback"
-          + " address, without a token: set " + ApiToken.ENV + " or use 127.0.0.1");
+      throw new IllegalArgumentException(
+          "--metrics would listen on "
+              + address.host()
+              + ", which is not a loopback"
+              + " address, without a token: set "
+              + ApiToken.ENV
+              + " or use 127.0.0.1");
     }
     HttpServer server = HttpServer.create(new InetSocketAddress(address.host(), address.port()), 0);
     server.createContext("/metrics", exchange -> answer(exchange, token));
-    server.setExecutor(Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "keel-metrics-http");
-      t.setDaemon(true);
-      return t;
-    }));
+    server.setExecutor(
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "keel-metrics-http");
+              t.setDaemon(true);
+              return t;
+            }));
     server.start();
     return new MetricsServer(server, address.host());
   }
@@ -81,15 +93,19 @@ public final class MetricsServer implements AutoCloseable {
     try (exchange) {
       if (!token.accepts(exchange.getRequestHeaders().getFirst("Authorization"))) {
         exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"keel\"");
-        send(exchange, 401, "text/plain; charset=utf-8", "this endpoint requires 'Authorization: Bearer <"
-            + ApiToken.ENV + ">'\n");
+        send(
+            exchange,
+            401,
+            "text/plain; charset=utf-8",
+            "this endpoint requires 'Authorization: Bearer <" + ApiToken.ENV + ">'\n");
         return;
       }
       send(exchange, 200, MetricsController.PROMETHEUS_TEXT, KeelMetrics.scrape());
     }
   }
 
-  private static void send(HttpExchange exchange, int status, String type, String body) throws IOException {
+  private static void send(HttpExchange exchange, int status, String type, String body)
+      throws IOException {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     exchange.getResponseHeaders().set("Content-Type", type);
     exchange.sendResponseHeaders(status, bytes.length);

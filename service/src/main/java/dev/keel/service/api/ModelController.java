@@ -7,21 +7,24 @@ import dev.keel.service.model.ModelTable;
 import dev.keel.tables.drift.DriftTable;
 import dev.keel.tables.registry.ModelRegistryTable;
 import dev.keel.tables.registry.UnknownModelException;
+import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
-import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.annotation.PathVariable;
-import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.QueryValue;
 import jakarta.inject.Inject;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
-/** REST for the model registry: list, describe, promote, drift reports (the same operations as {@code keel model}). */
+/**
+ * REST for the model registry: list, describe, promote, drift reports (the same operations as
+ * {@code keel model}).
+ */
 @Controller("/api/v1/models")
 public class ModelController {
   private final ModelRegistryTable registry;
@@ -33,12 +36,19 @@ public class ModelController {
     this.drift = drift;
   }
 
-  /** Every registered version: {@code stage} filters, {@code offset} and {@code limit} page (400 naming a bad one). */
+  /**
+   * Every registered version: {@code stage} filters, {@code offset} and {@code limit} page (400
+   * naming a bad one).
+   */
   @Get(produces = MediaType.APPLICATION_JSON)
-  public HttpResponse<?> list(@Nullable @QueryValue String stage, @QueryValue(defaultValue = "0") int offset,
+  public HttpResponse<?> list(
+      @Nullable @QueryValue String stage,
+      @QueryValue(defaultValue = "0") int offset,
       @QueryValue(defaultValue = "50") int limit) {
     try {
-      return HttpResponse.ok(ModelTable.json(ModelTable.page(registry.list(), Optional.ofNullable(stage), offset, limit)));
+      return HttpResponse.ok(
+          ModelTable.json(
+              ModelTable.page(registry.list(), Optional.ofNullable(stage), offset, limit)));
     } catch (IllegalArgumentException e) {
       return HttpResponse.badRequest(Map.of("message", e.getMessage()));
     }
@@ -46,13 +56,14 @@ public class ModelController {
 
   @Get(value = "/{name}", produces = MediaType.APPLICATION_JSON)
   public HttpResponse<?> versions(@PathVariable String name) {
-    return answer(() -> {
-      var versions = registry.list(name);
-      if (versions.isEmpty()) {
-        registry.describe(name, 1); // throws, naming the models there are
-      }
-      return ModelTable.json(ModelVersions.newBuilder().addAllVersions(versions).build());
-    });
+    return answer(
+        () -> {
+          var versions = registry.list(name);
+          if (versions.isEmpty()) {
+            registry.describe(name, 1); // throws, naming the models there are
+          }
+          return ModelTable.json(ModelVersions.newBuilder().addAllVersions(versions).build());
+        });
   }
 
   @Get(value = "/{name}/{version}", produces = MediaType.APPLICATION_JSON)
@@ -60,25 +71,43 @@ public class ModelController {
     return answer(() -> ModelTable.json(registry.describe(name, version)));
   }
 
-  /** The drift reports of the version's inference runs ({@code _keel/drift}), oldest first; 404 for an unknown version. */
+  /**
+   * The drift reports of the version's inference runs ({@code _keel/drift}), oldest first; 404 for
+   * an unknown version.
+   */
   @Get(value = "/{name}/{version}/drift", produces = MediaType.APPLICATION_JSON)
   public HttpResponse<?> drift(@PathVariable String name, @PathVariable long version) {
-    return answer(() -> {
-      registry.describe(name, version);
-      return ModelTable.json(drift.reports(name + "/" + version));
-    });
+    return answer(
+        () -> {
+          registry.describe(name, version);
+          return ModelTable.json(drift.reports(name + "/" + version));
+        });
   }
 
-  /** Body {@code {"stage": "champion", "reason": "..."}}; 404 for a model that does not exist, 400 for a bad stage. */
-  @Post(value = "/{name}/{version}/promote", consumes = MediaType.APPLICATION_JSON, produces = MediaType.APPLICATION_JSON)
-  public HttpResponse<?> promote(@PathVariable String name, @PathVariable long version, @Body Map<String, String> body) {
+  /**
+   * Body {@code {"stage": "champion", "reason": "..."}}; 404 for a model that does not exist, 400
+   * for a bad stage.
+   */
+  @Post(
+      value = "/{name}/{version}/promote",
+      consumes = MediaType.APPLICATION_JSON,
+      produces = MediaType.APPLICATION_JSON)
+  public HttpResponse<?> promote(
+      @PathVariable String name, @PathVariable long version, @Body Map<String, String> body) {
     String stage = body.getOrDefault("stage", "");
     if (!ModelRegistryTable.STAGES.contains(stage)) {
-      return HttpResponse.badRequest(error("stage: '" + stage + "' is not one of candidate|champion|archived"));
+      return HttpResponse.badRequest(
+          error("stage: '" + stage + "' is not one of candidate|champion|archived"));
     }
-    return answer(() -> ModelTable.json(registry.promote(PromoteModelRequest.newBuilder()
-        .setModel(ModelVersionRef.newBuilder().setName(name).setVersion(version))
-        .setStage(stage).setReason(body.getOrDefault("reason", "")).build())));
+    return answer(
+        () ->
+            ModelTable.json(
+                registry.promote(
+                    PromoteModelRequest.newBuilder()
+                        .setModel(ModelVersionRef.newBuilder().setName(name).setVersion(version))
+                        .setStage(stage)
+                        .setReason(body.getOrDefault("reason", ""))
+                        .build())));
   }
 
   private static HttpResponse<?> answer(Supplier<String> json) {

@@ -9,8 +9,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The API's OpenAPI 3.0 document ({@code keel/openapi.yaml}, written by hand next to the controllers;
- * a test checks that it lists exactly their routes).
+ * The API's OpenAPI 3.0 document ({@code keel/openapi.yaml}, written by hand next to the
+ * controllers; a test checks that it lists exactly their routes).
  */
 @Controller("/openapi.yaml")
 public class OpenApiController {

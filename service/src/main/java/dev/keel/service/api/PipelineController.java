@@ -48,7 +48,14 @@ public class PipelineController {
   }
 
   /** 202 with the pipeline id, or 400 listing every problem with its field path. */
-  @Post(value = "/pipelines", consumes = {MediaType.APPLICATION_JSON, "application/yaml", MediaType.APPLICATION_YAML, MediaType.TEXT_PLAIN},
+  @Post(
+      value = "/pipelines",
+      consumes = {
+        MediaType.APPLICATION_JSON,
+        "application/yaml",
+        MediaType.APPLICATION_YAML,
+        MediaType.TEXT_PLAIN
+      },
       produces = MediaType.APPLICATION_JSON)
   public HttpResponse<Map<String, Object>> start(@Body String body) {
     PipelineRequest request;
@@ -60,25 +67,40 @@ public class PipelineController {
     }
     List<ConfigProblem> outside = roots.problems(request);
     if (!outside.isEmpty()) { // before anything reads what the request names
-      return HttpResponse.badRequest(ValidationErrors.body(new ConfigValidationException("pipeline request", outside)));
+      return HttpResponse.badRequest(
+          ValidationErrors.body(new ConfigValidationException("pipeline request", outside)));
     }
     String id;
     try {
-      PipelineLauncher.checkWarmStart(request, registry, "pipeline request"); // the stack's registry
+      PipelineLauncher.checkWarmStart(
+          request, registry, "pipeline request"); // the stack's registry
       id = PipelineLauncher.start(client, request); // checks the data source exists first
     } catch (ConfigValidationException e) {
       return HttpResponse.badRequest(ValidationErrors.body(e));
     }
-    return HttpResponse.accepted().body(Map.of("pipeline_id", id, "links",
-        List.of("/api/v1/pipelines/" + id), "warnings", ExperimentLauncher.warnings(client, request.getExperiment())));
+    return HttpResponse.accepted()
+        .body(
+            Map.of(
+                "pipeline_id",
+                id,
+                "links",
+                List.of("/api/v1/pipelines/" + id),
+                "warnings",
+                ExperimentLauncher.warnings(client, request.getExperiment())));
   }
 
-  /** The pipelines Temporal knows, newest first: {@code status} filters, {@code offset} and {@code limit} page. */
+  /**
+   * The pipelines Temporal knows, newest first: {@code status} filters, {@code offset} and {@code
+   * limit} page.
+   */
   @Get(value = "/pipelines", produces = MediaType.APPLICATION_JSON)
-  public HttpResponse<?> list(@Nullable @QueryValue String status, @QueryValue(defaultValue = "0") int offset,
+  public HttpResponse<?> list(
+      @Nullable @QueryValue String status,
+      @QueryValue(defaultValue = "0") int offset,
       @QueryValue(defaultValue = "50") int limit) {
     try {
-      return HttpResponse.ok(PipelineList.json(PipelineList.page(client, Optional.ofNullable(status), offset, limit)));
+      return HttpResponse.ok(
+          PipelineList.json(PipelineList.page(client, Optional.ofNullable(status), offset, limit)));
     } catch (IllegalArgumentException e) {
       return HttpResponse.badRequest(Map.of("message", e.getMessage()));
     }

@@ -11,7 +11,9 @@ import io.temporal.client.WorkflowClient;
 import jakarta.inject.Inject;
 import java.util.Map;
 
-/** REST: the pool provisioners, their instances (desired, running, busy, idle) and last decisions. */
+/**
+ * REST: the pool provisioners, their instances (desired, running, busy, idle) and last decisions.
+ */
 @Controller("/api/v1/pools")
 public class PoolController {
   private final WorkflowClient client;
@@ -30,7 +32,9 @@ public class PoolController {
   /** One pool's status; 404 when no provisioner of that name is known. */
   @Get(value = "/{name}", produces = MediaType.APPLICATION_JSON)
   public HttpResponse<?> status(@PathVariable String name) {
-    return PoolProvisioners.status(client, name).<HttpResponse<?>>map(s -> HttpResponse.ok(PoolTable.json(s)))
-        .orElseGet(() -> HttpResponse.notFound(Map.of("message", PoolProvisioners.unknown(client, name))));
+    return PoolProvisioners.status(client, name)
+        .<HttpResponse<?>>map(s -> HttpResponse.ok(PoolTable.json(s)))
+        .orElseGet(
+            () -> HttpResponse.notFound(Map.of("message", PoolProvisioners.unknown(client, name))));
   }
 }

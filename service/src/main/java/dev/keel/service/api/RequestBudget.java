@@ -5,9 +5,10 @@ import jakarta.inject.Singleton;
 import java.time.Duration;
 
 /**
- * How long one expensive request may compute: a preview's simulation stops at its deadline and the request answers
- * 503 naming the budget. {@code keel.api.request-budget} (a system property, or {@code KEEL_API_REQUEST_BUDGET}),
- * default 10 s. Keel's config limits keep the worst preview near a second, so the budget is a backstop.
+ * How long one expensive request may compute: a preview's simulation stops at its deadline and the
+ * request answers 503 naming the budget. {@code keel.api.request-budget} (a system property, or
+ * {@code KEEL_API_REQUEST_BUDGET}), default 10 s. Keel's config limits keep the worst preview near
+ * a second, so the budget is a backstop.
  */
 @Singleton
 public class RequestBudget {
@@ -24,7 +25,10 @@ public class RequestBudget {
 
   /** The answer when {@code what} ran past the budget. */
   public String exceeded(String what) {
-    return what + " needed more than " + describe(limit) + ", the most one request may compute"
+    return what
+        + " needed more than "
+        + describe(limit)
+        + ", the most one request may compute"
         + " (keel.api.request-budget): lower searcher.max_trials";
   }
 

@@ -20,14 +20,21 @@ public class ScheduleController {
     this.client = client;
   }
 
-  /** Every schedule by id; 501 naming why when the Temporal server has no Schedules (the Java test server). */
+  /**
+   * Every schedule by id; 501 naming why when the Temporal server has no Schedules (the Java test
+   * server).
+   */
   @Get(produces = MediaType.APPLICATION_JSON)
   public HttpResponse<?> list() {
     try {
-      return HttpResponse.ok(PipelineSchedules.json(
-          new PipelineSchedules(client.getWorkflowServiceStubs(), client.getOptions().getNamespace()).list()));
+      return HttpResponse.ok(
+          PipelineSchedules.json(
+              new PipelineSchedules(
+                      client.getWorkflowServiceStubs(), client.getOptions().getNamespace())
+                  .list()));
     } catch (IllegalStateException e) {
-      return HttpResponse.status(HttpStatus.NOT_IMPLEMENTED).body(Map.of("message", e.getMessage()));
+      return HttpResponse.status(HttpStatus.NOT_IMPLEMENTED)
+          .body(Map.of("message", e.getMessage()));
     }
   }
 }

@@ -29,13 +29,13 @@ import java.util.regex.Pattern;
 /**
  * The certificate and private key the API serves HTTPS with: PEM files as operators have them (a
  * certificate chain, leaf first, as certbot's {@code fullchain.pem}; an unencrypted key in PKCS#8,
- * PKCS#1 RSA or SEC1 EC form). Micronaut's SSL support serves them; this class reads them first with
- * the JDK so that a wrong file, an expired certificate or a key of another certificate stops the
- * start with one line naming the file, instead of a server whose every handshake fails.
+ * PKCS#1 RSA or SEC1 EC form). Micronaut's SSL support serves them; this class reads them first
+ * with the JDK so that a wrong file, an expired certificate or a key of another certificate stops
+ * the start with one line naming the file, instead of a server whose every handshake fails.
  */
 public final class TlsOptions {
-  private static final Pattern BLOCK = Pattern.compile(
-      "-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \\1-----", Pattern.DOTALL);
+  private static final Pattern BLOCK =
+      Pattern.compile("-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \\1-----", Pattern.DOTALL);
 
   private final Path certificate;
   private final Path key;
@@ -58,14 +58,25 @@ public final class TlsOptions {
   public static TlsOptions pem(Path certificate, Path key) {
     List<X509Certificate> chain = certificates(certificate);
     String algorithm = chain.get(0).getPublicKey().getAlgorithm();
-    if (!algorithm.equals("RSA") && !algorithm.equals("EC")) { // what Micronaut's PEM reader and browsers take
-      throw new IllegalArgumentException("--tls-cert " + certificate + ": the certificate has an " + algorithm
-          + " key; Keel serves RSA and EC (ECDSA) certificates");
+    if (!algorithm.equals("RSA")
+        && !algorithm.equals("EC")) { // what Micronaut's PEM reader and browsers take
+      throw new IllegalArgumentException(
+          "--tls-cert "
+              + certificate
+              + ": the certificate has an "
+              + algorithm
+              + " key; Keel serves RSA and EC (ECDSA) certificates");
     }
     PrivateKey privateKey = privateKey(key, chain.get(0));
     if (!pairs(privateKey, chain.get(0).getPublicKey())) {
-      throw new IllegalArgumentException("--tls-key " + key + " is not the private key of the certificate in --tls-cert "
-          + certificate + " (" + chain.get(0).getSubjectX500Principal().getName() + ")");
+      throw new IllegalArgumentException(
+          "--tls-key "
+              + key
+              + " is not the private key of the certificate in --tls-cert "
+              + certificate
+              + " ("
+              + chain.get(0).getSubjectX500Principal().getName()
+              + ")");
     }
     return new TlsOptions(certificate.toAbsolutePath(), key.toAbsolutePath());
   }
@@ -74,15 +85,22 @@ public final class TlsOptions {
     return certificate != null;
   }
 
-  /** Micronaut's settings for HTTPS only (no plain HTTP port) on {@code port}; none for plain HTTP. */
+  /**
+   * Micronaut's settings for HTTPS only (no plain HTTP port) on {@code port}; none for plain HTTP.
+   */
   Map<String, Object> serverProperties(int port) {
     if (!enabled()) {
       return Map.of();
     }
-    return Map.of("micronaut.server.ssl.enabled", true,
-        "micronaut.server.ssl.port", port,
-        "micronaut.server.ssl.key-store.certificate-path", "file:" + certificate,
-        "micronaut.server.ssl.key-store.key-path", "file:" + key);
+    return Map.of(
+        "micronaut.server.ssl.enabled",
+        true,
+        "micronaut.server.ssl.port",
+        port,
+        "micronaut.server.ssl.key-store.certificate-path",
+        "file:" + certificate,
+        "micronaut.server.ssl.key-store.key-path",
+        "file:" + key);
   }
 
   @Override
@@ -96,46 +114,80 @@ public final class TlsOptions {
       CertificateFactory x509 = CertificateFactory.getInstance("X.509");
       for (Block b : blocks(file, "--tls-cert")) {
         if (b.label().equals("CERTIFICATE") || b.label().equals("X509 CERTIFICATE")) {
-          chain.add((X509Certificate) x509.generateCertificate(new ByteArrayInputStream(b.der(file, "--tls-cert"))));
+          chain.add(
+              (X509Certificate)
+                  x509.generateCertificate(new ByteArrayInputStream(b.der(file, "--tls-cert"))));
         }
       }
     } catch (GeneralSecurityException e) {
-      throw new IllegalArgumentException("--tls-cert " + file + ": not a readable X.509 certificate (" + oneLine(e) + ")");
+      throw new IllegalArgumentException(
+          "--tls-cert " + file + ": not a readable X.509 certificate (" + oneLine(e) + ")");
     }
     if (chain.isEmpty()) {
-      throw new IllegalArgumentException("--tls-cert " + file + ": no '-----BEGIN CERTIFICATE-----' block; give the"
-          + " certificate chain as PEM (e.g. certbot's fullchain.pem)");
+      throw new IllegalArgumentException(
+          "--tls-cert "
+              + file
+              + ": no '-----BEGIN CERTIFICATE-----' block; give the"
+              + " certificate chain as PEM (e.g. certbot's fullchain.pem)");
     }
     try {
       chain.get(0).checkValidity();
     } catch (CertificateExpiredException e) {
-      throw new IllegalArgumentException("--tls-cert " + file + ": the certificate expired on "
-          + chain.get(0).getNotAfter().toInstant() + "; renew it");
+      throw new IllegalArgumentException(
+          "--tls-cert "
+              + file
+              + ": the certificate expired on "
+              + chain.get(0).getNotAfter().toInstant()
+              + "; renew it");
     } catch (CertificateNotYetValidException e) {
-      throw new IllegalArgumentException("--tls-cert " + file + ": the certificate is valid only from "
-          + chain.get(0).getNotBefore().toInstant());
+      throw new IllegalArgumentException(
+          "--tls-cert "
+              + file
+              + ": the certificate is valid only from "
+              + chain.get(0).getNotBefore().toInstant());
     }
     return chain;
   }
 
   private static PrivateKey privateKey(Path file, X509Certificate certificate) {
-    Block block = blocks(file, "--tls-key").stream().filter(b -> b.label().endsWith("PRIVATE KEY")).findFirst()
-        .orElseThrow(() -> new IllegalArgumentException("--tls-key " + file + ": no '-----BEGIN PRIVATE KEY-----'"
-            + " block; give the certificate's private key as PEM"));
+    Block block =
+        blocks(file, "--tls-key").stream()
+            .filter(b -> b.label().endsWith("PRIVATE KEY"))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "--tls-key "
+                            + file
+                            + ": no '-----BEGIN PRIVATE KEY-----'"
+                            + " block; give the certificate's private key as PEM"));
     if (block.label().startsWith("ENCRYPTED") || block.body().contains("ENCRYPTED")) {
-      throw new IllegalArgumentException("--tls-key " + file + ": the key is encrypted; give it unencrypted, readable"
-          + " only by the user keel runs as (openssl pkey -in " + file + " -out key.pem)");
+      throw new IllegalArgumentException(
+          "--tls-key "
+              + file
+              + ": the key is encrypted; give it unencrypted, readable"
+              + " only by the user keel runs as (openssl pkey -in "
+              + file
+              + " -out key.pem)");
     }
     byte[] der = block.der(file, "--tls-key");
     PublicKey publicKey = certificate.getPublicKey();
     // PKCS#1 (RSA PRIVATE KEY) and SEC1 (EC PRIVATE KEY) keys are PKCS#8's inner key without the
     // algorithm, which is the one of the certificate's public key
-    byte[] pkcs8 = block.label().equals("PRIVATE KEY") ? der : pkcs8(algorithmIdentifier(publicKey), der);
+    byte[] pkcs8 =
+        block.label().equals("PRIVATE KEY") ? der : pkcs8(algorithmIdentifier(publicKey), der);
     try {
-      return KeyFactory.getInstance(publicKey.getAlgorithm()).generatePrivate(new PKCS8EncodedKeySpec(pkcs8));
+      return KeyFactory.getInstance(publicKey.getAlgorithm())
+          .generatePrivate(new PKCS8EncodedKeySpec(pkcs8));
     } catch (GeneralSecurityException | IllegalArgumentException e) {
-      throw new IllegalArgumentException("--tls-key " + file + ": not an " + publicKey.getAlgorithm()
-          + " private key like the certificate's (" + oneLine(e) + ")");
+      throw new IllegalArgumentException(
+          "--tls-key "
+              + file
+              + ": not an "
+              + publicKey.getAlgorithm()
+              + " private key like the certificate's ("
+              + oneLine(e)
+              + ")");
     }
   }
 
@@ -164,7 +216,9 @@ public final class TlsOptions {
   }
 
   private static String oneLine(Exception e) {
-    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().replaceAll("\\s+", " ").strip();
+    return e.getMessage() == null
+        ? e.getClass().getSimpleName()
+        : e.getMessage().replaceAll("\\s+", " ").strip();
   }
 
   private static List<Block> blocks(Path file, String option) {
@@ -174,9 +228,11 @@ public final class TlsOptions {
     } catch (java.nio.file.NoSuchFileException e) {
       throw new IllegalArgumentException(option + " " + file + ": no such file");
     } catch (java.nio.charset.CharacterCodingException e) {
-      throw new IllegalArgumentException(option + " " + file + ": not a PEM file (binary content; convert DER with openssl)");
+      throw new IllegalArgumentException(
+          option + " " + file + ": not a PEM file (binary content; convert DER with openssl)");
     } catch (IOException e) {
-      throw new IllegalArgumentException(option + " " + file + ": cannot read it (" + oneLine(e) + ")");
+      throw new IllegalArgumentException(
+          option + " " + file + ": cannot read it (" + oneLine(e) + ")");
     }
     List<Block> out = new ArrayList<>();
     Matcher m = BLOCK.matcher(text);
@@ -192,7 +248,8 @@ public final class TlsOptions {
       try {
         return Base64.getMimeDecoder().decode(body);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(option + " " + file + ": the " + label + " block is not base64");
+        throw new IllegalArgumentException(
+            option + " " + file + ": the " + label + " block is not base64");
       }
     }
   }

@@ -11,7 +11,9 @@ final class ValidationErrors {
   static Map<String, Object> body(ConfigValidationException e) {
     Map<String, Object> error = new LinkedHashMap<>();
     error.put("message", e.getMessage().lines().findFirst().orElse("invalid request"));
-    error.put("errors", e.problems().stream().map(p -> Map.of("field", p.path(), "message", p.message())).toList());
+    error.put(
+        "errors",
+        e.problems().stream().map(p -> Map.of("field", p.path(), "message", p.message())).toList());
     return error;
   }
 }

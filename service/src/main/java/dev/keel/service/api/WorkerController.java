@@ -22,14 +22,23 @@ public class WorkerController {
     this.client = client;
   }
 
-  /** {@code pools}: the training pools to count slots of (default cpu,gpu); 501 on a server without task queue descriptions. */
+  /**
+   * {@code pools}: the training pools to count slots of (default cpu,gpu); 501 on a server without
+   * task queue descriptions.
+   */
   @Get(produces = MediaType.APPLICATION_JSON)
   public HttpResponse<?> list(@QueryValue(defaultValue = "cpu,gpu") String pools) {
     try {
-      return HttpResponse.ok(KeelWorkers.json(client, Arrays.stream(pools.split(",")).map(String::trim)
-          .filter(p -> !p.isEmpty()).toList()));
+      return HttpResponse.ok(
+          KeelWorkers.json(
+              client,
+              Arrays.stream(pools.split(","))
+                  .map(String::trim)
+                  .filter(p -> !p.isEmpty())
+                  .toList()));
     } catch (IllegalStateException e) {
-      return HttpResponse.status(HttpStatus.NOT_IMPLEMENTED).body(Map.of("message", e.getMessage()));
+      return HttpResponse.status(HttpStatus.NOT_IMPLEMENTED)
+          .body(Map.of("message", e.getMessage()));
     }
   }
 }

@@ -11,7 +11,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "data", mixinStandardHelpOptions = true, description = "Data tables written by the ETL stage.",
+@Command(
+    name = "data",
+    mixinStandardHelpOptions = true,
+    description = "Data tables written by the ETL stage.",
     subcommands = {DataCommand.ListTables.class, DataCommand.Describe.class})
 final class DataCommand implements Runnable {
   @Override
@@ -19,15 +22,24 @@ final class DataCommand implements Runnable {
     new picocli.CommandLine(this).usage(System.out);
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true,
-      description = "The data tables under <storage>/tables/ with their latest version (no Temporal needed).")
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description =
+          "The data tables under <storage>/tables/ with their latest version (no Temporal needed).")
   static final class ListTables implements Callable<Integer> {
     @Mixin StackOptions.StorageOnly stack;
 
-    @Option(names = "--offset", defaultValue = "0", description = "Skip this many (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--offset",
+        defaultValue = "0",
+        description = "Skip this many (default: ${DEFAULT-VALUE}).")
     int offset;
 
-    @Option(names = "--limit", defaultValue = "50", description = "At most this many, 1..1000 (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--limit",
+        defaultValue = "50",
+        description = "At most this many, 1..1000 (default: ${DEFAULT-VALUE}).")
     int limit;
 
     @Option(names = "--json", description = "Print JSON, as GET /api/v1/data returns it.")
@@ -41,14 +53,20 @@ final class DataCommand implements Runnable {
     }
   }
 
-  @Command(name = "describe", mixinStandardHelpOptions = true,
-      description = {"Every version of a data table: its source, skipped records and rows per split and per class.",
-          "For each version: time, operation (append|overwrite), source format, URI and checksum, skipped records, rows"
-              + " per split and per class."})
+  @Command(
+      name = "describe",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Every version of a data table: its source, skipped records and rows per split and per class.",
+        "For each version: time, operation (append|overwrite), source format, URI and checksum, skipped records, rows"
+            + " per split and per class."
+      })
   static final class Describe implements Callable<Integer> {
     @Mixin StackOptions.StorageOnly stack;
 
-    @Parameters(paramLabel = "TABLE", description = "A table name (under <storage>/tables/) or a table URI.")
+    @Parameters(
+        paramLabel = "TABLE",
+        description = "A table name (under <storage>/tables/) or a table URI.")
     String table;
 
     @Option(names = "--json", description = "Print the history as JSON.")
@@ -58,7 +76,10 @@ final class DataCommand implements Runnable {
     public Integer call() throws Exception {
       // reading needs no Temporal: the history is in the table's own Delta log and data
       DataHistory h = DataTableHistory.describe(stack.storageRoot().table(table));
-      System.out.print(json ? JsonFormat.printer().preservingProtoFieldNames().print(h) + "\n" : DataTableHistory.render(h));
+      System.out.print(
+          json
+              ? JsonFormat.printer().preservingProtoFieldNames().print(h) + "\n"
+              : DataTableHistory.render(h));
       return 0;
     }
   }

@@ -8,9 +8,9 @@ import java.time.Instant;
 import java.util.Locale;
 
 /**
- * The progress of a followed experiment: on a terminal one line redrawn in place (a bar, trials done of
- * planned, batches trained, ETA); elsewhere (a pipe, a CI log) a plain line whenever trials finish or the
- * state changes, so a log is not flooded.
+ * The progress of a followed experiment: on a terminal one line redrawn in place (a bar, trials
+ * done of planned, batches trained, ETA); elsewhere (a pipe, a CI log) a plain line whenever trials
+ * finish or the state changes, so a log is not flooded.
  */
 final class ExperimentProgress {
   private static final int BAR = 24;
@@ -47,19 +47,45 @@ final class ExperimentProgress {
         done++;
       }
       JsonNode length = t.path("completed_length");
-      units += length.isObject() && length.size() > 0 ? length.elements().next().asLong() : t.path("completed_units").asLong(0);
+      units +=
+          length.isObject() && length.size() > 0
+              ? length.elements().next().asLong()
+              : t.path("completed_units").asLong(0);
     }
     int planned = e.path("planned_trials").asInt(0);
     String unit = e.path("unit").asText("units");
-    String best = e.has("best_metric")
-        ? String.format(Locale.ROOT, "  best %s %.4f", e.path("metric").asText(), e.path("best_metric").asDouble()) : "";
-    String counts = String.format(Locale.ROOT, "trials %d/%s done, %d active  %,d %s%s", done,
-        planned > 0 ? Integer.toString(planned) : "?", active, units, unit, best) + waits(view);
+    String best =
+        e.has("best_metric")
+            ? String.format(
+                Locale.ROOT,
+                "  best %s %.4f",
+                e.path("metric").asText(),
+                e.path("best_metric").asDouble())
+            : "";
+    String counts =
+        String.format(
+                Locale.ROOT,
+                "trials %d/%s done, %d active  %,d %s%s",
+                done,
+                planned > 0 ? Integer.toString(planned) : "?",
+                active,
+                units,
+                unit,
+                best)
+            + waits(view);
     String state = e.path("state").asText("");
     if (terminal) {
       int filled = (int) Math.round(progress * BAR);
-      String line = String.format(Locale.ROOT, "%s [%s%s] %3.0f%%  %s  %s", state, "#".repeat(filled),
-          ".".repeat(BAR - filled), progress * 100, counts, eta(progress));
+      String line =
+          String.format(
+              Locale.ROOT,
+              "%s [%s%s] %3.0f%%  %s  %s",
+              state,
+              "#".repeat(filled),
+              ".".repeat(BAR - filled),
+              progress * 100,
+              counts,
+              eta(progress));
       out.print("\r" + line + " ".repeat(Math.max(0, lastWidth - line.length())));
       out.flush();
       lastWidth = line.length();
@@ -74,8 +100,9 @@ final class ExperimentProgress {
   }
 
   /**
-   * {@code  2 waiting for slots of pool gpu since 10:02:03Z}; on a terminal with how long the longest has waited.
-   * Plain lines name only the time, so that a waiting experiment does not print a line a second.
+   * {@code 2 waiting for slots of pool gpu since 10:02:03Z}; on a terminal with how long the
+   * longest has waited. Plain lines name only the time, so that a waiting experiment does not print
+   * a line a second.
    */
   private String waits(JsonNode view) {
     int n = view.path("experiment").path("waiting_trials").asInt(0);
@@ -94,7 +121,8 @@ final class ExperimentProgress {
     if (since == null) {
       return head;
     }
-    return terminal ? head + " for " + duration(Duration.between(since, Instant.now()))
+    return terminal
+        ? head + " for " + duration(Duration.between(since, Instant.now()))
         : head + " since " + since;
   }
 
@@ -105,7 +133,9 @@ final class ExperimentProgress {
     }
   }
 
-  /** From the rate of progress since following began (the experiment may have started long before). */
+  /**
+   * From the rate of progress since following began (the experiment may have started long before).
+   */
   private String eta(double progress) {
     long now = System.nanoTime();
     if (firstProgress < 0) {

@@ -16,10 +16,10 @@ import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * One clear message instead of a stack trace or raw gRPC text; {@code KEEL_DEBUG=1} shows the trace too. Bad
- * input (including every config problem, one per line, an unknown id and a bad option) exits 2, a failed
- * pipeline or an unreachable Temporal 1. A usage error prints the command's usage line and the error, not its
- * whole help page.
+ * One clear message instead of a stack trace or raw gRPC text; {@code KEEL_DEBUG=1} shows the trace
+ * too. Bad input (including every config problem, one per line, an unknown id and a bad option)
+ * exits 2, a failed pipeline or an unreachable Temporal 1. A usage error prints the command's usage
+ * line and the error, not its whole help page.
  */
 final class FriendlyErrors implements IExecutionExceptionHandler, IParameterExceptionHandler {
   static final int INVALID_INPUT = 2;
@@ -44,9 +44,13 @@ final class FriendlyErrors implements IExecutionExceptionHandler, IParameterExce
     }
     Optional<StatusRuntimeException> unreachable = status(e, Status.Code.UNAVAILABLE);
     if (unreachable.isPresent()) {
-      err.println("keel: cannot reach Temporal at " + contacted(cmd).orElse("the configured address") + " ("
-          + reason(unreachable.get()) + "): start one with keel dev, or name a Temporal frontend with --temporal"
-          + " HOST:PORT or $TEMPORAL_ADDRESS");
+      err.println(
+          "keel: cannot reach Temporal at "
+              + contacted(cmd).orElse("the configured address")
+              + " ("
+              + reason(unreachable.get())
+              + "): start one with keel dev, or name a Temporal frontend with --temporal"
+              + " HOST:PORT or $TEMPORAL_ADDRESS");
       return FAILED;
     }
     if (e instanceof IllegalArgumentException) {
@@ -54,19 +58,26 @@ final class FriendlyErrors implements IExecutionExceptionHandler, IParameterExce
       return INVALID_INPUT;
     }
     if (e instanceof WorkflowNotFoundException nf) {
-      err.println("keel: no workflow " + nf.getExecution().getWorkflowId()
-          + contacted(cmd).map(a -> " on Temporal " + a).orElse("") + " (it never ran there, or it has ended)");
+      err.println(
+          "keel: no workflow "
+              + nf.getExecution().getWorkflowId()
+              + contacted(cmd).map(a -> " on Temporal " + a).orElse("")
+              + " (it never ran there, or it has ended)");
       return INVALID_INPUT;
     }
     if (e instanceof WorkflowFailedException wf) {
-      err.println("keel: pipeline " + wf.getExecution().getWorkflowId() + " failed: " + rootMessage(wf));
+      err.println(
+          "keel: pipeline " + wf.getExecution().getWorkflowId() + " failed: " + rootMessage(wf));
       return FAILED;
     }
     err.println("keel: " + rootMessage(e) + " (KEEL_DEBUG=1 for details)");
     return FAILED;
   }
 
-  /** The usage line and the error, like {@code det}: the whole help page would bury the one line that matters. */
+  /**
+   * The usage line and the error, like {@code det}: the whole help page would bury the one line
+   * that matters.
+   */
   @Override
   public int handleParseException(ParameterException e, String[] args) {
     CommandLine cmd = e.getCommandLine();
@@ -101,7 +112,10 @@ final class FriendlyErrors implements IExecutionExceptionHandler, IParameterExce
     return Optional.empty();
   }
 
-  /** {@code connection refused}, not {@code UNAVAILABLE: io exception} nor netty's {@code finishConnect(..) failed: …}. */
+  /**
+   * {@code connection refused}, not {@code UNAVAILABLE: io exception} nor netty's {@code
+   * finishConnect(..) failed: …}.
+   */
   private static String reason(StatusRuntimeException e) {
     String root = rootMessage(e);
     int failed = root.lastIndexOf("failed: ");

@@ -5,19 +5,43 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code keel} command line. */
-@Command(name = "keel", mixinStandardHelpOptions = true, version = "keel 0.1.0",
-    description = "Durable deep-learning pipelines on Temporal: ETL -> training -> batch inference.",
-    subcommands = {DevCommand.class, DemoCommand.class, SubmitCommand.class, StatusCommand.class, ExperimentCommand.class, TrialCommand.class, CheckpointCommand.class, PipelineCommand.class, ModelCommand.class, DataCommand.class,
-        ScheduleCommand.class, PoolCommand.class, ValidateCommand.class, WorkerCommand.class, ServeCommand.class, TokenCommand.class, AuditCommand.class,
-        CommandLine.HelpCommand.class})
+@Command(
+    name = "keel",
+    mixinStandardHelpOptions = true,
+    version = "keel 0.1.0",
+    description =
+        "Durable deep-learning pipelines on Temporal: ETL -> training -> batch inference.",
+    subcommands = {
+      DevCommand.class,
+      DemoCommand.class,
+      SubmitCommand.class,
+      StatusCommand.class,
+      ExperimentCommand.class,
+      TrialCommand.class,
+      CheckpointCommand.class,
+      PipelineCommand.class,
+      ModelCommand.class,
+      DataCommand.class,
+      ScheduleCommand.class,
+      PoolCommand.class,
+      ValidateCommand.class,
+      WorkerCommand.class,
+      ServeCommand.class,
+      TokenCommand.class,
+      AuditCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class KeelCli implements Runnable {
 
-  /** The logback configuration {@code KEEL_LOG_FORMAT=json} selects: one JSON object per log line. */
+  /**
+   * The logback configuration {@code KEEL_LOG_FORMAT=json} selects: one JSON object per log line.
+   */
   static final String JSON_LOG_CONFIG = "keel/logback-json.xml";
 
   public static void main(String[] args) {
     // before the first logger exists, which reads the configuration
-    if ("json".equalsIgnoreCase(System.getenv("KEEL_LOG_FORMAT")) && System.getProperty("logback.configurationFile") == null) {
+    if ("json".equalsIgnoreCase(System.getenv("KEEL_LOG_FORMAT"))
+        && System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", JSON_LOG_CONFIG);
     }
     System.exit(run(args));

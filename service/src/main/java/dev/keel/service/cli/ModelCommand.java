@@ -1,7 +1,6 @@
 package dev.keel.service.cli;
 
 import dev.keel.api.v1.ModelVersionRef;
-import dev.keel.api.v1.ModelVersions;
 import dev.keel.api.v1.PromoteModelRequest;
 import dev.keel.service.model.ModelTable;
 import dev.keel.service.security.AuditLines;
@@ -15,9 +14,16 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "model", mixinStandardHelpOptions = true,
-    description = "The model registry of the storage root: list, describe and promote model versions.",
-    subcommands = {ModelCommand.ListVersions.class, ModelCommand.Describe.class, ModelCommand.Promote.class})
+@Command(
+    name = "model",
+    mixinStandardHelpOptions = true,
+    description =
+        "The model registry of the storage root: list, describe and promote model versions.",
+    subcommands = {
+      ModelCommand.ListVersions.class,
+      ModelCommand.Describe.class,
+      ModelCommand.Promote.class
+    })
 final class ModelCommand implements Runnable {
   @Override
   public void run() {
@@ -39,18 +45,30 @@ final class ModelCommand implements Runnable {
     abstract int run(ModelRegistryTable registry);
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "Every version of every model, or of one.")
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description = "Every version of every model, or of one.")
   static final class ListVersions extends WithRegistry {
     @Parameters(paramLabel = "NAME", arity = "0..1", description = "Only this model's versions.")
     String name;
 
-    @Option(names = "--stage", paramLabel = "STAGE", description = "Only versions in this stage: candidate, champion or archived.")
+    @Option(
+        names = "--stage",
+        paramLabel = "STAGE",
+        description = "Only versions in this stage: candidate, champion or archived.")
     String stage;
 
-    @Option(names = "--offset", defaultValue = "0", description = "Skip this many (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--offset",
+        defaultValue = "0",
+        description = "Skip this many (default: ${DEFAULT-VALUE}).")
     int offset;
 
-    @Option(names = "--limit", defaultValue = "50", description = "At most this many, 1..1000 (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--limit",
+        defaultValue = "50",
+        description = "At most this many, 1..1000 (default: ${DEFAULT-VALUE}).")
     int limit;
 
     @Override
@@ -65,10 +83,14 @@ final class ModelCommand implements Runnable {
     }
   }
 
-  @Command(name = "describe", mixinStandardHelpOptions = true,
-      description = {"One model version's lineage, metrics, stage history and drift reports.",
-          "Its checkpoint, data version, experiment and trial, code commit, metrics, stages and champion/challenger"
-              + " comparisons, and the drift reports of its inference runs."})
+  @Command(
+      name = "describe",
+      mixinStandardHelpOptions = true,
+      description = {
+        "One model version's lineage, metrics, stage history and drift reports.",
+        "Its checkpoint, data version, experiment and trial, code commit, metrics, stages and champion/challenger"
+            + " comparisons, and the drift reports of its inference runs."
+      })
   static final class Describe extends WithRegistry {
     @Parameters(index = "0", paramLabel = "NAME")
     String name;
@@ -79,14 +101,21 @@ final class ModelCommand implements Runnable {
     @Override
     int run(ModelRegistryTable registry) {
       var v = registry.describe(name, version);
-      System.out.print(json ? ModelTable.json(v) + "\n" : ModelTable.describe(v)
-          + ModelTable.drift(new DriftTable(stack.storageRoot()).reports(name + "/" + version))
-          + AuditLines.text(new AuditTable(stack.storageRoot()).read(Optional.of(name + "/" + version))));
+      System.out.print(
+          json
+              ? ModelTable.json(v) + "\n"
+              : ModelTable.describe(v)
+                  + ModelTable.drift(
+                      new DriftTable(stack.storageRoot()).reports(name + "/" + version))
+                  + AuditLines.text(
+                      new AuditTable(stack.storageRoot()).read(Optional.of(name + "/" + version))));
       return 0;
     }
   }
 
-  @Command(name = "promote", mixinStandardHelpOptions = true,
+  @Command(
+      name = "promote",
+      mixinStandardHelpOptions = true,
       description = "Move a version to a stage; a new champion archives the previous one.")
   static final class Promote extends WithRegistry {
     @Parameters(index = "0", paramLabel = "NAME")
@@ -95,7 +124,10 @@ final class ModelCommand implements Runnable {
     @Parameters(index = "1", paramLabel = "VERSION")
     long version;
 
-    @Option(names = "--stage", defaultValue = "champion", description = "champion (default), candidate or archived.")
+    @Option(
+        names = "--stage",
+        defaultValue = "champion",
+        description = "champion (default), candidate or archived.")
     String stage;
 
     @Option(names = "--reason", defaultValue = "", description = "Why, for the stage history.")
@@ -103,10 +135,17 @@ final class ModelCommand implements Runnable {
 
     @Override
     int run(ModelRegistryTable registry) {
-      var v = registry.promote(PromoteModelRequest.newBuilder()
-          .setModel(ModelVersionRef.newBuilder().setName(name).setVersion(version))
-          .setStage(stage).setReason(reason.isEmpty() ? "promoted by hand" : reason).build());
-      System.out.print(json ? ModelTable.json(v) + "\n" : v.getName() + " v" + v.getVersion() + " is now " + v.getStage() + "\n");
+      var v =
+          registry.promote(
+              PromoteModelRequest.newBuilder()
+                  .setModel(ModelVersionRef.newBuilder().setName(name).setVersion(version))
+                  .setStage(stage)
+                  .setReason(reason.isEmpty() ? "promoted by hand" : reason)
+                  .build());
+      System.out.print(
+          json
+              ? ModelTable.json(v) + "\n"
+              : v.getName() + " v" + v.getVersion() + " is now " + v.getStage() + "\n");
       return 0;
     }
   }

@@ -13,15 +13,20 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "status", mixinStandardHelpOptions = true,
-    description = "Print a pipeline's stage and results; a failed run's error, its type and the stage it failed in.")
+@Command(
+    name = "status",
+    mixinStandardHelpOptions = true,
+    description =
+        "Print a pipeline's stage and results; a failed run's error, its type and the stage it failed in.")
 final class StatusCommand implements Callable<Integer> {
   @Mixin StackOptions.TemporalOnly stack;
 
   @Parameters(paramLabel = "PIPELINE_ID")
   String id;
 
-  @Option(names = "--json", description = "Print the pipeline's progress as JSON (the PipelineProgress message).")
+  @Option(
+      names = "--json",
+      description = "Print the pipeline's progress as JSON (the PipelineProgress message).")
   boolean json;
 
   @Override
@@ -32,11 +37,18 @@ final class StatusCommand implements Callable<Integer> {
       try {
         progress = PipelineLauncher.progress(KeelWorkerHost.client(stubs, "default"), id);
       } catch (WorkflowNotFoundException e) {
-        throw new IllegalArgumentException("no pipeline " + id + " on Temporal " + stack.clientAddress()
-            + " (keel pipeline list shows those it knows)", e);
+        throw new IllegalArgumentException(
+            "no pipeline "
+                + id
+                + " on Temporal "
+                + stack.clientAddress()
+                + " (keel pipeline list shows those it knows)",
+            e);
       }
-      System.out.print(json ? JsonFormat.printer().preservingProtoFieldNames().print(progress) + "\n"
-          : PipelineStatusText.render(id, progress));
+      System.out.print(
+          json
+              ? JsonFormat.printer().preservingProtoFieldNames().print(progress) + "\n"
+              : PipelineStatusText.render(id, progress));
       return 0;
     } finally {
       stubs.shutdown();

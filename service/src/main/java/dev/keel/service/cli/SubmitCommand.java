@@ -20,8 +20,11 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "submit", mixinStandardHelpOptions = true,
-    description = "Validate a pipeline request (YAML or JSON) and start it on a running Keel (keel dev, or $TEMPORAL_ADDRESS).")
+@Command(
+    name = "submit",
+    mixinStandardHelpOptions = true,
+    description =
+        "Validate a pipeline request (YAML or JSON) and start it on a running Keel (keel dev, or $TEMPORAL_ADDRESS).")
 final class SubmitCommand implements Callable<Integer> {
   @Mixin StackOptions.Starting stack;
 
@@ -34,10 +37,12 @@ final class SubmitCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PipelineRequest request = ExperimentConfigLoaders.pipelineLoader().fromFile(file);
-    PipelineLauncher.checkSource(request, file.toString()); // before connecting: a wrong path needs no cluster
+    PipelineLauncher.checkSource(
+        request, file.toString()); // before connecting: a wrong path needs no cluster
     if (stack.storage != null) {
       // only a root the user named: ./keel-data need not be the root of the stack that runs it
-      PipelineLauncher.checkWarmStart(request, new ModelRegistryTable(stack.storageRoot()), file.toString());
+      PipelineLauncher.checkWarmStart(
+          request, new ModelRegistryTable(stack.storageRoot()), file.toString());
     }
     String address = stack.clientAddress();
     WorkflowServiceStubs stubs = stack.connect(address);
@@ -47,19 +52,25 @@ final class SubmitCommand implements Callable<Integer> {
       WorkflowClient client = KeelWorkerHost.client(stubs, "default", root.orElse(null));
       String id = PipelineLauncher.start(client, request);
       System.out.println(id);
-      System.err.println("keel: started on " + address + "; it runs on that cluster's "
-          + PipelineLauncher.expectedWorkers(request)
-          + root.map(r -> ", which must serve storage " + r).orElse(" (on their storage root)"));
-      ExperimentLauncher.warnings(client, request.getExperiment()).forEach(w -> System.err.println("keel: warning: " + w));
+      System.err.println(
+          "keel: started on "
+              + address
+              + "; it runs on that cluster's "
+              + PipelineLauncher.expectedWorkers(request)
+              + root.map(r -> ", which must serve storage " + r)
+                  .orElse(" (on their storage root)"));
+      ExperimentLauncher.warnings(client, request.getExperiment())
+          .forEach(w -> System.err.println("keel: warning: " + w));
       if (await) {
         long started = System.nanoTime();
-        PipelineResult r = new PipelineWatcher(client, stubs, System.out, Duration.ofSeconds(1)).follow(id);
-        System.out.print(System.lineSeparator() + PipelineWatcher.done(request, r, System.nanoTime() - started));
+        PipelineResult r =
+            new PipelineWatcher(client, stubs, System.out, Duration.ofSeconds(1)).follow(id);
+        System.out.print(
+            System.lineSeparator() + PipelineWatcher.done(request, r, System.nanoTime() - started));
       }
       return 0;
     } finally {
       stubs.shutdown();
     }
   }
-
 }

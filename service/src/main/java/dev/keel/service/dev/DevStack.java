@@ -22,14 +22,19 @@ import java.util.Optional;
 public final class DevStack implements AutoCloseable {
   /** Which Temporal a dev stack talks to. */
   public enum Backend {
-    /** {@code temporal server start-dev} with its database under the storage root: durable, web UI. */
+    /**
+     * {@code temporal server start-dev} with its database under the storage root: durable, web UI.
+     */
     CLI,
     /** Temporal's Java test server in this JVM: zero install, state in memory. */
     EMBEDDED,
     /** A Temporal frontend somebody else runs. */
     REMOTE;
 
-    /** What {@code --temporal} asks for: {@code cli}, {@code embedded}, or null/{@code auto} to pick. */
+    /**
+     * What {@code --temporal} asks for: {@code cli}, {@code embedded}, or null/{@code auto} to
+     * pick.
+     */
     public static Backend choose(String requested, Optional<Path> cliBinary) {
       if (requested == null || requested.isBlank() || requested.equalsIgnoreCase("auto")) {
         return cliBinary.isPresent() ? CLI : EMBEDDED;
@@ -43,23 +48,37 @@ public final class DevStack implements AutoCloseable {
   }
 
   /**
-   * How to start a dev stack. {@code apiPort} -1 means no REST API. Its requests may name places in the storage
-   * root, the demo's data directory and {@code dataRoots}.
+   * How to start a dev stack. {@code apiPort} -1 means no REST API. Its requests may name places in
+   * the storage root, the demo's data directory and {@code dataRoots}.
    */
-  public record Config(Backend backend, String remoteAddress, int temporalPort, int uiPort, StorageRoot storage,
-      int apiPort, int trainThreads, List<String> dataRoots) {
+  public record Config(
+      Backend backend,
+      String remoteAddress,
+      int temporalPort,
+      int uiPort,
+      StorageRoot storage,
+      int apiPort,
+      int trainThreads,
+      List<String> dataRoots) {
     public Config {
       dataRoots = List.copyOf(dataRoots);
     }
 
-    public Config(Backend backend, String remoteAddress, int temporalPort, int uiPort, StorageRoot storage, int apiPort,
+    public Config(
+        Backend backend,
+        String remoteAddress,
+        int temporalPort,
+        int uiPort,
+        StorageRoot storage,
+        int apiPort,
         int trainThreads) {
       this(backend, remoteAddress, temporalPort, uiPort, storage, apiPort, trainThreads, List.of());
     }
 
     /** The storage root, the demo's data directory and the data roots given. */
     public DataRoots roots() {
-      List<String> roots = new java.util.ArrayList<>(List.of(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR));
+      List<String> roots =
+          new java.util.ArrayList<>(List.of(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR));
       roots.addAll(dataRoots);
       return DataRoots.of(storage, roots);
     }
@@ -71,7 +90,12 @@ public final class DevStack implements AutoCloseable {
   private final String address;
   private final AutoCloseable record;
 
-  private DevStack(AutoCloseable server, KeelWorkerHost workers, ApiServer api, String address, AutoCloseable record) {
+  private DevStack(
+      AutoCloseable server,
+      KeelWorkerHost workers,
+      ApiServer api,
+      String address,
+      AutoCloseable record) {
     this.server = server;
     this.workers = workers;
     this.api = api;
@@ -80,32 +104,53 @@ public final class DevStack implements AutoCloseable {
   }
 
   /** Kept for callers that only know an address: null embeds the Java test server. */
-  public static DevStack start(String temporalAddress, int temporalPort, StorageRoot storage, int apiPort,
-      int trainThreads, PrintStream out) {
+  public static DevStack start(
+      String temporalAddress,
+      int temporalPort,
+      StorageRoot storage,
+      int apiPort,
+      int trainThreads,
+      PrintStream out) {
     Backend b = temporalAddress == null ? Backend.EMBEDDED : Backend.REMOTE;
-    return start(new Config(b, temporalAddress, temporalPort, temporalPort + 1000, storage, apiPort, trainThreads), out);
+    return start(
+        new Config(
+            b, temporalAddress, temporalPort, temporalPort + 1000, storage, apiPort, trainThreads),
+        out);
   }
 
   public static DevStack start(Config config, PrintStream out) {
     boolean local = config.backend() != Backend.REMOTE;
-    LocalStacks.requireFree(List.of(
-        new LocalStacks.Port(local ? config.temporalPort() : 0, "Temporal"),
-        new LocalStacks.Port(config.backend() == Backend.CLI ? config.uiPort() : 0, "web UI"),
-        new LocalStacks.Port(config.apiPort(), "REST API")));
+    LocalStacks.requireFree(
+        List.of(
+            new LocalStacks.Port(local ? config.temporalPort() : 0, "Temporal"),
+            new LocalStacks.Port(config.backend() == Backend.CLI ? config.uiPort() : 0, "web UI"),
+            new LocalStacks.Port(config.apiPort(), "REST API")));
     AutoCloseable server = null;
     String address;
     boolean javaTestServer = false;
     switch (config.backend()) {
       case CLI -> {
-        Path binary = TemporalCliServer.locate().orElseThrow(() -> new IllegalArgumentException(
-            "--temporal cli: no `temporal` binary in $KEEL_TEMPORAL_CLI, $KEEL_HOME/.tools, ./.tools or on the PATH; build it with "
-                + "'GOBIN=$PWD/.tools go install github.com/temporalio/cli/cmd/temporal@v1.5.1' or use --temporal embedded"));
+        Path binary =
+            TemporalCliServer.locate()
+                .orElseThrow(
+                    () ->
+                        new IllegalArgumentException(
+                            "--temporal cli: no `temporal` binary in $KEEL_TEMPORAL_CLI, $KEEL_HOME/.tools, ./.tools or on the PATH; build it with "
+                                + "'GOBIN=$PWD/.tools go install github.com/temporalio/cli/cmd/temporal@v1.5.1' or use --temporal embedded"));
         Path db = databaseFile(config.storage(), out);
-        TemporalCliServer cli = TemporalCliServer.start(binary, config.temporalPort(), config.uiPort(), db, Duration.ofSeconds(90));
+        TemporalCliServer cli =
+            TemporalCliServer.start(
+                binary, config.temporalPort(), config.uiPort(), db, Duration.ofSeconds(90));
         server = cli;
         address = cli.address();
-        out.println("Temporal: the Temporal CLI's dev server (" + binary + " server start-dev) on " + address
-            + " (loopback only; durable: state in " + db + ")");
+        out.println(
+            "Temporal: the Temporal CLI's dev server ("
+                + binary
+                + " server start-dev) on "
+                + address
+                + " (loopback only; durable: state in "
+                + db
+                + ")");
         out.println("Web UI: " + cli.uiUrl() + "/namespaces/default/workflows");
       }
       case EMBEDDED -> {
@@ -113,8 +158,11 @@ public final class DevStack implements AutoCloseable {
         server = embedded;
         address = embedded.address();
         javaTestServer = true;
-        out.println("Temporal: embedded Java test server on " + address + " (loopback only; state lives in memory;"
-            + " `--temporal cli` with the Temporal CLI installed keeps it across restarts)");
+        out.println(
+            "Temporal: embedded Java test server on "
+                + address
+                + " (loopback only; state lives in memory;"
+                + " `--temporal cli` with the Temporal CLI installed keeps it across restarts)");
       }
       default -> {
         address = config.remoteAddress();
@@ -122,22 +170,34 @@ public final class DevStack implements AutoCloseable {
       }
     }
     try {
-      KeelWorkerHost workers = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
-          .setTemporalAddress(address)
-          .setStorageRoot(config.storage())
-          .optDevServer(javaTestServer)
-          .optTrainThreads(config.trainThreads())
-          .build());
-      out.println("Workers: keel-control, keel-etl, keel-train-cpu, keel-infer in this JVM; storage " + config.storage());
+      KeelWorkerHost workers =
+          KeelWorkerHost.start(
+              WorkerHostOptions.newBuilder()
+                  .setTemporalAddress(address)
+                  .setStorageRoot(config.storage())
+                  .optDevServer(javaTestServer)
+                  .optTrainThreads(config.trainThreads())
+                  .build());
+      out.println(
+          "Workers: keel-control, keel-etl, keel-train-cpu, keel-infer in this JVM; storage "
+              + config.storage());
       ApiServer api = null;
       if (config.apiPort() >= 0) {
-        api = ApiServer.start("127.0.0.1", config.apiPort(), workers.client(), config.roots(), ApiToken.none());
+        api =
+            ApiServer.start(
+                "127.0.0.1", config.apiPort(), workers.client(), config.roots(), ApiToken.none());
         out.println("API: " + api.url() + "/api/v1/health");
       }
-      AutoCloseable record = local && config.temporalPort() > 0
-          ? LocalStacks.record(LocalStacks.ofThisProcess(config.storage().toString(), config.temporalPort(),
-              config.backend() == Backend.CLI ? config.uiPort() : -1, config.apiPort(), config.backend().name()))
-          : () -> {};
+      AutoCloseable record =
+          local && config.temporalPort() > 0
+              ? LocalStacks.record(
+                  LocalStacks.ofThisProcess(
+                      config.storage().toString(),
+                      config.temporalPort(),
+                      config.backend() == Backend.CLI ? config.uiPort() : -1,
+                      config.apiPort(),
+                      config.backend().name()))
+              : () -> {};
       return new DevStack(server, workers, api, address, record);
     } catch (RuntimeException e) {
       closeQuietly(server);
@@ -146,15 +206,19 @@ public final class DevStack implements AutoCloseable {
   }
 
   /**
-   * {@code <storage root>/temporal/dev.db} for local roots; an s3:// root cannot hold SQLite, so the
-   * database goes to {@code ./keel-data/temporal/dev.db}.
+   * {@code <storage root>/temporal/dev.db} for local roots; an s3:// root cannot hold SQLite, so
+   * the database goes to {@code ./keel-data/temporal/dev.db}.
    */
   static Path databaseFile(StorageRoot storage, PrintStream out) {
     if (storage.isLocal()) {
       return storage.localPath().resolve("temporal").resolve("dev.db").toAbsolutePath();
     }
     Path local = Path.of("keel-data", "temporal", "dev.db").toAbsolutePath();
-    out.println("Temporal: the storage root " + storage + " is not local; the dev server's database goes to " + local);
+    out.println(
+        "Temporal: the storage root "
+            + storage
+            + " is not local; the dev server's database goes to "
+            + local);
     return local;
   }
 

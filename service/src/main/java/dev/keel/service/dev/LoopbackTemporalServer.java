@@ -24,18 +24,24 @@ public final class LoopbackTemporalServer implements AutoCloseable {
     this.address = address;
   }
 
-  /** Starts on {@code 127.0.0.1:port} (0 picks a free port); time skipping stays off (real time). */
+  /**
+   * Starts on {@code 127.0.0.1:port} (0 picks a free port); time skipping stays off (real time).
+   */
   public static LoopbackTemporalServer start(int port) {
     TestServicesStarter services = new TestServicesStarter(true, 0);
-    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
+    NettyServerBuilder builder =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
     GRPCServerHelper.registerServicesAndHealthChecks(services.getServices(), builder);
     try {
       Server server = builder.build().start();
       return new LoopbackTemporalServer(services, server, "127.0.0.1:" + server.getPort());
     } catch (IOException e) {
       services.close();
-      throw new UncheckedIOException("cannot bind Temporal dev server to 127.0.0.1:" + port
-          + " (is another `keel dev` running? set TEMPORAL_ADDRESS to use it)", e);
+      throw new UncheckedIOException(
+          "cannot bind Temporal dev server to 127.0.0.1:"
+              + port
+              + " (is another `keel dev` running? set TEMPORAL_ADDRESS to use it)",
+          e);
     }
   }
 

@@ -17,12 +17,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Temporal CLI's dev server ({@code temporal server start-dev}): a full Temporal server with
- * SQLite persistence, Schedules, visibility queries and the web UI, bound to 127.0.0.1. Its database
- * lives in a file, so workflows survive restarts of {@code keel dev}.
+ * SQLite persistence, Schedules, visibility queries and the web UI, bound to 127.0.0.1. Its
+ * database lives in a file, so workflows survive restarts of {@code keel dev}.
  *
  * <p>The server runs under a tiny shell watchdog that holds this JVM's end of a pipe: when the JVM
- * dies for any reason (even {@code kill -9}) the pipe closes and the watchdog stops the server, so a
- * restarted {@code keel dev} finds its ports free and the same database.
+ * dies for any reason (even {@code kill -9}) the pipe closes and the watchdog stops the server, so
+ * a restarted {@code keel dev} finds its ports free and the same database.
  */
 public final class TemporalCliServer implements AutoCloseable {
   /** Where {@code keel} looks for the binary, after {@code $KEEL_TEMPORAL_CLI}. */
@@ -36,6 +36,7 @@ public final class TemporalCliServer implements AutoCloseable {
       "exec 3<&0; \"$@\" </dev/null 3<&- & pid=$!; ( cat <&3 >/dev/null; kill -TERM $pid 2>/dev/null;"
           + " for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 $pid 2>/dev/null || exit 0; sleep 1; done;"
           + " kill -KILL $pid 2>/dev/null ) & wait $pid";
+
   /** How long a start waits for a previous server on the same database to finish dying. */
   private static final Duration PREVIOUS_SERVER_GRACE = Duration.ofSeconds(15);
 
@@ -54,8 +55,8 @@ public final class TemporalCliServer implements AutoCloseable {
   }
 
   /**
-   * The {@code temporal} binary: {@code $KEEL_TEMPORAL_CLI}, then {@code $KEEL_HOME/.tools/temporal}
-   * (and {@code ./.tools/temporal}), then {@code temporal} on the PATH.
+   * The {@code temporal} binary: {@code $KEEL_TEMPORAL_CLI}, then {@code
+   * $KEEL_HOME/.tools/temporal} (and {@code ./.tools/temporal}), then {@code temporal} on the PATH.
    */
   public static Optional<Path> locate() {
     return locate(System.getenv());
@@ -78,35 +79,58 @@ public final class TemporalCliServer implements AutoCloseable {
         candidates.add(Path.of(dir, "temporal"));
       }
     }
-    return candidates.stream().filter(p -> Files.isRegularFile(p) && Files.isExecutable(p)).findFirst();
+    return candidates.stream()
+        .filter(p -> Files.isRegularFile(p) && Files.isExecutable(p))
+        .findFirst();
   }
 
   /**
    * Starts the dev server on {@code 127.0.0.1:port} (web UI on {@code uiPort}) with its database at
    * {@code dbFile}, registers Keel's search attributes, and waits until it answers.
    */
-  public static TemporalCliServer start(Path binary, int port, int uiPort, Path dbFile, Duration timeout) {
+  public static TemporalCliServer start(
+      Path binary, int port, int uiPort, Path dbFile, Duration timeout) {
     try {
       Files.createDirectories(dbFile.toAbsolutePath().getParent());
       Path log = dbFile.resolveSibling("server.log");
       if (listening(port)) {
-        throw new IllegalStateException("cannot start the Temporal dev server: 127.0.0.1:" + port
-            + " is in use (is another `keel dev` running? then `keel demo`/`keel submit` use it as is)");
+        throw new IllegalStateException(
+            "cannot start the Temporal dev server: 127.0.0.1:"
+                + port
+                + " is in use (is another `keel dev` running? then `keel demo`/`keel submit` use it as is)");
       }
       awaitNoServerOn(dbFile.toAbsolutePath());
-      List<String> cmd = new ArrayList<>(List.of("sh", "-c", WATCHDOG, "keel-temporal-watchdog",
-          binary.toString(), "server", "start-dev",
-          "--ip", "127.0.0.1", "--port", Integer.toString(port), "--ui-port", Integer.toString(uiPort),
-          "--db-filename", dbFile.toAbsolutePath().toString(), "--log-level", "warn"));
+      List<String> cmd =
+          new ArrayList<>(
+              List.of(
+                  "sh",
+                  "-c",
+                  WATCHDOG,
+                  "keel-temporal-watchdog",
+                  binary.toString(),
+                  "server",
+                  "start-dev",
+                  "--ip",
+                  "127.0.0.1",
+                  "--port",
+                  Integer.toString(port),
+                  "--ui-port",
+                  Integer.toString(uiPort),
+                  "--db-filename",
+                  dbFile.toAbsolutePath().toString(),
+                  "--log-level",
+                  "warn"));
       for (KeelSearchAttributes.Attribute a : KeelSearchAttributes.ALL) {
         cmd.add("--search-attribute");
         cmd.add(a.name() + "=" + a.cliType());
       }
-      Process p = new ProcessBuilder(cmd)
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-          .start();
-      TemporalCliServer server = new TemporalCliServer(p, "127.0.0.1:" + port, "http://127.0.0.1:" + uiPort, dbFile, log);
+      Process p =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+              .start();
+      TemporalCliServer server =
+          new TemporalCliServer(p, "127.0.0.1:" + port, "http://127.0.0.1:" + uiPort, dbFile, log);
       server.awaitListening(port, timeout);
       return server;
     } catch (IOException e) {
@@ -122,16 +146,26 @@ public final class TemporalCliServer implements AutoCloseable {
   private static void awaitNoServerOn(Path dbFile) {
     String marker = "--db-filename " + dbFile + " ";
     long deadline = System.nanoTime() + PREVIOUS_SERVER_GRACE.toNanos();
-    List<ProcessHandle> previous = ProcessHandle.allProcesses()
-        .filter(h -> h.pid() != ProcessHandle.current().pid())
-        .filter(h -> h.info().commandLine().map(c -> c.contains("start-dev") && c.contains(marker)).orElse(false))
-        .toList();
+    List<ProcessHandle> previous =
+        ProcessHandle.allProcesses()
+            .filter(h -> h.pid() != ProcessHandle.current().pid())
+            .filter(
+                h ->
+                    h.info()
+                        .commandLine()
+                        .map(c -> c.contains("start-dev") && c.contains(marker))
+                        .orElse(false))
+            .toList();
     for (ProcessHandle h : previous) {
       try {
         h.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       } catch (java.util.concurrent.TimeoutException e) {
-        throw new IllegalStateException("cannot start the Temporal dev server: process " + h.pid()
-            + " still runs a server on " + dbFile + " (a `keel dev` that was killed?); stop it and start again");
+        throw new IllegalStateException(
+            "cannot start the Temporal dev server: process "
+                + h.pid()
+                + " still runs a server on "
+                + dbFile
+                + " (a `keel dev` that was killed?); stop it and start again");
       } catch (java.util.concurrent.ExecutionException e) {
         // onExit never fails; a handle that cannot be watched is gone
       } catch (InterruptedException e) {
@@ -145,8 +179,13 @@ public final class TemporalCliServer implements AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("the Temporal dev server exited with " + process.exitValue()
-            + "; its log " + log + " ends with:\n" + tail(log));
+        throw new IllegalStateException(
+            "the Temporal dev server exited with "
+                + process.exitValue()
+                + "; its log "
+                + log
+                + " ends with:\n"
+                + tail(log));
       }
       if (listening(port)) {
         return;
@@ -154,8 +193,15 @@ public final class TemporalCliServer implements AutoCloseable {
       sleep(100);
     }
     close();
-    throw new IllegalStateException("the Temporal dev server did not listen on 127.0.0.1:" + port + " within "
-        + timeout.toSeconds() + " s; see " + log + ":\n" + tail(log));
+    throw new IllegalStateException(
+        "the Temporal dev server did not listen on 127.0.0.1:"
+            + port
+            + " within "
+            + timeout.toSeconds()
+            + " s; see "
+            + log
+            + ":\n"
+            + tail(log));
   }
 
   static boolean listening(int port) {

@@ -26,38 +26,64 @@ import java.util.function.Consumer;
 
 /** Starts experiments with readable ids and sends them control signals. */
 public final class ExperimentLauncher {
-  private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter STAMP =
+      DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
 
   private ExperimentLauncher() {}
 
   /**
-   * Starts an experiment whose config the caller loaded through {@link dev.keel.search.ExperimentConfigs} (which
-   * validated it); the workflow checks it once more at start, as it must for starts that bypass Keel's client.
-   * The id reads {@code experiment-<name>-<utc time>}.
+   * Starts an experiment whose config the caller loaded through {@link
+   * dev.keel.search.ExperimentConfigs} (which validated it); the workflow checks it once more at
+   * start, as it must for starts that bypass Keel's client. The id reads {@code
+   * experiment-<name>-<utc time>}.
    */
   public static String start(WorkflowClient client, ExperimentRequest request) {
     ExperimentConfig config = request.getConfig();
-    String name = config.getName().isBlank() ? "unnamed" : config.getName().replaceAll("[^A-Za-z0-9_.-]", "-");
-    String id = "experiment-" + name + "-" + STAMP.format(Instant.now()) + "-" + Long.toHexString(System.nanoTime() & 0xffff);
-    ExperimentWorkflow wf = client.newWorkflowStub(ExperimentWorkflow.class, WorkflowOptions.newBuilder()
-        .setTaskQueue(TaskQueues.CONTROL)
-        .setWorkflowId(id)
-        .setStaticSummary("experiment " + config.getName() + ": " + config.getSearcher().getName() + " on "
-            + config.getData().getTable() + " (" + config.getSearcher().getMetric() + ")")
-        .build());
+    String name =
+        config.getName().isBlank()
+            ? "unnamed"
+            : config.getName().replaceAll("[^A-Za-z0-9_.-]", "-");
+    String id =
+        "experiment-"
+            + name
+            + "-"
+            + STAMP.format(Instant.now())
+            + "-"
+            + Long.toHexString(System.nanoTime() & 0xffff);
+    ExperimentWorkflow wf =
+        client.newWorkflowStub(
+            ExperimentWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setTaskQueue(TaskQueues.CONTROL)
+                .setWorkflowId(id)
+                .setStaticSummary(
+                    "experiment "
+                        + config.getName()
+                        + ": "
+                        + config.getSearcher().getName()
+                        + " on "
+                        + config.getData().getTable()
+                        + " ("
+                        + config.getSearcher().getMetric()
+                        + ")")
+                .build());
     WorkflowClient.start(wf::run, request);
     return id;
   }
 
   /**
-   * What the submitter should know before the experiment waits in silence: too few workers poll its pool to
-   * start a trial (where the server can tell; the embedded test server cannot).
+   * What the submitter should know before the experiment waits in silence: too few workers poll its
+   * pool to start a trial (where the server can tell; the embedded test server cannot).
    */
   public static List<String> warnings(WorkflowClient client, ExperimentConfig config) {
-    String pool = config.getResources().getResourcePool().isBlank() ? ConfigDefaults.RESOURCE_POOL
-        : config.getResources().getResourcePool();
-    int slots = config.getResources().hasSlotsPerTrial() ? config.getResources().getSlotsPerTrial()
-        : ConfigDefaults.SLOTS_PER_TRIAL;
+    String pool =
+        config.getResources().getResourcePool().isBlank()
+            ? ConfigDefaults.RESOURCE_POOL
+            : config.getResources().getResourcePool();
+    int slots =
+        config.getResources().hasSlotsPerTrial()
+            ? config.getResources().getSlotsPerTrial()
+            : ConfigDefaults.SLOTS_PER_TRIAL;
     try {
       return KeelWorkers.slotWarning(client, pool, slots).map(List::of).orElse(List.of());
     } catch (RuntimeException e) {
@@ -79,7 +105,8 @@ public final class ExperimentLauncher {
    * @param done what the signal does, for the message when it cannot: "paused", "killed", ...
    * @throws NotRunning naming why when Temporal knows no such experiment or it has ended
    */
-  public static void signal(WorkflowClient client, String id, String done, Consumer<ExperimentWorkflow> send) {
+  public static void signal(
+      WorkflowClient client, String id, String done, Consumer<ExperimentWorkflow> send) {
     try {
       send.accept(stub(client, id));
     } catch (WorkflowNotFoundException e) {
@@ -87,8 +114,14 @@ public final class ExperimentLauncher {
       if (status.isEmpty()) {
         throw new NotRunning("no experiment " + id, false, e);
       }
-      String state = status.get().name().substring("WORKFLOW_EXECUTION_STATUS_".length()).toLowerCase(Locale.ROOT);
-      throw new NotRunning("experiment " + id + " has ended (" + state + "): it cannot be " + done, true, e);
+      String state =
+          status
+              .get()
+              .name()
+              .substring("WORKFLOW_EXECUTION_STATUS_".length())
+              .toLowerCase(Locale.ROOT);
+      throw new NotRunning(
+          "experiment " + id + " has ended (" + state + "): it cannot be " + done, true, e);
     }
   }
 
@@ -107,24 +140,40 @@ public final class ExperimentLauncher {
   }
 
   /**
-   * What the experiment's current run started with (its config with defaults; after a continue-as-new also
-   * what it carried): the input of the first event of its history.
+   * What the experiment's current run started with (its config with defaults; after a
+   * continue-as-new also what it carried): the input of the first event of its history.
    *
    * @throws StatusRuntimeException {@code NOT_FOUND} when Temporal knows no workflow of that id
    */
   public static ExperimentRequest request(WorkflowClient client, String id) {
-    HistoryEvent started = client.getWorkflowServiceStubs().blockingStub().getWorkflowExecutionHistory(
-        GetWorkflowExecutionHistoryRequest.newBuilder().setNamespace(client.getOptions().getNamespace())
-            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(id)).setMaximumPageSize(1).build())
-        .getHistory().getEvents(0);
-    return client.getOptions().getDataConverter().fromPayloads(0,
-        Optional.of(started.getWorkflowExecutionStartedEventAttributes().getInput()), ExperimentRequest.class,
-        ExperimentRequest.class);
+    HistoryEvent started =
+        client
+            .getWorkflowServiceStubs()
+            .blockingStub()
+            .getWorkflowExecutionHistory(
+                GetWorkflowExecutionHistoryRequest.newBuilder()
+                    .setNamespace(client.getOptions().getNamespace())
+                    .setExecution(WorkflowExecution.newBuilder().setWorkflowId(id))
+                    .setMaximumPageSize(1)
+                    .build())
+            .getHistory()
+            .getEvents(0);
+    return client
+        .getOptions()
+        .getDataConverter()
+        .fromPayloads(
+            0,
+            Optional.of(started.getWorkflowExecutionStartedEventAttributes().getInput()),
+            ExperimentRequest.class,
+            ExperimentRequest.class);
   }
 
-  /** The experiment workflow's execution status, or empty when Temporal knows no workflow of that id. */
+  /**
+   * The experiment workflow's execution status, or empty when Temporal knows no workflow of that
+   * id.
+   */
   public static Optional<WorkflowExecutionStatus> status(WorkflowClient client, String id) {
-    return WorkflowDescriptions.describe(client, id).map(d -> d.getWorkflowExecutionInfo().getStatus());
+    return WorkflowDescriptions.describe(client, id)
+        .map(d -> d.getWorkflowExecutionInfo().getStatus());
   }
-
 }

@@ -12,17 +12,17 @@ import dev.keel.activities.TaskQueues;
 import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.CatalogRow;
 import dev.keel.api.v1.ExperimentConfig;
-import dev.keel.api.v1.TrialState;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.SearcherBracket;
+import dev.keel.api.v1.TrialState;
 import dev.keel.search.BracketRungs;
 import dev.keel.search.SearchPreview;
 import dev.keel.search.Searchers;
-import dev.keel.service.security.AuditLines;
 import dev.keel.service.listing.Filter;
+import dev.keel.service.security.AuditLines;
 import dev.keel.storage.StorageRoot;
-import dev.keel.tables.catalog.CatalogTables;
 import dev.keel.tables.audit.AuditTable;
+import dev.keel.tables.catalog.CatalogTables;
 import dev.keel.tables.catalog.ExperimentHistory;
 import dev.keel.tables.catalog.ExperimentList;
 import dev.keel.tables.catalog.Paging;
@@ -47,21 +47,25 @@ import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Everything the dashboard shows of one experiment, as one JSON document: the experiment's state and its
- * trials (from the workflow's {@code state} query while Temporal has it, else from the catalog), the
- * learning curves (every validation of the searcher's metric, also those not yet appended to the
- * catalog), the rungs (which trials reached which length, and which went on), and the checkpoints with
- * their GC state. The REST API serves it and streams it as Server-Sent Events.
+ * Everything the dashboard shows of one experiment, as one JSON document: the experiment's state
+ * and its trials (from the workflow's {@code state} query while Temporal has it, else from the
+ * catalog), the learning curves (every validation of the searcher's metric, also those not yet
+ * appended to the catalog), the rungs (which trials reached which length, and which went on), and
+ * the checkpoints with their GC state. The REST API serves it and streams it as Server-Sent Events.
  */
 public final class ExperimentView {
   private static final ObjectMapper JSON = new ObjectMapper();
+
   /** How long a reading waits for the workflow's queries. */
   static final Duration QUERY_TIMEOUT = Duration.ofSeconds(10);
-  private static final java.util.concurrent.ExecutorService QUERIES = java.util.concurrent.Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "keel-experiment-query");
-    t.setDaemon(true);
-    return t;
-  });
+
+  private static final java.util.concurrent.ExecutorService QUERIES =
+      java.util.concurrent.Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "keel-experiment-query");
+            t.setDaemon(true);
+            return t;
+          });
 
   private final WorkflowClient client;
   private final StorageRoot storage;
@@ -96,25 +100,29 @@ public final class ExperimentView {
     }
 
     /**
-     * Whether the experiment's workflow has closed (or Temporal no longer has it): its document will not
-     * change any more. Its state reads COMPLETED a little earlier, while its last checkpoints are collected.
+     * Whether the experiment's workflow has closed (or Temporal no longer has it): its document
+     * will not change any more. Its state reads COMPLETED a little earlier, while its last
+     * checkpoints are collected.
      */
     public boolean ended() {
       return !root.path("experiment").path("running").asBoolean();
     }
 
     /**
-     * A page of one of the document's lists ({@code trials} or {@code checkpoints}) as {@code {"<list>": [...],
-     * "total", "offset", "limit"}}; {@code state} (any case) keeps only the items in that state.
+     * A page of one of the document's lists ({@code trials} or {@code checkpoints}) as {@code
+     * {"<list>": [...], "total", "offset", "limit"}}; {@code state} (any case) keeps only the items
+     * in that state.
      */
     public String page(String list, String state, int offset, int limit) {
       checkFilter(list, state);
       List<JsonNode> items = new ArrayList<>();
-      root.path(list).forEach(item -> {
-        if (state == null || state.equalsIgnoreCase(item.path("state").asText(""))) {
-          items.add(item);
-        }
-      });
+      root.path(list)
+          .forEach(
+              item -> {
+                if (state == null || state.equalsIgnoreCase(item.path("state").asText(""))) {
+                  items.add(item);
+                }
+              });
       ObjectNode out = JSON.createObjectNode();
       out.putArray(list).addAll(Paging.slice(items, offset, limit));
       out.put("total", items.size()).put("offset", offset).put("limit", limit);
@@ -122,22 +130,26 @@ public final class ExperimentView {
     }
   }
 
-
   /** The states a filter of the document's {@code trials} and {@code checkpoints} may name. */
-  private static final Map<String, Set<String>> STATES = Map.of(
-      "trials", Filter.states(TrialState.State.class),
-      "checkpoints", Set.of("SAVED", CatalogTables.DELETED));
+  private static final Map<String, Set<String>> STATES =
+      Map.of(
+          "trials", Filter.states(TrialState.State.class),
+          "checkpoints", Set.of("SAVED", CatalogTables.DELETED));
 
   /**
    * Checks a filter of {@link Document#page}.
    *
-   * @throws IllegalArgumentException naming the states of {@code list} when {@code state} (any case) is none of them
+   * @throws IllegalArgumentException naming the states of {@code list} when {@code state} (any
+   *     case) is none of them
    */
   public static void checkFilter(String list, String state) {
     Filter.oneOf("state", Optional.ofNullable(state), STATES.getOrDefault(list, Set.of()));
   }
 
-  /** One look at a followed experiment: its changed document, a failed reading, or the experiment gone. */
+  /**
+   * One look at a followed experiment: its changed document, a failed reading, or the experiment
+   * gone.
+   */
   public sealed interface Reading permits Changed, Problem, Gone {}
 
   /** The document differs from the one before (the first reading always does). */
@@ -150,9 +162,9 @@ public final class ExperimentView {
   public record Gone() implements Reading {}
 
   /**
-   * The experiment looked at every {@code period} on a worker thread: each changed document, then the
-   * end once its workflow has closed. What the REST API streams as Server-Sent Events and what {@code keel
-   * experiment wait} and {@code logs --follow} print.
+   * The experiment looked at every {@code period} on a worker thread: each changed document, then
+   * the end once its workflow has closed. What the REST API streams as Server-Sent Events and what
+   * {@code keel experiment wait} and {@code logs --follow} print.
    */
   public Flux<Reading> follow(String experimentId, Duration period) {
     AtomicReference<String> last = new AtomicReference<>("");
@@ -160,26 +172,29 @@ public final class ExperimentView {
         .onBackpressureDrop()
         // the readings block on Temporal and the tables: not on the timer's thread
         .publishOn(Schedulers.boundedElastic(), 1)
-        .handle((tick, sink) -> {
-          Optional<Document> document;
-          try {
-            document = read(experimentId);
-          } catch (RuntimeException e) {
-            sink.next(new Problem("cannot read experiment " + experimentId + " now: " + e.getMessage()));
-            return;
-          }
-          if (document.isEmpty()) {
-            sink.next(new Gone());
-            sink.complete();
-            return;
-          }
-          if (!document.get().json().equals(last.getAndSet(document.get().json()))) {
-            sink.next(new Changed(document.get()));
-          }
-          if (document.get().ended()) {
-            sink.complete();
-          }
-        });
+        .handle(
+            (tick, sink) -> {
+              Optional<Document> document;
+              try {
+                document = read(experimentId);
+              } catch (RuntimeException e) {
+                sink.next(
+                    new Problem(
+                        "cannot read experiment " + experimentId + " now: " + e.getMessage()));
+                return;
+              }
+              if (document.isEmpty()) {
+                sink.next(new Gone());
+                sink.complete();
+                return;
+              }
+              if (!document.get().json().equals(last.getAndSet(document.get().json()))) {
+                sink.next(new Changed(document.get()));
+              }
+              if (document.get().ended()) {
+                sink.complete();
+              }
+            });
   }
 
   /** The experiment as Temporal and the catalog know it now, or empty when neither knows it. */
@@ -188,8 +203,10 @@ public final class ExperimentView {
   }
 
   private Optional<Document> document(String experimentId) {
-    // The workflow's status before its rows: once it is closed, its last rows (checkpoint GC's included)
-    // are in the tables. The pending rows before the tables: a batch appended in between is then found
+    // The workflow's status before its rows: once it is closed, its last rows (checkpoint GC's
+    // included)
+    // are in the tables. The pending rows before the tables: a batch appended in between is then
+    // found
     // in both, not in neither.
     Optional<WorkflowExecutionStatus> status = ExperimentLauncher.status(client, experimentId);
     ObjectNode experiment = null;
@@ -206,8 +223,11 @@ public final class ExperimentView {
       } catch (WorkflowNotFoundException | WorkflowQueryException e) {
         // not an experiment workflow, or gone between the two calls: the catalog may still know it
       } catch (TimeoutException e) {
-        unanswered = "its workflow does not answer (no worker polls " + TaskQueues.CONTROL + ", or none has run it"
-            + " yet): what the catalog holds is shown";
+        unanswered =
+            "its workflow does not answer (no worker polls "
+                + TaskQueues.CONTROL
+                + ", or none has run it"
+                + " yet): what the catalog holds is shown";
       }
     }
     boolean live = experiment != null;
@@ -228,13 +248,16 @@ public final class ExperimentView {
       config = config(records.configJson());
       experiment = catalogSummary(summary.get(), config, records);
     }
-    boolean running = live && status.get() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+    boolean running =
+        live && status.get() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
     String metric = experiment.path("metric").asText("");
     Optional<SearchPreview> plan = config.flatMap(ExperimentView::plan);
     String unit = plan.map(p -> p.unit().label()).orElse("");
     ObjectNode out = JSON.createObjectNode();
-    ArrayNode trials = experiment.has("trials") ? (ArrayNode) experiment.remove("trials")
-        : catalogTrials(records, unit, plan.map(ExperimentView::rungLengths).orElse(Set.of()));
+    ArrayNode trials =
+        experiment.has("trials")
+            ? (ArrayNode) experiment.remove("trials")
+            : catalogTrials(records, unit, plan.map(ExperimentView::rungLengths).orElse(Set.of()));
     experiment.put("live", live).put("running", running);
     if (unanswered != null) {
       experiment.put("unanswered", unanswered);
@@ -245,13 +268,15 @@ public final class ExperimentView {
     if (plan.isPresent()) {
       experiment.put("planned_trials", plan.get().trials()).put("unit", unit);
       if (!live) {
-        experiment.put("progress", catalogProgress(experiment.path("state").asText(), plan.get(), records));
+        experiment.put(
+            "progress", catalogProgress(experiment.path("state").asText(), plan.get(), records));
       }
     }
     if (!live) {
       catalogMetrics(trials, records, metric, experiment.path("smaller_is_better").asBoolean());
     }
-    ExperimentRungs rungs = new ExperimentRungs(records, metric, experiment.path("smaller_is_better").asBoolean());
+    ExperimentRungs rungs =
+        new ExperimentRungs(records, metric, experiment.path("smaller_is_better").asBoolean());
     List<BracketRungs> planned = config.map(ExperimentView::brackets).orElse(List.of());
     out.set("experiment", experiment);
     out.set("trials", trials);
@@ -260,23 +285,34 @@ public final class ExperimentView {
       out.set("rungs", rungs.fromSearcher(brackets));
       out.put("rungs_from", ExperimentRungs.FROM_SEARCHER);
     } else {
-      out.set("rungs", planned.isEmpty() ? rungs.fromLengths(plan.map(ExperimentView::rungLengths).orElse(Set.of()), trials)
-          : rungs.inferred(planned, trials));
+      out.set(
+          "rungs",
+          planned.isEmpty()
+              ? rungs.fromLengths(plan.map(ExperimentView::rungLengths).orElse(Set.of()), trials)
+              : rungs.inferred(planned, trials));
       out.put("rungs_from", ExperimentRungs.FROM_VALIDATIONS);
     }
     out.set("checkpoints", checkpoints(records));
-    out.set("activity", JSON.valueToTree(new AuditTable(storage).read(Optional.of(experimentId)).stream()
-        .map(AuditLines::json).toList()));
-    out.set("config", records.configJson().isEmpty() ? JSON.createObjectNode() : parse(records.configJson()));
+    out.set(
+        "activity",
+        JSON.valueToTree(
+            new AuditTable(storage)
+                .read(Optional.of(experimentId)).stream().map(AuditLines::json).toList()));
+    out.set(
+        "config",
+        records.configJson().isEmpty() ? JSON.createObjectNode() : parse(records.configJson()));
     return Optional.of(new Document(out, records));
   }
 
   /**
-   * A query's answer, or {@link TimeoutException} after {@link #QUERY_TIMEOUT}: a workflow no worker runs does not
-   * answer, and the server would hold the call for much longer than a page or a command may wait.
+   * A query's answer, or {@link TimeoutException} after {@link #QUERY_TIMEOUT}: a workflow no
+   * worker runs does not answer, and the server would hold the call for much longer than a page or
+   * a command may wait.
    */
-  private static <T> T withinQueryTimeout(java.util.function.Supplier<T> query) throws TimeoutException {
-    java.util.concurrent.CompletableFuture<T> answer = java.util.concurrent.CompletableFuture.supplyAsync(query, QUERIES);
+  private static <T> T withinQueryTimeout(java.util.function.Supplier<T> query)
+      throws TimeoutException {
+    java.util.concurrent.CompletableFuture<T> answer =
+        java.util.concurrent.CompletableFuture.supplyAsync(query, QUERIES);
     try {
       return answer.get(QUERY_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
@@ -290,11 +326,18 @@ public final class ExperimentView {
     }
   }
 
-  /** An experiment whose workflow runs but does not answer, and which the catalog does not know yet. */
-  private static Document unansweredDocument(String experimentId, WorkflowExecutionStatus status, String why) {
+  /**
+   * An experiment whose workflow runs but does not answer, and which the catalog does not know yet.
+   */
+  private static Document unansweredDocument(
+      String experimentId, WorkflowExecutionStatus status, String why) {
     ObjectNode out = JSON.createObjectNode();
-    out.putObject("experiment").put("experiment_id", experimentId).put("state", "ACTIVE").put("live", true)
-        .put("running", status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING).put("unanswered", why);
+    out.putObject("experiment")
+        .put("experiment_id", experimentId)
+        .put("state", "ACTIVE")
+        .put("live", true)
+        .put("running", status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING)
+        .put("unanswered", why);
     out.putArray("trials");
     out.putObject("curves").put("metric", "").putArray("series");
     out.putArray("rungs");
@@ -304,9 +347,10 @@ public final class ExperimentView {
   }
 
   /**
-   * Marks each active trial that waits for a worker of its pool with why ({@code waiting}) and since when
-   * ({@code waiting_since}), and counts them in the experiment's {@code waiting_trials}: only the server knows
-   * that a Train activity is not taken, so the workflow's own state cannot say it.
+   * Marks each active trial that waits for a worker of its pool with why ({@code waiting}) and
+   * since when ({@code waiting_since}), and counts them in the experiment's {@code waiting_trials}:
+   * only the server knows that a Train activity is not taken, so the workflow's own state cannot
+   * say it.
    */
   private void markWaits(ObjectNode experiment, ArrayNode trials) {
     String pool = experiment.path("resource_pool").asText("");
@@ -317,10 +361,17 @@ public final class ExperimentView {
       if (!"ACTIVE".equals(t.path("state").asText("")) || workflowId.isEmpty()) {
         continue;
       }
-      Optional<TrialWaits.Wait> wait = TrialWaits.of(client, workflowId, t.path("slots").asInt(1),
-          pool.isEmpty() ? ConfigDefaults.RESOURCE_POOL : pool, now);
+      Optional<TrialWaits.Wait> wait =
+          TrialWaits.of(
+              client,
+              workflowId,
+              t.path("slots").asInt(1),
+              pool.isEmpty() ? ConfigDefaults.RESOURCE_POOL : pool,
+              now);
       if (wait.isPresent()) {
-        ((ObjectNode) t).put("waiting", wait.get().reason()).put("waiting_since", wait.get().since().toString());
+        ((ObjectNode) t)
+            .put("waiting", wait.get().reason())
+            .put("waiting_since", wait.get().since().toString());
         waiting++;
       }
     }
@@ -335,16 +386,21 @@ public final class ExperimentView {
     Map<Long, ArrayNode> byTrial = new TreeMap<>();
     for (ExperimentHistory.Metric m : records.metrics()) {
       if (m.name().equals(metric)) {
-        byTrial.computeIfAbsent(m.trialId(), t -> JSON.createArrayNode())
+        byTrial
+            .computeIfAbsent(m.trialId(), t -> JSON.createArrayNode())
             .add(JSON.createArrayNode().add(m.batches()).add(m.value()).add(m.length()));
       }
     }
     ArrayNode series = curves.putArray("series");
-    byTrial.forEach((trial, points) -> series.addObject().put("trial_id", trial).set("points", points));
+    byTrial.forEach(
+        (trial, points) -> series.addObject().put("trial_id", trial).set("points", points));
     return curves;
   }
 
-  /** The experiment's config as its catalog row holds it, or empty when there is none or it cannot be read. */
+  /**
+   * The experiment's config as its catalog row holds it, or empty when there is none or it cannot
+   * be read.
+   */
   private static Optional<ExperimentConfig> config(String configJson) {
     if (configJson.isEmpty()) {
       return Optional.empty();
@@ -359,8 +415,9 @@ public final class ExperimentView {
   }
 
   /**
-   * The searcher's plan for the config, or empty when no searcher can run it (any more). Kept for the last configs
-   * asked about: a followed view is read every second, and a plan of 100,000 trials takes about a second to make.
+   * The searcher's plan for the config, or empty when no searcher can run it (any more). Kept for
+   * the last configs asked about: a followed view is read every second, and a plan of 100,000
+   * trials takes about a second to make.
    */
   private static Optional<SearchPreview> plan(ExperimentConfig config) {
     synchronized (PLANS) {
@@ -384,12 +441,16 @@ public final class ExperimentView {
   private static final Map<ExperimentConfig, Optional<SearchPreview>> PLANS =
       new java.util.LinkedHashMap<>(16, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<ExperimentConfig, Optional<SearchPreview>> eldest) {
+        protected boolean removeEldestEntry(
+            Map.Entry<ExperimentConfig, Optional<SearchPreview>> eldest) {
           return size() > 32;
         }
       };
 
-  /** The brackets and rung lengths of the config's searcher, before any trial; empty without brackets. */
+  /**
+   * The brackets and rung lengths of the config's searcher, before any trial; empty without
+   * brackets.
+   */
   private static List<BracketRungs> brackets(ExperimentConfig config) {
     try {
       return Searchers.create(config).rungs();
@@ -399,8 +460,8 @@ public final class ExperimentView {
   }
 
   /**
-   * The lengths the plan trains trials to, shortest first: the rungs of ASHA and Hyperband, the one length
-   * of searchers that train every trial to the end.
+   * The lengths the plan trains trials to, shortest first: the rungs of ASHA and Hyperband, the one
+   * length of searchers that train every trial to the end.
    */
   private static Set<Long> rungLengths(SearchPreview plan) {
     Set<Long> lengths = new TreeSet<>();
@@ -411,8 +472,14 @@ public final class ExperimentView {
   private static ArrayNode checkpoints(ExperimentHistory.Records records) {
     ArrayNode out = JSON.createArrayNode();
     for (ExperimentHistory.Checkpoint c : records.checkpoints()) {
-      ObjectNode n = out.addObject().put("trial_id", c.trialId()).put("uuid", c.uuid()).put("state", c.state())
-          .put("uri", c.uri()).put("size_bytes", c.sizeBytes()).put("batches", c.batches());
+      ObjectNode n =
+          out.addObject()
+              .put("trial_id", c.trialId())
+              .put("uuid", c.uuid())
+              .put("state", c.state())
+              .put("uri", c.uri())
+              .put("size_bytes", c.sizeBytes())
+              .put("batches", c.batches());
       if (c.length() != null) {
         n.put("length", c.length());
       }
@@ -424,12 +491,14 @@ public final class ExperimentView {
   }
 
   /**
-   * Trials of an experiment Temporal no longer has, as far as the catalog's rows tell: their completed length
-   * in the searcher's unit ({@code completed_units} when the config cannot be read) and their target length.
-   * The catalog records no target: a COMPLETED trial trained to its target; any other trained towards the
-   * next length the searcher's plan trains trials to ({@code lengths}, shortest first).
+   * Trials of an experiment Temporal no longer has, as far as the catalog's rows tell: their
+   * completed length in the searcher's unit ({@code completed_units} when the config cannot be
+   * read) and their target length. The catalog records no target: a COMPLETED trial trained to its
+   * target; any other trained towards the next length the searcher's plan trains trials to ({@code
+   * lengths}, shortest first).
    */
-  private static ArrayNode catalogTrials(ExperimentHistory.Records records, String unit, Set<Long> lengths) {
+  private static ArrayNode catalogTrials(
+      ExperimentHistory.Records records, String unit, Set<Long> lengths) {
     ArrayNode out = JSON.createArrayNode();
     for (ExperimentHistory.Trial t : records.trials()) {
       ObjectNode n = out.addObject().put("trial_id", t.trialId()).put("state", t.state());
@@ -437,11 +506,14 @@ public final class ExperimentView {
         n.put("completed_units", t.length());
       } else {
         n.putObject("completed_length").put(unit, t.length());
-        long target = "COMPLETED".equals(t.state()) ? t.length()
-            : lengths.stream().filter(l -> l > t.length()).findFirst().orElse(t.length());
+        long target =
+            "COMPLETED".equals(t.state())
+                ? t.length()
+                : lengths.stream().filter(l -> l > t.length()).findFirst().orElse(t.length());
         n.putObject("target_length").put(unit, target);
       }
-      n.set("hparams", t.hparamsJson().isEmpty() ? JSON.createObjectNode() : parse(t.hparamsJson()));
+      n.set(
+          "hparams", t.hparamsJson().isEmpty() ? JSON.createObjectNode() : parse(t.hparamsJson()));
       if (!t.error().isEmpty()) {
         n.put("error", t.error());
       }
@@ -450,24 +522,36 @@ public final class ExperimentView {
   }
 
   /**
-   * An experiment only the catalog knows: its row, and from its config the searcher and the metric's direction;
-   * its best trial is the one whose validation has the best metric (a tie goes to the validation trained longer,
-   * by length then batches, then to the lower trial number, as for the best checkpoint).
+   * An experiment only the catalog knows: its row, and from its config the searcher and the
+   * metric's direction; its best trial is the one whose validation has the best metric (a tie goes
+   * to the validation trained longer, by length then batches, then to the lower trial number, as
+   * for the best checkpoint).
    */
-  private static ObjectNode catalogSummary(ExperimentList.Summary s, Optional<ExperimentConfig> config,
+  private static ObjectNode catalogSummary(
+      ExperimentList.Summary s,
+      Optional<ExperimentConfig> config,
       ExperimentHistory.Records records) {
-    ObjectNode n = JSON.createObjectNode().put("experiment_id", s.experimentId()).put("name", s.name())
-        .put("state", s.state());
-    config.ifPresent(c -> n.put("searcher", c.getSearcher().getName())
-        .put("smaller_is_better", c.getSearcher().getSmallerIsBetter()));
+    ObjectNode n =
+        JSON.createObjectNode()
+            .put("experiment_id", s.experimentId())
+            .put("name", s.name())
+            .put("state", s.state());
+    config.ifPresent(
+        c ->
+            n.put("searcher", c.getSearcher().getName())
+                .put("smaller_is_better", c.getSearcher().getSmallerIsBetter()));
     s.searcherMetric().ifPresent(m -> n.put("metric", m));
     if (s.bestMetric() != null) {
       n.put("best_metric", s.bestMetric());
       records.metrics().stream()
-          .filter(m -> m.name().equals(s.searcherMetric().orElse("")) && m.value() == s.bestMetric())
-          .min(Comparator.comparingLong(ExperimentHistory.Metric::length).reversed()
-              .thenComparing(Comparator.comparingLong(ExperimentHistory.Metric::batches).reversed())
-              .thenComparingLong(ExperimentHistory.Metric::trialId))
+          .filter(
+              m -> m.name().equals(s.searcherMetric().orElse("")) && m.value() == s.bestMetric())
+          .min(
+              Comparator.comparingLong(ExperimentHistory.Metric::length)
+                  .reversed()
+                  .thenComparing(
+                      Comparator.comparingLong(ExperimentHistory.Metric::batches).reversed())
+                  .thenComparingLong(ExperimentHistory.Metric::trialId))
           .ifPresent(best -> n.put("best_trial_id", best.trialId()));
     }
     if (s.dataTable() != null) {
@@ -476,26 +560,37 @@ public final class ExperimentView {
     return n;
   }
 
-  /** Each catalog trial's best and latest value of the searcher's metric, as the workflow's state has them. */
-  private static void catalogMetrics(ArrayNode trials, ExperimentHistory.Records records, String metric,
-      boolean smallerIsBetter) {
+  /**
+   * Each catalog trial's best and latest value of the searcher's metric, as the workflow's state
+   * has them.
+   */
+  private static void catalogMetrics(
+      ArrayNode trials, ExperimentHistory.Records records, String metric, boolean smallerIsBetter) {
     for (JsonNode t : trials) {
       long trial = t.path("trial_id").asLong();
-      List<ExperimentHistory.Metric> values = records.metrics().stream()
-          .filter(m -> m.trialId() == trial && m.name().equals(metric)).toList(); // by batches
+      List<ExperimentHistory.Metric> values =
+          records.metrics().stream()
+              .filter(m -> m.trialId() == trial && m.name().equals(metric))
+              .toList(); // by batches
       if (!values.isEmpty()) {
-        double best = values.stream().mapToDouble(ExperimentHistory.Metric::value)
-            .reduce(smallerIsBetter ? Math::min : Math::max).getAsDouble();
-        ((ObjectNode) t).put("latest_metric", values.get(values.size() - 1).value()).put("best_metric", best);
+        double best =
+            values.stream()
+                .mapToDouble(ExperimentHistory.Metric::value)
+                .reduce(smallerIsBetter ? Math::min : Math::max)
+                .getAsDouble();
+        ((ObjectNode) t)
+            .put("latest_metric", values.get(values.size() - 1).value())
+            .put("best_metric", best);
       }
     }
   }
 
   /**
-   * How much of the plan the catalog's trials trained: 1 once COMPLETED, else their lengths over the plan's
-   * total (at most 0.99, as the searcher reports it).
+   * How much of the plan the catalog's trials trained: 1 once COMPLETED, else their lengths over
+   * the plan's total (at most 0.99, as the searcher reports it).
    */
-  private static double catalogProgress(String state, SearchPreview plan, ExperimentHistory.Records records) {
+  private static double catalogProgress(
+      String state, SearchPreview plan, ExperimentHistory.Records records) {
     if ("COMPLETED".equals(state)) {
       return 1.0;
     }
@@ -515,7 +610,8 @@ public final class ExperimentView {
     try {
       return JSON.readTree(json);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("unreadable JSON from the catalog: " + e.getOriginalMessage(), e);
+      throw new IllegalStateException(
+          "unreadable JSON from the catalog: " + e.getOriginalMessage(), e);
     }
   }
 

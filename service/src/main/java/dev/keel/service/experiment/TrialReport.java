@@ -14,9 +14,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * One trial of an experiment view as {@code keel trial describe} prints it: its state, hyperparameters and
- * ranks, then one row per validation with every metric and the checkpoint it saved (and whether checkpoint
- * GC deleted it).
+ * One trial of an experiment view as {@code keel trial describe} prints it: its state,
+ * hyperparameters and ranks, then one row per validation with every metric and the checkpoint it
+ * saved (and whether checkpoint GC deleted it).
  */
 public final class TrialReport {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -43,33 +43,66 @@ public final class TrialReport {
     return Optional.empty();
   }
 
-  /** {@code {"trial": <as in the view>, "validations": [{"batches", "length", "metrics": {...}, "checkpoint"}], "checkpoints": [...]}} */
+  /**
+   * {@code {"trial": <as in the view>, "validations": [{"batches", "length", "metrics": {...},
+   * "checkpoint"}], "checkpoints": [...]}}
+   */
   public String json() {
     ObjectNode out = JSON.createObjectNode();
     out.set("trial", trial);
     ArrayNode validations = out.putArray("validations");
-    byBatches().forEach((batches, ms) -> {
-      ObjectNode v = validations.addObject().put("batches", batches).put("length", ms.get(0).length());
-      ObjectNode values = v.putObject("metrics");
-      ms.forEach(m -> values.put(m.name(), m.value()));
-    });
+    byBatches()
+        .forEach(
+            (batches, ms) -> {
+              ObjectNode v =
+                  validations.addObject().put("batches", batches).put("length", ms.get(0).length());
+              ObjectNode values = v.putObject("metrics");
+              ms.forEach(m -> values.put(m.name(), m.value()));
+            });
     ArrayNode cs = out.putArray("checkpoints");
-    checkpoints.forEach(c -> cs.addObject().put("uuid", c.uuid()).put("state", c.state()).put("batches", c.batches())
-        .put("size_bytes", c.sizeBytes()).put("uri", c.uri()));
+    checkpoints.forEach(
+        c ->
+            cs.addObject()
+                .put("uuid", c.uuid())
+                .put("state", c.state())
+                .put("batches", c.batches())
+                .put("size_bytes", c.sizeBytes())
+                .put("uri", c.uri()));
     return out.toString();
   }
 
   /** A header and an aligned table of validations. */
   public String table() {
     StringBuilder out = new StringBuilder();
-    out.append(String.format(Locale.ROOT, "trial %d  %s  trained %s of %s  restarts %d%n", trialId,
-        trial.path("state").asText(), length(trial.path("completed_length")), length(trial.path("target_length")),
-        trial.path("restarts").asInt()));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "trial %d  %s  trained %s of %s  restarts %d%n",
+            trialId,
+            trial.path("state").asText(),
+            length(trial.path("completed_length")),
+            length(trial.path("target_length")),
+            trial.path("restarts").asInt()));
     Map<String, String> hparams = new TreeMap<>();
-    trial.path("hparams").fields().forEachRemaining(e -> hparams.put(e.getKey(), e.getKey() + "=" + value(e.getValue())));
-    out.append("hyperparameters: ").append(String.join(", ", hparams.values())).append(System.lineSeparator());
-    trial.path("ranks").forEach(r -> out.append(String.format(Locale.ROOT, "rank %d: %s on %s (%s)%n",
-        r.path("rank").asInt(), r.path("worker_identity").asText(), r.path("host").asText(), r.path("device").asText())));
+    trial
+        .path("hparams")
+        .fields()
+        .forEachRemaining(e -> hparams.put(e.getKey(), e.getKey() + "=" + value(e.getValue())));
+    out.append("hyperparameters: ")
+        .append(String.join(", ", hparams.values()))
+        .append(System.lineSeparator());
+    trial
+        .path("ranks")
+        .forEach(
+            r ->
+                out.append(
+                    String.format(
+                        Locale.ROOT,
+                        "rank %d: %s on %s (%s)%n",
+                        r.path("rank").asInt(),
+                        r.path("worker_identity").asText(),
+                        r.path("host").asText(),
+                        r.path("device").asText())));
     if (!trial.path("waiting").asText("").isEmpty()) {
       out.append(trial.path("waiting").asText()).append(System.lineSeparator());
     }
@@ -78,20 +111,38 @@ public final class TrialReport {
     }
     TreeSet<String> names = new TreeSet<>();
     metrics.forEach(m -> names.add(m.name()));
-    StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%8s  %8s", "BATCHES", "LENGTH"));
-    names.forEach(n -> header.append(String.format(Locale.ROOT, "  %" + Math.max(10, n.length()) + "s", n)));
+    StringBuilder header =
+        new StringBuilder(String.format(Locale.ROOT, "%8s  %8s", "BATCHES", "LENGTH"));
+    names.forEach(
+        n -> header.append(String.format(Locale.ROOT, "  %" + Math.max(10, n.length()) + "s", n)));
     out.append(header).append("  CHECKPOINT").append(System.lineSeparator());
-    byBatches().forEach((batches, ms) -> {
-      StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%8d  %8d", batches, ms.get(0).length()));
-      for (String n : names) {
-        String value = ms.stream().filter(m -> m.name().equals(n)).findFirst()
-            .map(m -> String.format(Locale.ROOT, "%.4f", m.value())).orElse("-");
-        row.append(String.format(Locale.ROOT, "  %" + Math.max(10, n.length()) + "s", value));
-      }
-      checkpoints.stream().filter(c -> c.batches() == batches && c.length() != null).findFirst()
-          .ifPresent(c -> row.append("  ").append(c.uuid(), 0, Math.min(8, c.uuid().length())).append(' ').append(c.state()));
-      out.append(row).append(System.lineSeparator());
-    });
+    byBatches()
+        .forEach(
+            (batches, ms) -> {
+              StringBuilder row =
+                  new StringBuilder(
+                      String.format(Locale.ROOT, "%8d  %8d", batches, ms.get(0).length()));
+              for (String n : names) {
+                String value =
+                    ms.stream()
+                        .filter(m -> m.name().equals(n))
+                        .findFirst()
+                        .map(m -> String.format(Locale.ROOT, "%.4f", m.value()))
+                        .orElse("-");
+                row.append(
+                    String.format(Locale.ROOT, "  %" + Math.max(10, n.length()) + "s", value));
+              }
+              checkpoints.stream()
+                  .filter(c -> c.batches() == batches && c.length() != null)
+                  .findFirst()
+                  .ifPresent(
+                      c ->
+                          row.append("  ")
+                              .append(c.uuid(), 0, Math.min(8, c.uuid().length()))
+                              .append(' ')
+                              .append(c.state()));
+              out.append(row).append(System.lineSeparator());
+            });
     return out.toString();
   }
 
@@ -102,13 +153,15 @@ public final class TrialReport {
   }
 
   /**
-   * A hyperparameter as a person writes it: protobuf's JSON holds every number as a double ({@code 64.0}), but a
-   * batch size of 64 reads {@code 64} and a learning rate every digit, without an exponent; other values as they are.
+   * A hyperparameter as a person writes it: protobuf's JSON holds every number as a double ({@code
+   * 64.0}), but a batch size of 64 reads {@code 64} and a learning rate every digit, without an
+   * exponent; other values as they are.
    */
   private static String value(JsonNode v) {
     if (v.isNumber()) {
       double d = v.asDouble();
-      return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d)
+      return d == Math.rint(d) && Math.abs(d) < 1e15
+          ? Long.toString((long) d)
           : java.math.BigDecimal.valueOf(d).toPlainString();
     }
     return v.isTextual() ? v.asText() : v.toString();

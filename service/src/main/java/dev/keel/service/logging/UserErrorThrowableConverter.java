@@ -1,20 +1,19 @@
 package dev.keel.service.logging;
 
 import ch.qos.logback.classic.pattern.ThrowableProxyConverter;
-import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxy;
 import io.temporal.common.converter.DataConverterException;
 import io.temporal.failure.ApplicationFailure;
 
 /**
- * Logback's stack-trace conversion ({@code %kex} in {@code logback.xml}), except for failures the user
- * caused: a non-retryable {@link ApplicationFailure} anywhere in the cause chain (bad input, a missing
- * table, a corrupt checkpoint — Keel raises those as non-retryable because retrying cannot help) or an
- * input the data converter could not decode prints as one indented line with its type and message. A
- * workflow task failure Temporal retries by itself ({@link #retriedWorkflowTask}) prints nothing here:
- * {@link RetriedWorkflowTaskMessageConverter} appends it to the warning's line. {@code KEEL_DEBUG=1}
- * prints every trace.
+ * Logback's stack-trace conversion ({@code %kex} in {@code logback.xml}), except for failures the
+ * user caused: a non-retryable {@link ApplicationFailure} anywhere in the cause chain (bad input, a
+ * missing table, a corrupt checkpoint — Keel raises those as non-retryable because retrying cannot
+ * help) or an input the data converter could not decode prints as one indented line with its type
+ * and message. A workflow task failure Temporal retries by itself ({@link #retriedWorkflowTask})
+ * prints nothing here: {@link RetriedWorkflowTaskMessageConverter} appends it to the warning's
+ * line. {@code KEEL_DEBUG=1} prints every trace.
  */
 public final class UserErrorThrowableConverter extends ThrowableProxyConverter {
   static final String POTENTIAL_DEADLOCK = "io.temporal.internal.sync.PotentialDeadlockException";
@@ -61,18 +60,20 @@ public final class UserErrorThrowableConverter extends ThrowableProxyConverter {
   }
 
   /**
-   * {@code type: message} of a workflow task failure that Temporal retries by itself and that no code
-   * fixes, or null. Today one: the SDK's deadlock detector ({@code PotentialDeadlockException},
-   * TMPRL1101) fails a task whose workflow thread did not yield within its window, which a busy machine
-   * can cause; the retry runs on. Its message holds thread dumps: only its first sentence is kept. The
-   * class is matched by name: Keel code uses no {@code io.temporal.internal} class.
+   * {@code type: message} of a workflow task failure that Temporal retries by itself and that no
+   * code fixes, or null. Today one: the SDK's deadlock detector ({@code
+   * PotentialDeadlockException}, TMPRL1101) fails a task whose workflow thread did not yield within
+   * its window, which a busy machine can cause; the retry runs on. Its message holds thread dumps:
+   * only its first sentence is kept. The class is matched by name: Keel code uses no {@code
+   * io.temporal.internal} class.
    */
   static String retriedWorkflowTask(IThrowableProxy proxy) {
     for (IThrowableProxy t = proxy; t != null; t = t.getCause()) {
       if (POTENTIAL_DEADLOCK.equals(t.getClassName())) {
         String message = String.valueOf(t.getMessage());
         int end = message.indexOf(" {detectionTimestamp");
-        String first = (end < 0 ? message : message.substring(0, end)).lines().findFirst().orElse("").strip();
+        String first =
+            (end < 0 ? message : message.substring(0, end)).lines().findFirst().orElse("").strip();
         return POTENTIAL_DEADLOCK.substring(POTENTIAL_DEADLOCK.lastIndexOf('.') + 1) + ": " + first;
       }
     }

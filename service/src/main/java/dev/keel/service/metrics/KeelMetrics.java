@@ -24,17 +24,21 @@ import java.lang.management.ManagementFactory;
  * The process's Prometheus registry. It joins Micrometer's global registry, where Keel's libraries
  * count what they do ({@code Metrics.counter(...)}: checkpoint bytes, training samples) without
  * knowing who exports it, and Temporal's SDK reports its client and worker metrics into it through
- * {@link #temporalScope()}. Metric names: {@code keel_*} (e.g. {@code keel_checkpoint_written_bytes_total}), {@code temporal_*}, {@code jvm_*},
- * {@code process_*}, {@code system_*}.
+ * {@link #temporalScope()}. Metric names: {@code keel_*} (e.g. {@code
+ * keel_checkpoint_written_bytes_total}), {@code temporal_*}, {@code jvm_*}, {@code process_*},
+ * {@code system_*}.
  *
- * <p>What one scrape holds is kept small and regular by Micrometer's meter filters, installed before any
- * meter registers: Temporal's meters keep only the labels that say something and a few buckets ({@link
- * TemporalMeters}); times are in seconds (Micrometer's {@code process.cpu.time} counts nanoseconds, so
- * {@code process_cpu_seconds_total} replaces it, under the name Prometheus' own clients give it); every
- * family has a {@code HELP} line ({@link #describeEveryMeter()}).
+ * <p>What one scrape holds is kept small and regular by Micrometer's meter filters, installed
+ * before any meter registers: Temporal's meters keep only the labels that say something and a few
+ * buckets ({@link TemporalMeters}); times are in seconds (Micrometer's {@code process.cpu.time}
+ * counts nanoseconds, so {@code process_cpu_seconds_total} replaces it, under the name Prometheus'
+ * own clients give it); every family has a {@code HELP} line ({@link #describeEveryMeter()}).
  */
 public final class KeelMetrics {
-  /** Micrometer's {@link ProcessorMetrics} counter in nanoseconds, denied for {@code process_cpu_seconds_total}. */
+  /**
+   * Micrometer's {@link ProcessorMetrics} counter in nanoseconds, denied for {@code
+   * process_cpu_seconds_total}.
+   */
   private static final String PROCESS_CPU_TIME_NS = "process.cpu.time";
 
   private static PrometheusMeterRegistry registry;
@@ -46,7 +50,8 @@ public final class KeelMetrics {
   public static synchronized PrometheusMeterRegistry registry() {
     if (registry == null) {
       PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-      r.config().meterFilter(new TemporalMeters())
+      r.config()
+          .meterFilter(new TemporalMeters())
           .meterFilter(MeterFilter.deny(id -> id.getName().equals(PROCESS_CPU_TIME_NS)))
           .meterFilter(describeEveryMeter());
       new JvmMemoryMetrics().bindTo(r);
@@ -63,8 +68,8 @@ public final class KeelMetrics {
   }
 
   /**
-   * Gives a meter registered without a description (a library's) one naming it, so that its family's
-   * {@code HELP} line is never empty.
+   * Gives a meter registered without a description (a library's) one naming it, so that its
+   * family's {@code HELP} line is never empty.
    */
   static MeterFilter describeEveryMeter() {
     return new MeterFilter() {
@@ -73,27 +78,38 @@ public final class KeelMetrics {
         if (id.getDescription() != null && !id.getDescription().isBlank()) {
           return id;
         }
-        return new Meter.Id(id.getName(), Tags.of(id.getTagsAsIterable()), id.getBaseUnit(),
-            id.getName() + " (registered without a description)", id.getType());
+        return new Meter.Id(
+            id.getName(),
+            Tags.of(id.getTagsAsIterable()),
+            id.getBaseUnit(),
+            id.getName() + " (registered without a description)",
+            id.getType());
       }
     };
   }
 
   /** {@code process_cpu_seconds_total}: the JVM's CPU time, where the JVM tells it. */
   private static void bindProcessCpuSeconds(MeterRegistry r) {
-    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+    if (ManagementFactory.getOperatingSystemMXBean()
+            instanceof com.sun.management.OperatingSystemMXBean os
         && os.getProcessCpuTime() >= 0) {
-      FunctionCounter.builder("process.cpu", os, b -> b.getProcessCpuTime() / 1e9).baseUnit("seconds")
-          .description("CPU time the JVM process used, in seconds").register(r);
+      FunctionCounter.builder("process.cpu", os, b -> b.getProcessCpuTime() / 1e9)
+          .baseUnit("seconds")
+          .description("CPU time the JVM process used, in seconds")
+          .register(r);
     }
   }
 
-  /** The Tally scope Temporal's service stubs report into (one per process: Temporal's metric names are global). */
+  /**
+   * The Tally scope Temporal's service stubs report into (one per process: Temporal's metric names
+   * are global).
+   */
   public static synchronized Scope temporalScope() {
     if (temporalScope == null) {
-      temporalScope = new RootScopeBuilder()
-          .reporter(new MicrometerClientStatsReporter(registry()))
-          .reportEvery(Duration.ofSeconds(1));
+      temporalScope =
+          new RootScopeBuilder()
+              .reporter(new MicrometerClientStatsReporter(registry()))
+              .reportEvery(Duration.ofSeconds(1));
     }
     return temporalScope;
   }

@@ -10,10 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code keel_trials{pool,state}}: the trials of the running experiments that are training now ({@code
- * running}: every rank's Train activity started) or waiting for slots of their pool ({@code queued}), as the
- * pool provisioner sees them ({@link ExperimentDemandObserver}); read for a scrape at most every {@link
- * #MAX_AGE}, since each reading asks Temporal about every running experiment and active trial.
+ * {@code keel_trials{pool,state}}: the trials of the running experiments that are training now
+ * ({@code running}: every rank's Train activity started) or waiting for slots of their pool ({@code
+ * queued}), as the pool provisioner sees them ({@link ExperimentDemandObserver}); read for a scrape
+ * at most every {@link #MAX_AGE}, since each reading asks Temporal about every running experiment
+ * and active trial.
  */
 public final class TrialGauges {
   static final Duration MAX_AGE = Duration.ofSeconds(10);
@@ -31,21 +32,31 @@ public final class TrialGauges {
   TrialGauges(WorkflowClient client, Duration maxAge) {
     this.demand = new ExperimentDemandObserver(client);
     this.maxAge = maxAge;
-    this.gauge = MultiGauge.builder("keel.trials").description("trials of running experiments by pool and state")
-        .register(KeelMetrics.registry());
+    this.gauge =
+        MultiGauge.builder("keel.trials")
+            .description("trials of running experiments by pool and state")
+            .register(KeelMetrics.registry());
   }
 
-  /** Reads the running experiments again unless the last reading is younger than {@link #MAX_AGE}. */
+  /**
+   * Reads the running experiments again unless the last reading is younger than {@link #MAX_AGE}.
+   */
   public synchronized void refresh() {
     if (read && System.nanoTime() - readNanos < maxAge.toNanos()) {
       return;
     }
     List<MultiGauge.Row<?>> rows = new ArrayList<>();
-    demand.gangsByPool(PoolDemand.newBuilder()).forEach((pool, gangs) -> {
-      long running = gangs.stream().filter(g -> g.getRanksStarted() >= g.getSlots()).count();
-      rows.add(MultiGauge.Row.of(Tags.of("pool", pool, "state", "running"), running));
-      rows.add(MultiGauge.Row.of(Tags.of("pool", pool, "state", "queued"), gangs.size() - running));
-    });
+    demand
+        .gangsByPool(PoolDemand.newBuilder())
+        .forEach(
+            (pool, gangs) -> {
+              long running =
+                  gangs.stream().filter(g -> g.getRanksStarted() >= g.getSlots()).count();
+              rows.add(MultiGauge.Row.of(Tags.of("pool", pool, "state", "running"), running));
+              rows.add(
+                  MultiGauge.Row.of(
+                      Tags.of("pool", pool, "state", "queued"), gangs.size() - running));
+            });
     gauge.register(rows, true);
     readNanos = System.nanoTime();
     read = true;

@@ -29,7 +29,9 @@ public final class DemoRequest {
   /** The shipped request, training for {@code batches} batches instead of the demo's length. */
   public static PipelineRequest load(Path dataDir, long batches) {
     PipelineRequest.Builder b = load(dataDir).toBuilder();
-    b.getExperimentBuilder().getSearcherBuilder().setMaxLength(Length.newBuilder().setBatches(batches));
+    b.getExperimentBuilder()
+        .getSearcherBuilder()
+        .setMaxLength(Length.newBuilder().setBatches(batches));
     return ExperimentConfigLoaders.pipelineLoader().validate(b.build(), "demo request");
   }
 
@@ -53,8 +55,12 @@ public final class DemoRequest {
   public static void requireDataset(Path dir) {
     for (String f : IngestActivitiesImpl.FASHION_MNIST_FILES) {
       if (!Files.isRegularFile(dir.resolve(f))) {
-        throw new IllegalArgumentException("Fashion-MNIST not found at " + dir + " (missing " + f
-            + "): install it with 'apt-get install -y dataset-fashion-mnist' or pass --data DIR");
+        throw new IllegalArgumentException(
+            "Fashion-MNIST not found at "
+                + dir
+                + " (missing "
+                + f
+                + "): install it with 'apt-get install -y dataset-fashion-mnist' or pass --data DIR");
       }
     }
   }

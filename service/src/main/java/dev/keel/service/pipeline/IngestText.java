@@ -8,14 +8,20 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** An ingest's rows per split and class, and its warnings, as lines a person reads (the pipeline's output, status). */
+/**
+ * An ingest's rows per split and class, and its warnings, as lines a person reads (the pipeline's
+ * output, status).
+ */
 public final class IngestText {
   private IngestText() {}
 
-  /** {@code rows in test:  Bag=3, Coat=5}, one line per split, in name order. */
+  /** {@code rows in test: Bag=3, Coat=5}, one line per split, in name order. */
   public static List<String> perSplitAndLabel(IngestResult r) {
     List<String> out = new ArrayList<>();
-    perSplit(r).forEach((split, counts) -> out.add(String.format(Locale.ROOT, "%-15s %s", "rows in " + split + ":", counts)));
+    perSplit(r)
+        .forEach(
+            (split, counts) ->
+                out.add(String.format(Locale.ROOT, "%-15s %s", "rows in " + split + ":", counts)));
     return out;
   }
 

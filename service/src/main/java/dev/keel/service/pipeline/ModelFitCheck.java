@@ -24,19 +24,22 @@ import java.util.TreeSet;
 import javax.imageio.ImageIO;
 
 /**
- * Refuses at submission a pipeline whose model cannot take what its local source gives, before any stage
- * runs: an image folder's first image (or its {@code image_size}), Fashion-MNIST's 28x28 images, or feature
- * vectors of a CSV or Parquet source are offered to the model's own {@link KeelModel#fitTo} check, the one
- * every trial runs on the table. A source on S3, or a model class this process cannot load, is left to the
- * trials, which fail the experiment with the same message.
+ * Refuses at submission a pipeline whose model cannot take what its local source gives, before any
+ * stage runs: an image folder's first image (or its {@code image_size}), Fashion-MNIST's 28x28
+ * images, or feature vectors of a CSV or Parquet source are offered to the model's own {@link
+ * KeelModel#fitTo} check, the one every trial runs on the table. A source on S3, or a model class
+ * this process cannot load, is left to the trials, which fail the experiment with the same message.
  */
 final class ModelFitCheck {
   private ModelFitCheck() {}
 
   static List<ConfigProblem> problems(PipelineRequest request) {
-    if (request.hasReuse() && (request.getReuse().hasModel() || request.getReuse().hasTable()
-        || !request.getReuse().getExperimentId().isBlank())) {
-      return List.of(); // the reused model or table is checked by the workflow against the table it uses
+    if (request.hasReuse()
+        && (request.getReuse().hasModel()
+            || request.getReuse().hasTable()
+            || !request.getReuse().getExperimentId().isBlank())) {
+      return List
+          .of(); // the reused model or table is checked by the workflow against the table it uses
     }
     try {
       Optional<DataShape> shape = shapeOf(request.getSource());
@@ -45,18 +48,22 @@ final class ModelFitCheck {
       }
       ModelSpec spec = request.getExperiment().getModel();
       if (!spec.getClass_().isBlank() && shape.get().kind() == DataShape.Kind.FEATURES) {
-        return List.of(); // a user's model may need the feature count, which the source's header alone does not fix
+        return List
+            .of(); // a user's model may need the feature count, which the source's header alone
+        // does not fix
       }
       KeelModel model;
       try {
         model = ModelRegistry.withBuiltIns().resolve(spec);
       } catch (InvalidFieldException e) {
-        return spec.getClass_().isBlank() ? List.of(new ConfigProblem("experiment." + e.field(), e.problem()))
+        return spec.getClass_().isBlank()
+            ? List.of(new ConfigProblem("experiment." + e.field(), e.problem()))
             : List.of(); // the workers' classpath may hold it
       }
       Hyperparameters hyperparameters;
       try {
-        hyperparameters = Hyperparameters.resolve(model, spec.getParams().getFieldsMap(), constants(request));
+        hyperparameters =
+            Hyperparameters.resolve(model, spec.getParams().getFieldsMap(), constants(request));
       } catch (InvalidFieldException e) {
         return List.of(); // a hyperparameter problem, which the trials name with its path
       }
@@ -64,10 +71,15 @@ final class ModelFitCheck {
       return List.of();
     } catch (InvalidFieldException e) {
       // the model's message speaks of a table; here it is the source the table will be made of
-      String message = e.problem().startsWith("table source ") ? e.problem().substring("table ".length()) : e.problem();
+      String message =
+          e.problem().startsWith("table source ")
+              ? e.problem().substring("table ".length())
+              : e.problem();
       return List.of(new ConfigProblem("experiment.model", message));
     } catch (IOException | RuntimeException | LinkageError e) {
-      return List.of(); // not readable here (or no DJL in this process): the ingest and the trials report it
+      return List
+          .of(); // not readable here (or no DJL in this process): the ingest and the trials report
+      // it
     }
   }
 
@@ -76,23 +88,37 @@ final class ModelFitCheck {
     String uri = source.getUri().strip();
     switch (source.getFormat()) {
       case IngestActivitiesImpl.FORMAT_FASHION_MNIST:
-        return Optional.of(images("source " + (uri.isEmpty() ? IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR : uri),
-            28, 28, 10));
+        return Optional.of(
+            images(
+                "source " + (uri.isEmpty() ? IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR : uri),
+                28,
+                28,
+                10));
       case IngestActivitiesImpl.FORMAT_IMAGE_FOLDER:
-        return uri.isEmpty() || uri.startsWith("s3://") ? Optional.empty() : imageFolder(uri, source.getImageSize());
+        return uri.isEmpty() || uri.startsWith("s3://")
+            ? Optional.empty()
+            : imageFolder(uri, source.getImageSize());
       case IngestActivitiesImpl.FORMAT_CSV:
       case IngestActivitiesImpl.FORMAT_PARQUET:
-        // only the kind is known before the ETL: the feature count of an unnamed list and the classes are not
+        // only the kind is known before the ETL: the feature count of an unnamed list and the
+        // classes are not
         // (2 classes stand for "some", which every classifier takes)
         int features = Math.max(1, source.getFeatureColumnsCount());
-        return Optional.of(new DataShape("source " + uri, DataShape.Kind.FEATURES, "feature vectors",
-            new Shape(features), 2));
+        return Optional.of(
+            new DataShape(
+                "source " + uri,
+                DataShape.Kind.FEATURES,
+                "feature vectors",
+                new Shape(features),
+                2));
       default:
         return Optional.empty();
     }
   }
 
-  /** The shape the ingest will write: {@code image_size}, else the first image's size in path order. */
+  /**
+   * The shape the ingest will write: {@code image_size}, else the first image's size in path order.
+   */
   private static Optional<DataShape> imageFolder(String uri, String imageSize) throws IOException {
     if (!Files.isDirectory(SourceFiles.localPath(uri))) {
       return Optional.empty();
@@ -101,10 +127,15 @@ final class ModelFitCheck {
     try (SourceFiles listed = SourceFiles.open(uri)) { // the files the ingest reads, in its order
       files = listed.files();
     }
-    boolean splitLayout = !files.isEmpty() && files.stream().allMatch(f -> {
-      String[] parts = f.relative().split("/");
-      return parts.length == 3 && (parts[0].equals("train") || parts[0].equals("test"));
-    });
+    boolean splitLayout =
+        !files.isEmpty()
+            && files.stream()
+                .allMatch(
+                    f -> {
+                      String[] parts = f.relative().split("/");
+                      return parts.length == 3
+                          && (parts[0].equals("train") || parts[0].equals("test"));
+                    });
     int depth = splitLayout ? 3 : 2;
     TreeSet<String> classes = new TreeSet<>();
     SourceFiles.Entry first = null;
@@ -121,26 +152,41 @@ final class ModelFitCheck {
     String where = "source " + uri;
     if (imageSize.matches("\\d+x\\d+")) {
       String[] hw = imageSize.split("x");
-      return Optional.of(images(where + " (image_size " + imageSize + ")", Integer.parseInt(hw[0]),
-          Integer.parseInt(hw[1]), classes.size()));
+      return Optional.of(
+          images(
+              where + " (image_size " + imageSize + ")",
+              Integer.parseInt(hw[0]),
+              Integer.parseInt(hw[1]),
+              classes.size()));
     }
     BufferedImage image = ImageIO.read(first.path().toFile());
     if (image == null) {
       return Optional.empty(); // the ingest names an undecodable image
     }
-    return Optional.of(images(where + " (first image " + first.relative() + ")", image.getHeight(), image.getWidth(),
-        classes.size()));
+    return Optional.of(
+        images(
+            where + " (first image " + first.relative() + ")",
+            image.getHeight(),
+            image.getWidth(),
+            classes.size()));
   }
 
   private static DataShape images(String where, int height, int width, int classes) {
-    return new DataShape(where, DataShape.Kind.IMAGES, height + "x" + width + " images", new Shape(1, height, width),
+    return new DataShape(
+        where,
+        DataShape.Kind.IMAGES,
+        height + "x" + width + " images",
+        new Shape(1, height, width),
         classes);
   }
 
-  /** The experiment's constant hyperparameters: what every trial sets, e.g. a model's input size. */
+  /**
+   * The experiment's constant hyperparameters: what every trial sets, e.g. a model's input size.
+   */
   private static Map<String, com.google.protobuf.Value> constants(PipelineRequest request) {
     Map<String, com.google.protobuf.Value> out = new TreeMap<>();
-    for (Map.Entry<String, Hyperparameter> e : request.getExperiment().getHyperparametersMap().entrySet()) {
+    for (Map.Entry<String, Hyperparameter> e :
+        request.getExperiment().getHyperparametersMap().entrySet()) {
       if ("const".equals(e.getValue().getType())) {
         out.put(e.getKey(), e.getValue().getVal());
       }

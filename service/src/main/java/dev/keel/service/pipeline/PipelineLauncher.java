@@ -3,9 +3,9 @@ package dev.keel.service.pipeline;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
+import dev.keel.api.v1.ModelSelector;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
-import dev.keel.api.v1.ModelSelector;
 import dev.keel.etl.SourceCheck;
 import dev.keel.tables.registry.ModelRegistryTable;
 import dev.keel.tables.registry.UnknownModelException;
@@ -19,7 +19,8 @@ import java.util.List;
 
 /** Starts pipeline workflows with readable ids and reads their progress. */
 public final class PipelineLauncher {
-  private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter STAMP =
+      DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
 
   private PipelineLauncher() {}
 
@@ -37,29 +38,51 @@ public final class PipelineLauncher {
 
   public static String start(WorkflowClient client, PipelineRequest request) {
     checkSource(request, "pipeline request");
-    String name = request.getName().isBlank() ? "unnamed" : request.getName().replaceAll("[^A-Za-z0-9_.-]", "-");
-    String id = "pipeline-" + name + "-" + STAMP.format(Instant.now()) + "-" + Long.toHexString(System.nanoTime() & 0xffff);
-    PipelineWorkflow wf = client.newWorkflowStub(PipelineWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id)
-            .setStaticSummary("Keel pipeline " + name + ": ETL of " + request.getSource().getFormat() + " into Delta table "
-                + request.getTargetTable() + ", training, batch inference")
-            .build());
+    String name =
+        request.getName().isBlank()
+            ? "unnamed"
+            : request.getName().replaceAll("[^A-Za-z0-9_.-]", "-");
+    String id =
+        "pipeline-"
+            + name
+            + "-"
+            + STAMP.format(Instant.now())
+            + "-"
+            + Long.toHexString(System.nanoTime() & 0xffff);
+    PipelineWorkflow wf =
+        client.newWorkflowStub(
+            PipelineWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setTaskQueue(TaskQueues.CONTROL)
+                .setWorkflowId(id)
+                .setStaticSummary(
+                    "Keel pipeline "
+                        + name
+                        + ": ETL of "
+                        + request.getSource().getFormat()
+                        + " into Delta table "
+                        + request.getTargetTable()
+                        + ", training, batch inference")
+                .build());
     WorkflowClient.start(wf::run, request);
     return id;
   }
 
   /**
-   * The submission-time checks that need I/O, which the config validator (pure, shared with workflow
-   * code) cannot do: the source exists, a local CSV/Parquet source has the label column, and the model
-   * takes the examples a local source gives ({@link ModelFitCheck}).
+   * The submission-time checks that need I/O, which the config validator (pure, shared with
+   * workflow code) cannot do: the source exists, a local CSV/Parquet source has the label column,
+   * and the model takes the examples a local source gives ({@link ModelFitCheck}).
    *
    * @param what names the request in the error, e.g. the file it was read from
    * @throws ConfigValidationException listing each problem with its field path
    */
   public static void checkSource(PipelineRequest request, String what) {
-    List<ConfigProblem> problems = new java.util.ArrayList<>(SourceCheck.problems(request.getSource()));
+    List<ConfigProblem> problems =
+        new java.util.ArrayList<>(SourceCheck.problems(request.getSource()));
     if (problems.isEmpty()) {
-      problems.addAll(ModelFitCheck.problems(request)); // a source that is there: does the model take its examples?
+      problems.addAll(
+          ModelFitCheck.problems(
+              request)); // a source that is there: does the model take its examples?
     }
     if (!problems.isEmpty()) {
       throw new ConfigValidationException(what, problems);
@@ -67,12 +90,14 @@ public final class PipelineLauncher {
   }
 
   /**
-   * The registered version {@code warm_start} names exists in {@code registry} (the stack's storage root): checked
-   * where that root is known, before a workflow starts. The workflow resolves it again when it starts.
+   * The registered version {@code warm_start} names exists in {@code registry} (the stack's storage
+   * root): checked where that root is known, before a workflow starts. The workflow resolves it
+   * again when it starts.
    *
    * @throws ConfigValidationException naming {@code warm_start.model} and what is missing
    */
-  public static void checkWarmStart(PipelineRequest request, ModelRegistryTable registry, String what) {
+  public static void checkWarmStart(
+      PipelineRequest request, ModelRegistryTable registry, String what) {
     if (!request.hasWarmStart()) {
       return;
     }
@@ -81,13 +106,19 @@ public final class PipelineLauncher {
       if (m.getStage().isEmpty()) {
         registry.describe(m.getName(), m.getVersion());
       } else if (registry.champion(m.getName()).isEmpty()) {
-        String problem = registry.list(m.getName()).isEmpty()
-            ? "no model named '" + m.getName() + "' in the registry " + registry.tableUri()
-            : "model '" + m.getName() + "' has no " + m.getStage() + " (promote a version, or name one with version)";
+        String problem =
+            registry.list(m.getName()).isEmpty()
+                ? "no model named '" + m.getName() + "' in the registry " + registry.tableUri()
+                : "model '"
+                    + m.getName()
+                    + "' has no "
+                    + m.getStage()
+                    + " (promote a version, or name one with version)";
         throw new UnknownModelException(problem);
       }
     } catch (UnknownModelException e) {
-      throw new ConfigValidationException(what, List.of(new ConfigProblem("warm_start.model", e.getMessage())));
+      throw new ConfigValidationException(
+          what, List.of(new ConfigProblem("warm_start.model", e.getMessage())));
     }
   }
 

@@ -24,20 +24,33 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The pipelines Temporal knows in the client's namespace (within its retention), newest first, with the
- * stage each is in or ended in (Keel's search attributes), listed by {@link WorkflowListing}.
+ * The pipelines Temporal knows in the client's namespace (within its retention), newest first, with
+ * the stage each is in or ended in (Keel's search attributes), listed by {@link WorkflowListing}.
  */
 public final class PipelineList {
   /** One pipeline run. */
-  public record Summary(String pipelineId, String status, Instant started, Instant closed, String stage,
-      String dataTable, Double testAccuracy) {}
+  public record Summary(
+      String pipelineId,
+      String status,
+      Instant started,
+      Instant closed,
+      String stage,
+      String dataTable,
+      Double testAccuracy) {}
 
   /** One page and how many matched in all. */
   public record Page(List<Summary> pipelines, int total, int offset, int limit) {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Set<String> STATUSES = Set.of("running", "completed", "failed", "canceled", "terminated",
-      "timed_out", "continued_as_new");
+  private static final Set<String> STATUSES =
+      Set.of(
+          "running",
+          "completed",
+          "failed",
+          "canceled",
+          "terminated",
+          "timed_out",
+          "continued_as_new");
 
   private PipelineList() {}
 
@@ -47,9 +60,11 @@ public final class PipelineList {
    */
   public static Page page(WorkflowClient client, Optional<String> status, int offset, int limit) {
     Paging.check(offset, limit);
-    Optional<String> wanted = Filter.oneOf("status", status, STATUSES).map(s -> s.toLowerCase(Locale.ROOT));
+    Optional<String> wanted =
+        Filter.oneOf("status", status, STATUSES).map(s -> s.toLowerCase(Locale.ROOT));
     List<Summary> all = new ArrayList<>();
-    for (WorkflowExecutionInfo info : WorkflowListing.detailedExecutions(client, PipelineWorkflow.TYPE, false)) {
+    for (WorkflowExecutionInfo info :
+        WorkflowListing.detailedExecutions(client, PipelineWorkflow.TYPE, false)) {
       Summary s = summary(info);
       if (wanted.isEmpty() || wanted.get().equals(s.status())) {
         all.add(s);
@@ -59,7 +74,10 @@ public final class PipelineList {
     return new Page(Paging.slice(all, offset, limit), all.size(), offset, limit);
   }
 
-  /** {@code {"pipelines": [...], "total", "offset", "limit"}}: what GET /api/v1/pipelines and keel pipeline list --json print. */
+  /**
+   * {@code {"pipelines": [...], "total", "offset", "limit"}}: what GET /api/v1/pipelines and keel
+   * pipeline list --json print.
+   */
   public static String json(Page page) {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("pipelines", page.pipelines().stream().map(PipelineList::row).toList());
@@ -75,18 +93,46 @@ public final class PipelineList {
 
   /** Aligned columns and a last line saying which of how many are shown. */
   public static String table(Page page) {
-    int idWidth = Math.max("PIPELINE".length(), page.pipelines().stream().mapToInt(p -> p.pipelineId().length()).max().orElse(0));
+    int idWidth =
+        Math.max(
+            "PIPELINE".length(),
+            page.pipelines().stream().mapToInt(p -> p.pipelineId().length()).max().orElse(0));
     String format = "%-" + idWidth + "s  %-10s  %-20s  %-20s  %-14s  %8s  %s%n";
-    StringBuilder out = new StringBuilder(String.format(Locale.ROOT, format, "PIPELINE", "STATUS", "STARTED (UTC)",
-        "CLOSED (UTC)", "STAGE", "TEST ACC", "DATA"));
+    StringBuilder out =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                format,
+                "PIPELINE",
+                "STATUS",
+                "STARTED (UTC)",
+                "CLOSED (UTC)",
+                "STAGE",
+                "TEST ACC",
+                "DATA"));
     for (Summary p : page.pipelines()) {
-      out.append(String.format(Locale.ROOT, format, p.pipelineId(), p.status(), time(p.started()), time(p.closed()),
-          p.stage() == null ? "" : p.stage(), p.testAccuracy() == null ? "" : String.format(Locale.ROOT, "%.4f", p.testAccuracy()),
-          p.dataTable() == null ? "" : p.dataTable()));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              format,
+              p.pipelineId(),
+              p.status(),
+              time(p.started()),
+              time(p.closed()),
+              p.stage() == null ? "" : p.stage(),
+              p.testAccuracy() == null ? "" : String.format(Locale.ROOT, "%.4f", p.testAccuracy()),
+              p.dataTable() == null ? "" : p.dataTable()));
     }
     int shownTo = page.offset() + page.pipelines().size();
-    out.append(page.total() == 0 ? "no pipelines in this namespace\n"
-        : String.format(Locale.ROOT, "%d-%d of %d%n", Math.min(page.offset() + 1, shownTo), shownTo, page.total()));
+    out.append(
+        page.total() == 0
+            ? "no pipelines in this namespace\n"
+            : String.format(
+                Locale.ROOT,
+                "%d-%d of %d%n",
+                Math.min(page.offset() + 1, shownTo),
+                shownTo,
+                page.total()));
     return out.toString();
   }
 
@@ -112,7 +158,10 @@ public final class PipelineList {
 
   private static Summary summary(WorkflowExecutionInfo info) {
     Map<String, Payload> attributes = info.getSearchAttributes().getIndexedFieldsMap();
-    return new Summary(info.getExecution().getWorkflowId(), status(info.getStatus()), instant(info.getStartTime()),
+    return new Summary(
+        info.getExecution().getWorkflowId(),
+        status(info.getStatus()),
+        instant(info.getStartTime()),
         info.hasCloseTime() ? instant(info.getCloseTime()) : null,
         attribute(attributes, KeelSearchAttributes.STAGE.getName(), String.class),
         attribute(attributes, KeelSearchAttributes.DATA_TABLE.getName(), String.class),

@@ -33,6 +33,7 @@ import software.amazon.awssdk.services.ec2.model.Filter;
 public final class AutoScalingActuator implements PoolActuator {
   /** SetInstanceProtection takes at most this many instances per call. */
   private static final int PROTECTION_BATCH = 50;
+
   /** Failed launches older than this are history, not news. */
   private static final Duration RECENT = Duration.ofHours(1);
 
@@ -43,8 +44,9 @@ public final class AutoScalingActuator implements PoolActuator {
 
   public AutoScalingActuator(AwsAutoScalingGroup spec) {
     this.group = spec.getAutoScalingGroupName();
-    this.where = (spec.getRegion().isBlank() ? "" : " in " + spec.getRegion())
-        + (spec.getEndpointOverride().isBlank() ? "" : " at " + spec.getEndpointOverride());
+    this.where =
+        (spec.getRegion().isBlank() ? "" : " in " + spec.getRegion())
+            + (spec.getEndpointOverride().isBlank() ? "" : " at " + spec.getEndpointOverride());
     AutoScalingClientBuilder a = AutoScalingClient.builder();
     Ec2ClientBuilder e = Ec2Client.builder();
     if (!spec.getRegion().isBlank()) {
@@ -59,41 +61,82 @@ public final class AutoScalingActuator implements PoolActuator {
       this.autoScaling = a.build();
       this.ec2 = e.build();
     } catch (SdkException ex) {
-      throw new PoolProviderException("cannot reach Auto Scaling group " + group + where + ": " + ex.getMessage()
-          + (spec.getRegion().isBlank() ? " (set aws_asg.region, or AWS_REGION on the control worker)" : ""), false, ex);
+      throw new PoolProviderException(
+          "cannot reach Auto Scaling group "
+              + group
+              + where
+              + ": "
+              + ex.getMessage()
+              + (spec.getRegion().isBlank()
+                  ? " (set aws_asg.region, or AWS_REGION on the control worker)"
+                  : ""),
+          false,
+          ex);
     }
   }
 
   @Override
   public PoolInstances describe() {
-    List<AutoScalingGroup> found = call("DescribeAutoScalingGroups",
-        () -> autoScaling.describeAutoScalingGroups(r -> r.autoScalingGroupNames(group)).autoScalingGroups());
+    List<AutoScalingGroup> found =
+        call(
+            "DescribeAutoScalingGroups",
+            () ->
+                autoScaling
+                    .describeAutoScalingGroups(r -> r.autoScalingGroupNames(group))
+                    .autoScalingGroups());
     if (found.isEmpty()) {
-      throw new PoolProviderException("Auto Scaling group " + group + " does not exist" + where, false, null);
+      throw new PoolProviderException(
+          "Auto Scaling group " + group + " does not exist" + where, false, null);
     }
     AutoScalingGroup g = found.get(0);
     Map<String, software.amazon.awssdk.services.ec2.model.Instance> details = new HashMap<>();
     List<String> ids = g.instances().stream().map(Instance::instanceId).toList();
     if (!ids.isEmpty()) {
       // a filter, not InstanceIds: an instance the group just terminated is not an error
-      call("DescribeInstances", () -> ec2.describeInstancesPaginator(r -> r.filters(Filter.builder().name("instance-id")
-          .values(ids).build())).reservations()).forEach(r -> r.instances().forEach(i -> details.put(i.instanceId(), i)));
+      call(
+              "DescribeInstances",
+              () ->
+                  ec2.describeInstancesPaginator(
+                          r -> r.filters(Filter.builder().name("instance-id").values(ids).build()))
+                      .reservations())
+          .forEach(r -> r.instances().forEach(i -> details.put(i.instanceId(), i)));
     }
-    PoolInstances.Builder out = PoolInstances.newBuilder().setDesiredCapacity(g.desiredCapacity()).setMinSize(g.minSize())
-        .setMaxSize(g.maxSize());
+    PoolInstances.Builder out =
+        PoolInstances.newBuilder()
+            .setDesiredCapacity(g.desiredCapacity())
+            .setMinSize(g.minSize())
+            .setMaxSize(g.maxSize());
     for (Instance i : g.instances()) {
       var ec2Instance = details.get(i.instanceId());
-      out.addInstances(PoolInstance.newBuilder().setInstanceId(i.instanceId()).setLifecycleState(i.lifecycleStateAsString())
-          .setProtectedFromScaleIn(Boolean.TRUE.equals(i.protectedFromScaleIn()))
-          .setHealthStatus(nullToEmpty(i.healthStatus())).setInstanceType(nullToEmpty(i.instanceType()))
-          .setPrivateIp(ec2Instance == null ? "" : nullToEmpty(ec2Instance.privateIpAddress()))
-          .setPrivateDnsName(ec2Instance == null ? "" : nullToEmpty(ec2Instance.privateDnsName())));
+      out.addInstances(
+          PoolInstance.newBuilder()
+              .setInstanceId(i.instanceId())
+              .setLifecycleState(i.lifecycleStateAsString())
+              .setProtectedFromScaleIn(Boolean.TRUE.equals(i.protectedFromScaleIn()))
+              .setHealthStatus(nullToEmpty(i.healthStatus()))
+              .setInstanceType(nullToEmpty(i.instanceType()))
+              .setPrivateIp(ec2Instance == null ? "" : nullToEmpty(ec2Instance.privateIpAddress()))
+              .setPrivateDnsName(
+                  ec2Instance == null ? "" : nullToEmpty(ec2Instance.privateDnsName())));
     }
     Instant since = Instant.now().minus(RECENT);
-    for (Activity a : call("DescribeScalingActivities",
-        () -> autoScaling.describeScalingActivities(r -> r.autoScalingGroupName(group).maxRecords(20)).activities())) {
-      if (a.statusCode() == ScalingActivityStatusCode.FAILED && a.startTime() != null && a.startTime().isAfter(since)) {
-        out.addLaunchFailures(nullToEmpty(a.description()) + ": " + nullToEmpty(a.statusMessage()) + " (" + a.startTime() + ")");
+    for (Activity a :
+        call(
+            "DescribeScalingActivities",
+            () ->
+                autoScaling
+                    .describeScalingActivities(r -> r.autoScalingGroupName(group).maxRecords(20))
+                    .activities())) {
+      if (a.statusCode() == ScalingActivityStatusCode.FAILED
+          && a.startTime() != null
+          && a.startTime().isAfter(since)) {
+        out.addLaunchFailures(
+            nullToEmpty(a.description())
+                + ": "
+                + nullToEmpty(a.statusMessage())
+                + " ("
+                + a.startTime()
+                + ")");
       }
     }
     return out.build();
@@ -101,16 +144,26 @@ public final class AutoScalingActuator implements PoolActuator {
 
   @Override
   public void setDesired(int desired) {
-    call("SetDesiredCapacity " + desired, () -> autoScaling.setDesiredCapacity(r -> r.autoScalingGroupName(group)
-        .desiredCapacity(desired).honorCooldown(false)));
+    call(
+        "SetDesiredCapacity " + desired,
+        () ->
+            autoScaling.setDesiredCapacity(
+                r -> r.autoScalingGroupName(group).desiredCapacity(desired).honorCooldown(false)));
   }
 
   @Override
   public void protect(List<String> instanceIds, boolean protectedFromScaleIn) {
     for (int from = 0; from < instanceIds.size(); from += PROTECTION_BATCH) {
-      List<String> batch = instanceIds.subList(from, Math.min(instanceIds.size(), from + PROTECTION_BATCH));
-      call("SetInstanceProtection " + protectedFromScaleIn + " " + batch, () -> autoScaling.setInstanceProtection(r -> r
-          .autoScalingGroupName(group).instanceIds(batch).protectedFromScaleIn(protectedFromScaleIn)));
+      List<String> batch =
+          instanceIds.subList(from, Math.min(instanceIds.size(), from + PROTECTION_BATCH));
+      call(
+          "SetInstanceProtection " + protectedFromScaleIn + " " + batch,
+          () ->
+              autoScaling.setInstanceProtection(
+                  r ->
+                      r.autoScalingGroupName(group)
+                          .instanceIds(batch)
+                          .protectedFromScaleIn(protectedFromScaleIn)));
     }
   }
 
@@ -120,18 +173,36 @@ public final class AutoScalingActuator implements PoolActuator {
     ec2.close();
   }
 
-  /** Runs one API call; its failure becomes the provider's reason, retryable when AWS says it may pass. */
+  /**
+   * Runs one API call; its failure becomes the provider's reason, retryable when AWS says it may
+   * pass.
+   */
   private <T> T call(String action, Supplier<T> request) {
     try {
       return request.get();
     } catch (AwsServiceException e) {
       boolean retryable = e.isThrottlingException() || e.statusCode() >= 500;
-      String reason = e.awsErrorDetails() == null ? e.getMessage()
-          : e.awsErrorDetails().errorCode() + ": " + e.awsErrorDetails().errorMessage();
-      throw new PoolProviderException(action + " on Auto Scaling group " + group + where + " failed: " + reason
-          + " (HTTP " + e.statusCode() + ")", retryable, e);
+      String reason =
+          e.awsErrorDetails() == null
+              ? e.getMessage()
+              : e.awsErrorDetails().errorCode() + ": " + e.awsErrorDetails().errorMessage();
+      throw new PoolProviderException(
+          action
+              + " on Auto Scaling group "
+              + group
+              + where
+              + " failed: "
+              + reason
+              + " (HTTP "
+              + e.statusCode()
+              + ")",
+          retryable,
+          e);
     } catch (SdkException e) {
-      throw new PoolProviderException(action + " on Auto Scaling group " + group + where + " failed: " + e.getMessage(), true, e);
+      throw new PoolProviderException(
+          action + " on Auto Scaling group " + group + where + " failed: " + e.getMessage(),
+          true,
+          e);
     }
   }
 

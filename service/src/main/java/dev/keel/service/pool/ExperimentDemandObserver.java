@@ -23,18 +23,19 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
- * A pool's demand as Keel knows it: the running {@code Experiment} workflows whose
- * {@code resources.resource_pool} is the pool ({@code state} query), and of each its trials that
- * train a step or wait to (active, short of their target length). A trial's own workflow says how
- * many of its ranks a worker has started and where: its pending {@code Train} activities (started
- * ones carry the worker's identity) and, for a gang, the ranks that joined it (their hosts) and why
- * it waits. A running pipeline's final training is no trial: its Train activities are reported as other steps,
- * whose instances are busy but which count as no pool's demand (the pipeline's pool is not known here).
+ * A pool's demand as Keel knows it: the running {@code Experiment} workflows whose {@code
+ * resources.resource_pool} is the pool ({@code state} query), and of each its trials that train a
+ * step or wait to (active, short of their target length). A trial's own workflow says how many of
+ * its ranks a worker has started and where: its pending {@code Train} activities (started ones
+ * carry the worker's identity) and, for a gang, the ranks that joined it (their hosts) and why it
+ * waits. A running pipeline's final training is no trial: its Train activities are reported as
+ * other steps, whose instances are busy but which count as no pool's demand (the pipeline's pool is
+ * not known here).
  */
 public final class ExperimentDemandObserver implements PoolDemandActivities {
   /** The training activity's type (TrainingActivities). */
@@ -51,38 +52,60 @@ public final class ExperimentDemandObserver implements PoolDemandActivities {
     PoolDemand.Builder out = PoolDemand.newBuilder();
     Map<String, List<PoolGang>> byPool = gangsByPool(out);
     out.addAllGangs(byPool.getOrDefault(request.getPool(), List.of()));
-    // a pipeline's final training is no trial: the instance it runs on is busy, though the pipeline's pool is unknown here
-    for (WorkflowExecutionInfo info : WorkflowListing.executions(client, PipelineWorkflow.TYPE, true)) {
+    // a pipeline's final training is no trial: the instance it runs on is busy, though the
+    // pipeline's pool is unknown here
+    for (WorkflowExecutionInfo info :
+        WorkflowListing.executions(client, PipelineWorkflow.TYPE, true)) {
       String id = info.getExecution().getWorkflowId();
-      describe(id).map(ExperimentDemandObserver::startedTrain).filter(workers -> !workers.isEmpty()).ifPresent(workers ->
-          out.addOtherSteps(PoolGang.newBuilder().setTrialWorkflowId(id).setSlots(workers.size()).setRanksStarted(workers.size())
-              .addAllHosts(workers.stream().filter(w -> !w.isBlank()).distinct().toList())));
+      describe(id)
+          .map(ExperimentDemandObserver::startedTrain)
+          .filter(workers -> !workers.isEmpty())
+          .ifPresent(
+              workers ->
+                  out.addOtherSteps(
+                      PoolGang.newBuilder()
+                          .setTrialWorkflowId(id)
+                          .setSlots(workers.size())
+                          .setRanksStarted(workers.size())
+                          .addAllHosts(
+                              workers.stream().filter(w -> !w.isBlank()).distinct().toList())));
     }
     return out.build();
   }
 
   /**
-   * The gangs of every pool that has a running experiment, by pool: its active trials that train a step or
-   * wait to. What could not be read goes into {@code notes}'s notes.
+   * The gangs of every pool that has a running experiment, by pool: its active trials that train a
+   * step or wait to. What could not be read goes into {@code notes}'s notes.
    */
   public Map<String, List<PoolGang>> gangsByPool(PoolDemand.Builder notes) {
     Map<String, List<PoolGang>> out = new TreeMap<>();
-    for (WorkflowExecutionInfo info : WorkflowListing.executions(client, ExperimentWorkflow.TYPE, true)) {
+    for (WorkflowExecutionInfo info :
+        WorkflowListing.executions(client, ExperimentWorkflow.TYPE, true)) {
       String id = info.getExecution().getWorkflowId();
       ExperimentState experiment;
       try {
         experiment = client.newWorkflowStub(ExperimentWorkflow.class, id).state();
       } catch (RuntimeException e) {
-        notes.addNotes("experiment " + id + " did not answer its state query (" + e.getMessage() + "): not counted");
+        notes.addNotes(
+            "experiment "
+                + id
+                + " did not answer its state query ("
+                + e.getMessage()
+                + "): not counted");
         continue;
       }
       if (experiment.getResourcePool().isEmpty()) {
-        notes.addNotes("experiment " + id + " does not say its pool (started by an older Keel): not counted");
+        notes.addNotes(
+            "experiment " + id + " does not say its pool (started by an older Keel): not counted");
         continue;
       }
       for (TrialState trial : experiment.getTrialsList()) {
         if (trial.getState() == TrialState.State.ACTIVE && training(trial)) {
-          gang(id, trial, notes).ifPresent(g -> out.computeIfAbsent(experiment.getResourcePool(), p -> new ArrayList<>()).add(g));
+          gang(id, trial, notes)
+              .ifPresent(
+                  g ->
+                      out.computeIfAbsent(experiment.getResourcePool(), p -> new ArrayList<>())
+                          .add(g));
         }
       }
     }
@@ -92,7 +115,8 @@ public final class ExperimentDemandObserver implements PoolDemandActivities {
   /** The trial trains toward its target, or will as soon as it has slots (TrialBook's "busy"). */
   private static boolean training(TrialState trial) {
     try {
-      return TrainingLength.of(trial.getCompletedLength()).isShorterThan(TrainingLength.of(trial.getTargetLength()));
+      return TrainingLength.of(trial.getCompletedLength())
+          .isShorterThan(TrainingLength.of(trial.getTargetLength()));
     } catch (RuntimeException e) {
       return true; // a length without a unit: count it rather than starve it
     }
@@ -100,13 +124,18 @@ public final class ExperimentDemandObserver implements PoolDemandActivities {
 
   private Optional<PoolGang> gang(String experimentId, TrialState trial, PoolDemand.Builder out) {
     int slots = Math.max(1, trial.getSlots());
-    PoolGang.Builder gang = PoolGang.newBuilder().setTrialWorkflowId(trial.getWorkflowId()).setExperimentId(experimentId)
-        .setTrialId(trial.getTrialId()).setSlots(slots);
+    PoolGang.Builder gang =
+        PoolGang.newBuilder()
+            .setTrialWorkflowId(trial.getWorkflowId())
+            .setExperimentId(experimentId)
+            .setTrialId(trial.getTrialId())
+            .setSlots(slots);
     Optional<DescribeWorkflowExecutionResponse> described = describe(trial.getWorkflowId());
     if (described.isEmpty()) {
       return Optional.of(gang.build()); // asked for, not started yet: queued
     }
-    if (described.get().getWorkflowExecutionInfo().getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+    if (described.get().getWorkflowExecutionInfo().getStatus()
+        != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
       return Optional.empty(); // ended; the experiment has not heard yet
     }
     List<String> workers = startedTrain(described.get());
@@ -114,13 +143,22 @@ public final class ExperimentDemandObserver implements PoolDemandActivities {
     Set<String> hosts = new LinkedHashSet<>(workers.stream().filter(w -> !w.isBlank()).toList());
     if (slots > 1) {
       try {
-        TrialState live = client.newWorkflowStub(TrialWorkflow.class, trial.getWorkflowId()).state();
+        TrialState live =
+            client.newWorkflowStub(TrialWorkflow.class, trial.getWorkflowId()).state();
         if (started > 0) {
-          live.getRanksList().stream().map(RankInfo::getHost).filter(h -> !h.isBlank()).forEach(hosts::add);
+          live.getRanksList().stream()
+              .map(RankInfo::getHost)
+              .filter(h -> !h.isBlank())
+              .forEach(hosts::add);
         }
         gang.setWaiting(live.getWaiting());
       } catch (RuntimeException e) {
-        out.addNotes("trial " + trial.getWorkflowId() + " did not answer its state query (" + e.getMessage() + ")");
+        out.addNotes(
+            "trial "
+                + trial.getWorkflowId()
+                + " did not answer its state query ("
+                + e.getMessage()
+                + ")");
       }
     }
     return Optional.of(gang.setRanksStarted(Math.min(started, slots)).addAllHosts(hosts).build());
@@ -131,13 +169,16 @@ public final class ExperimentDemandObserver implements PoolDemandActivities {
     return WorkflowDescriptions.describe(client, workflowId);
   }
 
-
-  /** The worker identity of each Train activity a worker has started (one per rank; blank when the server has none). */
+  /**
+   * The worker identity of each Train activity a worker has started (one per rank; blank when the
+   * server has none).
+   */
   private static List<String> startedTrain(DescribeWorkflowExecutionResponse described) {
     List<String> workers = new ArrayList<>();
     for (PendingActivityInfo a : described.getPendingActivitiesList()) {
-      if (a.getActivityType().getName().equals(TRAIN) && (a.getState() == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
-          || a.getState() == PendingActivityState.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED)) {
+      if (a.getActivityType().getName().equals(TRAIN)
+          && (a.getState() == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+              || a.getState() == PendingActivityState.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED)) {
         workers.add(a.getLastWorkerIdentity());
       }
     }

@@ -21,13 +21,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@link PoolCapacityActivities} through the actuator a spec names, one per actuator kept for the
- * worker's life (its AWS clients are reused). The provider's refusals fail without retries
- * ({@code PoolProviderRefused}, the provider's reason as message); an unreachable or throttling
- * provider fails retryably, and the workflow backs off after its attempts.
+ * worker's life (its AWS clients are reused). The provider's refusals fail without retries ({@code
+ * PoolProviderRefused}, the provider's reason as message); an unreachable or throttling provider
+ * fails retryably, and the workflow backs off after its attempts.
  */
 public final class PoolCapacityActivitiesImpl implements PoolCapacityActivities, AutoCloseable {
   /** A failure that another attempt may not meet (throttling, a 5xx, a network error). */
   static final String PROVIDER_UNAVAILABLE = "PoolProviderUnavailable";
+
   private static final Logger log = LoggerFactory.getLogger(PoolCapacityActivitiesImpl.class);
 
   private final Function<PoolSpec, PoolActuator> actuators;
@@ -38,11 +39,19 @@ public final class PoolCapacityActivitiesImpl implements PoolCapacityActivities,
     this(Map.of());
   }
 
-  /** @param tofuEnvironment added to the worker's environment for tofu runs (a test's TF_CLI_CONFIG_FILE) */
+  /**
+   * @param tofuEnvironment added to the worker's environment for tofu runs (a test's
+   *     TF_CLI_CONFIG_FILE)
+   */
   public PoolCapacityActivitiesImpl(Map<String, String> tofuEnvironment) {
-    this.actuators = spec -> spec.hasTofu()
-        ? new TofuApplyActuator(spec.getTofu(), new AutoScalingActuator(spec.getTofu().getAwsAsg()), tofuEnvironment)
-        : new AutoScalingActuator(spec.getAwsAsg());
+    this.actuators =
+        spec ->
+            spec.hasTofu()
+                ? new TofuApplyActuator(
+                    spec.getTofu(),
+                    new AutoScalingActuator(spec.getTofu().getAwsAsg()),
+                    tofuEnvironment)
+                : new AutoScalingActuator(spec.getAwsAsg());
   }
 
   @Override
@@ -54,19 +63,20 @@ public final class PoolCapacityActivitiesImpl implements PoolCapacityActivities,
   public ResizePoolResult resize(ResizePoolRequest request) {
     PoolActuator actuator = actuator(request.getSpec());
     try (HeartbeatTicker ignored = HeartbeatTicker.start()) {
-      provider(() -> {
-        // protect the busy ones before anything can go away
-        if (request.getProtectCount() > 0) {
-          actuator.protect(request.getProtectList(), true);
-        }
-        if (request.getUnprotectCount() > 0) {
-          actuator.protect(request.getUnprotectList(), false);
-        }
-        if (request.hasDesired()) {
-          actuator.setDesired(request.getDesired());
-        }
-        return null;
-      });
+      provider(
+          () -> {
+            // protect the busy ones before anything can go away
+            if (request.getProtectCount() > 0) {
+              actuator.protect(request.getProtectList(), true);
+            }
+            if (request.getUnprotectCount() > 0) {
+              actuator.protect(request.getUnprotectList(), false);
+            }
+            if (request.hasDesired()) {
+              actuator.setDesired(request.getDesired());
+            }
+            return null;
+          });
     }
     log.info("pool {}: {}", request.getSpec().getName(), request.getReason());
     return ResizePoolResult.getDefaultInstance();
@@ -75,7 +85,8 @@ public final class PoolCapacityActivitiesImpl implements PoolCapacityActivities,
   private PoolActuator actuator(PoolSpec submitted) {
     List<ConfigProblem> problems = PoolSpecs.validate(submitted);
     if (!problems.isEmpty()) {
-      throw ApplicationFailure.newNonRetryableFailure(new ConfigValidationException(PoolSpecs.SPEC, problems).getMessage(),
+      throw ApplicationFailure.newNonRetryableFailure(
+          new ConfigValidationException(PoolSpecs.SPEC, problems).getMessage(),
           FailureTypes.INVALID_POOL_SPEC);
     }
     PoolSpec spec = PoolSpecs.withDefaults(submitted);
@@ -88,8 +99,10 @@ public final class PoolCapacityActivitiesImpl implements PoolCapacityActivities,
       return call.get();
     } catch (PoolProviderException e) {
       log.warn("{}", e.getMessage());
-      throw e.retryable() ? ApplicationFailure.newFailure(e.getMessage(), PROVIDER_UNAVAILABLE)
-          : ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.POOL_PROVIDER_REFUSED);
+      throw e.retryable()
+          ? ApplicationFailure.newFailure(e.getMessage(), PROVIDER_UNAVAILABLE)
+          : ApplicationFailure.newNonRetryableFailure(
+              e.getMessage(), FailureTypes.POOL_PROVIDER_REFUSED);
     }
   }
 

@@ -17,7 +17,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** Starting, updating, stopping and reading the pool provisioners of a Temporal namespace (CLI and REST API). */
+/**
+ * Starting, updating, stopping and reading the pool provisioners of a Temporal namespace (CLI and
+ * REST API).
+ */
 public final class PoolProvisioners {
   private PoolProvisioners() {}
 
@@ -27,18 +30,31 @@ public final class PoolProvisioners {
   }
 
   /** Whether {@link #start} started a provisioner or gave a running one the new spec. */
-  public enum Started { STARTED, UPDATED }
+  public enum Started {
+    STARTED,
+    UPDATED
+  }
 
-  /** Starts the pool's provisioner ({@code pool-<name>}), or sends a running one the spec; {@code spec} is validated. */
+  /**
+   * Starts the pool's provisioner ({@code pool-<name>}), or sends a running one the spec; {@code
+   * spec} is validated.
+   */
   public static Started start(WorkflowClient client, PoolSpec spec) {
     PoolSpec valid = loader().validate(spec, PoolSpecs.SPEC);
     String id = PoolProvisionerWorkflow.workflowId(valid.getName());
-    PoolProvisionerWorkflow workflow = client.newWorkflowStub(PoolProvisionerWorkflow.class, WorkflowOptions.newBuilder()
-        .setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id)
-        .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL)
-        .setStaticSummary("pool " + valid.getName() + ": " + actuator(valid)).build());
+    PoolProvisionerWorkflow workflow =
+        client.newWorkflowStub(
+            PoolProvisionerWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setTaskQueue(TaskQueues.CONTROL)
+                .setWorkflowId(id)
+                .setWorkflowIdConflictPolicy(
+                    WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL)
+                .setStaticSummary("pool " + valid.getName() + ": " + actuator(valid))
+                .build());
     try {
-      WorkflowClient.start(workflow::run, PoolProvisionerRequest.newBuilder().setSpec(valid).build());
+      WorkflowClient.start(
+          workflow::run, PoolProvisionerRequest.newBuilder().setSpec(valid).build());
       return Started.STARTED;
     } catch (WorkflowExecutionAlreadyStarted running) {
       client.newWorkflowStub(PoolProvisionerWorkflow.class, id).updateSpec(valid);
@@ -55,13 +71,19 @@ public final class PoolProvisioners {
     if (!running(client).contains(PoolProvisionerWorkflow.workflowId(pool))) {
       throw new IllegalArgumentException(unknown(client, pool));
     }
-    client.newWorkflowStub(PoolProvisionerWorkflow.class, PoolProvisionerWorkflow.workflowId(pool)).stop();
+    client
+        .newWorkflowStub(PoolProvisionerWorkflow.class, PoolProvisionerWorkflow.workflowId(pool))
+        .stop();
   }
 
   /** The provisioner's status (also of a stopped one Temporal still keeps), or empty. */
   public static Optional<PoolStatus> status(WorkflowClient client, String pool) {
     try {
-      return Optional.of(client.newWorkflowStub(PoolProvisionerWorkflow.class, PoolProvisionerWorkflow.workflowId(pool)).status());
+      return Optional.of(
+          client
+              .newWorkflowStub(
+                  PoolProvisionerWorkflow.class, PoolProvisionerWorkflow.workflowId(pool))
+              .status());
     } catch (WorkflowNotFoundException e) {
       return Optional.empty();
     }
@@ -83,24 +105,38 @@ public final class PoolProvisioners {
 
   /** "no provisioner for pool gpu; running: cpu" */
   public static String unknown(WorkflowClient client, String pool) {
-    List<String> running = running(client).stream().map(id -> id.replaceFirst("^pool-", "")).sorted().toList();
-    return "no provisioner runs for pool " + pool + (running.isEmpty() ? " (none runs; keel pool start SPEC starts one)"
-        : "; running: " + String.join(", ", running));
+    List<String> running =
+        running(client).stream().map(id -> id.replaceFirst("^pool-", "")).sorted().toList();
+    return "no provisioner runs for pool "
+        + pool
+        + (running.isEmpty()
+            ? " (none runs; keel pool start SPEC starts one)"
+            : "; running: " + String.join(", ", running));
   }
 
   /** The workflow ids of the running provisioners. */
   private static List<String> running(WorkflowClient client) {
     return WorkflowListing.executions(client, PoolProvisionerWorkflow.TYPE, true).stream()
-        .map(i -> i.getExecution().getWorkflowId()).distinct().toList();
+        .map(i -> i.getExecution().getWorkflowId())
+        .distinct()
+        .toList();
   }
 
   /** "aws_asg keel-gpu (eu-west-1)", "tofu apply in /srv/pool (group keel-gpu)". */
   static String actuator(PoolSpec submitted) {
     PoolSpec spec = PoolSpecs.withDefaults(submitted);
     var group = PoolSpecs.group(spec);
-    String g = group.getAutoScalingGroupName() + (group.getRegion().isBlank() ? "" : " (" + group.getRegion() + ")")
-        + (group.getEndpointOverride().isBlank() ? "" : " at " + group.getEndpointOverride());
-    return spec.hasTofu() ? "tofu apply -var " + spec.getTofu().getVarName() + "=N in " + spec.getTofu().getWorkingDir()
-        + ", group " + g : "aws_asg " + g;
+    String g =
+        group.getAutoScalingGroupName()
+            + (group.getRegion().isBlank() ? "" : " (" + group.getRegion() + ")")
+            + (group.getEndpointOverride().isBlank() ? "" : " at " + group.getEndpointOverride());
+    return spec.hasTofu()
+        ? "tofu apply -var "
+            + spec.getTofu().getVarName()
+            + "=N in "
+            + spec.getTofu().getWorkingDir()
+            + ", group "
+            + g
+        : "aws_asg " + g;
   }
 }

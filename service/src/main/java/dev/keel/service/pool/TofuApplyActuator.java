@@ -17,10 +17,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * A pool whose desired count a tofu (or terraform) configuration owns: {@code tofu apply -auto-approve
- * -input=false -var <var_name>=N} in the working directory (initialised first when it has no
- * {@code .terraform}), stopped after the timeout, tofu's own error text as the reason when it fails.
- * Instances are read and protected through the Auto Scaling group the configuration manages.
+ * A pool whose desired count a tofu (or terraform) configuration owns: {@code tofu apply
+ * -auto-approve -input=false -var <var_name>=N} in the working directory (initialised first when it
+ * has no {@code .terraform}), stopped after the timeout, tofu's own error text as the reason when
+ * it fails. Instances are read and protected through the Auto Scaling group the configuration
+ * manages.
  */
 public final class TofuApplyActuator implements PoolActuator {
   /** How much of tofu's error text a reason carries. */
@@ -34,9 +35,11 @@ public final class TofuApplyActuator implements PoolActuator {
   /**
    * @param spec with its defaults ({@link PoolSpecs#withDefaults})
    * @param instances reads and protects the group's instances
-   * @param environment added to the worker's own for every tofu run (e.g. {@code TF_CLI_CONFIG_FILE})
+   * @param environment added to the worker's own for every tofu run (e.g. {@code
+   *     TF_CLI_CONFIG_FILE})
    */
-  public TofuApplyActuator(TofuApply spec, PoolActuator instances, Map<String, String> environment) {
+  public TofuApplyActuator(
+      TofuApply spec, PoolActuator instances, Map<String, String> environment) {
     this.spec = spec;
     this.instances = instances;
     this.environment = Map.copyOf(environment);
@@ -57,15 +60,25 @@ public final class TofuApplyActuator implements PoolActuator {
   public void setDesired(int desired) {
     Path dir = Path.of(spec.getWorkingDir());
     if (!Files.isDirectory(dir)) {
-      throw new PoolProviderException("tofu.working_dir " + dir + " is not a directory on this worker", false, null);
+      throw new PoolProviderException(
+          "tofu.working_dir " + dir + " is not a directory on this worker", false, null);
     }
     if (!Files.isDirectory(dir.resolve(".terraform"))) {
       run(dir, List.of("init", "-input=false", "-no-color"));
     }
-    List<String> apply = new ArrayList<>(List.of("apply", "-auto-approve", "-input=false", "-no-color", "-lock-timeout=60s",
-        "-var", spec.getVarName() + "=" + desired));
+    List<String> apply =
+        new ArrayList<>(
+            List.of(
+                "apply",
+                "-auto-approve",
+                "-input=false",
+                "-no-color",
+                "-lock-timeout=60s",
+                "-var",
+                spec.getVarName() + "=" + desired));
     spec.getVarFilesList().forEach(file -> apply.add("-var-file=" + file));
-    new TreeMap<>(spec.getExtraVarsMap()).forEach((name, value) -> apply.addAll(List.of("-var", name + "=" + value)));
+    new TreeMap<>(spec.getExtraVarsMap())
+        .forEach((name, value) -> apply.addAll(List.of("-var", name + "=" + value)));
     run(dir, apply);
   }
 
@@ -78,14 +91,28 @@ public final class TofuApplyActuator implements PoolActuator {
     List<String> command = new ArrayList<>();
     command.add(spec.getBinary());
     command.addAll(args);
-    String shown = spec.getBinary() + " " + args.stream().filter(a -> !a.startsWith("-no-color") && !a.startsWith("-input")
-        && !a.startsWith("-lock-timeout") && !a.equals("-auto-approve")).collect(Collectors.joining(" ")) + " in " + dir;
+    String shown =
+        spec.getBinary()
+            + " "
+            + args.stream()
+                .filter(
+                    a ->
+                        !a.startsWith("-no-color")
+                            && !a.startsWith("-input")
+                            && !a.startsWith("-lock-timeout")
+                            && !a.equals("-auto-approve"))
+                .collect(Collectors.joining(" "))
+            + " in "
+            + dir;
     Path log;
     Process process;
     try {
       log = Files.createTempFile("keel-tofu", ".log");
-      ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-          .redirectOutput(log.toFile());
+      ProcessBuilder pb =
+          new ProcessBuilder(command)
+              .directory(dir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile());
       pb.environment().putAll(environment);
       pb.environment().put("TF_IN_AUTOMATION", "1");
       pb.environment().put("TF_INPUT", "0");
@@ -96,12 +123,19 @@ public final class TofuApplyActuator implements PoolActuator {
     try {
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         stop(process);
-        throw new PoolProviderException(shown + " did not finish within " + PoolDurations.format(timeout.toMillis())
-            + " (tofu.timeout) and was stopped; its state may still be locked. Its output ends: " + tail(read(log)), false, null);
+        throw new PoolProviderException(
+            shown
+                + " did not finish within "
+                + PoolDurations.format(timeout.toMillis())
+                + " (tofu.timeout) and was stopped; its state may still be locked. Its output ends: "
+                + tail(read(log)),
+            false,
+            null);
       }
       int exit = process.exitValue();
       if (exit != 0) {
-        throw new PoolProviderException(shown + " failed (exit " + exit + "): " + errorText(read(log)), false, null);
+        throw new PoolProviderException(
+            shown + " failed (exit " + exit + "): " + errorText(read(log)), false, null);
       }
     } catch (InterruptedException e) {
       stop(process);
@@ -138,19 +172,33 @@ public final class TofuApplyActuator implements PoolActuator {
     }
   }
 
-  /** Tofu's diagnostics from the first {@code Error:} on, as one line; else the end of the output. */
+  /**
+   * Tofu's diagnostics from the first {@code Error:} on, as one line; else the end of the output.
+   */
   static String errorText(String output) {
     int at = output.indexOf("Error: ");
     if (at < 0) {
       return tail(output);
     }
-    String text = output.substring(at).lines().map(l -> l.replaceFirst("^[\\s│╷╵]+", "").strip()).filter(l -> !l.isEmpty())
-        .collect(Collectors.joining(" "));
+    String text =
+        output
+            .substring(at)
+            .lines()
+            .map(l -> l.replaceFirst("^[\\s│╷╵]+", "").strip())
+            .filter(l -> !l.isEmpty())
+            .collect(Collectors.joining(" "));
     return text.length() <= REASON_CHARS ? text : text.substring(0, REASON_CHARS) + " …";
   }
 
   private static String tail(String output) {
-    String oneLine = output.lines().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.joining(" "));
-    return oneLine.length() <= REASON_CHARS ? oneLine : "… " + oneLine.substring(oneLine.length() - REASON_CHARS);
+    String oneLine =
+        output
+            .lines()
+            .map(String::strip)
+            .filter(l -> !l.isEmpty())
+            .collect(Collectors.joining(" "));
+    return oneLine.length() <= REASON_CHARS
+        ? oneLine
+        : "… " + oneLine.substring(oneLine.length() - REASON_CHARS);
   }
 }

@@ -23,14 +23,26 @@ public final class AuditLines {
     return m;
   }
 
-  /** {@code activity:} and a line per entry ({@code <time>  alice (editor)  POST /api/v1/…  202}); nothing when none. */
+  /**
+   * {@code activity:} and a line per entry ({@code <time> alice (editor) POST /api/v1/… 202});
+   * nothing when none.
+   */
   public static String text(List<AuditTable.Entry> entries) {
     if (entries.isEmpty()) {
       return "";
     }
-    StringBuilder out = new StringBuilder("activity (through the API):").append(System.lineSeparator());
+    StringBuilder out =
+        new StringBuilder("activity (through the API):").append(System.lineSeparator());
     for (AuditTable.Entry e : entries) {
-      out.append(String.format(Locale.ROOT, "  %s  %s (%s)  %s  %d%n", e.time(), e.who(), e.role(), e.action(), e.status()));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "  %s  %s (%s)  %s  %d%n",
+              e.time(),
+              e.who(),
+              e.role(),
+              e.action(),
+              e.status()));
     }
     return out.toString();
   }

@@ -16,12 +16,13 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * The places a server's requests may name: its storage root and the data roots its operator declared
- * ({@code keel serve --data-root DIR|s3://bucket/prefix}, repeatable; {@code keel dev} adds the demo's data
- * directory). Every path or URI a request names (a source, a table, a checkpoint directory) must resolve inside
- * one of them after {@code ..}, symbolic links and {@code file:} spellings are resolved; a table name
- * ({@code fashion_mnist}) resolves under the storage root's {@code tables/}. Anything else is refused naming the
- * field and the roots, with the same words whether the place exists or not, and before anything reads it.
+ * The places a server's requests may name: its storage root and the data roots its operator
+ * declared ({@code keel serve --data-root DIR|s3://bucket/prefix}, repeatable; {@code keel dev}
+ * adds the demo's data directory). Every path or URI a request names (a source, a table, a
+ * checkpoint directory) must resolve inside one of them after {@code ..}, symbolic links and {@code
+ * file:} spellings are resolved; a table name ({@code fashion_mnist}) resolves under the storage
+ * root's {@code tables/}. Anything else is refused naming the field and the roots, with the same
+ * words whether the place exists or not, and before anything reads it.
  */
 public final class DataRoots {
   /** A table name: one path segment, not starting with a dot. */
@@ -57,7 +58,8 @@ public final class DataRoots {
   }
 
   /**
-   * @param dataRoots local directories (plain paths or {@code file:} URIs) and {@code s3://bucket/prefix} URIs
+   * @param dataRoots local directories (plain paths or {@code file:} URIs) and {@code
+   *     s3://bucket/prefix} URIs
    * @throws IllegalArgumentException naming a data root that is neither
    */
   public static DataRoots of(StorageRoot storage, List<String> dataRoots) {
@@ -88,7 +90,8 @@ public final class DataRoots {
     if (r.getReuse().hasTable()) {
       table("reuse.table.table", r.getReuse().getTable().getTable()).ifPresent(out::add);
     }
-    table("inference.predictions_table", r.getInference().getPredictionsTable()).ifPresent(out::add);
+    table("inference.predictions_table", r.getInference().getPredictionsTable())
+        .ifPresent(out::add);
     if (r.hasExperiment()) {
       out.addAll(problems(r.getExperiment(), "experiment."));
     }
@@ -106,15 +109,24 @@ public final class DataRoots {
     return out;
   }
 
-  /** A table as a request names it: a name under the storage root, or a path or URI inside a root. Blank is no problem here. */
+  /**
+   * A table as a request names it: a name under the storage root, or a path or URI inside a root.
+   * Blank is no problem here.
+   */
   public Optional<ConfigProblem> table(String field, String nameOrUri) {
     String t = nameOrUri.strip();
     if (t.isEmpty()) {
       return Optional.empty();
     }
     if (!t.contains("/") && !t.contains(":") && !t.contains("\\")) {
-      return t.matches(TABLE_NAME) ? Optional.empty() : Optional.of(new ConfigProblem(field,
-          "'" + t + "' is not a table name (letters, digits, '_', '.' and '-', not starting with '.') or a URI"));
+      return t.matches(TABLE_NAME)
+          ? Optional.empty()
+          : Optional.of(
+              new ConfigProblem(
+                  field,
+                  "'"
+                      + t
+                      + "' is not a table name (letters, digits, '_', '.' and '-', not starting with '.') or a URI"));
     }
     return location(field, t);
   }
@@ -127,16 +139,26 @@ public final class DataRoots {
         S3Uri s3 = S3Uri.parse(l);
         String key = normalizedKey(s3.key());
         for (Root r : roots) {
-          if (r instanceof Bucket b && b.bucket().equals(s3.bucket())
-              && (b.prefix().isEmpty() || key.equals(b.prefix()) || key.startsWith(b.prefix() + "/"))) {
+          if (r instanceof Bucket b
+              && b.bucket().equals(s3.bucket())
+              && (b.prefix().isEmpty()
+                  || key.equals(b.prefix())
+                  || key.startsWith(b.prefix() + "/"))) {
             return Optional.empty();
           }
         }
         return outside(field, l);
       }
       if (l.matches("^[A-Za-z][A-Za-z0-9+.-]*:.*") && !l.startsWith("file:")) {
-        return Optional.of(new ConfigProblem(field, "'" + l + "' has a scheme this server does not read (use a path,"
-            + " a file: URI or s3://bucket/prefix inside " + describe() + ")"));
+        return Optional.of(
+            new ConfigProblem(
+                field,
+                "'"
+                    + l
+                    + "' has a scheme this server does not read (use a path,"
+                    + " a file: URI or s3://bucket/prefix inside "
+                    + describe()
+                    + ")"));
       }
       Path real = real(localPath(l));
       for (Root r : roots) {
@@ -146,14 +168,21 @@ public final class DataRoots {
       }
       return outside(field, l);
     } catch (IllegalArgumentException | IOException | SecurityException e) {
-      return Optional.of(new ConfigProblem(field, "'" + l + "' is not a path or URI this server can use inside "
-          + describe()));
+      return Optional.of(
+          new ConfigProblem(
+              field, "'" + l + "' is not a path or URI this server can use inside " + describe()));
     }
   }
 
   private Optional<ConfigProblem> outside(String field, String location) {
-    return Optional.of(new ConfigProblem(field, "'" + location + "' is outside this server's data roots (" + describe()
-        + "); an operator can add one with keel serve --data-root"));
+    return Optional.of(
+        new ConfigProblem(
+            field,
+            "'"
+                + location
+                + "' is outside this server's data roots ("
+                + describe()
+                + "); an operator can add one with keel serve --data-root"));
   }
 
   private static Root root(String location) {
@@ -165,7 +194,8 @@ public final class DataRoots {
     try {
       return new Local(real(localPath(l)));
     } catch (IOException | RuntimeException e) {
-      throw new IllegalArgumentException("data root '" + location + "' is neither a local directory nor s3://bucket/prefix");
+      throw new IllegalArgumentException(
+          "data root '" + location + "' is neither a local directory nor s3://bucket/prefix");
     }
   }
 
@@ -177,8 +207,9 @@ public final class DataRoots {
   }
 
   /**
-   * The place itself, symbolic links resolved: the nearest ancestor that exists is made real, the rest (which a
-   * request may create) is appended after {@code ..} and {@code .} were resolved, so no link or dot leads out.
+   * The place itself, symbolic links resolved: the nearest ancestor that exists is made real, the
+   * rest (which a request may create) is appended after {@code ..} and {@code .} were resolved, so
+   * no link or dot leads out.
    */
   private static Path real(Path path) throws IOException {
     // not normalized first: the system resolves "link/.." through the link, and so must this
@@ -195,8 +226,8 @@ public final class DataRoots {
   }
 
   /**
-   * An S3 key without empty segments. Keys with {@code .} or {@code ..} segments are refused: S3 keeps them
-   * literally while S3A's paths resolve them, so the two would not name the same place.
+   * An S3 key without empty segments. Keys with {@code .} or {@code ..} segments are refused: S3
+   * keeps them literally while S3A's paths resolve them, so the two would not name the same place.
    */
   private static String normalizedKey(String key) {
     List<String> out = new ArrayList<>();

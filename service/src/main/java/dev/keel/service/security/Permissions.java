@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * The role each request needs, kept as data: reads need {@link Role#VIEWER} (the audit log {@link Role#ADMIN});
- * submissions, previews and control signals {@link Role#EDITOR}; promotions, and any write not listed here,
- * {@link Role#ADMIN}.
+ * The role each request needs, kept as data: reads need {@link Role#VIEWER} (the audit log {@link
+ * Role#ADMIN}); submissions, previews and control signals {@link Role#EDITOR}; promotions, and any
+ * write not listed here, {@link Role#ADMIN}.
  */
 public final class Permissions {
   /** One rule: requests of {@code method} whose path matches {@code path} need {@code role}. */
@@ -18,14 +18,15 @@ public final class Permissions {
 
   private static final String ID = "[^/]+";
 
-  public static final List<Rule> RULES = List.of(
-      Rule.of("GET", "/api/v1/audit", Role.ADMIN),
-      Rule.of("POST", "/api/v1/experiments", Role.EDITOR),
-      Rule.of("POST", "/api/v1/experiments/preview", Role.EDITOR),
-      Rule.of("POST", "/api/v1/experiments/" + ID + "/(pause|activate|kill)", Role.EDITOR),
-      Rule.of("POST", "/api/v1/experiments/" + ID + "/trials/" + ID + "/kill", Role.EDITOR),
-      Rule.of("POST", "/api/v1/pipelines", Role.EDITOR),
-      Rule.of("POST", "/api/v1/models/" + ID + "/" + ID + "/promote", Role.ADMIN));
+  public static final List<Rule> RULES =
+      List.of(
+          Rule.of("GET", "/api/v1/audit", Role.ADMIN),
+          Rule.of("POST", "/api/v1/experiments", Role.EDITOR),
+          Rule.of("POST", "/api/v1/experiments/preview", Role.EDITOR),
+          Rule.of("POST", "/api/v1/experiments/" + ID + "/(pause|activate|kill)", Role.EDITOR),
+          Rule.of("POST", "/api/v1/experiments/" + ID + "/trials/" + ID + "/kill", Role.EDITOR),
+          Rule.of("POST", "/api/v1/pipelines", Role.EDITOR),
+          Rule.of("POST", "/api/v1/models/" + ID + "/" + ID + "/promote", Role.ADMIN));
 
   private Permissions() {}
 

@@ -19,7 +19,9 @@ public enum Role {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  /** @throws IllegalArgumentException naming the roles there are */
+  /**
+   * @throws IllegalArgumentException naming the roles there are
+   */
   public static Role parse(String text) {
     for (Role r : values()) {
       if (r.label().equals(text == null ? "" : text.strip().toLowerCase(Locale.ROOT))) {

@@ -13,15 +13,15 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * The API's users: a YAML file of tokens, each with a name, a role and the SHA-256 of the token (never the
- * token itself), e.g.
+ * The API's users: a YAML file of tokens, each with a name, a role and the SHA-256 of the token
+ * (never the token itself), e.g.
  *
  * <pre>
  * tokens:
@@ -29,19 +29,22 @@ import java.util.Set;
  *   - {name: ci, role: editor, sha256: ...}
  * </pre>
  *
- * The server reads it again whenever it changes, so tokens are added and revoked without a restart; a file that
- * became invalid refuses every token until it is mended (never the last good list: a revocation must not be
- * undone by a typo). Tokens are compared by their hash, in constant time over every entry.
+ * The server reads it again whenever it changes, so tokens are added and revoked without a restart;
+ * a file that became invalid refuses every token until it is mended (never the last good list: a
+ * revocation must not be undone by a typo). Tokens are compared by their hash, in constant time
+ * over every entry.
  */
 public final class TokensFile {
   /** A token's name: what the audit table and a run's records show. */
   public static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}";
+
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
   /** One token of the file. */
   public record Entry(String name, Role role, String sha256) {}
 
-  private record Loaded(FileTime modified, long size, List<Entry> entries, byte[][] hashes, String problem) {}
+  private record Loaded(
+      FileTime modified, long size, List<Entry> entries, byte[][] hashes, String problem) {}
 
   private final Path path;
   private volatile Loaded loaded;
@@ -51,7 +54,9 @@ public final class TokensFile {
     this.loaded = loaded;
   }
 
-  /** @throws IllegalArgumentException naming the file and what is wrong with it */
+  /**
+   * @throws IllegalArgumentException naming the file and what is wrong with it
+   */
   public static TokensFile open(Path path) {
     Loaded l = load(path);
     if (l.problem() != null) {
@@ -67,7 +72,8 @@ public final class TokensFile {
   /**
    * The caller a bearer token names, or empty when no entry holds its hash.
    *
-   * @throws IllegalStateException when the file changed and is now invalid (every token is refused until mended)
+   * @throws IllegalStateException when the file changed and is now invalid (every token is refused
+   *     until mended)
    */
   public Optional<Caller> caller(String token) {
     Loaded l = current();
@@ -76,7 +82,9 @@ public final class TokensFile {
     }
     byte[] given = sha256(token);
     Caller found = null;
-    for (int i = 0; i < l.hashes().length; i++) { // every entry, so the time says nothing about which matched
+    for (int i = 0;
+        i < l.hashes().length;
+        i++) { // every entry, so the time says nothing about which matched
       if (MessageDigest.isEqual(l.hashes()[i], given) && found == null) {
         found = new Caller(l.entries().get(i).name(), l.entries().get(i).role());
       }
@@ -101,7 +109,9 @@ public final class TokensFile {
     return fresh;
   }
 
-  /** The entries of {@code path}. @throws IllegalArgumentException naming the file and its problem */
+  /**
+   * The entries of {@code path}. @throws IllegalArgumentException naming the file and its problem
+   */
   public static List<Entry> read(Path path) {
     Loaded l = load(path);
     if (l.problem() != null) {
@@ -119,8 +129,17 @@ public final class TokensFile {
       size = Files.size(path);
       doc = YAML.readTree(Files.readString(path, StandardCharsets.UTF_8));
     } catch (IOException e) {
-      return new Loaded(null, -1, List.of(), new byte[0][], "tokens file " + path + " cannot be read ("
-          + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + firstLine(e.getMessage())) + ")");
+      return new Loaded(
+          null,
+          -1,
+          List.of(),
+          new byte[0][],
+          "tokens file "
+              + path
+              + " cannot be read ("
+              + e.getClass().getSimpleName()
+              + (e.getMessage() == null ? "" : ": " + firstLine(e.getMessage()))
+              + ")");
     }
     List<Entry> entries = new ArrayList<>();
     List<String> problems = new ArrayList<>();
@@ -157,13 +176,22 @@ public final class TokensFile {
       }
     }
     if (!problems.isEmpty()) {
-      return new Loaded(modified, size, List.of(), new byte[0][], "tokens file " + path + ": " + String.join("; ", problems));
+      return new Loaded(
+          modified,
+          size,
+          List.of(),
+          new byte[0][],
+          "tokens file " + path + ": " + String.join("; ", problems));
     }
-    byte[][] hashes = entries.stream().map(e -> HexFormat.of().parseHex(e.sha256())).toArray(byte[][]::new);
+    byte[][] hashes =
+        entries.stream().map(e -> HexFormat.of().parseHex(e.sha256())).toArray(byte[][]::new);
     return new Loaded(modified, size, List.copyOf(entries), hashes, null);
   }
 
-  /** Adds (or replaces) a token's entry, writing the file anew (owner-only permissions when it creates it). */
+  /**
+   * Adds (or replaces) a token's entry, writing the file anew (owner-only permissions when it
+   * creates it).
+   */
   public static void put(Path path, Entry entry) throws IOException {
     List<Entry> entries = new ArrayList<>(Files.exists(path) ? read(path) : List.of());
     entries.removeIf(e -> e.name().equals(entry.name()));
@@ -182,11 +210,18 @@ public final class TokensFile {
   }
 
   private static void write(Path path, List<Entry> entries) throws IOException {
-    StringBuilder out = new StringBuilder("# Keel API tokens: name, role (viewer|editor|admin) and the SHA-256 of each token.\n"
-        + "# The server reads this file again when it changes. Written by keel token.\ntokens:\n");
+    StringBuilder out =
+        new StringBuilder(
+            "# Keel API tokens: name, role (viewer|editor|admin) and the SHA-256 of each token.\n"
+                + "# The server reads this file again when it changes. Written by keel token.\ntokens:\n");
     for (Entry e : entries) {
-      out.append("  - {name: ").append(e.name()).append(", role: ").append(e.role().label()).append(", sha256: ")
-          .append(e.sha256()).append("}\n");
+      out.append("  - {name: ")
+          .append(e.name())
+          .append(", role: ")
+          .append(e.role().label())
+          .append(", sha256: ")
+          .append(e.sha256())
+          .append("}\n");
     }
     Path dir = path.toAbsolutePath().getParent();
     Files.createDirectories(dir);
@@ -207,7 +242,8 @@ public final class TokensFile {
 
   private static byte[] sha256(String token) {
     try {
-      return MessageDigest.getInstance("SHA-256").digest(token.strip().getBytes(StandardCharsets.UTF_8));
+      return MessageDigest.getInstance("SHA-256")
+          .digest(token.strip().getBytes(StandardCharsets.UTF_8));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -12,12 +12,22 @@ import java.util.Optional;
 public final class WorkflowDescriptions {
   private WorkflowDescriptions() {}
 
-  /** The latest run of {@code workflowId}, or empty when Temporal does not know it (yet, or any more). */
-  public static Optional<DescribeWorkflowExecutionResponse> describe(WorkflowClient client, String workflowId) {
+  /**
+   * The latest run of {@code workflowId}, or empty when Temporal does not know it (yet, or any
+   * more).
+   */
+  public static Optional<DescribeWorkflowExecutionResponse> describe(
+      WorkflowClient client, String workflowId) {
     try {
-      return Optional.of(client.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
-          DescribeWorkflowExecutionRequest.newBuilder().setNamespace(client.getOptions().getNamespace())
-              .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId)).build()));
+      return Optional.of(
+          client
+              .getWorkflowServiceStubs()
+              .blockingStub()
+              .describeWorkflowExecution(
+                  DescribeWorkflowExecutionRequest.newBuilder()
+                      .setNamespace(client.getOptions().getNamespace())
+                      .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
+                      .build()));
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
         return Optional.empty();

@@ -1,2 +1,5 @@
-/** Finding Keel's workflows in Temporal's visibility store, on real servers and on the Java test server. */
+/**
+ * Finding Keel's workflows in Temporal's visibility store, on real servers and on the Java test
+ * server.
+ */
 package dev.keel.service.visibility;

@@ -27,8 +27,13 @@ import java.time.Duration;
  */
 final class ActivityWiring {
   private final WorkerHostOptions options;
-  /** Shared by training and inference, created by the first of them: a control worker never touches them. */
+
+  /**
+   * Shared by training and inference, created by the first of them: a control worker never touches
+   * them.
+   */
   private DeltaDatasetReader reader;
+
   private ModelRegistry models;
 
   ActivityWiring(WorkerHostOptions options) {
@@ -39,22 +44,30 @@ final class ActivityWiring {
     return new IngestActivitiesImpl(options.storageRoot());
   }
 
-  /** Catalog tables under {@code <storage>/_keel/} and data-table pinning; light, on {@code keel-control}. */
+  /**
+   * Catalog tables under {@code <storage>/_keel/} and data-table pinning; light, on {@code
+   * keel-control}.
+   */
   CatalogActivitiesImpl catalog() {
     return new CatalogActivitiesImpl(options.storageRoot());
   }
 
-  /** The model registry under {@code <storage>/_keel/models} and {@code <storage>/models/}; light, on {@code keel-control}. */
+  /**
+   * The model registry under {@code <storage>/_keel/models} and {@code <storage>/models/}; light,
+   * on {@code keel-control}.
+   */
   ModelRegistryActivitiesImpl modelRegistry() {
     return new ModelRegistryActivitiesImpl(new ModelRegistryTable(options.storageRoot()));
   }
 
   /**
-   * Training-split statistics and drift reports under {@code <storage>/_keel/drift}; on {@code keel-control}
-   * (a split is read once per table version and split, then read back from the table).
+   * Training-split statistics and drift reports under {@code <storage>/_keel/drift}; on {@code
+   * keel-control} (a split is read once per table version and split, then read back from the
+   * table).
    */
   DriftActivitiesImpl drift() {
-    return new DriftActivitiesImpl(options.storageRoot(), new DriftTable(options.storageRoot()), new DeltaDatasetReader());
+    return new DriftActivitiesImpl(
+        options.storageRoot(), new DriftTable(options.storageRoot()), new DeltaDatasetReader());
   }
 
   /** Triggers Temporal Schedules through this worker's connection; on {@code keel-control}. */
@@ -62,24 +75,37 @@ final class ActivityWiring {
     return new ScheduleActivitiesImpl(new PipelineSchedules(stubs, options.namespace()));
   }
 
-  /** A pool's demand, from the running experiments through this worker's client; on {@code keel-control}. */
+  /**
+   * A pool's demand, from the running experiments through this worker's client; on {@code
+   * keel-control}.
+   */
   ExperimentDemandObserver poolDemand(WorkflowClient client) {
     return new ExperimentDemandObserver(client);
   }
 
-  /** A pool's machines through the Auto Scaling API or tofu apply, as its spec says; on {@code keel-control}. */
+  /**
+   * A pool's machines through the Auto Scaling API or tofu apply, as its spec says; on {@code
+   * keel-control}.
+   */
   PoolCapacityActivitiesImpl poolCapacity() {
     return new PoolCapacityActivitiesImpl();
   }
 
-  /** Deletes checkpoints under {@code <storage>/checkpoints} only; light, on {@code keel-control}. */
+  /**
+   * Deletes checkpoints under {@code <storage>/checkpoints} only; light, on {@code keel-control}.
+   */
   CheckpointGcActivitiesImpl checkpointGc() {
-    return new CheckpointGcActivitiesImpl(CheckpointStorage.forRoot(options.storageRoot().checkpoints()));
+    return new CheckpointGcActivitiesImpl(
+        CheckpointStorage.forRoot(options.storageRoot().checkpoints()));
   }
 
   TrainingActivitiesImpl training() {
-    return new TrainingActivitiesImpl(reader(), models(), Duration.ofSeconds(1),
-        new TrainingActivitiesImpl.WorkerDefaults(options.storageRoot().checkpoints(), options.trainThreads()));
+    return new TrainingActivitiesImpl(
+        reader(),
+        models(),
+        Duration.ofSeconds(1),
+        new TrainingActivitiesImpl.WorkerDefaults(
+            options.storageRoot().checkpoints(), options.trainThreads()));
   }
 
   InferenceActivitiesImpl inference() {

@@ -4,9 +4,9 @@ import java.time.Duration;
 
 /**
  * How long to wait before starting a dead slot process again: {@code initial}, doubled after each
- * quick death up to {@code max}; a process that ran at least {@code healthyAfter} was healthy, so its
- * death starts the count over. A slot that cannot start at all (bad settings, no memory) then costs one
- * attempt and one log line a minute instead of a hot loop.
+ * quick death up to {@code max}; a process that ran at least {@code healthyAfter} was healthy, so
+ * its death starts the count over. A slot that cannot start at all (bad settings, no memory) then
+ * costs one attempt and one log line a minute instead of a hot loop.
  */
 final class RestartBackoff {
   private final Duration initial;
@@ -21,7 +21,8 @@ final class RestartBackoff {
   }
 
   static RestartBackoff standard() {
-    return new RestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(60));
+    return new RestartBackoff(
+        Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(60));
   }
 
   /** The same policy with no deaths counted yet: one per slot. */

@@ -27,8 +27,11 @@ final class SearchAttributeRegistrar {
   private SearchAttributeRegistrar() {}
 
   static void ensureRegistered(String address, String namespace, Duration timeout) {
-    OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(
-        OperatorServiceStubsOptions.newBuilder().setTarget(address).validateAndBuildWithDefaults());
+    OperatorServiceStubs operator =
+        OperatorServiceStubs.newServiceStubs(
+            OperatorServiceStubsOptions.newBuilder()
+                .setTarget(address)
+                .validateAndBuildWithDefaults());
     long deadline = System.nanoTime() + timeout.toNanos();
     try {
       Map<String, IndexedValueType> missing;
@@ -47,14 +50,27 @@ final class SearchAttributeRegistrar {
       }
       log.info("Registering search attributes {} on namespace {}", missing.keySet(), namespace);
       try {
-        untilDeadline(deadline, () -> operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
-            .setNamespace(namespace).putAllSearchAttributes(missing).build()));
+        untilDeadline(
+            deadline,
+            () ->
+                operator
+                    .blockingStub()
+                    .addSearchAttributes(
+                        AddSearchAttributesRequest.newBuilder()
+                            .setNamespace(namespace)
+                            .putAllSearchAttributes(missing)
+                            .build()));
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() == Status.Code.PERMISSION_DENIED) {
-          throw new IllegalStateException("Keel's search attributes are not registered on namespace " + namespace
-              + " and this worker may not add them; ask an operator to run: temporal operator search-attribute create "
-              + KeelSearchAttributes.ALL.stream().map(a -> "--name " + a.name() + " --type " + a.cliType())
-                  .reduce((a, b) -> a + " " + b).orElse(""), e);
+          throw new IllegalStateException(
+              "Keel's search attributes are not registered on namespace "
+                  + namespace
+                  + " and this worker may not add them; ask an operator to run: temporal operator search-attribute create "
+                  + KeelSearchAttributes.ALL.stream()
+                      .map(a -> "--name " + a.name() + " --type " + a.cliType())
+                      .reduce((a, b) -> a + " " + b)
+                      .orElse(""),
+              e);
         }
         if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
           throw e;
@@ -62,8 +78,14 @@ final class SearchAttributeRegistrar {
       }
       while (!untilDeadline(deadline, () -> missing(operator, namespace)).isEmpty()) {
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("search attributes " + missing(operator, namespace).keySet()
-              + " still missing on namespace " + namespace + " after " + timeout.toSeconds() + " s");
+          throw new IllegalStateException(
+              "search attributes "
+                  + missing(operator, namespace).keySet()
+                  + " still missing on namespace "
+                  + namespace
+                  + " after "
+                  + timeout.toSeconds()
+                  + " s");
         }
         Thread.sleep(200);
       }
@@ -88,8 +110,9 @@ final class SearchAttributeRegistrar {
       } catch (StatusRuntimeException e) {
         Status.Code code = e.getStatus().getCode();
         // a server that cannot be reached at all (wrong address: an I/O cause) is reported at once
-        boolean busy = (code == Status.Code.UNAVAILABLE || code == Status.Code.RESOURCE_EXHAUSTED)
-            && !(e.getCause() instanceof java.io.IOException);
+        boolean busy =
+            (code == Status.Code.UNAVAILABLE || code == Status.Code.RESOURCE_EXHAUSTED)
+                && !(e.getCause() instanceof java.io.IOException);
         if (!busy || System.nanoTime() > deadline) {
           throw e;
         }
@@ -105,11 +128,17 @@ final class SearchAttributeRegistrar {
     return all;
   }
 
-  private static void addAll(OperatorServiceStubs operator, String namespace, Map<String, IndexedValueType> attrs) {
+  private static void addAll(
+      OperatorServiceStubs operator, String namespace, Map<String, IndexedValueType> attrs) {
     for (Map.Entry<String, IndexedValueType> a : attrs.entrySet()) {
       try {
-        operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
-            .setNamespace(namespace).putSearchAttributes(a.getKey(), a.getValue()).build());
+        operator
+            .blockingStub()
+            .addSearchAttributes(
+                AddSearchAttributesRequest.newBuilder()
+                    .setNamespace(namespace)
+                    .putSearchAttributes(a.getKey(), a.getValue())
+                    .build());
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
           throw e;
@@ -118,12 +147,17 @@ final class SearchAttributeRegistrar {
     }
   }
 
-  private static Map<String, IndexedValueType> missing(OperatorServiceStubs operator, String namespace) {
-    ListSearchAttributesResponse have = operator.blockingStub()
-        .listSearchAttributes(ListSearchAttributesRequest.newBuilder().setNamespace(namespace).build());
+  private static Map<String, IndexedValueType> missing(
+      OperatorServiceStubs operator, String namespace) {
+    ListSearchAttributesResponse have =
+        operator
+            .blockingStub()
+            .listSearchAttributes(
+                ListSearchAttributesRequest.newBuilder().setNamespace(namespace).build());
     Map<String, IndexedValueType> missing = new LinkedHashMap<>();
     for (KeelSearchAttributes.Attribute a : KeelSearchAttributes.ALL) {
-      if (!have.getCustomAttributesMap().containsKey(a.name()) && !have.getSystemAttributesMap().containsKey(a.name())) {
+      if (!have.getCustomAttributesMap().containsKey(a.name())
+          && !have.getSystemAttributesMap().containsKey(a.name())) {
         missing.put(a.name(), a.type());
       }
     }

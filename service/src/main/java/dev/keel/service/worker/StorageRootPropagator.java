@@ -23,7 +23,9 @@ public final class StorageRootPropagator implements ContextPropagator {
 
   private final String clientRoot;
 
-  /** @param clientRoot the root runs started by this client use; null to start them without one */
+  /**
+   * @param clientRoot the root runs started by this client use; null to start them without one
+   */
   public StorageRootPropagator(StorageRoot clientRoot) {
     this.clientRoot = clientRoot == null ? null : clientRoot.toString();
   }
@@ -38,7 +40,8 @@ public final class StorageRootPropagator implements ContextPropagator {
     if (context == null) {
       return Map.of();
     }
-    return Map.of(HEADER, DefaultDataConverter.STANDARD_INSTANCE.toPayload(context.toString()).orElseThrow());
+    return Map.of(
+        HEADER, DefaultDataConverter.STANDARD_INSTANCE.toPayload(context.toString()).orElseThrow());
   }
 
   @Override
@@ -67,7 +70,9 @@ public final class StorageRootPropagator implements ContextPropagator {
   /** The storage root a header carries, if any. */
   static Optional<String> rootIn(Map<String, Payload> header) {
     Payload p = header.get(HEADER);
-    return p == null ? Optional.empty()
-        : Optional.of(DefaultDataConverter.STANDARD_INSTANCE.fromPayload(p, String.class, String.class));
+    return p == null
+        ? Optional.empty()
+        : Optional.of(
+            DefaultDataConverter.STANDARD_INSTANCE.fromPayload(p, String.class, String.class));
   }
 }

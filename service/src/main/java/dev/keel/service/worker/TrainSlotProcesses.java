@@ -16,11 +16,12 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The training processes of one {@code keel worker --slots N}: a child JVM per slot, each polling the
- * pool's task queue for one Train activity at a time. DJL allows one active gradient collector per JVM,
- * so a process is a slot. A child that dies is started again after a {@link RestartBackoff}, with one
- * line on {@code out}; {@link #close()} stops every child (SIGTERM, then SIGKILL after a grace period).
- * The children stop by themselves when this process dies without closing them ({@link #stopWhenParentExits}).
+ * The training processes of one {@code keel worker --slots N}: a child JVM per slot, each polling
+ * the pool's task queue for one Train activity at a time. DJL allows one active gradient collector
+ * per JVM, so a process is a slot. A child that dies is started again after a {@link
+ * RestartBackoff}, with one line on {@code out}; {@link #close()} stops every child (SIGTERM, then
+ * SIGKILL after a grace period). The children stop by themselves when this process dies without
+ * closing them ({@link #stopWhenParentExits}).
  */
 public final class TrainSlotProcesses implements AutoCloseable {
   /**
@@ -28,7 +29,8 @@ public final class TrainSlotProcesses implements AutoCloseable {
    *
    * @param environment added to this process's environment (e.g. {@code CUDA_VISIBLE_DEVICES})
    */
-  public record Slot(int index, String identity, List<String> command, Map<String, String> environment) {
+  public record Slot(
+      int index, String identity, List<String> command, Map<String, String> environment) {
     public Slot {
       command = List.copyOf(command);
       environment = Map.copyOf(environment);
@@ -47,13 +49,19 @@ public final class TrainSlotProcesses implements AutoCloseable {
    * Starts every slot's process.
    *
    * @param out where the restart lines go (the worker's own output)
-   * @param childOutput where the children's output goes, each line prefixed with {@code [<identity>]}
+   * @param childOutput where the children's output goes, each line prefixed with {@code
+   *     [<identity>]}
    */
-  public static TrainSlotProcesses start(List<Slot> slots, PrintStream out, PrintStream childOutput) {
+  public static TrainSlotProcesses start(
+      List<Slot> slots, PrintStream out, PrintStream childOutput) {
     return start(slots, out, childOutput, RestartBackoff.standard(), Duration.ofSeconds(30));
   }
 
-  static TrainSlotProcesses start(List<Slot> slots, PrintStream out, PrintStream childOutput, RestartBackoff backoff,
+  static TrainSlotProcesses start(
+      List<Slot> slots,
+      PrintStream out,
+      PrintStream childOutput,
+      RestartBackoff backoff,
       Duration stopGrace) {
     TrainSlotProcesses processes = new TrainSlotProcesses(stopGrace);
     for (Slot slot : slots) {
@@ -82,8 +90,9 @@ public final class TrainSlotProcesses implements AutoCloseable {
   }
 
   /**
-   * Runs {@code stop} once the process {@code parentPid} is gone (at once if it already is), so a slot
-   * process does not outlive a parent killed with SIGKILL and keep taking work nobody supervises.
+   * Runs {@code stop} once the process {@code parentPid} is gone (at once if it already is), so a
+   * slot process does not outlive a parent killed with SIGKILL and keep taking work nobody
+   * supervises.
    */
   public static void stopWhenParentExits(long parentPid, Runnable stop) {
     Optional<ProcessHandle> parent = ProcessHandle.of(parentPid).filter(ProcessHandle::isAlive);
@@ -105,7 +114,10 @@ public final class TrainSlotProcesses implements AutoCloseable {
     return pids;
   }
 
-  /** Stops every slot process: SIGTERM (each closes its Temporal worker), SIGKILL after the grace period. */
+  /**
+   * Stops every slot process: SIGTERM (each closes its Temporal worker), SIGKILL after the grace
+   * period.
+   */
   @Override
   public void close() {
     stopping = true;
@@ -140,7 +152,10 @@ public final class TrainSlotProcesses implements AutoCloseable {
     }
   }
 
-  /** Whether any slot is still watched (and would be restarted); false once {@link #close()} returned. */
+  /**
+   * Whether any slot is still watched (and would be restarted); false once {@link #close()}
+   * returned.
+   */
   boolean supervising() {
     return runners.stream().anyMatch(r -> r.thread.isAlive());
   }
@@ -152,6 +167,7 @@ public final class TrainSlotProcesses implements AutoCloseable {
     final PrintStream childOutput;
     final RestartBackoff backoff;
     final Thread thread;
+
     /** Guarded by this: close() must see every process a runner starts. */
     Process current;
 
@@ -198,8 +214,14 @@ public final class TrainSlotProcesses implements AutoCloseable {
         }
         Duration ran = Duration.ofNanos(System.nanoTime() - started);
         Duration wait = backoff.next(ran);
-        out.printf(Locale.ROOT, "slot %d (%s) %s after %d s; restarting in %s%n", slot.index(), slot.identity(), end,
-            ran.toSeconds(), seconds(wait));
+        out.printf(
+            Locale.ROOT,
+            "slot %d (%s) %s after %d s; restarting in %s%n",
+            slot.index(),
+            slot.identity(),
+            end,
+            ran.toSeconds(),
+            seconds(wait));
         out.flush();
         try {
           Thread.sleep(wait.toMillis());
@@ -216,25 +238,32 @@ public final class TrainSlotProcesses implements AutoCloseable {
     }
 
     private void pump(Process p) {
-      Thread t = new Thread(() -> {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-          String line;
-          String prefix = "[" + slot.identity() + "] ";
-          while ((line = in.readLine()) != null) {
-            if (!line.isBlank()) {
-              childOutput.println(prefix + line);
-            }
-          }
-        } catch (IOException e) {
-          // the child is gone; its exit is reported by the runner
-        }
-      }, "keel-slot-" + slot.index() + "-output");
+      Thread t =
+          new Thread(
+              () -> {
+                try (BufferedReader in =
+                    new BufferedReader(
+                        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                  String line;
+                  String prefix = "[" + slot.identity() + "] ";
+                  while ((line = in.readLine()) != null) {
+                    if (!line.isBlank()) {
+                      childOutput.println(prefix + line);
+                    }
+                  }
+                } catch (IOException e) {
+                  // the child is gone; its exit is reported by the runner
+                }
+              },
+              "keel-slot-" + slot.index() + "-output");
       t.setDaemon(true);
       t.start();
     }
   }
 
   private static String seconds(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+    return d.toMillis() % 1000 == 0
+        ? d.toSeconds() + " s"
+        : String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
   }
 }

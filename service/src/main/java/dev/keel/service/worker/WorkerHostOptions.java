@@ -9,7 +9,12 @@ import java.util.Set;
 /** What one worker process serves. Immutable; build with {@link #newBuilder()}. */
 public final class WorkerHostOptions {
   /** The roles a worker process can take; a dev stack takes all of them. */
-  public enum Role { CONTROL, ETL, TRAIN, INFER }
+  public enum Role {
+    CONTROL,
+    ETL,
+    TRAIN,
+    INFER
+  }
 
   private final String temporalAddress;
   private final String namespace;
@@ -35,16 +40,39 @@ public final class WorkerHostOptions {
     return new Builder();
   }
 
-  public String temporalAddress() { return temporalAddress; }
-  public String namespace() { return namespace; }
-  public StorageRoot storageRoot() { return storageRoot; }
-  public Set<Role> roles() { return roles; }
-  public String trainPool() { return trainPool; }
-  public int trainThreads() { return trainThreads; }
+  public String temporalAddress() {
+    return temporalAddress;
+  }
+
+  public String namespace() {
+    return namespace;
+  }
+
+  public StorageRoot storageRoot() {
+    return storageRoot;
+  }
+
+  public Set<Role> roles() {
+    return roles;
+  }
+
+  public String trainPool() {
+    return trainPool;
+  }
+
+  public int trainThreads() {
+    return trainThreads;
+  }
+
   /** True against Temporal's Java test server, which never expires a dead worker's sticky queue. */
-  public boolean devServer() { return devServer; }
+  public boolean devServer() {
+    return devServer;
+  }
+
   /** The Temporal worker identity; empty: the SDK's {@code <pid>@<host>}. */
-  public Optional<String> identity() { return Optional.ofNullable(identity); }
+  public Optional<String> identity() {
+    return Optional.ofNullable(identity);
+  }
 
   /** Builder: {@code set*} for what is required, {@code opt*} for what has a default. */
   public static final class Builder {
@@ -57,14 +85,45 @@ public final class WorkerHostOptions {
     private boolean devServer;
     private String identity;
 
-    public Builder setTemporalAddress(String address) { this.temporalAddress = address; return this; }
-    public Builder setStorageRoot(StorageRoot root) { this.storageRoot = root; return this; }
-    public Builder optNamespace(String namespace) { this.namespace = namespace; return this; }
-    public Builder optRoles(Set<Role> roles) { this.roles = EnumSet.copyOf(roles); return this; }
-    public Builder optTrainPool(String pool) { this.trainPool = pool; return this; }
-    public Builder optTrainThreads(int threads) { this.trainThreads = threads; return this; }
-    public Builder optDevServer(boolean devServer) { this.devServer = devServer; return this; }
-    public Builder optIdentity(String identity) { this.identity = identity; return this; }
+    public Builder setTemporalAddress(String address) {
+      this.temporalAddress = address;
+      return this;
+    }
+
+    public Builder setStorageRoot(StorageRoot root) {
+      this.storageRoot = root;
+      return this;
+    }
+
+    public Builder optNamespace(String namespace) {
+      this.namespace = namespace;
+      return this;
+    }
+
+    public Builder optRoles(Set<Role> roles) {
+      this.roles = EnumSet.copyOf(roles);
+      return this;
+    }
+
+    public Builder optTrainPool(String pool) {
+      this.trainPool = pool;
+      return this;
+    }
+
+    public Builder optTrainThreads(int threads) {
+      this.trainThreads = threads;
+      return this;
+    }
+
+    public Builder optDevServer(boolean devServer) {
+      this.devServer = devServer;
+      return this;
+    }
+
+    public Builder optIdentity(String identity) {
+      this.identity = identity;
+      return this;
+    }
 
     public WorkerHostOptions build() {
       return new WorkerHostOptions(this);

@@ -23,47 +23,69 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
- * Controllers block on Temporal and on Delta reads; they must not do it on Netty's event loops, or a few
- * slow calls (a burst of submissions, a query to a busy or unreachable Temporal) hold up every other
- * request. Here Temporal never answers: as many describe calls as there are event-loop threads, and more,
- * wait on it, and the health endpoint still answers at once.
+ * Controllers block on Temporal and on Delta reads; they must not do it on Netty's event loops, or
+ * a few slow calls (a burst of submissions, a query to a busy or unreachable Temporal) hold up
+ * every other request. Here Temporal never answers: as many describe calls as there are event-loop
+ * threads, and more, wait on it, and the health endpoint still answers at once.
  */
 class ApiAnswersOtherRequestsWhileSlowCallsWaitOnTemporalTest {
   @Test
   void healthAnswersAtOnceWhileMoreDescribeCallsThanEventLoopsWaitOnTemporal() throws Exception {
     try (ServerSocket silent = new ServerSocket(0, 100, InetAddress.getLoopbackAddress())) {
       List<Socket> held = new CopyOnWriteArrayList<>();
-      Thread acceptor = new Thread(() -> {
-        while (!silent.isClosed()) {
-          try {
-            held.add(silent.accept()); // accepts, never answers: every RPC waits for its deadline
-          } catch (IOException closed) {
-            return;
-          }
-        }
-      });
+      Thread acceptor =
+          new Thread(
+              () -> {
+                while (!silent.isClosed()) {
+                  try {
+                    held.add(
+                        silent
+                            .accept()); // accepts, never answers: every RPC waits for its deadline
+                  } catch (IOException closed) {
+                    return;
+                  }
+                }
+              });
       acceptor.setDaemon(true);
       acceptor.start();
       WorkflowServiceStubs stubs = KeelWorkerHost.connect("127.0.0.1:" + silent.getLocalPort());
-      try (ApiServer api = ApiServer.start("127.0.0.1", 0, KeelWorkerHost.client(stubs, "default"),
-          StorageRoot.of(TestDirs.create("slow-temporal").toString()))) {
+      try (ApiServer api =
+          ApiServer.start(
+              "127.0.0.1",
+              0,
+              KeelWorkerHost.client(stubs, "default"),
+              StorageRoot.of(TestDirs.create("slow-temporal").toString()))) {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         int slow = 2 * Runtime.getRuntime().availableProcessors() + 2;
         List<CompletableFuture<HttpResponse<String>>> describes = new ArrayList<>();
         for (int i = 0; i < slow; i++) {
-          describes.add(http.sendAsync(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/experiments/experiment-" + i))
-              .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString()));
+          describes.add(
+              http.sendAsync(
+                  HttpRequest.newBuilder(
+                          URI.create(api.url() + "/api/v1/experiments/experiment-" + i))
+                      .timeout(Duration.ofSeconds(60))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString()));
         }
         Thread.sleep(1500);
-        assertTrue(describes.stream().noneMatch(CompletableFuture::isDone), "the describe calls wait on Temporal");
+        assertTrue(
+            describes.stream().noneMatch(CompletableFuture::isDone),
+            "the describe calls wait on Temporal");
 
         long t = System.nanoTime();
-        HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/health"))
-            .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> health =
+            http.send(
+                HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/health"))
+                    .timeout(Duration.ofSeconds(60))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
         double seconds = (System.nanoTime() - t) / 1e9;
         assertEquals(200, health.statusCode(), health.body());
-        assertTrue(seconds < 2, "health took " + seconds + " s behind " + slow + " describe calls waiting on Temporal");
-        assertTrue(describes.stream().filter(CompletableFuture::isDone).count() < slow,
+        assertTrue(
+            seconds < 2,
+            "health took " + seconds + " s behind " + slow + " describe calls waiting on Temporal");
+        assertTrue(
+            describes.stream().filter(CompletableFuture::isDone).count() < slow,
             "the describe calls were still waiting when health answered");
       } finally {
         stubs.shutdownNow();

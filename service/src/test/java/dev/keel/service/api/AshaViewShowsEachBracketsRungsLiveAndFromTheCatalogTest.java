@@ -28,15 +28,17 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A real ASHA search on Fashion-MNIST with two brackets whose rungs share lengths (bracket 1 trains to 15, 30 and
- * 60 batches, bracket 2 to 30 and 60): its view shows each bracket's rungs apart, from the searcher's own
- * decisions while Temporal has the experiment and inferred from the catalog once it does not (the same rungs);
- * the catalog-only view has its progress, best trial, searcher and unit; every view carries the config; and one
- * trial is served with all its metrics, checkpoints and log lines.
+ * A real ASHA search on Fashion-MNIST with two brackets whose rungs share lengths (bracket 1 trains
+ * to 15, 30 and 60 batches, bracket 2 to 30 and 60): its view shows each bracket's rungs apart,
+ * from the searcher's own decisions while Temporal has the experiment and inferred from the catalog
+ * once it does not (the same rungs); the catalog-only view has its progress, best trial, searcher
+ * and unit; every view carries the config; and one trial is served with all its metrics,
+ * checkpoints and log lines.
  */
 class AshaViewShowsEachBracketsRungsLiveAndFromTheCatalogTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String CONFIG = """
+  private static final String CONFIG =
+      """
       name: rungs
       data: {table: fashion_mnist}
       hyperparameters:
@@ -59,12 +61,17 @@ class AshaViewShowsEachBracketsRungsLiveAndFromTheCatalogTest {
   static void runTheSearchThenReadItFromAServerWithoutIt() throws Exception {
     stack = SearchStack.start("rungs");
     id = stack.submit(CONFIG);
-    stack.client().newUntypedWorkflowStub(id).getResult(8, TimeUnit.MINUTES, ExperimentResult.class);
+    stack
+        .client()
+        .newUntypedWorkflowStub(id)
+        .getResult(8, TimeUnit.MINUTES, ExperimentResult.class);
     live = stack.getJson("/api/v1/experiments/" + id + "/view");
-    // A Temporal server that never saw the experiment, as after a restart of keel dev or past its retention.
+    // A Temporal server that never saw the experiment, as after a restart of keel dev or past its
+    // retention.
     try (LoopbackTemporalServer other = LoopbackTemporalServer.start(0)) {
       WorkflowServiceStubs stubs = KeelWorkerHost.connect(other.address());
-      try (ApiServer api = ApiServer.start("127.0.0.1", 0, KeelWorkerHost.client(stubs, "default"), stack.root())) {
+      try (ApiServer api =
+          ApiServer.start("127.0.0.1", 0, KeelWorkerHost.client(stubs, "default"), stack.root())) {
         fromCatalog = get(api, "/api/v1/experiments/" + id + "/view");
         trialFromCatalog = get(api, "/api/v1/experiments/" + id + "/trials/1");
       } finally {
@@ -89,12 +96,23 @@ class AshaViewShowsEachBracketsRungsLiveAndFromTheCatalogTest {
     AshaPlan plan = AshaPlan.of(ExperimentConfigLoaders.load(CONFIG).config().getSearcher());
     for (int b = 0; b < plan.brackets().size(); b++) {
       AshaPlan.Bracket bracket = plan.brackets().get(b);
-      planned.put("bracket " + (b + 1) + " (" + bracket.numRungs() + " rungs)", bracket.rungLengths());
+      planned.put(
+          "bracket " + (b + 1) + " (" + bracket.numRungs() + " rungs)", bracket.rungLengths());
     }
-    assertEquals(Map.of("bracket 1 (3 rungs)", List.of(15L, 30L, 60L), "bracket 2 (2 rungs)", List.of(30L, 60L)), planned);
+    assertEquals(
+        Map.of(
+            "bracket 1 (3 rungs)",
+            List.of(15L, 30L, 60L),
+            "bracket 2 (2 rungs)",
+            List.of(30L, 60L)),
+        planned);
     Map<String, List<Long>> shown = new TreeMap<>();
-    live.get("rungs").forEach(r -> shown.computeIfAbsent(r.path("bracket").asText(), b -> new ArrayList<>())
-        .add(r.get("length").asLong()));
+    live.get("rungs")
+        .forEach(
+            r ->
+                shown
+                    .computeIfAbsent(r.path("bracket").asText(), b -> new ArrayList<>())
+                    .add(r.get("length").asLong()));
     assertEquals(planned, shown, "each bracket's rungs, apart: " + live.get("rungs"));
 
     Map<Long, String> group = new TreeMap<>();
@@ -110,8 +128,10 @@ class AshaViewShowsEachBracketsRungsLiveAndFromTheCatalogTest {
         long trial = t.get("trial_id").asLong();
         String where = "trial " + trial + " at " + length + " of " + bracket + ": " + t;
         assertEquals(group.get(trial), bracket, where + " is not in its own bracket");
-        assertEquals(validated.get(trial).get(length), t.path("metric").asDouble(Double.NaN), 0.0, where);
-        String outcome = last ? "completed" : validated.get(trial).lastKey() > length ? "promoted" : "stopped";
+        assertEquals(
+            validated.get(trial).get(length), t.path("metric").asDouble(Double.NaN), 0.0, where);
+        String outcome =
+            last ? "completed" : validated.get(trial).lastKey() > length ? "promoted" : "stopped";
         assertEquals(outcome, t.get("outcome").asText(), where);
         placed.computeIfAbsent(trial, x -> new TreeSet<>()).add(length);
       }
@@ -119,7 +139,10 @@ class AshaViewShowsEachBracketsRungsLiveAndFromTheCatalogTest {
     Map<Long, TreeSet<Long>> expected = new TreeMap<>();
     validated.forEach((trial, byLength) -> expected.put(trial, new TreeSet<>(byLength.keySet())));
     assertEquals(expected, placed, "each trial at every rung it reached");
-    assertTrue(live.get("rungs").findValues("outcome").stream().anyMatch(o -> o.asText().equals("promoted")), live.get("rungs").toString());
+    assertTrue(
+        live.get("rungs").findValues("outcome").stream()
+            .anyMatch(o -> o.asText().equals("promoted")),
+        live.get("rungs").toString());
   }
 
   @Test
@@ -132,23 +155,47 @@ class AshaViewShowsEachBracketsRungsLiveAndFromTheCatalogTest {
     assertFalse(e.path("smaller_is_better").asBoolean(true), e.toString());
     assertEquals("batches", e.path("unit").asText(), e.toString());
     JsonNode l = live.get("experiment");
-    assertEquals(l.get("best_metric").asDouble(), e.path("best_metric").asDouble(), 0.0, e.toString());
+    assertEquals(
+        l.get("best_metric").asDouble(), e.path("best_metric").asDouble(), 0.0, e.toString());
     assertEquals(l.get("best_trial_id").asLong(), e.path("best_trial_id").asLong(-1), e.toString());
     assertEquals("validations", fromCatalog.get("rungs_from").asText());
-    assertEquals(live.get("rungs"), fromCatalog.get("rungs"), "inferred from the catalog, the same rungs");
+    assertEquals(
+        live.get("rungs"), fromCatalog.get("rungs"), "inferred from the catalog, the same rungs");
     List<String> trials = new ArrayList<>();
-    live.get("trials").forEach(t -> trials.add(t.get("trial_id").asLong() + " " + t.get("group").asText() + " best "
-        + t.get("best_metric").asDouble() + " latest " + t.get("latest_metric").asDouble()));
+    live.get("trials")
+        .forEach(
+            t ->
+                trials.add(
+                    t.get("trial_id").asLong()
+                        + " "
+                        + t.get("group").asText()
+                        + " best "
+                        + t.get("best_metric").asDouble()
+                        + " latest "
+                        + t.get("latest_metric").asDouble()));
     List<String> fromRows = new ArrayList<>();
-    fromCatalog.get("trials").forEach(t -> fromRows.add(t.get("trial_id").asLong() + " " + t.path("group").asText() + " best "
-        + t.path("best_metric").asDouble() + " latest " + t.path("latest_metric").asDouble()));
+    fromCatalog
+        .get("trials")
+        .forEach(
+            t ->
+                fromRows.add(
+                    t.get("trial_id").asLong()
+                        + " "
+                        + t.path("group").asText()
+                        + " best "
+                        + t.path("best_metric").asDouble()
+                        + " latest "
+                        + t.path("latest_metric").asDouble()));
     assertEquals(trials, fromRows, "each trial's bracket, best and latest metric");
   }
 
   @Test
   void viewsCarryTheConfigAndATrialIsServedWithAllItsMetricsCheckpointsAndLogs() throws Exception {
     for (JsonNode view : List.of(live, fromCatalog)) {
-      assertEquals("adaptive_asha", view.path("config").path("searcher").path("name").asText(), view.path("config").toString());
+      assertEquals(
+          "adaptive_asha",
+          view.path("config").path("searcher").path("name").asText(),
+          view.path("config").toString());
       assertEquals("fashion_cnn", view.path("config").path("model").path("name").asText());
     }
     JsonNode trial = stack.getJson("/api/v1/experiments/" + id + "/trials/1");
@@ -165,22 +212,29 @@ class AshaViewShowsEachBracketsRungsLiveAndFromTheCatalogTest {
     }
     assertEquals(new TreeSet<>(validations().get(1L).keySet()), lengths);
     List<String> checkpoints = new ArrayList<>();
-    live.get("checkpoints").forEach(c -> {
-      if (c.get("trial_id").asLong() == 1) {
-        checkpoints.add(c.get("uuid").asText());
-      }
-    });
+    live.get("checkpoints")
+        .forEach(
+            c -> {
+              if (c.get("trial_id").asLong() == 1) {
+                checkpoints.add(c.get("uuid").asText());
+              }
+            });
     List<String> served = new ArrayList<>();
     trial.get("checkpoints").forEach(c -> served.add(c.get("uuid").asText()));
     assertEquals(checkpoints, served);
     List<String> logs = new ArrayList<>();
     trial.get("logs").forEach(line -> logs.add(line.get("text").asText()));
-    assertEquals(lengths.size(), logs.stream().filter(t -> t.startsWith("validated at ")).count(), logs.toString());
+    assertEquals(
+        lengths.size(),
+        logs.stream().filter(t -> t.startsWith("validated at ")).count(),
+        logs.toString());
     assertTrue(logs.stream().anyMatch(t -> t.startsWith("COMPLETED")), logs.toString());
 
     HttpResponse<String> none = stack.get("/api/v1/experiments/" + id + "/trials/99");
     assertEquals(404, none.statusCode(), none.body());
-    assertEquals("experiment " + id + " has no trial 99", JSON.readTree(none.body()).get("message").asText());
+    assertEquals(
+        "experiment " + id + " has no trial 99",
+        JSON.readTree(none.body()).get("message").asText());
   }
 
   /** Each trial's searcher metric by the length it was validated at, as the catalog recorded it. */
@@ -188,15 +242,19 @@ class AshaViewShowsEachBracketsRungsLiveAndFromTheCatalogTest {
     Map<Long, TreeMap<Long, Double>> out = new TreeMap<>();
     for (Map<String, Object> m : KernelRows.read(stack.root().resolve("_keel/metrics"))) {
       if (id.equals(m.get("experiment_id")) && "validation_accuracy".equals(m.get("name"))) {
-        out.computeIfAbsent((Long) m.get("trial_id"), t -> new TreeMap<>()).put((Long) m.get("length"), (Double) m.get("value"));
+        out.computeIfAbsent((Long) m.get("trial_id"), t -> new TreeMap<>())
+            .put((Long) m.get("length"), (Double) m.get("value"));
       }
     }
     return out;
   }
 
   private static JsonNode get(ApiServer api, String path) throws Exception {
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(api.url() + path)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(api.url() + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode(), path + ": " + r.body());
     return JSON.readTree(r.body());
   }

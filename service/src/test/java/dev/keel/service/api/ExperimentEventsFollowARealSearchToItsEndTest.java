@@ -25,14 +25,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A real random search (2 trials x 40 batches, validated every 20) followed through the API: its
- * Server-Sent Events carry a changing view from the first reading to the completed experiment and then
- * end; the trials and checkpoints lists page and filter that view; unknown ids are 404 and bad paging 400
- * naming the parameter; and once Temporal no longer has the experiment, its view is rebuilt from the
- * catalog with the same trials and curves.
+ * Server-Sent Events carry a changing view from the first reading to the completed experiment and
+ * then end; the trials and checkpoints lists page and filter that view; unknown ids are 404 and bad
+ * paging 400 naming the parameter; and once Temporal no longer has the experiment, its view is
+ * rebuilt from the catalog with the same trials and curves.
  */
 class ExperimentEventsFollowARealSearchToItsEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String CONFIG = """
+  private static final String CONFIG =
+      """
       name: events
       data: {table: fashion_mnist}
       hyperparameters: {lr: {type: log, minval: -3.3, maxval: -2.3, base: 10}, batch_size: 64, width: 8, optimizer: adam}
@@ -49,11 +50,17 @@ class ExperimentEventsFollowARealSearchToItsEndTest {
   static void runSearchWhileFollowingIt() throws Exception {
     stack = SearchStack.start("events");
     id = stack.submit(CONFIG);
-    HttpResponse<Stream<String>> stream = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(URI.create(stack.url() + "/api/v1/experiments/" + id + "/events")).build(),
-        HttpResponse.BodyHandlers.ofLines());
+    HttpResponse<Stream<String>> stream =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create(stack.url() + "/api/v1/experiments/" + id + "/events"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofLines());
     assertEquals(200, stream.statusCode());
-    assertTrue(stream.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream"), stream.headers().toString());
+    assertTrue(
+        stream.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream"),
+        stream.headers().toString());
     events = CompletableFuture.supplyAsync(() -> parse(stream.body())).get(4, TimeUnit.MINUTES);
   }
 
@@ -66,19 +73,26 @@ class ExperimentEventsFollowARealSearchToItsEndTest {
 
   @Test
   void eventsCarryEachChangeOfTheViewAndEndWithTheCompletedExperiment() throws Exception {
-    assertTrue(events.size() >= 3, "expected the first reading, changes and the end, got " + events.size());
+    assertTrue(
+        events.size() >= 3,
+        "expected the first reading, changes and the end, got " + events.size());
     for (int i = 0; i < events.size(); i++) {
       assertEquals("experiment", events.get(i)[0], events.get(i)[1]);
       if (i > 0) {
-        assertNotEquals(events.get(i - 1)[1], events.get(i)[1], "event " + i + " repeats the one before");
+        assertNotEquals(
+            events.get(i - 1)[1], events.get(i)[1], "event " + i + " repeats the one before");
       }
     }
     JsonNode last = JSON.readTree(events.get(events.size() - 1)[1]);
     assertEquals("COMPLETED", last.get("experiment").get("state").asText());
-    assertEquals(JSON.readTree(stack.get("/api/v1/experiments/" + id + "/view").body()), last,
+    assertEquals(
+        JSON.readTree(stack.get("/api/v1/experiments/" + id + "/view").body()),
+        last,
         "the last event is the view of the completed experiment");
     JsonNode first = JSON.readTree(events.get(0)[1]);
-    assertTrue(points(first) < points(last), "validations arrived while following: " + points(first) + " -> " + points(last));
+    assertTrue(
+        points(first) < points(last),
+        "validations arrived while following: " + points(first) + " -> " + points(last));
 
     assertEquals("validation_loss", last.get("curves").get("metric").asText());
     assertEquals(2, last.get("curves").get("series").size());
@@ -99,12 +113,22 @@ class ExperimentEventsFollowARealSearchToItsEndTest {
     assertEquals(1, firstPage.get("trials").get(0).get("trial_id").asLong());
     JsonNode second = stack.getJson("/api/v1/experiments/" + id + "/trials?offset=1&limit=1");
     assertEquals(2, second.get("trials").get(0).get("trial_id").asLong());
-    assertEquals(2, stack.getJson("/api/v1/experiments/" + id + "/trials?state=completed").get("total").asInt());
-    assertEquals(0, stack.getJson("/api/v1/experiments/" + id + "/trials?state=ERRORED").get("total").asInt());
+    assertEquals(
+        2,
+        stack
+            .getJson("/api/v1/experiments/" + id + "/trials?state=completed")
+            .get("total")
+            .asInt());
+    assertEquals(
+        0,
+        stack.getJson("/api/v1/experiments/" + id + "/trials?state=ERRORED").get("total").asInt());
 
-    int all = stack.getJson("/api/v1/experiments/" + id + "/checkpoints?limit=1000").get("total").asInt();
-    JsonNode saved = stack.getJson("/api/v1/experiments/" + id + "/checkpoints?state=saved&limit=1000");
-    JsonNode deleted = stack.getJson("/api/v1/experiments/" + id + "/checkpoints?state=DELETED&limit=1000");
+    int all =
+        stack.getJson("/api/v1/experiments/" + id + "/checkpoints?limit=1000").get("total").asInt();
+    JsonNode saved =
+        stack.getJson("/api/v1/experiments/" + id + "/checkpoints?state=saved&limit=1000");
+    JsonNode deleted =
+        stack.getJson("/api/v1/experiments/" + id + "/checkpoints?state=DELETED&limit=1000");
     assertEquals(4, all, "two validations per trial, each with its checkpoint");
     assertEquals(all, saved.get("total").asInt() + deleted.get("total").asInt());
     assertTrue(deleted.get("total").asInt() > 0, "checkpoint GC deleted some: " + deleted);
@@ -128,9 +152,15 @@ class ExperimentEventsFollowARealSearchToItsEndTest {
     JsonNode live = stack.getJson("/api/v1/experiments/" + id + "/view");
     try (LoopbackTemporalServer other = LoopbackTemporalServer.start(0)) {
       WorkflowServiceStubs stubs = KeelWorkerHost.connect(other.address());
-      try (ApiServer api = ApiServer.start("127.0.0.1", 0, KeelWorkerHost.client(stubs, "default"), stack.root())) {
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(api.url() + "/api/v1/experiments/" + id + "/view")).build(), HttpResponse.BodyHandlers.ofString());
+      try (ApiServer api =
+          ApiServer.start("127.0.0.1", 0, KeelWorkerHost.client(stubs, "default"), stack.root())) {
+        HttpResponse<String> r =
+            HttpClient.newHttpClient()
+                .send(
+                    HttpRequest.newBuilder(
+                            URI.create(api.url() + "/api/v1/experiments/" + id + "/view"))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode(), r.body());
         JsonNode fromCatalog = JSON.readTree(r.body());
         assertFalse(fromCatalog.get("experiment").get("live").asBoolean());
@@ -139,7 +169,9 @@ class ExperimentEventsFollowARealSearchToItsEndTest {
         assertEquals(live.get("rungs"), fromCatalog.get("rungs"));
         assertEquals(live.get("checkpoints"), fromCatalog.get("checkpoints"));
         List<String> trials = new ArrayList<>();
-        fromCatalog.get("trials").forEach(t -> trials.add(t.get("trial_id") + " " + t.get("state").asText()));
+        fromCatalog
+            .get("trials")
+            .forEach(t -> trials.add(t.get("trial_id") + " " + t.get("state").asText()));
         assertEquals(List.of("1 COMPLETED", "2 COMPLETED"), trials);
       } finally {
         stubs.shutdownNow();

@@ -41,14 +41,26 @@ class ExperimentListPagesTheCatalogNewestFirstTest {
   }
 
   private static CatalogRow experiment(String id, String name, String state, long time) {
-    return CatalogRow.newBuilder().setKind("experiments").setExperimentId(id).setName(name).setState(state)
-        .setUri(stack.root().table("fashion_mnist")).setLength(0).setJson("{\"name\":\"" + name + "\"}")
-        .setTimeMillis(time).build();
+    return CatalogRow.newBuilder()
+        .setKind("experiments")
+        .setExperimentId(id)
+        .setName(name)
+        .setState(state)
+        .setUri(stack.root().table("fashion_mnist"))
+        .setLength(0)
+        .setJson("{\"name\":\"" + name + "\"}")
+        .setTimeMillis(time)
+        .build();
   }
 
   private static void record(String id, long sequence, CatalogRow row) {
-    new CatalogActivitiesImpl(stack.root()).append(CatalogAppend.newBuilder().setExperimentId(id)
-        .setSequence(sequence).addRows(row).build());
+    new CatalogActivitiesImpl(stack.root())
+        .append(
+            CatalogAppend.newBuilder()
+                .setExperimentId(id)
+                .setSequence(sequence)
+                .addRows(row)
+                .build());
   }
 
   @AfterAll
@@ -80,10 +92,16 @@ class ExperimentListPagesTheCatalogNewestFirstTest {
     assertEquals(3, first.get("total").asInt());
     assertEquals(List.of("exp-b"), ids(get("?limit=2&offset=2")));
 
-    HttpResponse<String> bad = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-        URI.create(api.url() + "/api/v1/experiments?limit=0")).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> bad =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/experiments?limit=0"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     assertEquals(400, bad.statusCode(), bad.body());
-    assertEquals("limit: must be between 1 and 1000, got 0", JSON.readTree(bad.body()).get("message").asText());
+    assertEquals(
+        "limit: must be between 1 and 1000, got 0",
+        JSON.readTree(bad.body()).get("message").asText());
   }
 
   @Test
@@ -95,15 +113,27 @@ class ExperimentListPagesTheCatalogNewestFirstTest {
     assertTrue(lines.get(2).startsWith("exp-a       mnist-asha  COMPLETED  2026-09-21 "), table);
     assertEquals("1-2 of 3 (next: --offset 2)", lines.get(3), table);
 
-    JsonNode json = JSON.readTree(cli("experiment", "list", "--storage", stack.root().toString(), "--json",
-        "--state", "PAUSED"));
+    JsonNode json =
+        JSON.readTree(
+            cli(
+                "experiment",
+                "list",
+                "--storage",
+                stack.root().toString(),
+                "--json",
+                "--state",
+                "PAUSED"));
     assertEquals(List.of("exp-b"), ids(json));
     assertEquals(get("?state=PAUSED"), json, "the CLI's JSON is the API's");
   }
 
   private static JsonNode get(String query) throws Exception {
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-        URI.create(api.url() + "/api/v1/experiments" + query)).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/experiments" + query))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode(), r.body());
     return JSON.readTree(r.body());
   }

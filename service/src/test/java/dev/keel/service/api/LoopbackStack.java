@@ -7,14 +7,18 @@ import dev.keel.storage.testing.TestDirs;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 
-/** A loopback Temporal test server, a client of it and a fresh local storage root: what an API test serves. */
+/**
+ * A loopback Temporal test server, a client of it and a fresh local storage root: what an API test
+ * serves.
+ */
 public final class LoopbackStack implements AutoCloseable {
   private final LoopbackTemporalServer temporal;
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
   private final StorageRoot root;
 
-  private LoopbackStack(LoopbackTemporalServer temporal, WorkflowServiceStubs stubs, StorageRoot root) {
+  private LoopbackStack(
+      LoopbackTemporalServer temporal, WorkflowServiceStubs stubs, StorageRoot root) {
     this.temporal = temporal;
     this.stubs = stubs;
     this.client = KeelWorkerHost.client(stubs, "default");
@@ -23,7 +27,9 @@ public final class LoopbackStack implements AutoCloseable {
 
   public static LoopbackStack start(String name) throws Exception {
     LoopbackTemporalServer temporal = LoopbackTemporalServer.start(0);
-    return new LoopbackStack(temporal, KeelWorkerHost.connect(temporal.address()),
+    return new LoopbackStack(
+        temporal,
+        KeelWorkerHost.connect(temporal.address()),
         StorageRoot.of(TestDirs.create(name).toString()));
   }
 

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The OpenAPI document the server serves at {@code /openapi.yaml} names exactly the routes its
- * controllers answer (method and path), declares every path variable, gives every operation a unique
- * id and responses, and every {@code $ref} it uses resolves.
+ * controllers answer (method and path), declares every path variable, gives every operation a
+ * unique id and responses, and every {@code $ref} it uses resolves.
  */
 class OpenApiDocumentListsExactlyTheServersRoutesTest {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -39,8 +39,11 @@ class OpenApiDocumentListsExactlyTheServersRoutesTest {
   static void start() throws Exception {
     stack = LoopbackStack.start("openapi");
     api = ApiServer.start("127.0.0.1", 0, stack.client(), stack.root());
-    HttpResponse<String> r = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(URI.create(api.url() + "/openapi.yaml")).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(api.url() + "/openapi.yaml")).build(),
+                HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode(), r.body());
     assertEquals("application/yaml", r.headers().firstValue("Content-Type").orElse(""));
     document = YAML.readTree(r.body());
@@ -56,34 +59,49 @@ class OpenApiDocumentListsExactlyTheServersRoutesTest {
   void everyRouteIsDocumentedAndEveryDocumentedOperationIsARoute() {
     assertEquals("3.0.3", document.get("openapi").asText());
     SortedSet<String> documented = new TreeSet<>();
-    document.get("paths").fields().forEachRemaining(path -> path.getValue().fieldNames()
-        .forEachRemaining(method -> documented.add(method.toUpperCase() + " " + path.getKey())));
+    document
+        .get("paths")
+        .fields()
+        .forEachRemaining(
+            path ->
+                path.getValue()
+                    .fieldNames()
+                    .forEachRemaining(
+                        method -> documented.add(method.toUpperCase() + " " + path.getKey())));
     assertEquals(api.routes(), documented);
   }
 
   @Test
   void operationsHaveUniqueIdsResponsesAndTheirPathVariables() {
     Set<String> ids = new HashSet<>();
-    for (Iterator<Map.Entry<String, JsonNode>> paths = document.get("paths").fields(); paths.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> paths = document.get("paths").fields();
+        paths.hasNext(); ) {
       Map.Entry<String, JsonNode> path = paths.next();
       Set<String> variables = new TreeSet<>();
       Matcher m = VARIABLE.matcher(path.getKey());
       while (m.find()) {
         variables.add(m.group(1));
       }
-      path.getValue().fields().forEachRemaining(op -> {
-        String where = op.getKey() + " " + path.getKey();
-        assertTrue(ids.add(op.getValue().path("operationId").asText()), "operationId of " + where);
-        assertTrue(op.getValue().path("responses").size() > 0, "responses of " + where);
-        Set<String> declared = new TreeSet<>();
-        op.getValue().path("parameters").forEach(p -> {
-          JsonNode param = resolve(p);
-          if ("path".equals(param.path("in").asText())) {
-            declared.add(param.path("name").asText());
-          }
-        });
-        assertEquals(variables, declared, "path parameters of " + where);
-      });
+      path.getValue()
+          .fields()
+          .forEachRemaining(
+              op -> {
+                String where = op.getKey() + " " + path.getKey();
+                assertTrue(
+                    ids.add(op.getValue().path("operationId").asText()), "operationId of " + where);
+                assertTrue(op.getValue().path("responses").size() > 0, "responses of " + where);
+                Set<String> declared = new TreeSet<>();
+                op.getValue()
+                    .path("parameters")
+                    .forEach(
+                        p -> {
+                          JsonNode param = resolve(p);
+                          if ("path".equals(param.path("in").asText())) {
+                            declared.add(param.path("name").asText());
+                          }
+                        });
+                assertEquals(variables, declared, "path parameters of " + where);
+              });
     }
   }
 

@@ -17,16 +17,21 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * One request cannot take the server down: a preview of a billion trials is a 400 naming the limit (it ran for
- * minutes), a 9 MB config a 413 before it is parsed, deeply nested YAML a 400 in one line, and a preview past the
- * request budget a 503 naming it. No answer carries a Java class name or a stack frame, and nothing starts.
+ * One request cannot take the server down: a preview of a billion trials is a 400 naming the limit
+ * (it ran for minutes), a 9 MB config a 413 before it is parsed, deeply nested YAML a 400 in one
+ * line, and a preview past the request budget a 503 naming it. No answer carries a Java class name
+ * or a stack frame, and nothing starts.
  */
 class RequestsOverKeelsLimitsAreRefusedNamingTheLimitTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP = HttpClient.newHttpClient();
+
   /** A Java class name (dev.keel.Foo, java.lang.IllegalStateException) or a stack frame. */
-  private static final Pattern INTERNALS = Pattern.compile("\\b[a-z]+\\.[a-z.]+\\.[A-Z]\\w*|\\bat [\\w.$]+\\(|Exception\\b");
-  private static final String CONFIG = """
+  private static final Pattern INTERNALS =
+      Pattern.compile("\\b[a-z]+\\.[a-z.]+\\.[A-Z]\\w*|\\bat [\\w.$]+\\(|Exception\\b");
+
+  private static final String CONFIG =
+      """
       name: limits
       data: {table: fashion_mnist}
       hyperparameters:
@@ -50,10 +55,15 @@ class RequestsOverKeelsLimitsAreRefusedNamingTheLimitTest {
     stack.close();
   }
 
-  private static HttpResponse<String> post(ApiServer server, String path, String body) throws Exception {
-    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(server.url() + path))
-        .header("Content-Type", "application/yaml").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-        HttpResponse.BodyHandlers.ofString());
+  private static HttpResponse<String> post(ApiServer server, String path, String body)
+      throws Exception {
+    HttpResponse<String> r =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(server.url() + path))
+                .header("Content-Type", "application/yaml")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertFalse(INTERNALS.matcher(r.body()).find(), "internals in the answer: " + r.body());
     return r;
   }
@@ -62,40 +72,62 @@ class RequestsOverKeelsLimitsAreRefusedNamingTheLimitTest {
   void aBillionTrialPreviewIsA400NamingTheLimit() throws Exception {
     HttpResponse<String> preview = post(api, "/api/v1/experiments/preview", BILLION);
     assertEquals(400, preview.statusCode(), preview.body());
-    assertEquals("invalid experiment config (1 problem):\n"
-        + "  searcher.max_trials: must be <= 100000 (Keel's limit), got 1000000000", preview.body());
+    assertEquals(
+        "invalid experiment config (1 problem):\n"
+            + "  searcher.max_trials: must be <= 100000 (Keel's limit), got 1000000000",
+        preview.body());
 
     HttpResponse<String> create = post(api, "/api/v1/experiments", BILLION);
     assertEquals(400, create.statusCode(), create.body());
     JsonNode error = JSON.readTree(create.body()).get("errors").get(0);
     assertEquals("searcher.max_trials", error.get("field").asText());
     assertEquals("must be <= 100000 (Keel's limit), got 1000000000", error.get("message").asText());
-    assertEquals(0, JSON.readTree(HTTP.send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/experiments")).build(),
-        HttpResponse.BodyHandlers.ofString()).body()).get("experiments").size(), "nothing started");
+    assertEquals(
+        0,
+        JSON.readTree(
+                HTTP.send(
+                        HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/experiments"))
+                            .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                    .body())
+            .get("experiments")
+            .size(),
+        "nothing started");
   }
 
   @Test
   void aNineMegabyteConfigIsA413BeforeItIsParsed() throws Exception {
     String huge = CONFIG + "# " + "x".repeat(9_000_000) + "\n";
-    for (String path : List.of("/api/v1/experiments/preview", "/api/v1/experiments", "/api/v1/pipelines")) {
+    for (String path :
+        List.of("/api/v1/experiments/preview", "/api/v1/experiments", "/api/v1/pipelines")) {
       HttpResponse<String> r = post(api, path, huge);
       assertEquals(413, r.statusCode(), path + ": " + r.body());
-      assertEquals("the request body is larger than 1 MiB (1048576 bytes), Keel's limit for a config",
-          JSON.readTree(r.body()).get("message").asText(), path);
+      assertEquals(
+          "the request body is larger than 1 MiB (1048576 bytes), Keel's limit for a config",
+          JSON.readTree(r.body()).get("message").asText(),
+          path);
     }
   }
 
   @Test
   void deeplyNestedYamlIsRefusedInOneLine() throws Exception {
-    String nested = CONFIG.replace("lr: {type: log", "opt: {type: categorical, vals: " + "[".repeat(500) + "]".repeat(500)
-        + "}\n  lr: {type: log");
+    String nested =
+        CONFIG.replace(
+            "lr: {type: log",
+            "opt: {type: categorical, vals: "
+                + "[".repeat(500)
+                + "]".repeat(500)
+                + "}\n  lr: {type: log");
     HttpResponse<String> preview = post(api, "/api/v1/experiments/preview", nested);
     assertEquals(400, preview.statusCode(), preview.body());
-    assertEquals("invalid experiment config (1 problem):\n"
-        + "  <root>: nested deeper than 32 levels at line 4 (Keel's limit for a config)", preview.body());
+    assertEquals(
+        "invalid experiment config (1 problem):\n"
+            + "  <root>: nested deeper than 32 levels at line 4 (Keel's limit for a config)",
+        preview.body());
     HttpResponse<String> create = post(api, "/api/v1/experiments", nested);
     assertEquals(400, create.statusCode(), create.body());
-    assertEquals("nested deeper than 32 levels at line 4 (Keel's limit for a config)",
+    assertEquals(
+        "nested deeper than 32 levels at line 4 (Keel's limit for a config)",
         JSON.readTree(create.body()).get("errors").get(0).get("message").asText());
   }
 
@@ -111,8 +143,10 @@ class RequestsOverKeelsLimitsAreRefusedNamingTheLimitTest {
     try (noBudget) {
       HttpResponse<String> r = post(noBudget, "/api/v1/experiments/preview", CONFIG);
       assertEquals(503, r.statusCode(), r.body());
-      assertEquals("the preview needed more than 0 s, the most one request may compute (keel.api.request-budget):"
-          + " lower searcher.max_trials", r.body());
+      assertEquals(
+          "the preview needed more than 0 s, the most one request may compute (keel.api.request-budget):"
+              + " lower searcher.max_trials",
+          r.body());
     }
     HttpResponse<String> withBudget = post(api, "/api/v1/experiments/preview", CONFIG);
     assertEquals(200, withBudget.statusCode(), withBudget.body());

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 class RestApiCreatesPreviewsAndControlsExperimentsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP = HttpClient.newHttpClient();
-  private static final String CONFIG = """
+  private static final String CONFIG =
+      """
       name: rest-asha
       data: {table: fashion_mnist}
       hyperparameters:
@@ -38,8 +39,13 @@ class RestApiCreatesPreviewsAndControlsExperimentsTest {
   static void start() throws Exception {
     temporal = LoopbackTemporalServer.start(0);
     stubs = KeelWorkerHost.connect(temporal.address());
-    api = ApiServer.start("127.0.0.1", 0, KeelWorkerHost.client(stubs, "default"),
-        dev.keel.storage.StorageRoot.of(dev.keel.storage.testing.TestDirs.create("api").toString()));
+    api =
+        ApiServer.start(
+            "127.0.0.1",
+            0,
+            KeelWorkerHost.client(stubs, "default"),
+            dev.keel.storage.StorageRoot.of(
+                dev.keel.storage.testing.TestDirs.create("api").toString()));
   }
 
   @AfterAll
@@ -50,25 +56,39 @@ class RestApiCreatesPreviewsAndControlsExperimentsTest {
   }
 
   private static HttpResponse<String> post(String path, String yaml) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(api.url() + path)).header("Content-Type", "application/yaml")
-        .POST(HttpRequest.BodyPublishers.ofString(yaml)).build(), HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(api.url() + path))
+            .header("Content-Type", "application/yaml")
+            .POST(HttpRequest.BodyPublishers.ofString(yaml))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   @Test
   void signalsToAnUnknownExperimentAre404AndToAnEndedOne409() throws Exception {
     HttpResponse<String> unknown = post("/api/v1/experiments/no-such-experiment/pause", "");
     assertEquals(404, unknown.statusCode(), unknown.body());
-    assertEquals("no experiment no-such-experiment", JSON.readTree(unknown.body()).get("message").asText());
-    HttpResponse<String> described = HTTP.send(HttpRequest.newBuilder(
-        URI.create(api.url() + "/api/v1/experiments/no-such-experiment")).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(
+        "no experiment no-such-experiment", JSON.readTree(unknown.body()).get("message").asText());
+    HttpResponse<String> described =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/experiments/no-such-experiment"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertEquals(404, described.statusCode(), described.body());
-    assertEquals("no experiment no-such-experiment", JSON.readTree(described.body()).get("message").asText());
+    assertEquals(
+        "no experiment no-such-experiment",
+        JSON.readTree(described.body()).get("message").asText());
 
-    String id = JSON.readTree(post("/api/v1/experiments", CONFIG).body()).get("experiment_id").asText();
-    KeelWorkerHost.client(stubs, "default").newUntypedWorkflowStub(id).terminate("ended by the test");
+    String id =
+        JSON.readTree(post("/api/v1/experiments", CONFIG).body()).get("experiment_id").asText();
+    KeelWorkerHost.client(stubs, "default")
+        .newUntypedWorkflowStub(id)
+        .terminate("ended by the test");
     HttpResponse<String> ended = post("/api/v1/experiments/" + id + "/activate", "");
     assertEquals(409, ended.statusCode(), ended.body());
-    assertEquals("experiment " + id + " has ended (terminated): it cannot be activated",
+    assertEquals(
+        "experiment " + id + " has ended (terminated): it cannot be activated",
         JSON.readTree(ended.body()).get("message").asText());
     assertEquals(409, post("/api/v1/experiments/" + id + "/trials/1/kill", "").statusCode());
   }
@@ -82,7 +102,10 @@ class RestApiCreatesPreviewsAndControlsExperimentsTest {
 
   @Test
   void searcherProblemsAreRejectedWith400BeforeAnyWorkflowStarts() throws Exception {
-    HttpResponse<String> r = post("/api/v1/experiments", CONFIG.replace("divisor: 4", "divisor: 1").replace("max_trials: 16", "max_trials: 0"));
+    HttpResponse<String> r =
+        post(
+            "/api/v1/experiments",
+            CONFIG.replace("divisor: 4", "divisor: 1").replace("max_trials: 16", "max_trials: 0"));
     assertEquals(400, r.statusCode(), r.body());
     JsonNode errors = JSON.readTree(r.body()).get("errors");
     assertEquals("searcher.max_trials", errors.get(0).get("field").asText(), r.body());
@@ -96,8 +119,15 @@ class RestApiCreatesPreviewsAndControlsExperimentsTest {
     String id = JSON.readTree(r.body()).get("experiment_id").asText();
     assertTrue(id.startsWith("experiment-rest-asha-"), id);
     assertEquals(202, post("/api/v1/experiments/" + id + "/pause", "").statusCode());
-    var info = stubs.blockingStub().describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
-        .setNamespace("default").setExecution(WorkflowExecution.newBuilder().setWorkflowId(id)).build()).getWorkflowExecutionInfo();
+    var info =
+        stubs
+            .blockingStub()
+            .describeWorkflowExecution(
+                DescribeWorkflowExecutionRequest.newBuilder()
+                    .setNamespace("default")
+                    .setExecution(WorkflowExecution.newBuilder().setWorkflowId(id))
+                    .build())
+            .getWorkflowExecutionInfo();
     assertEquals(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING, info.getStatus());
     assertEquals("Experiment", info.getType().getName());
   }

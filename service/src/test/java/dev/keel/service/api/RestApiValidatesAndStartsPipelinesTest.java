@@ -22,8 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Micronaut API on a loopback port: health, a 400 naming each bad field (a warm start from a model the registry
- * lacks included), a 202 that really starts a workflow.
+ * The Micronaut API on a loopback port: health, a 400 naming each bad field (a warm start from a
+ * model the registry lacks included), a 202 that really starts a workflow.
  */
 class RestApiValidatesAndStartsPipelinesTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -37,10 +37,19 @@ class RestApiValidatesAndStartsPipelinesTest {
     temporal = LoopbackTemporalServer.start(0);
     stubs = KeelWorkerHost.connect(temporal.address());
     WorkflowClient client = KeelWorkerHost.client(stubs, "default");
-    // sources in the tests' temporary folders, the datasets' folder and /srv are inside the server's data roots
-    api = ApiServer.start("127.0.0.1", 0, client, dev.keel.service.security.DataRoots.of(
-        dev.keel.storage.StorageRoot.of(dev.keel.storage.testing.TestDirs.create("api").toString()),
-        java.util.List.of(System.getProperty("java.io.tmpdir"), "/srv", "/usr/share/datasets")), ApiToken.none());
+    // sources in the tests' temporary folders, the datasets' folder and /srv are inside the
+    // server's data roots
+    api =
+        ApiServer.start(
+            "127.0.0.1",
+            0,
+            client,
+            dev.keel.service.security.DataRoots.of(
+                dev.keel.storage.StorageRoot.of(
+                    dev.keel.storage.testing.TestDirs.create("api").toString()),
+                java.util.List.of(
+                    System.getProperty("java.io.tmpdir"), "/srv", "/usr/share/datasets")),
+            ApiToken.none());
   }
 
   @AfterAll
@@ -64,9 +73,15 @@ class RestApiValidatesAndStartsPipelinesTest {
 
   @Test
   void badYamlGets400WithEveryFieldPath() throws Exception {
-    String yaml = DemoRequest.text().replace("format: fashion_mnist", "format: tfrecord").replace("optimizer: adam", "optimizer: {type: logg}");
-    HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/pipelines"))
-        .header("Content-Type", "application/yaml").POST(HttpRequest.BodyPublishers.ofString(yaml)));
+    String yaml =
+        DemoRequest.text()
+            .replace("format: fashion_mnist", "format: tfrecord")
+            .replace("optimizer: adam", "optimizer: {type: logg}");
+    HttpResponse<String> r =
+        send(
+            HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/pipelines"))
+                .header("Content-Type", "application/yaml")
+                .POST(HttpRequest.BodyPublishers.ofString(yaml)));
     assertEquals(400, r.statusCode(), r.body());
     JsonNode errors = JSON.readTree(r.body()).get("errors");
     assertEquals(2, errors.size(), r.body());
@@ -76,26 +91,46 @@ class RestApiValidatesAndStartsPipelinesTest {
 
   @Test
   void aWarmStartFromAModelTheRegistryLacksGets400NamingTheField() throws Exception {
-    String yaml = DemoRequest.text() + "warm_start: {model: {name: no-such-model, stage: champion}}\n";
-    HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/pipelines"))
-        .header("Content-Type", "application/yaml").POST(HttpRequest.BodyPublishers.ofString(yaml)));
+    String yaml =
+        DemoRequest.text() + "warm_start: {model: {name: no-such-model, stage: champion}}\n";
+    HttpResponse<String> r =
+        send(
+            HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/pipelines"))
+                .header("Content-Type", "application/yaml")
+                .POST(HttpRequest.BodyPublishers.ofString(yaml)));
     assertEquals(400, r.statusCode(), r.body());
     JsonNode errors = JSON.readTree(r.body()).get("errors");
     assertEquals(1, errors.size(), r.body());
     assertEquals("warm_start.model", errors.get(0).get("field").asText());
-    assertTrue(errors.get(0).get("message").asText().startsWith("no model named 'no-such-model' in the registry"), r.body());
+    assertTrue(
+        errors
+            .get(0)
+            .get("message")
+            .asText()
+            .startsWith("no model named 'no-such-model' in the registry"),
+        r.body());
   }
 
   @Test
   void validYamlStartsAPipelineWorkflow() throws Exception {
-    HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/pipelines"))
-        .header("Content-Type", "application/yaml").POST(HttpRequest.BodyPublishers.ofString(DemoRequest.text())));
+    HttpResponse<String> r =
+        send(
+            HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/pipelines"))
+                .header("Content-Type", "application/yaml")
+                .POST(HttpRequest.BodyPublishers.ofString(DemoRequest.text())));
     assertEquals(202, r.statusCode(), r.body());
     String id = JSON.readTree(r.body()).get("pipeline_id").asText();
     assertTrue(id.startsWith("pipeline-fashion-mnist-demo-"), id);
-    WorkflowExecutionStatus status = stubs.blockingStub().describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
-        .setNamespace("default").setExecution(WorkflowExecution.newBuilder().setWorkflowId(id)).build())
-        .getWorkflowExecutionInfo().getStatus();
+    WorkflowExecutionStatus status =
+        stubs
+            .blockingStub()
+            .describeWorkflowExecution(
+                DescribeWorkflowExecutionRequest.newBuilder()
+                    .setNamespace("default")
+                    .setExecution(WorkflowExecution.newBuilder().setWorkflowId(id))
+                    .build())
+            .getWorkflowExecutionInfo()
+            .getStatus();
     assertEquals(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING, status);
   }
 }

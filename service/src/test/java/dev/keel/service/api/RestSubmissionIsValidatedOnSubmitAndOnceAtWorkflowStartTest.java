@@ -21,9 +21,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code POST /api/v1/experiments} validates the config once, the experiment workflow once more when it starts
- * (it must: {@code temporal workflow start} reaches it without Keel's client), and nothing in between rebuilds a
- * searcher to check it again.
+ * {@code POST /api/v1/experiments} validates the config once, the experiment workflow once more
+ * when it starts (it must: {@code temporal workflow start} reaches it without Keel's client), and
+ * nothing in between rebuilds a searcher to check it again.
  */
 class RestSubmissionIsValidatedOnSubmitAndOnceAtWorkflowStartTest {
   private static final String NAME = "rest-validated-twice";
@@ -41,8 +41,13 @@ class RestSubmissionIsValidatedOnSubmitAndOnceAtWorkflowStartTest {
     workers = WorkerFactory.newInstance(client);
     KeelWorkflows.register(workers.newWorker(TaskQueues.CONTROL));
     workers.start();
-    api = ApiServer.start("127.0.0.1", 0, client,
-        dev.keel.storage.StorageRoot.of(dev.keel.storage.testing.TestDirs.create("api").toString()));
+    api =
+        ApiServer.start(
+            "127.0.0.1",
+            0,
+            client,
+            dev.keel.storage.StorageRoot.of(
+                dev.keel.storage.testing.TestDirs.create("api").toString()));
   }
 
   @AfterAll
@@ -55,17 +60,24 @@ class RestSubmissionIsValidatedOnSubmitAndOnceAtWorkflowStartTest {
 
   @Test
   void twoValidationsPerSubmission() throws Exception {
-    String config = """
+    String config =
+        """
         name: %s
         data: {table: fashion_mnist}
         hyperparameters:
           lr: {type: log, minval: -4, maxval: -2, base: 10}
         searcher: {name: adaptive_asha, metric: validation_loss, max_trials: 16, max_length: {batches: 640}}
-        """.formatted(NAME);
+        """
+            .formatted(NAME);
     try (ValidationProbe validations = ValidationProbe.countingConfigsNamed(NAME)) {
-      HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/experiments"))
-          .header("Content-Type", "application/yaml").POST(HttpRequest.BodyPublishers.ofString(config)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/experiments"))
+                      .header("Content-Type", "application/yaml")
+                      .POST(HttpRequest.BodyPublishers.ofString(config))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
       assertEquals(202, r.statusCode(), r.body());
       String id = new ObjectMapper().readTree(r.body()).get("experiment_id").asText();
       awaitFirstWorkflowTask(id);
@@ -77,8 +89,9 @@ class RestSubmissionIsValidatedOnSubmitAndOnceAtWorkflowStartTest {
   /** The workflow's first task has run start(), which validates and builds the searcher. */
   private static void awaitFirstWorkflowTask(String id) throws InterruptedException {
     for (int i = 0; i < 300; i++) {
-      boolean done = client.fetchHistory(id).getEvents().stream()
-          .anyMatch(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+      boolean done =
+          client.fetchHistory(id).getEvents().stream()
+              .anyMatch(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
       if (done) {
         return;
       }

@@ -42,10 +42,19 @@ class SubmissionRefusesAMissingSourceNamingItsPathTest {
     temporal = LoopbackTemporalServer.start(0);
     stubs = KeelWorkerHost.connect(temporal.address());
     WorkflowClient client = KeelWorkerHost.client(stubs, "default");
-    // sources in the tests' temporary folders, the datasets' folder and /srv are inside the server's data roots
-    api = ApiServer.start("127.0.0.1", 0, client, dev.keel.service.security.DataRoots.of(
-        dev.keel.storage.StorageRoot.of(dev.keel.storage.testing.TestDirs.create("api").toString()),
-        java.util.List.of(System.getProperty("java.io.tmpdir"), "/srv", "/usr/share/datasets")), ApiToken.none());
+    // sources in the tests' temporary folders, the datasets' folder and /srv are inside the
+    // server's data roots
+    api =
+        ApiServer.start(
+            "127.0.0.1",
+            0,
+            client,
+            dev.keel.service.security.DataRoots.of(
+                dev.keel.storage.StorageRoot.of(
+                    dev.keel.storage.testing.TestDirs.create("api").toString()),
+                java.util.List.of(
+                    System.getProperty("java.io.tmpdir"), "/srv", "/usr/share/datasets")),
+            ApiToken.none());
   }
 
   @AfterAll
@@ -56,7 +65,8 @@ class SubmissionRefusesAMissingSourceNamingItsPathTest {
   }
 
   static String request(String source) {
-    return DemoRequest.text().replaceFirst("(?s)source:.*?\\n(\\S)", source.replace("$", "\\$") + "\n$1");
+    return DemoRequest.text()
+        .replaceFirst("(?s)source:.*?\\n(\\S)", source.replace("$", "\\$") + "\n$1");
   }
 
   static String[] cli(String... args) {
@@ -66,8 +76,11 @@ class SubmissionRefusesAMissingSourceNamingItsPathTest {
   }
 
   static long openWorkflows() {
-    return stubs.blockingStub().listOpenWorkflowExecutions(ListOpenWorkflowExecutionsRequest.newBuilder()
-        .setNamespace("default").build()).getExecutionsCount();
+    return stubs
+        .blockingStub()
+        .listOpenWorkflowExecutions(
+            ListOpenWorkflowExecutionsRequest.newBuilder().setNamespace("default").build())
+        .getExecutionsCount();
   }
 
   @Test
@@ -88,9 +101,13 @@ class SubmissionRefusesAMissingSourceNamingItsPathTest {
   void restAnswers400NamingThePathAndStartsNothing() throws Exception {
     long before = openWorkflows();
     String yaml = request("source: {format: csv, uri: /srv/none/rows.csv, label_column: y}");
-    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/pipelines"))
-        .header("Content-Type", "application/yaml").POST(HttpRequest.BodyPublishers.ofString(yaml)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/pipelines"))
+                .header("Content-Type", "application/yaml")
+                .POST(HttpRequest.BodyPublishers.ofString(yaml))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertEquals(400, r.statusCode(), r.body());
     JsonNode e = JSON.readTree(r.body()).get("errors").get(0);
     assertEquals("source.uri", e.get("field").asText());
@@ -103,12 +120,18 @@ class SubmissionRefusesAMissingSourceNamingItsPathTest {
     Path csv = dir.resolve("rows.csv");
     Files.writeString(csv, "a,b,label\n1,2,x\n");
     String yaml = request("source: {format: csv, uri: " + csv + ", label_column: class}");
-    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/pipelines"))
-        .header("Content-Type", "application/yaml").POST(HttpRequest.BodyPublishers.ofString(yaml)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/pipelines"))
+                .header("Content-Type", "application/yaml")
+                .POST(HttpRequest.BodyPublishers.ofString(yaml))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertEquals(400, r.statusCode(), r.body());
     JsonNode e = JSON.readTree(r.body()).get("errors").get(0);
     assertEquals("source.label_column", e.get("field").asText());
-    assertEquals("'class' is not a column of " + csv + " (its header row has 3 columns)", e.get("message").asText());
+    assertEquals(
+        "'class' is not a column of " + csv + " (its header row has 3 columns)",
+        e.get("message").asText());
   }
 }

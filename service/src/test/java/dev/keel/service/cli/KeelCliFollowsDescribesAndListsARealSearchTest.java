@@ -16,16 +16,18 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The det-like commands against a real search (random, 2 trials x 40 batches of the CNN on Fashion-MNIST):
- * {@code experiment wait} follows it to the end with plain progress lines when not on a terminal and exits
- * 0; {@code experiment logs}, {@code trial describe|logs} and {@code checkpoint list} show what the catalog
- * recorded; a killed experiment makes {@code wait} exit 1; unknown ids and bad options exit 2 with one line.
- * After a restart (a Temporal that never ran it) the catalog alone describes the experiment and its trials;
- * {@code data describe} aligns its columns.
+ * The det-like commands against a real search (random, 2 trials x 40 batches of the CNN on
+ * Fashion-MNIST): {@code experiment wait} follows it to the end with plain progress lines when not
+ * on a terminal and exits 0; {@code experiment logs}, {@code trial describe|logs} and {@code
+ * checkpoint list} show what the catalog recorded; a killed experiment makes {@code wait} exit 1;
+ * unknown ids and bad options exit 2 with one line. After a restart (a Temporal that never ran it)
+ * the catalog alone describes the experiment and its trials; {@code data describe} aligns its
+ * columns.
  */
 class KeelCliFollowsDescribesAndListsARealSearchTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String CONFIG = """
+  private static final String CONFIG =
+      """
       name: cli-%s
       data: {table: fashion_mnist}
       hyperparameters: {lr: {type: log, minval: -3.3, maxval: -2.3, base: 10}, batch_size: 64, width: 8, optimizer: adam}
@@ -58,9 +60,15 @@ class KeelCliFollowsDescribesAndListsARealSearchTest {
     List<String> lines = Arrays.asList(waited[1].split("\n"));
     assertFalse(waited[1].contains("\r"), "no redrawn line when not on a terminal");
     assertTrue(lines.get(0).startsWith("ACTIVE"), waited[1]);
-    // a line per change (which intermediate ones a 1 s poll sees depends on timing), ending with the completion
-    assertTrue(lines.contains("COMPLETED 100%  trials 2/2 done, 0 active  80 batches  best validation_loss "
-        + lines.get(lines.size() - 2).substring(lines.get(lines.size() - 2).lastIndexOf(' ') + 1)), waited[1]);
+    // a line per change (which intermediate ones a 1 s poll sees depends on timing), ending with
+    // the completion
+    assertTrue(
+        lines.contains(
+            "COMPLETED 100%  trials 2/2 done, 0 active  80 batches  best validation_loss "
+                + lines
+                    .get(lines.size() - 2)
+                    .substring(lines.get(lines.size() - 2).lastIndexOf(' ') + 1)),
+        waited[1]);
     String last = lines.get(lines.size() - 1);
     assertTrue(last.startsWith("experiment " + id + " COMPLETED, best validation_loss 0."), last);
   }
@@ -73,7 +81,9 @@ class KeelCliFollowsDescribesAndListsARealSearchTest {
     for (long trial = 1; trial <= 2; trial++) {
       for (long batches : List.of(20L, 40L)) {
         String prefix = "trial " + trial + "  validated at " + batches + " batches: ";
-        assertTrue(out.lines().anyMatch(l -> l.contains(prefix) && l.contains(" validation_loss=")), prefix + " in\n" + out);
+        assertTrue(
+            out.lines().anyMatch(l -> l.contains(prefix) && l.contains(" validation_loss=")),
+            prefix + " in\n" + out);
       }
       assertTrue(out.contains("trial " + trial + "  COMPLETED after 40 batches"), out);
     }
@@ -91,16 +101,21 @@ class KeelCliFollowsDescribesAndListsARealSearchTest {
   void trialDescribeShowsEveryValidationWithItsCheckpoint() throws Exception {
     String[] table = keel("trial", "describe", id, "2");
     assertEquals("0", table[0], table[2]);
-    assertTrue(table[1].startsWith("trial 2  COMPLETED  trained 40 batches of 40 batches"), table[1]);
+    assertTrue(
+        table[1].startsWith("trial 2  COMPLETED  trained 40 batches of 40 batches"), table[1]);
     assertTrue(table[1].contains("hyperparameters: batch_size=64, lr=0.000"), table[1]);
     assertTrue(table[1].contains(", optimizer=adam, width=8\n"), table[1]);
     assertTrue(table[1].contains("BATCHES    LENGTH"), table[1]);
-    assertTrue(table[1].lines().anyMatch(l -> l.trim().startsWith("20") && l.contains("DELETED")), table[1]);
-    assertTrue(table[1].lines().anyMatch(l -> l.trim().startsWith("40") && l.contains("SAVED")), table[1]);
+    assertTrue(
+        table[1].lines().anyMatch(l -> l.trim().startsWith("20") && l.contains("DELETED")),
+        table[1]);
+    assertTrue(
+        table[1].lines().anyMatch(l -> l.trim().startsWith("40") && l.contains("SAVED")), table[1]);
 
     JsonNode json = JSON.readTree(keel("trial", "describe", id, "2", "--json")[1]);
     assertEquals(2, json.get("validations").size());
-    assertTrue(json.get("validations").get(1).get("metrics").has("validation_loss"), json.toString());
+    assertTrue(
+        json.get("validations").get(1).get("metrics").has("validation_loss"), json.toString());
 
     String[] missing = keel("trial", "describe", id, "9");
     assertEquals("2", missing[0]);
@@ -109,22 +124,44 @@ class KeelCliFollowsDescribesAndListsARealSearchTest {
 
   @Test
   void afterARestartTheCatalogDescribesItsTrialsWithLengthsAndWholeNumbers() throws Exception {
-    // a Temporal that never ran it, as after restarting keel dev on the embedded server: the catalog alone
+    // a Temporal that never ran it, as after restarting keel dev on the embedded server: the
+    // catalog alone
     try (LoopbackTemporalServer restarted = LoopbackTemporalServer.start(0)) {
-      KeelRun.Result described = KeelRun.keel("experiment", "describe", id, "--temporal", restarted.address(),
-          "--storage", stack.root().toString());
+      KeelRun.Result described =
+          KeelRun.keel(
+              "experiment",
+              "describe",
+              id,
+              "--temporal",
+              restarted.address(),
+              "--storage",
+              stack.root().toString());
       assertEquals(0, described.code(), described.toString());
       assertTrue(described.out().startsWith(id + "  COMPLETED  "), described.out());
       for (long trial = 1; trial <= 2; trial++) {
         String row = "     " + trial + "  COMPLETED         40        40  ";
-        assertTrue(described.out().lines().anyMatch(l -> l.startsWith(row) && l.contains("batch_size=64 ")),
+        assertTrue(
+            described
+                .out()
+                .lines()
+                .anyMatch(l -> l.startsWith(row) && l.contains("batch_size=64 ")),
             row + " in\n" + described.out());
       }
 
-      KeelRun.Result trial = KeelRun.keel("trial", "describe", id, "2", "--temporal", restarted.address(),
-          "--storage", stack.root().toString());
+      KeelRun.Result trial =
+          KeelRun.keel(
+              "trial",
+              "describe",
+              id,
+              "2",
+              "--temporal",
+              restarted.address(),
+              "--storage",
+              stack.root().toString());
       assertEquals(0, trial.code(), trial.toString());
-      assertTrue(trial.out().startsWith("trial 2  COMPLETED  trained 40 batches of 40 batches"), trial.out());
+      assertTrue(
+          trial.out().startsWith("trial 2  COMPLETED  trained 40 batches of 40 batches"),
+          trial.out());
       assertTrue(trial.out().contains("hyperparameters: batch_size=64, lr=0.000"), trial.out());
       assertTrue(trial.out().contains(", optimizer=adam, width=8\n"), trial.out());
     }
@@ -138,13 +175,18 @@ class KeelCliFollowsDescribesAndListsARealSearchTest {
     String header = lines.stream().filter(l -> l.startsWith("version ")).findFirst().orElseThrow();
     String row = lines.get(lines.indexOf(header) + 1);
     assertEquals(header.indexOf("format"), row.indexOf("fashion_mnist"), described[1]);
-    assertEquals(header.indexOf("checksum"), row.indexOf("fashion_mnist") + "fashion_mnist".length() + 1, described[1]);
-    assertEquals(header.indexOf("source"), row.indexOf("/usr/share/datasets/fashion-mnist"), described[1]);
+    assertEquals(
+        header.indexOf("checksum"),
+        row.indexOf("fashion_mnist") + "fashion_mnist".length() + 1,
+        described[1]);
+    assertEquals(
+        header.indexOf("source"), row.indexOf("/usr/share/datasets/fashion-mnist"), described[1]);
   }
 
   @Test
   void checkpointListFiltersByStateAndTrial() throws Exception {
-    JsonNode deleted = JSON.readTree(keel("checkpoint", "list", id, "--state", "deleted", "--json")[1]);
+    JsonNode deleted =
+        JSON.readTree(keel("checkpoint", "list", id, "--state", "deleted", "--json")[1]);
     assertEquals(2, deleted.get("checkpoints").size(), deleted.toString());
     deleted.get("checkpoints").forEach(c -> assertEquals("DELETED", c.get("state").asText()));
     String[] table = keel("checkpoint", "list", id, "--trial", "1");
@@ -185,29 +227,37 @@ class KeelCliFollowsDescribesAndListsARealSearchTest {
   void unknownAndEndedIdsAndAMissingScheduleApiSayWhatIsWrongInOneLine() {
     String[] status = keel("status", "nosuch-id");
     assertEquals("2", status[0], status[2]);
-    assertEquals("keel: no pipeline nosuch-id on Temporal " + stack.temporalAddress()
-        + " (keel pipeline list shows those it knows)\n", status[2]);
+    assertEquals(
+        "keel: no pipeline nosuch-id on Temporal "
+            + stack.temporalAddress()
+            + " (keel pipeline list shows those it knows)\n",
+        status[2]);
 
     String[] unknown = keel("experiment", "kill", "experiment-nope");
     assertEquals("2", unknown[0], unknown[2]);
     assertEquals("keel: no experiment experiment-nope\n", unknown[2]);
     String[] ended = keel("experiment", "kill", id);
     assertEquals("2", ended[0], ended[2]);
-    assertEquals("keel: experiment " + id + " has ended (completed): it cannot be killed\n", ended[2]);
+    assertEquals(
+        "keel: experiment " + id + " has ended (completed): it cannot be killed\n", ended[2]);
     String[] pause = keel("experiment", "pause", id);
-    assertEquals("keel: experiment " + id + " has ended (completed): it cannot be paused\n", pause[2]);
+    assertEquals(
+        "keel: experiment " + id + " has ended (completed): it cannot be paused\n", pause[2]);
 
     // the embedded Java test server has no Schedules: as the REST API's 501 says
     String[] schedules = keel("schedule", "list");
     assertEquals("1", schedules[0], schedules[2]);
-    assertEquals("keel: this Temporal server has no Schedules (the embedded Java test server): use keel dev"
-        + " --temporal cli or a cluster\n", schedules[2]);
+    assertEquals(
+        "keel: this Temporal server has no Schedules (the embedded Java test server): use keel dev"
+            + " --temporal cli or a cluster\n",
+        schedules[2]);
   }
 
   /** {exit code, stdout, stderr} of {@code keel ARGS --temporal … --storage …}. */
   private static String[] keel(String... args) {
     List<String> all = new ArrayList<>(List.of(args));
-    all.addAll(List.of("--temporal", stack.temporalAddress(), "--storage", stack.root().toString()));
+    all.addAll(
+        List.of("--temporal", stack.temporalAddress(), "--storage", stack.root().toString()));
     KeelRun.Result r = KeelRun.keel(all.toArray(String[]::new));
     return new String[] {Integer.toString(r.code()), r.out(), r.err()};
   }

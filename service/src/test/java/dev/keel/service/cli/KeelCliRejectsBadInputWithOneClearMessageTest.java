@@ -22,7 +22,9 @@ class KeelCliRejectsBadInputWithOneClearMessageTest {
   @Test
   void validateListsEveryProblemWithItsFieldPath(@TempDir Path dir) throws Exception {
     Path config = dir.resolve("exp.yaml");
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         name: bad
         data: {table: t}
         hyperparameters:
@@ -32,7 +34,10 @@ class KeelCliRejectsBadInputWithOneClearMessageTest {
     String[] r = run("validate", config.toString());
     assertEquals("2", r[0]);
     assertTrue(r[1].contains("searcher.max_trials: must be > 0, got -3"), r[1]);
-    assertTrue(r[1].contains("hyperparameters.lr.type: unknown type 'logg' (expected const|int|double|log|categorical)"), r[1]);
+    assertTrue(
+        r[1].contains(
+            "hyperparameters.lr.type: unknown type 'logg' (expected const|int|double|log|categorical)"),
+        r[1]);
     assertFalse(r[1].contains("\tat "), "no stack trace: " + r[1]);
   }
 
@@ -50,7 +55,9 @@ class KeelCliRejectsBadInputWithOneClearMessageTest {
     assertEquals("0", run("validate", request.toString())[0]);
 
     // checked as a pipeline: its own problems, not the experiment config's "unknown field"s
-    Files.writeString(request, dev.keel.service.pipeline.DemoRequest.text().replace("target_table: fashion_mnist\n", ""));
+    Files.writeString(
+        request,
+        dev.keel.service.pipeline.DemoRequest.text().replace("target_table: fashion_mnist\n", ""));
     String[] r = run("validate", request.toString());
     assertEquals("2", r[0]);
     assertTrue(r[1].contains("target_table"), r[1]);

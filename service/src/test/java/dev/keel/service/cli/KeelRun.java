@@ -6,7 +6,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 
-/** Runs one {@code keel} command in this JVM, as a user's shell would, and keeps what it printed. */
+/**
+ * Runs one {@code keel} command in this JVM, as a user's shell would, and keeps what it printed.
+ */
 public final class KeelRun {
   private KeelRun() {}
 

@@ -41,27 +41,40 @@ class TemporalBackendChoiceTest {
       Files.writeString(p, "#!/bin/sh\n");
       Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
-    assertEquals(Optional.of(tools), TemporalCliServer.locate(Map.of("KEEL_HOME", home.toString(), "PATH", onPath.toString())));
+    assertEquals(
+        Optional.of(tools),
+        TemporalCliServer.locate(Map.of("KEEL_HOME", home.toString(), "PATH", onPath.toString())));
     assertEquals(Optional.of(other), TemporalCliServer.locate(Map.of("PATH", onPath.toString())));
-    assertEquals(Optional.empty(), TemporalCliServer.locate(Map.of("KEEL_TEMPORAL_CLI", tmp.resolve("missing").toString(),
-        "PATH", onPath.toString())));
+    assertEquals(
+        Optional.empty(),
+        TemporalCliServer.locate(
+            Map.of(
+                "KEEL_TEMPORAL_CLI",
+                tmp.resolve("missing").toString(),
+                "PATH",
+                onPath.toString())));
   }
 
   @Test
   void theDatabaseLivesUnderALocalStorageRootAndLocallyForS3() {
     PrintStream quiet = new PrintStream(new ByteArrayOutputStream());
-    assertEquals(tmp.resolve("data/temporal/dev.db").toAbsolutePath(),
+    assertEquals(
+        tmp.resolve("data/temporal/dev.db").toAbsolutePath(),
         DevStack.databaseFile(StorageRoot.of(tmp.resolve("data").toString()), quiet));
     ByteArrayOutputStream said = new ByteArrayOutputStream();
-    Path db = DevStack.databaseFile(StorageRoot.of("s3://bucket/prefix"), new PrintStream(said, true));
+    Path db =
+        DevStack.databaseFile(StorageRoot.of("s3://bucket/prefix"), new PrintStream(said, true));
     assertTrue(db.endsWith(Path.of("keel-data/temporal/dev.db")), db.toString());
     assertTrue(said.toString().contains("not local"), said.toString());
   }
 
   @Test
   void overlapPoliciesReadAsTheyAreWritten() {
-    assertEquals(ScheduleOverlapPolicy.SCHEDULE_OVERLAP_POLICY_BUFFER_ONE, PipelineSchedules.overlap("buffer-one"));
-    assertEquals(ScheduleOverlapPolicy.SCHEDULE_OVERLAP_POLICY_SKIP, PipelineSchedules.overlap("skip"));
+    assertEquals(
+        ScheduleOverlapPolicy.SCHEDULE_OVERLAP_POLICY_BUFFER_ONE,
+        PipelineSchedules.overlap("buffer-one"));
+    assertEquals(
+        ScheduleOverlapPolicy.SCHEDULE_OVERLAP_POLICY_SKIP, PipelineSchedules.overlap("skip"));
     assertThrows(IllegalArgumentException.class, () -> PipelineSchedules.overlap("sometimes"));
   }
 }

@@ -26,9 +26,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * An experiment on a pool no worker serves (or too few for its gang) is accepted and then waits: every reader
- * of the experiment view (describe, wait's progress line, REST and the dashboard) must say that its trials wait
- * for slots of that pool, and since when, instead of only "ACTIVE … no rank has trained yet".
+ * An experiment on a pool no worker serves (or too few for its gang) is accepted and then waits:
+ * every reader of the experiment view (describe, wait's progress line, REST and the dashboard) must
+ * say that its trials wait for slots of that pool, and since when, instead of only "ACTIVE … no
+ * rank has trained yet".
  */
 class ATrialWaitingForSlotsSaysWhyAndSinceWhenTest {
   private static LoopbackTemporalServer server;
@@ -40,8 +41,14 @@ class ATrialWaitingForSlotsSaysWhyAndSinceWhenTest {
     server = LoopbackTemporalServer.start(0);
     storage = StorageRoot.of(TestDirs.create("waits").toString());
     // a control worker only: no worker of any training pool
-    workers = KeelWorkerHost.start(WorkerHostOptions.newBuilder().setTemporalAddress(server.address())
-        .setStorageRoot(storage).optRoles(Set.of(WorkerHostOptions.Role.CONTROL)).optDevServer(true).build());
+    workers =
+        KeelWorkerHost.start(
+            WorkerHostOptions.newBuilder()
+                .setTemporalAddress(server.address())
+                .setStorageRoot(storage)
+                .optRoles(Set.of(WorkerHostOptions.Role.CONTROL))
+                .optDevServer(true)
+                .build());
   }
 
   @AfterAll
@@ -56,15 +63,21 @@ class ATrialWaitingForSlotsSaysWhyAndSinceWhenTest {
     String id = start("one-slot", 1);
     JsonNode view = awaitWaiting(id);
     JsonNode trial = view.path("trials").get(0);
-    assertEquals("waiting for a slot of pool nowhere: no worker polling " + TaskQueues.train("nowhere")
-        + " has taken its step", trial.path("waiting").asText());
+    assertEquals(
+        "waiting for a slot of pool nowhere: no worker polling "
+            + TaskQueues.train("nowhere")
+            + " has taken its step",
+        trial.path("waiting").asText());
     Instant since = Instant.parse(trial.path("waiting_since").asText());
     assertTrue(!since.isBefore(before) && !since.isAfter(Instant.now()), "since " + since);
     assertEquals(1, view.path("experiment").path("waiting_trials").asInt());
 
     String described = ExperimentTable.render(ExperimentTable.state(view));
-    assertTrue(described.contains("waiting for a slot of pool nowhere") && described.contains(" for ")
-        && described.contains("(since " + since + ")"), described);
+    assertTrue(
+        described.contains("waiting for a slot of pool nowhere")
+            && described.contains(" for ")
+            && described.contains("(since " + since + ")"),
+        described);
 
     ExperimentLauncher.stub(workers.client(), id).kill();
   }
@@ -73,7 +86,9 @@ class ATrialWaitingForSlotsSaysWhyAndSinceWhenTest {
   void aGangShortOfWorkersSaysHowManyRanksStarted() throws Exception {
     String id = start("two-slots", 2);
     JsonNode trial = awaitWaiting(id).path("trials").get(0);
-    assertEquals("waiting for 2 slots of pool nowhere (0 of 2 ranks started)", trial.path("waiting").asText());
+    assertEquals(
+        "waiting for 2 slots of pool nowhere (0 of 2 ranks started)",
+        trial.path("waiting").asText());
     ExperimentLauncher.stub(workers.client(), id).kill();
   }
 
@@ -83,7 +98,10 @@ class ATrialWaitingForSlotsSaysWhyAndSinceWhenTest {
     awaitWaiting(id);
     ExperimentLauncher.stub(workers.client(), id).kill();
     ExperimentView views = new ExperimentView(workers.client(), storage);
-    Poll.until("the killed experiment to close", Duration.ofSeconds(30), () -> views.read(id).orElseThrow().ended());
+    Poll.until(
+        "the killed experiment to close",
+        Duration.ofSeconds(30),
+        () -> views.read(id).orElseThrow().ended());
     JsonNode view = views.read(id).orElseThrow().tree();
     assertFalse(view.path("trials").get(0).has("waiting"), view.toString());
     assertFalse(view.path("experiment").has("waiting_trials"), view.toString());
@@ -92,24 +110,37 @@ class ATrialWaitingForSlotsSaysWhyAndSinceWhenTest {
   private static String start(String name, int slots) throws Exception {
     String id = "waits-" + name + "-" + System.nanoTime();
     WorkflowClient client = workers.client();
-    ExperimentWorkflow wf = client.newWorkflowStub(ExperimentWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build());
-    WorkflowClient.start(wf::run, ExperimentRequest.newBuilder()
-        .setConfig(ExperimentConfigLoaders.experimentLoader().fromYaml("""
+    ExperimentWorkflow wf =
+        client.newWorkflowStub(
+            ExperimentWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setTaskQueue(TaskQueues.CONTROL)
+                .setWorkflowId(id)
+                .build());
+    WorkflowClient.start(
+        wf::run,
+        ExperimentRequest.newBuilder()
+            .setConfig(
+                ExperimentConfigLoaders.experimentLoader()
+                    .fromYaml(
+                        """
             name: %s
             data: {table: file:///nowhere/table, version: 0}
             hyperparameters: {batch_size: 64}
             searcher: {name: single, metric: validation_accuracy, smaller_is_better: false, max_length: {batches: 10}}
             resources: {resource_pool: nowhere, slots_per_trial: %d}
-            """.formatted(name, slots)))
-        .setOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true))
-        .build());
+            """
+                            .formatted(name, slots)))
+            .setOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true))
+            .build());
     return id;
   }
 
   private static JsonNode awaitWaiting(String id) throws Exception {
     ExperimentView views = new ExperimentView(workers.client(), storage);
-    return Poll.until("trial 1 of " + id + " to be seen waiting", Duration.ofSeconds(30),
+    return Poll.until(
+        "trial 1 of " + id + " to be seen waiting",
+        Duration.ofSeconds(30),
         () -> views.read(id).map(ExperimentView.Document::tree).orElse(null),
         v -> v != null && v.path("trials").size() == 1 && v.path("trials").get(0).has("waiting"));
   }

@@ -43,7 +43,8 @@ import org.junit.jupiter.api.Test;
  * without it.
  */
 class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
-  private static final String CONFIG = """
+  private static final String CONFIG =
+      """
       name: %s
       data: {table: fashion_mnist}
       hyperparameters: {lr: 0.002, batch_size: 64, width: 8, optimizer: adam}
@@ -70,7 +71,11 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
 
   @Test
   void unknownHyperparameterErrorsTheTrialNamingIt() throws Exception {
-    String id = start("unknown-hp", c -> c.replace("width: 8", "widht: 8"), ExperimentRunOptions.getDefaultInstance());
+    String id =
+        start(
+            "unknown-hp",
+            c -> c.replace("width: 8", "widht: 8"),
+            ExperimentRunOptions.getDefaultInstance());
     ExperimentState s = finished(id);
     TrialState t = s.getTrials(0);
     assertEquals(TrialState.State.ERRORED, t.getState());
@@ -80,8 +85,11 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
 
   @Test
   void missingDataVersionErrorsTheExperimentBeforeAnyTrial() throws Exception {
-    String id = start("no-such-version", c -> c.replace("{table: fashion_mnist}", "{table: fashion_mnist, version: 42}"),
-        ExperimentRunOptions.getDefaultInstance());
+    String id =
+        start(
+            "no-such-version",
+            c -> c.replace("{table: fashion_mnist}", "{table: fashion_mnist, version: 42}"),
+            ExperimentRunOptions.getDefaultInstance());
     assertThrows(WorkflowFailedException.class, () -> stack.result(id, Duration.ofMinutes(1)));
     ExperimentState s = ExperimentLauncher.state(stack.client, id);
     assertEquals(ExperimentState.State.ERRORED, s.getState());
@@ -94,19 +102,36 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
 
   @Test
   void tableVersionWithoutTrainingRowsErrorsTheExperimentBeforeAnyTrial() throws Exception {
-    Path csv = Files.createDirectories(stack.storage.resolve("incoming")).resolve("only-test-rows.csv");
+    Path csv =
+        Files.createDirectories(stack.storage.resolve("incoming")).resolve("only-test-rows.csv");
     Files.writeString(csv, "label,split,a,b\n0,test,1,2\n1,test,3,4\n");
-    new IngestActivitiesImpl(stack.root).ingest(IngestRequest.newBuilder()
-        .setSource(DataSource.newBuilder().setFormat("csv").setUri(csv.toString()).setLabelColumn("label"))
-        .setTableUri("only_test_rows").build());
-    String id = start("no-training-rows", c -> c.replace("{table: fashion_mnist}", "{table: only_test_rows}")
-        .replace("fashion_cnn", "tabular_mlp").replace(", width: 8", ""), ExperimentRunOptions.getDefaultInstance());
+    new IngestActivitiesImpl(stack.root)
+        .ingest(
+            IngestRequest.newBuilder()
+                .setSource(
+                    DataSource.newBuilder()
+                        .setFormat("csv")
+                        .setUri(csv.toString())
+                        .setLabelColumn("label"))
+                .setTableUri("only_test_rows")
+                .build());
+    String id =
+        start(
+            "no-training-rows",
+            c ->
+                c.replace("{table: fashion_mnist}", "{table: only_test_rows}")
+                    .replace("fashion_cnn", "tabular_mlp")
+                    .replace(", width: 8", ""),
+            ExperimentRunOptions.getDefaultInstance());
     assertThrows(WorkflowFailedException.class, () -> stack.result(id, Duration.ofMinutes(1)));
     ExperimentState s = ExperimentLauncher.state(stack.client, id);
     assertEquals(ExperimentState.State.ERRORED, s.getState());
     assertEquals(0, s.getTrialsCount());
-    String table = stack.storage.resolve("tables/only_test_rows").toUri().toString().replaceAll("/$", "");
-    assertEquals("table " + table + " version 0 has no rows in the train split: nothing to train on", s.getError());
+    String table =
+        stack.storage.resolve("tables/only_test_rows").toUri().toString().replaceAll("/$", "");
+    assertEquals(
+        "table " + table + " version 0 has no rows in the train split: nothing to train on",
+        s.getError());
     List<Map<String, Object>> rows = catalog("experiments", id);
     assertTrue(rows.stream().anyMatch(r -> "ERRORED".equals(r.get("state"))), rows.toString());
   }
@@ -115,14 +140,22 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
   void readOnlyCheckpointStorageErrorsTheTrialWithTheFileSystemsWords() throws Exception {
     Path readOnly = mount("read-only", "ro,size=1m");
     try {
-      String id = start("read-only", c -> c + "checkpoint_storage: {storage_path: '" + readOnly.toUri() + "'}\n",
-          ExperimentRunOptions.getDefaultInstance());
+      String id =
+          start(
+              "read-only",
+              c -> c + "checkpoint_storage: {storage_path: '" + readOnly.toUri() + "'}\n",
+              ExperimentRunOptions.getDefaultInstance());
       ExperimentState s = finished(id);
       assertEquals(TrialState.State.ERRORED, s.getTrials(0).getState());
       assertEquals(1, s.getTrials(0).getRestarts(), "an I/O error is retried max_restarts times");
       assertErrorShown(id, 1, "Read-only file system");
-      assertEquals(ExperimentState.State.ERRORED, s.getState(), "its only trial failed: nothing to register");
-      assertTrue(s.getError().startsWith("every trial failed; trial 1: ") && s.getError().contains("Read-only file system"),
+      assertEquals(
+          ExperimentState.State.ERRORED,
+          s.getState(),
+          "its only trial failed: nothing to register");
+      assertTrue(
+          s.getError().startsWith("every trial failed; trial 1: ")
+              && s.getError().contains("Read-only file system"),
           s.getError());
     } finally {
       unmount(readOnly);
@@ -141,18 +174,28 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
     ExperimentState s = finished(id);
     assertEquals(TrialState.State.ERRORED, s.getTrials(0).getState());
     assertErrorShown(id, 1, "no checkpoint directory at");
-    List<Map<String, Object>> saved = catalog("checkpoints", id).stream().filter(r -> "SAVED".equals(r.get("state"))).toList();
-    assertEquals(paused.getCheckpointsCount(), saved.size(), "every checkpoint reported before the deletion: " + saved);
-    assertEquals(paused.getCheckpointsCount(), catalog("metrics", id).stream()
-        .filter(r -> "validation_accuracy".equals(r.get("name"))).count());
+    List<Map<String, Object>> saved =
+        catalog("checkpoints", id).stream().filter(r -> "SAVED".equals(r.get("state"))).toList();
+    assertEquals(
+        paused.getCheckpointsCount(),
+        saved.size(),
+        "every checkpoint reported before the deletion: " + saved);
+    assertEquals(
+        paused.getCheckpointsCount(),
+        catalog("metrics", id).stream()
+            .filter(r -> "validation_accuracy".equals(r.get("name")))
+            .count());
   }
 
   @Test
   void fullDiskDuringACheckpointErrorsTheTrialAndKeepsEarlierCheckpoints() throws Exception {
     Path small = mount("full", "size=16m");
     try {
-      String id = start("disk-full", c -> c + "checkpoint_storage: {storage_path: '" + small.toUri() + "'}\n",
-          ExperimentRunOptions.getDefaultInstance());
+      String id =
+          start(
+              "disk-full",
+              c -> c + "checkpoint_storage: {storage_path: '" + small.toUri() + "'}\n",
+              ExperimentRunOptions.getDefaultInstance());
       TrialState paused = pauseAfterFirstValidation(id);
       fill(small);
       ExperimentLauncher.stub(stack.client, id).activate();
@@ -160,19 +203,31 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
       ExperimentState s = finished(id);
       assertEquals(TrialState.State.ERRORED, s.getTrials(0).getState());
       assertErrorShown(id, 1, "No space left on device");
-      // The checkpoints written before the disk filled are complete and still there, unless checkpoint GC
-      // dropped them by policy at the end (then the catalog says so); the latest is kept; no partial one is left.
-      java.util.Set<Object> collected = catalog("checkpoints", id).stream().filter(r -> "DELETED".equals(r.get("state")))
-          .map(r -> r.get("uuid")).collect(java.util.stream.Collectors.toSet());
+      // The checkpoints written before the disk filled are complete and still there, unless
+      // checkpoint GC
+      // dropped them by policy at the end (then the catalog says so); the latest is kept; no
+      // partial one is left.
+      java.util.Set<Object> collected =
+          catalog("checkpoints", id).stream()
+              .filter(r -> "DELETED".equals(r.get("state")))
+              .map(r -> r.get("uuid"))
+              .collect(java.util.stream.Collectors.toSet());
       for (CheckpointRef c : paused.getCheckpointsList()) {
         Path dir = Path.of(URI.create(c.getUri()));
-        assertTrue(Files.isRegularFile(dir.resolve("MANIFEST")) != collected.contains(c.getUuid()), dir + " lost");
+        assertTrue(
+            Files.isRegularFile(dir.resolve("MANIFEST")) != collected.contains(c.getUuid()),
+            dir + " lost");
       }
-      assertTrue(Files.isRegularFile(Path.of(URI.create(paused.getLatestCheckpoint().getUri())).resolve("MANIFEST")));
+      assertTrue(
+          Files.isRegularFile(
+              Path.of(URI.create(paused.getLatestCheckpoint().getUri())).resolve("MANIFEST")));
       try (var trialDirs = Files.walk(small, 3)) {
-        assertTrue(trialDirs.noneMatch(p -> p.getFileName().toString().startsWith(".staging-")), "partial checkpoint left");
+        assertTrue(
+            trialDirs.noneMatch(p -> p.getFileName().toString().startsWith(".staging-")),
+            "partial checkpoint left");
       }
-      assertEquals(paused.getCheckpointsCount(),
+      assertEquals(
+          paused.getCheckpointsCount(),
           catalog("checkpoints", id).stream().filter(r -> "SAVED".equals(r.get("state"))).count());
     } finally {
       unmount(small);
@@ -181,7 +236,8 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
 
   // ---- helpers ----
 
-  private static String start(String name, java.util.function.UnaryOperator<String> edit, ExperimentRunOptions options) {
+  private static String start(
+      String name, java.util.function.UnaryOperator<String> edit, ExperimentRunOptions options) {
     return stack.startExperiment(FaultStack.config(edit.apply(CONFIG.formatted(name))), options);
   }
 
@@ -192,36 +248,62 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
 
   /** Pauses the experiment once its trial validated, and waits until the trial is idle. */
   private static TrialState pauseAfterFirstValidation(String id) throws Exception {
-    FaultStack.await("a first validation", Duration.ofMinutes(1),
-        () -> ExperimentLauncher.state(stack.client, id).getTrialsList().stream().anyMatch(t -> t.getCompletedLength().getBatches() > 0));
+    FaultStack.await(
+        "a first validation",
+        Duration.ofMinutes(1),
+        () ->
+            ExperimentLauncher.state(stack.client, id).getTrialsList().stream()
+                .anyMatch(t -> t.getCompletedLength().getBatches() > 0));
     ExperimentLauncher.stub(stack.client, id).pause();
     String trialWorkflow = id + "/trial-1";
     TrialWorkflow trial = stack.client.newWorkflowStub(TrialWorkflow.class, trialWorkflow);
-    FaultStack.await("the trial to pause", Duration.ofMinutes(1),
-        () -> trial.state().getState() == TrialState.State.PAUSED && stack.describe(trialWorkflow).getPendingActivitiesCount() == 0);
+    FaultStack.await(
+        "the trial to pause",
+        Duration.ofMinutes(1),
+        () ->
+            trial.state().getState() == TrialState.State.PAUSED
+                && stack.describe(trialWorkflow).getPendingActivitiesCount() == 0);
     Length completed = trial.state().getCompletedLength();
-    FaultStack.await("the experiment to hear of the last step", Duration.ofSeconds(30),
-        () -> ExperimentLauncher.state(stack.client, id).getTrials(0).getCompletedLength().equals(completed));
+    FaultStack.await(
+        "the experiment to hear of the last step",
+        Duration.ofSeconds(30),
+        () ->
+            ExperimentLauncher.state(stack.client, id)
+                .getTrials(0)
+                .getCompletedLength()
+                .equals(completed));
     TrialState t = ExperimentLauncher.state(stack.client, id).getTrials(0);
-    assertTrue(t.getCompletedLength().getBatches() < t.getTargetLength().getBatches(), t.toString());
+    assertTrue(
+        t.getCompletedLength().getBatches() < t.getTargetLength().getBatches(), t.toString());
     return t;
   }
 
   private static void assertErrorShown(String id, long trialId, String expected) throws Exception {
-    TrialState t = ExperimentLauncher.state(stack.client, id).getTrialsList().stream()
-        .filter(x -> x.getTrialId() == trialId).findFirst().orElseThrow();
+    TrialState t =
+        ExperimentLauncher.state(stack.client, id).getTrialsList().stream()
+            .filter(x -> x.getTrialId() == trialId)
+            .findFirst()
+            .orElseThrow();
     assertTrue(t.getError().contains(expected), "query: " + t.getError());
     List<Map<String, Object>> rows = catalog("trials", id);
-    assertTrue(rows.stream().anyMatch(r -> "ERRORED".equals(r.get("state")) && r.get("error") != null
-        && ((String) r.get("error")).contains(expected)), "catalog trials: " + rows);
+    assertTrue(
+        rows.stream()
+            .anyMatch(
+                r ->
+                    "ERRORED".equals(r.get("state"))
+                        && r.get("error") != null
+                        && ((String) r.get("error")).contains(expected)),
+        "catalog trials: " + rows);
     String described = describe(id);
     assertTrue(described.contains(expected), "keel experiment describe:\n" + described);
     System.out.printf("%s: %s%n", id, t.getError());
   }
 
   private static List<Map<String, Object>> catalog(String table, String id) throws Exception {
-    return KernelRows.read(stack.storage.resolve("_keel").resolve(table).toUri().toString()).stream()
-        .filter(r -> id.equals(r.get("experiment_id"))).toList();
+    return KernelRows.read(stack.storage.resolve("_keel").resolve(table).toUri().toString())
+        .stream()
+        .filter(r -> id.equals(r.get("experiment_id")))
+        .toList();
   }
 
   /** {@code keel experiment describe ID} against the stack, its standard output. */
@@ -230,26 +312,34 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
     try {
-      assertEquals(0, KeelCli.run("experiment", "describe", id, "--temporal", stack.server.address()));
+      assertEquals(
+          0, KeelCli.run("experiment", "describe", id, "--temporal", stack.server.address()));
     } finally {
       System.setOut(original);
     }
     return out.toString(StandardCharsets.UTF_8);
   }
 
-  /** A tmpfs mounted with {@code options} under the storage root; skips the test where mounting is not allowed. */
+  /**
+   * A tmpfs mounted with {@code options} under the storage root; skips the test where mounting is
+   * not allowed.
+   */
   private static Path mount(String name, String options) throws Exception {
     Path dir = Files.createDirectories(stack.storage.resolve("mnt-" + name));
-    Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", options, "tmpfs", dir.toString())
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder("mount", "-t", "tmpfs", "-o", options, "tmpfs", dir.toString())
+            .redirectErrorStream(true)
+            .start();
     boolean done = p.waitFor(20, TimeUnit.SECONDS);
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    Assumptions.assumeTrue(done && p.exitValue() == 0, "cannot mount a tmpfs here (needs root): " + output);
+    Assumptions.assumeTrue(
+        done && p.exitValue() == 0, "cannot mount a tmpfs here (needs root): " + output);
     return dir;
   }
 
   private static void unmount(Path dir) throws Exception {
-    Process p = new ProcessBuilder("umount", "-l", dir.toString()).redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder("umount", "-l", dir.toString()).redirectErrorStream(true).start();
     p.waitFor(20, TimeUnit.SECONDS);
   }
 

@@ -26,15 +26,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The ETL worker is killed with SIGKILL in the middle of the pipeline's ingest, and the inference
- * worker in the middle of scoring, each a {@code keel worker} process of its own. The heartbeats those
- * activities send while they decode, write and score let the server find each dead attempt within the
- * pipeline's 5 s heartbeat timeout, so the retry goes to a new worker at once instead of after the
- * activities' 30-minute start-to-close timeout. The run finishes with one data version of all 70,000
- * rows and one predictions version holding each of the 10,000 test rows once: the killed attempts left
- * nothing behind that a reader sees.
+ * worker in the middle of scoring, each a {@code keel worker} process of its own. The heartbeats
+ * those activities send while they decode, write and score let the server find each dead attempt
+ * within the pipeline's 5 s heartbeat timeout, so the retry goes to a new worker at once instead of
+ * after the activities' 30-minute start-to-close timeout. The run finishes with one data version of
+ * all 70,000 rows and one predictions version holding each of the 10,000 test rows once: the killed
+ * attempts left nothing behind that a reader sees.
  */
 class EtlAndInferenceWorkersKilledMidActivityRetryElsewhereWithoutDuplicatesTest {
-  private static final String PIPELINE = """
+  private static final String PIPELINE =
+      """
       name: killed-etl-and-inference
       source: {format: fashion_mnist, uri: /usr/share/datasets/fashion-mnist}
       target_table: fashion_mnist
@@ -68,30 +69,49 @@ class EtlAndInferenceWorkersKilledMidActivityRetryElsewhereWithoutDuplicatesTest
     ChildWorker etl = stack.child("etl-0", "--roles", "ETL", "--dev-server");
     ChildWorker infer = stack.child("infer-0", "--roles", "INFER", "--dev-server");
     long t0 = System.nanoTime();
-    WorkflowClient.start(stack.client.newWorkflowStub(PipelineWorkflow.class, WorkflowOptions.newBuilder()
-            .setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build())::run,
+    WorkflowClient.start(
+        stack.client.newWorkflowStub(
+                PipelineWorkflow.class,
+                WorkflowOptions.newBuilder()
+                    .setTaskQueue(TaskQueues.CONTROL)
+                    .setWorkflowId(id)
+                    .build())
+            ::run,
         ExperimentConfigLoaders.pipelineLoader().fromYaml(PIPELINE));
 
     FaultStack.await("the ingest to start", Duration.ofMinutes(2), () -> stack.runs(id, "Ingest"));
     etl.kill();
     stack.child("etl-1", "--roles", "ETL", "--dev-server");
-    FaultStack.await("the scoring to start", Duration.ofMinutes(3), () -> stack.runs(id + "/inference", "ScorePartition"));
+    FaultStack.await(
+        "the scoring to start",
+        Duration.ofMinutes(3),
+        () -> stack.runs(id + "/inference", "ScorePartition"));
     infer.kill();
     stack.child("infer-1", "--roles", "INFER", "--dev-server");
 
-    PipelineResult result = stack.client.newUntypedWorkflowStub(id).getResult(4, TimeUnit.MINUTES, PipelineResult.class);
+    PipelineResult result =
+        stack
+            .client
+            .newUntypedWorkflowStub(id)
+            .getResult(4, TimeUnit.MINUTES, PipelineResult.class);
     double minutes = (System.nanoTime() - t0) / 60e9;
 
-    assertTrue(stack.retried(id).getOrDefault("Ingest", 0) >= 2, "the killed ingest was retried: " + stack.retried(id));
-    assertTrue(stack.retried(id + "/inference").getOrDefault("ScorePartition", 0) >= 2,
+    assertTrue(
+        stack.retried(id).getOrDefault("Ingest", 0) >= 2,
+        "the killed ingest was retried: " + stack.retried(id));
+    assertTrue(
+        stack.retried(id + "/inference").getOrDefault("ScorePartition", 0) >= 2,
         "the killed scoring was retried: " + stack.retried(id + "/inference"));
     // each retry came after one heartbeat timeout, not after the 30-minute start-to-close timeout
     assertTrue(minutes < 10, "the run took " + minutes + " min");
 
-    Snapshot data = DeltaLog.forTable(new Configuration(), result.getIngest().getTable().getUri()).snapshot();
+    Snapshot data =
+        DeltaLog.forTable(new Configuration(), result.getIngest().getTable().getUri()).snapshot();
     assertEquals(0, data.getVersion(), "one version of the data table");
     assertEquals(70_000, data.getAllFiles().stream().mapToLong(f -> rows(f.getStats())).sum());
-    Snapshot predictions = DeltaLog.forTable(new Configuration(), result.getInference().getPredictions().getUri()).snapshot();
+    Snapshot predictions =
+        DeltaLog.forTable(new Configuration(), result.getInference().getPredictions().getUri())
+            .snapshot();
     assertEquals(0, predictions.getVersion(), "one version of the predictions");
     Set<Long> ids = new HashSet<>();
     long rows = 0;
@@ -104,13 +124,15 @@ class EtlAndInferenceWorkersKilledMidActivityRetryElsewhereWithoutDuplicatesTest
     assertEquals(10_000, rows, "each test row scored once");
     assertEquals(10_000, ids.size());
     assertEquals(10_000, result.getInference().getRows());
-    System.out.printf("ETL and inference workers killed mid-activity; retried as %s and %s; finished in %.1f min%n",
+    System.out.printf(
+        "ETL and inference workers killed mid-activity; retried as %s and %s; finished in %.1f min%n",
         stack.retried(id), stack.retried(id + "/inference"), minutes);
   }
 
   /** {@code numRecords} of a data file's Delta statistics. */
   private static long rows(String statsJson) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"numRecords\":(\\d+)").matcher(statsJson);
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\"numRecords\":(\\d+)").matcher(statsJson);
     if (!m.find()) {
       throw new AssertionError("no numRecords in " + statsJson);
     }

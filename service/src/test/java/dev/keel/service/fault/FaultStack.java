@@ -60,8 +60,10 @@ final class FaultStack implements AutoCloseable {
   private IngestResult ingested;
 
   private FaultStack(String name) throws IOException {
-    storage = Files.createDirectories(Path.of(System.getProperty("keel.test.tmp", "target/test-tmp")))
-        .resolve(name + "-" + UUID.randomUUID()).toAbsolutePath();
+    storage =
+        Files.createDirectories(Path.of(System.getProperty("keel.test.tmp", "target/test-tmp")))
+            .resolve(name + "-" + UUID.randomUUID())
+            .toAbsolutePath();
     Files.createDirectories(storage);
     root = StorageRoot.of(storage.toString());
     server = LoopbackTemporalServer.start(0);
@@ -95,19 +97,31 @@ final class FaultStack implements AutoCloseable {
   /** Ingests the real Fashion-MNIST files into {@code tables/fashion_mnist} (once). */
   IngestResult ingest() {
     if (ingested == null) {
-      ingested = new IngestActivitiesImpl(root).ingest(IngestRequest.newBuilder()
-          .setSource(DataSource.newBuilder().setFormat(IngestActivitiesImpl.FORMAT_FASHION_MNIST)
-              .setUri(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR))
-          .setTableUri(TABLE).build());
+      ingested =
+          new IngestActivitiesImpl(root)
+              .ingest(
+                  IngestRequest.newBuilder()
+                      .setSource(
+                          DataSource.newBuilder()
+                              .setFormat(IngestActivitiesImpl.FORMAT_FASHION_MNIST)
+                              .setUri(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR))
+                      .setTableUri(TABLE)
+                      .build());
     }
     return ingested;
   }
 
   /** Workers of {@code roles} in this JVM (dev-server mode: no sticky queue to strand). */
   KeelWorkerHost inProcess(Set<Role> roles, int trainThreads) {
-    KeelWorkerHost host = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
-        .setTemporalAddress(server.address()).setStorageRoot(root)
-        .optRoles(roles).optDevServer(true).optTrainThreads(trainThreads).build());
+    KeelWorkerHost host =
+        KeelWorkerHost.start(
+            WorkerHostOptions.newBuilder()
+                .setTemporalAddress(server.address())
+                .setStorageRoot(root)
+                .optRoles(roles)
+                .optDevServer(true)
+                .optTrainThreads(trainThreads)
+                .build());
     hosts.add(host);
     return host;
   }
@@ -117,18 +131,32 @@ final class FaultStack implements AutoCloseable {
     host.close();
   }
 
-  /** {@code keel worker --temporal … --storage … ARGS} in a new JVM; its stderr goes to {@code <storage>/logs/<name>.log}. */
+  /**
+   * {@code keel worker --temporal … --storage … ARGS} in a new JVM; its stderr goes to {@code
+   * <storage>/logs/<name>.log}.
+   */
   ChildWorker child(String name, String... args) throws IOException {
     Path log = Files.createDirectories(storage.resolve("logs")).resolve(name + ".log");
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx768m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-cp", System.getProperty("java.class.path"),
-        "dev.keel.service.cli.KeelCli", "worker",
-        "--temporal", server.address(), "--storage", storage.toString()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx768m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.keel.service.cli.KeelCli",
+                "worker",
+                "--temporal",
+                server.address(),
+                "--storage",
+                storage.toString()));
     command.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
     pb.environment().put("KEEL_LOG_LEVEL", "INFO");
     pb.environment().put("OMP_WAIT_POLICY", "passive");
     pb.environment().put("OMP_NUM_THREADS", "1");
@@ -142,16 +170,24 @@ final class FaultStack implements AutoCloseable {
   }
 
   String startExperiment(ExperimentConfig config, ExperimentRunOptions options) {
-    return ExperimentLauncher.start(client, ExperimentRequest.newBuilder().setConfig(config).setOptions(options).build());
+    return ExperimentLauncher.start(
+        client, ExperimentRequest.newBuilder().setConfig(config).setOptions(options).build());
   }
 
   ExperimentResult result(String id, Duration timeout) throws Exception {
-    return client.newUntypedWorkflowStub(id).getResult(timeout.toMillis(), TimeUnit.MILLISECONDS, ExperimentResult.class);
+    return client
+        .newUntypedWorkflowStub(id)
+        .getResult(timeout.toMillis(), TimeUnit.MILLISECONDS, ExperimentResult.class);
   }
 
   DescribeWorkflowExecutionResponse describe(String workflowId) {
-    return stubs.blockingStub().describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
-        .setNamespace("default").setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId)).build());
+    return stubs
+        .blockingStub()
+        .describeWorkflowExecution(
+            DescribeWorkflowExecutionRequest.newBuilder()
+                .setNamespace("default")
+                .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
+                .build());
   }
 
   boolean running(String workflowId) {
@@ -159,7 +195,10 @@ final class FaultStack implements AutoCloseable {
     return s == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
   }
 
-  /** Whether {@code activity} is running (started, not finished) in the workflow; false before the workflow exists. */
+  /**
+   * Whether {@code activity} is running (started, not finished) in the workflow; false before the
+   * workflow exists.
+   */
   boolean runs(String workflowId, String activity) {
     DescribeWorkflowExecutionResponse d;
     try {
@@ -167,8 +206,11 @@ final class FaultStack implements AutoCloseable {
     } catch (io.grpc.StatusRuntimeException notYetStarted) {
       return false;
     }
-    return d.getPendingActivitiesList().stream().anyMatch(a -> a.getActivityType().getName().equals(activity)
-        && a.getState() == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED);
+    return d.getPendingActivitiesList().stream()
+        .anyMatch(
+            a ->
+                a.getActivityType().getName().equals(activity)
+                    && a.getState() == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED);
   }
 
   List<HistoryEvent> history(String workflowId) {
@@ -180,23 +222,34 @@ final class FaultStack implements AutoCloseable {
     Map<String, Integer> out = new TreeMap<>();
     for (HistoryEvent e : history(workflowId)) {
       if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
-        out.merge(e.getActivityTaskScheduledEventAttributes().getActivityType().getName(), 1, Integer::sum);
+        out.merge(
+            e.getActivityTaskScheduledEventAttributes().getActivityType().getName(),
+            1,
+            Integer::sum);
       }
     }
     return out;
   }
 
-  /** The activities of the workflow whose completion came from a second or later attempt, by type: the attempt. */
+  /**
+   * The activities of the workflow whose completion came from a second or later attempt, by type:
+   * the attempt.
+   */
   Map<String, Integer> retried(String workflowId) {
     Map<Long, String> types = new TreeMap<>();
     Map<String, Integer> out = new TreeMap<>();
     for (HistoryEvent e : history(workflowId)) {
       if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
-        types.put(e.getEventId(), e.getActivityTaskScheduledEventAttributes().getActivityType().getName());
+        types.put(
+            e.getEventId(),
+            e.getActivityTaskScheduledEventAttributes().getActivityType().getName());
       }
-      if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED && e.getActivityTaskStartedEventAttributes().getAttempt() > 1) {
-        out.merge(types.get(e.getActivityTaskStartedEventAttributes().getScheduledEventId()),
-            e.getActivityTaskStartedEventAttributes().getAttempt(), Math::max);
+      if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+          && e.getActivityTaskStartedEventAttributes().getAttempt() > 1) {
+        out.merge(
+            types.get(e.getActivityTaskStartedEventAttributes().getScheduledEventId()),
+            e.getActivityTaskStartedEventAttributes().getAttempt(),
+            Math::max);
       }
     }
     return out;
@@ -206,12 +259,15 @@ final class FaultStack implements AutoCloseable {
     if (!a.hasHeartbeatDetails() || a.getHeartbeatDetails().getPayloadsCount() == 0) {
       return Optional.empty();
     }
-    return Optional.of(KeelDataConverter.get().fromPayloads(0, Optional.of(a.getHeartbeatDetails()),
-        TrainProgress.class, TrainProgress.class));
+    return Optional.of(
+        KeelDataConverter.get()
+            .fromPayloads(
+                0, Optional.of(a.getHeartbeatDetails()), TrainProgress.class, TrainProgress.class));
   }
 
   /** Polls {@code condition} every 100 ms until it holds; fails after {@code timeout}. */
-  static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+  static void await(String what, Duration timeout, BooleanSupplier condition)
+      throws InterruptedException {
     Poll.until(what, timeout, condition);
   }
 

@@ -40,7 +40,8 @@ import org.junit.jupiter.api.Test;
  * once and started once, and the table, the registry and the predictions each hold one version.
  */
 class PipelineControlWorkerKilledBetweenStagesRedoesNoStageTest {
-  private static final String PIPELINE = """
+  private static final String PIPELINE =
+      """
       name: killed-control
       source: {format: fashion_mnist, uri: /usr/share/datasets/fashion-mnist}
       target_table: fashion_mnist
@@ -73,8 +74,14 @@ class PipelineControlWorkerKilledBetweenStagesRedoesNoStageTest {
   void eachStageRunsOnceAndTheRunFinishes() throws Exception {
     String id = "killed-control-pipeline";
     controls.add(stack.child("control-0", "--roles", "CONTROL", "--dev-server"));
-    WorkflowClient.start(stack.client.newWorkflowStub(PipelineWorkflow.class, WorkflowOptions.newBuilder()
-            .setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build())::run,
+    WorkflowClient.start(
+        stack.client.newWorkflowStub(
+                PipelineWorkflow.class,
+                WorkflowOptions.newBuilder()
+                    .setTaskQueue(TaskQueues.CONTROL)
+                    .setWorkflowId(id)
+                    .build())
+            ::run,
         ExperimentConfigLoaders.pipelineLoader().fromYaml(PIPELINE));
 
     killWhileItRuns("the ETL's Ingest", () -> id, "Ingest");
@@ -82,35 +89,61 @@ class PipelineControlWorkerKilledBetweenStagesRedoesNoStageTest {
     killWhileItRuns("the trial's Train", () -> trial, "Train");
     killWhileItRuns("the inference's ScorePartition", () -> id + "/inference", "ScorePartition");
 
-    PipelineResult result = stack.client.newUntypedWorkflowStub(id)
-        .getResult(3, TimeUnit.MINUTES, PipelineResult.class);
-    ExperimentResult experiment = stack.client.newUntypedWorkflowStub(result.getExperimentId())
-        .getResult(ExperimentResult.class);
+    PipelineResult result =
+        stack
+            .client
+            .newUntypedWorkflowStub(id)
+            .getResult(3, TimeUnit.MINUTES, PipelineResult.class);
+    ExperimentResult experiment =
+        stack
+            .client
+            .newUntypedWorkflowStub(result.getExperimentId())
+            .getResult(ExperimentResult.class);
 
-    assertEquals(Map.of("Ingest", 1, "RegisterModel", 1), only(stack.scheduled(id), "Ingest", "RegisterModel"),
+    assertEquals(
+        Map.of("Ingest", 1, "RegisterModel", 1),
+        only(stack.scheduled(id), "Ingest", "RegisterModel"),
         "activities of the pipeline");
-    assertEquals(1, childStarts(id).getOrDefault(result.getExperimentId(), 0), "experiment child started once");
-    assertEquals(1, childStarts(id).getOrDefault(id + "/inference", 0), "inference child started once");
-    assertEquals(Map.of("Train", 1), only(stack.scheduled(trial), "Train"), "activities of the trial");
+    assertEquals(
+        1,
+        childStarts(id).getOrDefault(result.getExperimentId(), 0),
+        "experiment child started once");
+    assertEquals(
+        1, childStarts(id).getOrDefault(id + "/inference", 0), "inference child started once");
+    assertEquals(
+        Map.of("Train", 1), only(stack.scheduled(trial), "Train"), "activities of the trial");
     Map<String, Integer> inference = stack.scheduled(id + "/inference");
     assertEquals(1, inference.get("CommitPredictions"), inference.toString());
-    assertEquals(result.getInference().getPartitions(), inference.get("ScorePartition"), inference.toString());
+    assertEquals(
+        result.getInference().getPartitions(),
+        inference.get("ScorePartition"),
+        inference.toString());
     for (String workflow : List.of(id, trial, id + "/inference")) {
-      assertTrue(stack.retried(workflow).isEmpty(), workflow + " retried " + stack.retried(workflow));
+      assertTrue(
+          stack.retried(workflow).isEmpty(), workflow + " retried " + stack.retried(workflow));
     }
 
     assertEquals(300, experiment.getBestCheckpoint().getBatches());
     ModelRegistryTable registry = new ModelRegistryTable(StorageRoot.of(stack.storage.toString()));
     assertEquals(1, registry.list().size(), registry.list().toString());
     assertEquals(0, result.getIngest().getTable().getVersion());
-    assertEquals(0, latestVersion(result.getIngest().getTable().getUri()), "one version of the data table");
+    assertEquals(
+        0, latestVersion(result.getIngest().getTable().getUri()), "one version of the data table");
     assertEquals(0, result.getInference().getPredictions().getVersion());
-    assertEquals(0, latestVersion(result.getInference().getPredictions().getUri()), "one version of the predictions");
+    assertEquals(
+        0,
+        latestVersion(result.getInference().getPredictions().getUri()),
+        "one version of the predictions");
     assertEquals(10_000, result.getInference().getRows());
-    assertTrue(result.getInference().getAccuracy() > 0.6, "accuracy " + result.getInference().getAccuracy());
-    assertTrue(controls.get(3).logText().contains("Keel workers [CONTROL]"), controls.get(3).logText());
-    System.out.printf("control worker killed 3 times between stages; pipeline finished with accuracy %.4f, "
-        + "each stage once%n", result.getInference().getAccuracy());
+    assertTrue(
+        result.getInference().getAccuracy() > 0.6,
+        "accuracy " + result.getInference().getAccuracy());
+    assertTrue(
+        controls.get(3).logText().contains("Keel workers [CONTROL]"), controls.get(3).logText());
+    System.out.printf(
+        "control worker killed 3 times between stages; pipeline finished with accuracy %.4f, "
+            + "each stage once%n",
+        result.getInference().getAccuracy());
   }
 
   /**
@@ -118,12 +151,17 @@ class PipelineControlWorkerKilledBetweenStagesRedoesNoStageTest {
    * activity has finished (its result sits in the history, no workflow task can take it yet), and
    * starts a new CONTROL worker.
    */
-  private static void killWhileItRuns(String what, Supplier<String> workflowId, String activity) throws Exception {
-    FaultStack.await(what + " to start", Duration.ofMinutes(2), () -> stack.runs(workflowId.get(), activity));
+  private static void killWhileItRuns(String what, Supplier<String> workflowId, String activity)
+      throws Exception {
+    FaultStack.await(
+        what + " to start", Duration.ofMinutes(2), () -> stack.runs(workflowId.get(), activity));
     controls.get(controls.size() - 1).kill();
-    FaultStack.await(what + " to finish with no CONTROL worker", Duration.ofMinutes(2),
+    FaultStack.await(
+        what + " to finish with no CONTROL worker",
+        Duration.ofMinutes(2),
         () -> !stack.runs(workflowId.get(), activity));
-    assertTrue(stack.running(workflowId.get()), workflowId.get() + " ended without a CONTROL worker");
+    assertTrue(
+        stack.running(workflowId.get()), workflowId.get() + " ended without a CONTROL worker");
     controls.add(stack.child("control-" + controls.size(), "--roles", "CONTROL", "--dev-server"));
   }
 
@@ -139,7 +177,10 @@ class PipelineControlWorkerKilledBetweenStagesRedoesNoStageTest {
     Map<String, Integer> out = new TreeMap<>();
     for (HistoryEvent e : stack.history(workflowId)) {
       if (e.getEventType() == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED) {
-        out.merge(e.getStartChildWorkflowExecutionInitiatedEventAttributes().getWorkflowId(), 1, Integer::sum);
+        out.merge(
+            e.getStartChildWorkflowExecutionInitiatedEventAttributes().getWorkflowId(),
+            1,
+            Integer::sum);
       }
     }
     return out;

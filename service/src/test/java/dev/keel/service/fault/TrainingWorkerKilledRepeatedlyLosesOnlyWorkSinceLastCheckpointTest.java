@@ -43,13 +43,16 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
   private static final int KILLS = 6;
   private static final long LENGTH = 360;
   private static final long CHECKPOINT_EVERY = 50;
+
   /**
-   * How long a dead worker's attempt stays undetected. Not 3 s: a heartbeat leaves the SDK at most every
-   * {@link KeelWorkerHost#HEARTBEAT_THROTTLE} (2 s), so 3 s left a child JVM 1 s of slack, and a stall
-   * that long on a loaded machine restarted a trial nobody killed.
+   * How long a dead worker's attempt stays undetected. Not 3 s: a heartbeat leaves the SDK at most
+   * every {@link KeelWorkerHost#HEARTBEAT_THROTTLE} (2 s), so 3 s left a child JVM 1 s of slack,
+   * and a stall that long on a loaded machine restarted a trial nobody killed.
    */
   private static final int HEARTBEAT_TIMEOUT_SECONDS = 10;
-  private static final String CONFIG = """
+
+  private static final String CONFIG =
+      """
       name: %s
       data: {table: fashion_mnist}
       hyperparameters: {lr: {type: categorical, vals: [0.001, 0.003]}, batch_size: 64, width: 16, dropout: 0.1, optimizer: adam}
@@ -75,17 +78,31 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
   }
 
   /** One observation of a trial's pending Train activity. */
-  record Sample(long time, long trial, int attempt, String identity, long batches, long checkpoint, double rate) {}
+  record Sample(
+      long time,
+      long trial,
+      int attempt,
+      String identity,
+      long batches,
+      long checkpoint,
+      double rate) {}
 
   /** What was last seen of the trial the dying worker was training, at the moment of the kill. */
-  record Kill(long time, int index, long trial, int attempt, long batches, long checkpoint, double rate) {}
+  record Kill(
+      long time, int index, long trial, int attempt, long batches, long checkpoint, double rate) {}
 
   @Test
-  void everyKillCostsOnlyTheBatchesSinceTheLastCheckpointAndTheResultIsBitIdentical() throws Exception {
-    ExperimentConfig config = FaultStack.config(CONFIG.formatted("killed", "grid", LENGTH, CHECKPOINT_EVERY, SEED));
-    ExperimentRunOptions options = ExperimentRunOptions.newBuilder().setHeartbeatTimeoutSeconds(HEARTBEAT_TIMEOUT_SECONDS).build();
+  void everyKillCostsOnlyTheBatchesSinceTheLastCheckpointAndTheResultIsBitIdentical()
+      throws Exception {
+    ExperimentConfig config =
+        FaultStack.config(CONFIG.formatted("killed", "grid", LENGTH, CHECKPOINT_EVERY, SEED));
+    ExperimentRunOptions options =
+        ExperimentRunOptions.newBuilder()
+            .setHeartbeatTimeoutSeconds(HEARTBEAT_TIMEOUT_SECONDS)
+            .build();
     List<ChildWorker> workers = new ArrayList<>();
-    ChildWorker worker = stack.child("trainer-0", "--roles", "TRAIN", "--slots", "1", "--train-threads", "1");
+    ChildWorker worker =
+        stack.child("trainer-0", "--roles", "TRAIN", "--slots", "1", "--train-threads", "1");
     workers.add(worker);
     String id = stack.startExperiment(config, options);
 
@@ -99,8 +116,11 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
     try {
       for (int k = 0; k < KILLS && stack.running(id); k++) {
         ChildWorker current = worker;
-        // Wait for this worker's first heartbeat, then for a seeded-random amount of progress past it.
-        FaultStack.await("worker " + current.name + " training", Duration.ofSeconds(90),
+        // Wait for this worker's first heartbeat, then for a seeded-random amount of progress past
+        // it.
+        FaultStack.await(
+            "worker " + current.name + " training",
+            Duration.ofSeconds(90),
             () -> !stack.running(id) || latestBy(samples, current).isPresent());
         if (!stack.running(id)) {
           break;
@@ -116,7 +136,9 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
           } else if (s.batches() >= first.batches() + more) {
             break;
           }
-          assertTrue(System.nanoTime() < deadline, "worker " + current.name + " made no progress: " + samples);
+          assertTrue(
+              System.nanoTime() < deadline,
+              "worker " + current.name + " made no progress: " + samples);
           Thread.sleep(50);
         }
         if (!stack.running(id)) {
@@ -124,57 +146,101 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
         }
         Sample last = latestBy(samples, current).get();
         current.kill();
-        kills.add(new Kill(System.nanoTime(), k, last.trial(), last.attempt(), last.batches(), last.checkpoint(), last.rate()));
-        worker = stack.child("trainer-" + (k + 1), "--roles", "TRAIN", "--slots", "1", "--train-threads", "1");
+        kills.add(
+            new Kill(
+                System.nanoTime(),
+                k,
+                last.trial(),
+                last.attempt(),
+                last.batches(),
+                last.checkpoint(),
+                last.rate()));
+        worker =
+            stack.child(
+                "trainer-" + (k + 1), "--roles", "TRAIN", "--slots", "1", "--train-threads", "1");
         workers.add(worker);
       }
       ExperimentResult result = stack.result(id, Duration.ofMinutes(4));
       sampler.interrupt();
 
-      assertEquals(ExperimentState.State.COMPLETED, result.getState().getState(), result.getState().toString());
+      assertEquals(
+          ExperimentState.State.COMPLETED,
+          result.getState().getState(),
+          result.getState().toString());
       for (TrialState t : result.getState().getTrialsList()) {
         assertEquals(TrialState.State.COMPLETED, t.getState(), t.toString());
         assertEquals(LENGTH, t.getCompletedLength().getBatches());
       }
-      int restarts = result.getState().getTrialsList().stream().mapToInt(TrialState::getRestarts).sum();
-      assertTrue(kills.size() >= 5, "only " + kills.size() + " kills before the experiment ended: " + kills);
-      assertEquals(kills.size(), restarts, "each kill cost exactly one restart of the trial it hit");
+      int restarts =
+          result.getState().getTrialsList().stream().mapToInt(TrialState::getRestarts).sum();
+      assertTrue(
+          kills.size() >= 5,
+          "only " + kills.size() + " kills before the experiment ended: " + kills);
+      assertEquals(
+          kills.size(), restarts, "each kill cost exactly one restart of the trial it hit");
 
       // Every kill: the next attempt of the hit trial resumed from the last heartbeated checkpoint.
       String logs = workers.stream().map(ChildWorker::logText).reduce("", String::concat);
       StringBuilder report = new StringBuilder();
       for (Kill kill : kills) {
         // Worker k+1 was started after kill k: the first resume of the trial logged from then on.
-        long resumed = workers.subList(kill.index() + 1, workers.size()).stream()
-            .flatMap(w -> resumes(w.logText()).stream())
-            .filter(r -> r[0] == kill.trial()).mapToLong(r -> r[1]).findFirst().orElse(-1);
-        assertTrue(resumed >= kill.checkpoint() && resumed > 0,
+        long resumed =
+            workers.subList(kill.index() + 1, workers.size()).stream()
+                .flatMap(w -> resumes(w.logText()).stream())
+                .filter(r -> r[0] == kill.trial())
+                .mapToLong(r -> r[1])
+                .findFirst()
+                .orElse(-1);
+        assertTrue(
+            resumed >= kill.checkpoint() && resumed > 0,
             "kill " + kill + ": the next attempt resumed from batch " + resumed + "\n" + logs);
-        assertEquals(0, resumed % CHECKPOINT_EVERY, "resumed from a periodic checkpoint: " + resumed);
+        assertEquals(
+            0, resumed % CHECKPOINT_EVERY, "resumed from a periodic checkpoint: " + resumed);
         for (Sample s : samples) {
           if (s.trial() == kill.trial() && s.time() > kill.time()) {
-            assertTrue(s.batches() >= kill.checkpoint() && s.checkpoint() >= kill.checkpoint(),
+            assertTrue(
+                s.batches() >= kill.checkpoint() && s.checkpoint() >= kill.checkpoint(),
                 "after " + kill + " progress went back to " + s);
           }
         }
-        // A heartbeat carrying a new checkpoint may sit in the SDK's throttle: 0.8 x the timeout, at most
+        // A heartbeat carrying a new checkpoint may sit in the SDK's throttle: 0.8 x the timeout,
+        // at most
         // the worker's throttle.
-        double throttle = Math.min(0.8 * HEARTBEAT_TIMEOUT_SECONDS, KeelWorkerHost.HEARTBEAT_THROTTLE.toMillis() / 1000.0);
+        double throttle =
+            Math.min(
+                0.8 * HEARTBEAT_TIMEOUT_SECONDS,
+                KeelWorkerHost.HEARTBEAT_THROTTLE.toMillis() / 1000.0);
         double hidden = kill.rate() * (throttle + 0.5);
         long lag = kill.batches() - kill.checkpoint();
-        assertTrue(lag <= CHECKPOINT_EVERY + hidden, "kill " + kill + ": " + lag + " batches since the last checkpoint");
-        report.append(String.format("kill %d: trial %d at batch >= %d, checkpoint seen %d, resumed at %d, "
-            + "lost %d..%d batches%n", kill.index(), kill.trial(), kill.batches(), kill.checkpoint(),
-            resumed, kill.batches() - resumed, Math.round(kill.batches() - resumed + hidden)));
+        assertTrue(
+            lag <= CHECKPOINT_EVERY + hidden,
+            "kill " + kill + ": " + lag + " batches since the last checkpoint");
+        report.append(
+            String.format(
+                "kill %d: trial %d at batch >= %d, checkpoint seen %d, resumed at %d, "
+                    + "lost %d..%d batches%n",
+                kill.index(),
+                kill.trial(),
+                kill.batches(),
+                kill.checkpoint(),
+                resumed,
+                kill.batches() - resumed,
+                Math.round(kill.batches() - resumed + hidden)));
       }
       System.out.print(report);
 
       // The best trial's final parameters equal an uninterrupted run's, byte for byte.
-      TrialState best = result.getState().getTrialsList().stream()
-          .filter(t -> t.getTrialId() == result.getState().getBestTrialId()).findFirst().orElseThrow();
+      TrialState best =
+          result.getState().getTrialsList().stream()
+              .filter(t -> t.getTrialId() == result.getState().getBestTrialId())
+              .findFirst()
+              .orElseThrow();
       byte[] killed = Files.readAllBytes(parameters(best.getLatestCheckpoint().getUri()));
       byte[] reference = Files.readAllBytes(parameters(uninterrupted(best)));
-      assertArrayEquals(reference, killed, "parameters of trial " + best.getTrialId() + " after " + kills.size() + " kills");
+      assertArrayEquals(
+          reference,
+          killed,
+          "parameters of trial " + best.getTrialId() + " after " + kills.size() + " kills");
     } finally {
       sampler.interrupt();
     }
@@ -189,11 +255,20 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
     KeelWorkerHost trainer = stack.inProcess(Set.of(Role.TRAIN), 1);
     try {
       double lr = best.getHparamsOrThrow("lr").getNumberValue();
-      ExperimentConfig config = FaultStack.config(CONFIG.formatted("reference", "single", LENGTH, CHECKPOINT_EVERY,
-          SEED + best.getTrialId() - 1).replace("{type: categorical, vals: [0.001, 0.003]}", Double.toString(lr)));
-      String id = stack.startExperiment(config, ExperimentRunOptions.newBuilder().setHeartbeatTimeoutSeconds(30).build());
+      ExperimentConfig config =
+          FaultStack.config(
+              CONFIG
+                  .formatted(
+                      "reference", "single", LENGTH, CHECKPOINT_EVERY, SEED + best.getTrialId() - 1)
+                  .replace("{type: categorical, vals: [0.001, 0.003]}", Double.toString(lr)));
+      String id =
+          stack.startExperiment(
+              config, ExperimentRunOptions.newBuilder().setHeartbeatTimeoutSeconds(30).build());
       ExperimentResult result = stack.result(id, Duration.ofMinutes(3));
-      assertEquals(ExperimentState.State.COMPLETED, result.getState().getState(), result.getState().toString());
+      assertEquals(
+          ExperimentState.State.COMPLETED,
+          result.getState().getState(),
+          result.getState().toString());
       assertEquals(0, result.getState().getTrials(0).getRestarts());
       return result.getState().getTrials(0).getLatestCheckpoint().getUri();
     } finally {
@@ -205,10 +280,14 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
     return Path.of(URI.create(checkpointUri)).resolve("parameters.djl");
   }
 
-  private static final Pattern RESUME = Pattern.compile(
-      "trial trial-(\\d+): attempt (\\d+) resumes from its heartbeat checkpoint \\S+ \\(batch (\\d+)\\)");
+  private static final Pattern RESUME =
+      Pattern.compile(
+          "trial trial-(\\d+): attempt (\\d+) resumes from its heartbeat checkpoint \\S+ \\(batch (\\d+)\\)");
 
-  /** (trial, batch of the heartbeat checkpoint) of each resumed attempt in one worker's log, in order. */
+  /**
+   * (trial, batch of the heartbeat checkpoint) of each resumed attempt in one worker's log, in
+   * order.
+   */
   private static List<long[]> resumes(String log) {
     List<long[]> out = new ArrayList<>();
     Matcher m = RESUME.matcher(log);
@@ -228,7 +307,9 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
     return Optional.empty();
   }
 
-  /** Records every trial's pending Train activity (attempt, worker, heartbeat details) every 100 ms. */
+  /**
+   * Records every trial's pending Train activity (attempt, worker, heartbeat details) every 100 ms.
+   */
   private static void sample(String experimentId, List<Sample> samples) {
     while (!Thread.currentThread().isInterrupted()) {
       try {
@@ -242,10 +323,18 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
           }
           for (PendingActivityInfo a : pending) {
             Optional<TrainProgress> p = FaultStack.progress(a);
-            if (a.getState() == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED && p.isPresent()
+            if (a.getState() == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+                && p.isPresent()
                 && !a.getLastWorkerIdentity().isEmpty()) {
-              samples.add(new Sample(System.nanoTime(), trial, a.getAttempt(), a.getLastWorkerIdentity(), p.get().getBatches(),
-                  p.get().getLastCheckpoint().getBatches(), p.get().getBatchesPerSecond()));
+              samples.add(
+                  new Sample(
+                      System.nanoTime(),
+                      trial,
+                      a.getAttempt(),
+                      a.getLastWorkerIdentity(),
+                      p.get().getBatches(),
+                      p.get().getLastCheckpoint().getBatches(),
+                      p.get().getBatchesPerSecond()));
             }
           }
         }

@@ -30,19 +30,20 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The CONTROL worker (experiment and trial workflows, catalog and GC activities) runs in its own JVM
- * and is killed with SIGKILL in the middle of an ASHA search; a new CONTROL worker process rebuilds
- * every workflow by replaying its history and the search goes on. Its decisions — which trials,
- * with which hyperparameters, trained how far, ending how — equal an uninterrupted run with the same
- * seed. Training is a closed formula in this JVM, so the search itself takes seconds.
+ * The CONTROL worker (experiment and trial workflows, catalog and GC activities) runs in its own
+ * JVM and is killed with SIGKILL in the middle of an ASHA search; a new CONTROL worker process
+ * rebuilds every workflow by replaying its history and the search goes on. Its decisions — which
+ * trials, with which hyperparameters, trained how far, ending how — equal an uninterrupted run with
+ * the same seed. Training is a closed formula in this JVM, so the search itself takes seconds.
  *
  * <p>With several trials in flight, ASHA's decisions depend on the order results arrive, so two
  * runs may differ even without a kill; there the proof is that the resumed experiment completes
- * with every trial accounted for, its history holds no failed workflow task, and the whole
- * history, before and after the kill, replays against today's code decision for decision.
+ * with every trial accounted for, its history holds no failed workflow task, and the whole history,
+ * before and after the kill, replays against today's code decision for decision.
  */
 class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest {
-  private static final String CONFIG = """
+  private static final String CONFIG =
+      """
       name: %s
       data: {table: fashion_mnist}
       hyperparameters:
@@ -61,7 +62,9 @@ class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest
     stack = FaultStack.start("killed-control");
     stack.ingest();
     trainers = WorkerFactory.newInstance(stack.client);
-    trainers.newWorker(TaskQueues.train("cpu")).registerActivitiesImplementations(new FormulaTrainer());
+    trainers
+        .newWorker(TaskQueues.train("cpu"))
+        .registerActivitiesImplementations(new FormulaTrainer());
     trainers.start();
   }
 
@@ -87,12 +90,26 @@ class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest
       double lr = r.getHparamsOrThrow("lr").getNumberValue();
       double width = r.getHparamsOrThrow("width").getNumberValue();
       long batches = r.getBaseBatches() + r.getTargetLength().getBatches();
-      double loss = Math.pow(Math.log10(lr) + 2.5, 2) + Math.abs(width - 20) / 40.0 + 8.0 / (batches + 1);
+      double loss =
+          Math.pow(Math.log10(lr) + 2.5, 2) + Math.abs(width - 20) / 40.0 + 8.0 / (batches + 1);
       String uuid = r.getTrialId() + "-" + batches;
       return TrainResult.newBuilder()
-          .setCheckpoint(CheckpointRef.newBuilder().setUuid(uuid).setTrialId(r.getTrialId())
-              .setExperimentId(r.getExperimentId()).setBatches(batches).setSizeBytes(1)
-              .setUri(stack.root.checkpoints() + "/" + r.getExperimentId() + "/" + r.getTrialId() + "/" + uuid + "/"))
+          .setCheckpoint(
+              CheckpointRef.newBuilder()
+                  .setUuid(uuid)
+                  .setTrialId(r.getTrialId())
+                  .setExperimentId(r.getExperimentId())
+                  .setBatches(batches)
+                  .setSizeBytes(1)
+                  .setUri(
+                      stack.root.checkpoints()
+                          + "/"
+                          + r.getExperimentId()
+                          + "/"
+                          + r.getTrialId()
+                          + "/"
+                          + uuid
+                          + "/"))
           .putValidationMetrics("validation_loss", loss)
           .setBatches(batches)
           .setAttempt(1)
@@ -105,49 +122,87 @@ class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest
     List<ChildWorker> controls = new ArrayList<>();
     controls.add(stack.child("control-0", "--roles", "CONTROL", "--dev-server"));
 
-    String reference = stack.startExperiment(FaultStack.config(CONFIG.formatted("reference", 1)), ExperimentRunOptions.getDefaultInstance());
+    String reference =
+        stack.startExperiment(
+            FaultStack.config(CONFIG.formatted("reference", 1)),
+            ExperimentRunOptions.getDefaultInstance());
     ExperimentResult uninterrupted = stack.result(reference, Duration.ofMinutes(2));
     assertEquals(ExperimentState.State.COMPLETED, uninterrupted.getState().getState());
 
-    String id = stack.startExperiment(FaultStack.config(CONFIG.formatted("killed", 1)), ExperimentRunOptions.getDefaultInstance());
+    String id =
+        stack.startExperiment(
+            FaultStack.config(CONFIG.formatted("killed", 1)),
+            ExperimentRunOptions.getDefaultInstance());
     // Mid-search: some trials done, more to come.
-    FaultStack.await("a third of the trials", Duration.ofMinutes(1),
-        () -> ExperimentLauncher.state(stack.client, id).getTrialsList().stream().filter(t -> t.getCompletedLength().getBatches() > 0).count() >= 5);
+    FaultStack.await(
+        "a third of the trials",
+        Duration.ofMinutes(1),
+        () ->
+            ExperimentLauncher.state(stack.client, id).getTrialsList().stream()
+                    .filter(t -> t.getCompletedLength().getBatches() > 0)
+                    .count()
+                >= 5);
     ExperimentState before = ExperimentLauncher.state(stack.client, id);
     controls.get(0).kill();
     controls.add(stack.child("control-1", "--roles", "CONTROL", "--dev-server"));
     ExperimentResult resumed = stack.result(id, Duration.ofMinutes(2));
 
     assertEquals(ExperimentState.State.COMPLETED, resumed.getState().getState());
-    assertTrue(before.getTrialsCount() < resumed.getState().getTrialsCount(),
-        "killed with " + before.getTrialsCount() + " trials started, ended with " + resumed.getState().getTrialsCount());
+    assertTrue(
+        before.getTrialsCount() < resumed.getState().getTrialsCount(),
+        "killed with "
+            + before.getTrialsCount()
+            + " trials started, ended with "
+            + resumed.getState().getTrialsCount());
     assertEquals(decisions(uninterrupted.getState()), decisions(resumed.getState()));
     assertEquals(uninterrupted.getState().getBestTrialId(), resumed.getState().getBestTrialId());
     assertEquals(uninterrupted.getState().getBestMetric(), resumed.getState().getBestMetric());
-    assertEquals(uninterrupted.getBestCheckpoint().getUuid(), resumed.getBestCheckpoint().getUuid());
-    assertTrue(controls.get(1).logText().contains("Keel workers [CONTROL]"), controls.get(1).logText());
-    System.out.printf("control worker killed with %d of %d trials started; decisions of %d trials identical%n",
-        before.getTrialsCount(), resumed.getState().getTrialsCount(), resumed.getState().getTrialsCount());
+    assertEquals(
+        uninterrupted.getBestCheckpoint().getUuid(), resumed.getBestCheckpoint().getUuid());
+    assertTrue(
+        controls.get(1).logText().contains("Keel workers [CONTROL]"), controls.get(1).logText());
+    System.out.printf(
+        "control worker killed with %d of %d trials started; decisions of %d trials identical%n",
+        before.getTrialsCount(),
+        resumed.getState().getTrialsCount(),
+        resumed.getState().getTrialsCount());
     controls.forEach(ChildWorker::kill);
   }
 
   @Test
   void withTrialsInFlightTheResumedSearchReplaysDecisionForDecision() throws Exception {
     ChildWorker first = stack.child("control-concurrent-0", "--roles", "CONTROL", "--dev-server");
-    String id = stack.startExperiment(FaultStack.config(CONFIG.formatted("killed-concurrent", 4)),
-        ExperimentRunOptions.getDefaultInstance());
-    FaultStack.await("a third of the trials", Duration.ofMinutes(1),
-        () -> ExperimentLauncher.state(stack.client, id).getTrialsList().stream().filter(t -> t.getCompletedLength().getBatches() > 0).count() >= 5);
+    String id =
+        stack.startExperiment(
+            FaultStack.config(CONFIG.formatted("killed-concurrent", 4)),
+            ExperimentRunOptions.getDefaultInstance());
+    FaultStack.await(
+        "a third of the trials",
+        Duration.ofMinutes(1),
+        () ->
+            ExperimentLauncher.state(stack.client, id).getTrialsList().stream()
+                    .filter(t -> t.getCompletedLength().getBatches() > 0)
+                    .count()
+                >= 5);
     ExperimentState before = ExperimentLauncher.state(stack.client, id);
-    long unfinished = before.getTrialsList().stream().filter(t -> t.getState() == TrialState.State.ACTIVE).count();
+    long unfinished =
+        before.getTrialsList().stream()
+            .filter(t -> t.getState() == TrialState.State.ACTIVE)
+            .count();
     first.kill();
     ChildWorker second = stack.child("control-concurrent-1", "--roles", "CONTROL", "--dev-server");
     try {
       ExperimentResult resumed = stack.result(id, Duration.ofMinutes(2));
       assertEquals(ExperimentState.State.COMPLETED, resumed.getState().getState());
-      assertTrue(before.getTrialsCount() < resumed.getState().getTrialsCount(),
-          "killed with " + before.getTrialsCount() + " trials started, ended with " + resumed.getState().getTrialsCount());
-      assertTrue(resumed.getState().getTrialsList().stream().allMatch(t -> t.getState() == TrialState.State.COMPLETED),
+      assertTrue(
+          before.getTrialsCount() < resumed.getState().getTrialsCount(),
+          "killed with "
+              + before.getTrialsCount()
+              + " trials started, ended with "
+              + resumed.getState().getTrialsCount());
+      assertTrue(
+          resumed.getState().getTrialsList().stream()
+              .allMatch(t -> t.getState() == TrialState.State.COMPLETED),
           resumed.getState().getTrialsList().toString());
 
       List<String> replayed = new ArrayList<>();
@@ -156,12 +211,16 @@ class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest
       for (String workflowId : workflows) {
         // every run of the experiment (continue-as-new) is one history; the trial's is one too
         WorkflowExecutionHistory history = stack.client.fetchHistory(workflowId);
-        assertTrue(history.getEvents().stream().noneMatch(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED),
+        assertTrue(
+            history.getEvents().stream()
+                .noneMatch(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED),
             workflowId + " has a failed workflow task");
-        WorkflowReplayer.replayWorkflowExecution(history, ExperimentWorkflowImpl.class, TrialWorkflowImpl.class);
+        WorkflowReplayer.replayWorkflowExecution(
+            history, ExperimentWorkflowImpl.class, TrialWorkflowImpl.class);
         replayed.add(workflowId);
       }
-      System.out.printf("control worker killed with %d trials started (%d unfinished); %d histories replay identically%n",
+      System.out.printf(
+          "control worker killed with %d trials started (%d unfinished); %d histories replay identically%n",
           before.getTrialsCount(), unfinished, replayed.size());
     } finally {
       second.kill();
@@ -172,11 +231,21 @@ class WorkflowWorkerKilledMidExperimentResumesByReplayWithIdenticalDecisionsTest
   private static String decisions(ExperimentState s) {
     TreeMap<Long, String> out = new TreeMap<>();
     for (TrialState t : s.getTrialsList()) {
-      out.put(t.getTrialId(), String.format("hparams=%s target=%d completed=%d validated=%s state=%s error=%s",
-          new TreeMap<>(t.getHparamsMap()).toString().replace('\n', ' '), t.getTargetLength().getBatches(), t.getCompletedLength().getBatches(),
-          t.getCheckpointsList().stream().map(c -> Long.toString(c.getBatches())).collect(Collectors.joining(",")),
-          t.getState(), t.getError()));
+      out.put(
+          t.getTrialId(),
+          String.format(
+              "hparams=%s target=%d completed=%d validated=%s state=%s error=%s",
+              new TreeMap<>(t.getHparamsMap()).toString().replace('\n', ' '),
+              t.getTargetLength().getBatches(),
+              t.getCompletedLength().getBatches(),
+              t.getCheckpointsList().stream()
+                  .map(c -> Long.toString(c.getBatches()))
+                  .collect(Collectors.joining(",")),
+              t.getState(),
+              t.getError()));
     }
-    return out.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue()).collect(Collectors.joining("\n"));
+    return out.entrySet().stream()
+        .map(e -> e.getKey() + ": " + e.getValue())
+        .collect(Collectors.joining("\n"));
   }
 }

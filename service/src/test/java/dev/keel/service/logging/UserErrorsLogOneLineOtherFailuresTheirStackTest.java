@@ -22,8 +22,14 @@ class UserErrorsLogOneLineOtherFailuresTheirStackTest {
     UserErrorThrowableConverter converter = new UserErrorThrowableConverter(debug);
     converter.setContext(context);
     converter.start();
-    LoggingEvent event = new LoggingEvent(UserErrorsLogOneLineOtherFailuresTheirStackTest.class.getName(), context.getLogger("test"), Level.WARN,
-        "Activity failure", t, null);
+    LoggingEvent event =
+        new LoggingEvent(
+            UserErrorsLogOneLineOtherFailuresTheirStackTest.class.getName(),
+            context.getLogger("test"),
+            Level.WARN,
+            "Activity failure",
+            t,
+            null);
     return converter.convert(event);
   }
 
@@ -33,8 +39,11 @@ class UserErrorsLogOneLineOtherFailuresTheirStackTest {
 
   @Test
   void aNonRetryableFailureDeepInTheChainIsOneLineWithItsTypeAndMessage() {
-    Throwable failure = new RuntimeException("activity task failed",
-        ApplicationFailure.newNonRetryableFailure("table tables/shoes has no version 7 (latest: 2)", "InvalidTable"));
+    Throwable failure =
+        new RuntimeException(
+            "activity task failed",
+            ApplicationFailure.newNonRetryableFailure(
+                "table tables/shoes has no version 7 (latest: 2)", "InvalidTable"));
     String out = render(failure);
     assertEquals(1, out.strip().lines().count(), out);
     assertTrue(out.contains("InvalidTable: table tables/shoes has no version 7 (latest: 2)"), out);
@@ -43,8 +52,11 @@ class UserErrorsLogOneLineOtherFailuresTheirStackTest {
 
   @Test
   void anUndecodableInputIsOneLineWithTheDecodersMessage() {
-    Throwable failure = new DataConverterException("cannot decode", new IllegalArgumentException(
-        "Cannot find field: max_trails in message keel.v1.SearcherConfig"));
+    Throwable failure =
+        new DataConverterException(
+            "cannot decode",
+            new IllegalArgumentException(
+                "Cannot find field: max_trails in message keel.v1.SearcherConfig"));
     String out = render(failure);
     assertEquals(1, out.strip().lines().count(), out);
     assertTrue(out.contains("undecodable input: Cannot find field: max_trails"), out);
@@ -67,19 +79,28 @@ class UserErrorsLogOneLineOtherFailuresTheirStackTest {
     java.io.PrintStream stderr = System.err;
     System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
     try {
-      ch.qos.logback.classic.joran.JoranConfigurator configurator = new ch.qos.logback.classic.joran.JoranConfigurator();
+      ch.qos.logback.classic.joran.JoranConfigurator configurator =
+          new ch.qos.logback.classic.joran.JoranConfigurator();
       configurator.setContext(context);
       // the main resource, not logback-test.xml: what `keel dev` and `keel worker` load
       configurator.doConfigure(UserErrorThrowableConverter.class.getResource("/logback.xml"));
-      context.getLogger("io.temporal.internal.activity.ActivityTaskExecutors").warn("Activity failure. ActivityId=1",
-          new RuntimeException(ApplicationFailure.newNonRetryableFailure("no such table", "InvalidTable")));
+      context
+          .getLogger("io.temporal.internal.activity.ActivityTaskExecutors")
+          .warn(
+              "Activity failure. ActivityId=1",
+              new RuntimeException(
+                  ApplicationFailure.newNonRetryableFailure("no such table", "InvalidTable")));
       context.getLogger("dev.keel.x").warn("unexpected", new IllegalStateException("bug"));
     } finally {
       context.stop();
       System.setErr(stderr);
     }
     List<String> lines = err.toString(java.nio.charset.StandardCharsets.UTF_8).lines().toList();
-    assertTrue(lines.get(0).endsWith("WARN  i.t.i.a.ActivityTaskExecutors - Activity failure. ActivityId=1"), lines.toString());
+    assertTrue(
+        lines
+            .get(0)
+            .endsWith("WARN  i.t.i.a.ActivityTaskExecutors - Activity failure. ActivityId=1"),
+        lines.toString());
     assertEquals("    InvalidTable: no such table (stack trace with KEEL_DEBUG=1)", lines.get(1));
     assertTrue(lines.get(2).endsWith("WARN  dev.keel.x - unexpected"), lines.toString());
     assertEquals("java.lang.IllegalStateException: bug", lines.get(3));
@@ -88,7 +109,8 @@ class UserErrorsLogOneLineOtherFailuresTheirStackTest {
 
   @Test
   void keelDebugPrintsTheTraceOfUserErrorsToo() {
-    String out = render(ApplicationFailure.newNonRetryableFailure("bad lr", "InvalidHyperparameter"), true);
+    String out =
+        render(ApplicationFailure.newNonRetryableFailure("bad lr", "InvalidHyperparameter"), true);
     assertTrue(out.lines().count() > 3, out);
     assertTrue(out.contains("bad lr"), out);
   }

@@ -31,8 +31,8 @@ import org.slf4j.MDC;
 /**
  * A line an activity logs for a trial carries the trial's experiment and trial ids (and Temporal's
  * WorkflowId) in the logging context, the text format shows them in brackets, and {@code
- * KEEL_LOG_FORMAT=json}'s configuration writes them as JSON fields; the ids are gone once the activity
- * returns.
+ * KEEL_LOG_FORMAT=json}'s configuration writes them as JSON fields; the ids are gone once the
+ * activity returns.
  */
 class WorkerLogLinesCarryTheRunsIdsTest {
   @ActivityInterface
@@ -50,8 +50,12 @@ class WorkerLogLinesCarryTheRunsIdsTest {
   public static class TrialImpl implements Trial {
     @Override
     public void run() {
-      Workflow.newActivityStub(Say.class, io.temporal.activity.ActivityOptions.newBuilder()
-          .setStartToCloseTimeout(Duration.ofSeconds(10)).build()).say("step done");
+      Workflow.newActivityStub(
+              Say.class,
+              io.temporal.activity.ActivityOptions.newBuilder()
+                  .setStartToCloseTimeout(Duration.ofSeconds(10))
+                  .build())
+          .say("step done");
     }
   }
 
@@ -62,17 +66,27 @@ class WorkerLogLinesCarryTheRunsIdsTest {
     events.start();
     logger.addAppender(events);
     logger.setLevel(ch.qos.logback.classic.Level.INFO);
-    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(
-        io.temporal.testing.TestEnvironmentOptions.newBuilder()
-            .setWorkerFactoryOptions(WorkerFactoryOptions.newBuilder().setWorkerInterceptors(new LogContext()).build())
-            .build())) {
+    try (TestWorkflowEnvironment env =
+        TestWorkflowEnvironment.newInstance(
+            io.temporal.testing.TestEnvironmentOptions.newBuilder()
+                .setWorkerFactoryOptions(
+                    WorkerFactoryOptions.newBuilder()
+                        .setWorkerInterceptors(new LogContext())
+                        .build())
+                .build())) {
       Worker worker = env.newWorker("q");
       worker.registerWorkflowImplementationTypes(TrialImpl.class);
       worker.registerActivitiesImplementations((Say) text -> logger.info(text));
       env.start();
       WorkflowClient client = env.getWorkflowClient();
-      client.newWorkflowStub(Trial.class, WorkflowOptions.newBuilder().setTaskQueue("q")
-          .setWorkflowId("experiment-mnist-20261125/trial-3").build()).run();
+      client
+          .newWorkflowStub(
+              Trial.class,
+              WorkflowOptions.newBuilder()
+                  .setTaskQueue("q")
+                  .setWorkflowId("experiment-mnist-20261125/trial-3")
+                  .build())
+          .run();
     } finally {
       logger.detachAppender(events);
     }
@@ -87,9 +101,14 @@ class WorkerLogLinesCarryTheRunsIdsTest {
 
   @Test
   void idsOfEachKindOfRun() {
-    assertEquals(Map.of(LogContext.EXPERIMENT_ID, "experiment-a-1"), LogContext.ids("Experiment", "experiment-a-1"));
-    assertEquals(Map.of(LogContext.PIPELINE_ID, "pipeline-x"), LogContext.ids("Pipeline", "pipeline-x"));
-    assertEquals(Map.of(LogContext.PIPELINE_ID, "pipeline-x"), LogContext.ids("Inference", "pipeline-x/inference"));
+    assertEquals(
+        Map.of(LogContext.EXPERIMENT_ID, "experiment-a-1"),
+        LogContext.ids("Experiment", "experiment-a-1"));
+    assertEquals(
+        Map.of(LogContext.PIPELINE_ID, "pipeline-x"), LogContext.ids("Pipeline", "pipeline-x"));
+    assertEquals(
+        Map.of(LogContext.PIPELINE_ID, "pipeline-x"),
+        LogContext.ids("Inference", "pipeline-x/inference"));
     assertEquals(Map.of(), LogContext.ids("Inference", "scoring-run"));
   }
 
@@ -101,7 +120,9 @@ class WorkerLogLinesCarryTheRunsIdsTest {
     try {
       String text = logOnce("logback.xml");
       assertTrue(text.contains(" - [experiment_id=e-1 trial_id=2] validated\n"), text);
-      JsonNode json = new ObjectMapper().readTree(logOnce("keel/logback-json.xml").lines().findFirst().orElseThrow());
+      JsonNode json =
+          new ObjectMapper()
+              .readTree(logOnce("keel/logback-json.xml").lines().findFirst().orElseThrow());
       assertEquals("validated", json.get("message").asText(), json.toString());
       assertEquals("2", json.get("mdc").get("trial_id").asText(), json.toString());
       assertEquals("e-1", json.get("mdc").get("experiment_id").asText(), json.toString());
@@ -112,7 +133,9 @@ class WorkerLogLinesCarryTheRunsIdsTest {
     assertTrue(plain.contains(" - validated\n"), "no empty brackets without ids: " + plain);
   }
 
-  /** What one WARN line "validated" looks like on stderr under the configuration {@code resource}. */
+  /**
+   * What one WARN line "validated" looks like on stderr under the configuration {@code resource}.
+   */
   private static String logOnce(String resource) throws Exception {
     PrintStream err = System.err;
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
@@ -122,8 +145,11 @@ class WorkerLogLinesCarryTheRunsIdsTest {
     try {
       JoranConfigurator configurator = new JoranConfigurator();
       configurator.setContext(context);
-      configurator.doConfigure(WorkerLogLinesCarryTheRunsIdsTest.class.getClassLoader().getResource(resource));
-      context.getMDCAdapter().setContextMap(MDC.getCopyOfContextMap() == null ? Map.of() : MDC.getCopyOfContextMap());
+      configurator.doConfigure(
+          WorkerLogLinesCarryTheRunsIdsTest.class.getClassLoader().getResource(resource));
+      context
+          .getMDCAdapter()
+          .setContextMap(MDC.getCopyOfContextMap() == null ? Map.of() : MDC.getCopyOfContextMap());
       context.getLogger("dev.keel.test").warn("validated");
     } finally {
       context.stop();
@@ -131,5 +157,4 @@ class WorkerLogLinesCarryTheRunsIdsTest {
     }
     return buf.toString(StandardCharsets.UTF_8);
   }
-
 }

@@ -45,10 +45,15 @@ class ApiOffLoopbackRequiresItsBearerTokenTest {
 
   @Test
   void everyInterfaceWithoutATokenIsRefusedNamingTheVariable() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ApiServer.start("0.0.0.0", 0, client, root, ApiToken.none()));
-    assertTrue(e.getMessage().contains("0.0.0.0") && e.getMessage().contains(ApiToken.ENV), e.getMessage());
-    IllegalArgumentException shortToken = assertThrows(IllegalArgumentException.class, () -> ApiToken.of("secret"));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> ApiServer.start("0.0.0.0", 0, client, root, ApiToken.none()));
+    assertTrue(
+        e.getMessage().contains("0.0.0.0") && e.getMessage().contains(ApiToken.ENV),
+        e.getMessage());
+    IllegalArgumentException shortToken =
+        assertThrows(IllegalArgumentException.class, () -> ApiToken.of("secret"));
     assertTrue(shortToken.getMessage().contains("at least 16"), shortToken.getMessage());
   }
 
@@ -59,16 +64,20 @@ class ApiOffLoopbackRequiresItsBearerTokenTest {
       HttpResponse<String> none = get(base + "/api/v1/models", Optional.empty());
       assertEquals(401, none.statusCode(), none.body());
       assertTrue(none.body().contains("Authorization: Bearer"), none.body());
-      assertEquals("Bearer realm=\"keel\"", none.headers().firstValue("WWW-Authenticate").orElse(""));
+      assertEquals(
+          "Bearer realm=\"keel\"", none.headers().firstValue("WWW-Authenticate").orElse(""));
 
-      HttpResponse<String> wrong = get(base + "/api/v1/models", Optional.of("Bearer " + TOKEN.replace('0', '1')));
+      HttpResponse<String> wrong =
+          get(base + "/api/v1/models", Optional.of("Bearer " + TOKEN.replace('0', '1')));
       assertEquals(401, wrong.statusCode(), wrong.body());
       assertFalse(wrong.body().contains(TOKEN), "the answer never echoes the token");
-      assertEquals(401, get(base + "/metrics", Optional.of(TOKEN)).statusCode(), "the scheme is required");
+      assertEquals(
+          401, get(base + "/metrics", Optional.of(TOKEN)).statusCode(), "the scheme is required");
 
       assertEquals(200, get(base + "/api/v1/models", Optional.of("Bearer " + TOKEN)).statusCode());
       assertEquals(200, get(base + "/metrics", Optional.of("bearer " + TOKEN)).statusCode());
-      assertEquals(200, get(base + "/health", Optional.empty()).statusCode(), "probes need no token");
+      assertEquals(
+          200, get(base + "/health", Optional.empty()).statusCode(), "probes need no token");
       assertEquals(200, get(base + "/health/readiness", Optional.empty()).statusCode());
     }
   }
@@ -80,7 +89,8 @@ class ApiOffLoopbackRequiresItsBearerTokenTest {
     }
   }
 
-  private static HttpResponse<String> get(String url, Optional<String> authorization) throws Exception {
+  private static HttpResponse<String> get(String url, Optional<String> authorization)
+      throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url));
     authorization.ifPresent(a -> b.header("Authorization", a));
     return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());

@@ -50,26 +50,53 @@ class ApiOverTlsAnswersOnlyClientsThatTrustItsCertificateTest {
 
   @Test
   void aClientTrustingTheCertificateIsServedAndOthersAreRefusedByTheHandshake() throws Exception {
-    try (ApiServer api = ApiServer.start("127.0.0.1", 0, stack.client(), stack.root(), ApiToken.of(TOKEN),
-        TlsOptions.pem(ec.certificate(), ec.key()))) {
+    try (ApiServer api =
+        ApiServer.start(
+            "127.0.0.1",
+            0,
+            stack.client(),
+            stack.root(),
+            ApiToken.of(TOKEN),
+            TlsOptions.pem(ec.certificate(), ec.key()))) {
       assertEquals("https://127.0.0.1:" + api.port(), api.url());
       URI models = URI.create(api.url() + "/api/v1/models");
 
       HttpClient trusting = HttpClient.newBuilder().sslContext(ec.trustingIt()).build();
-      HttpResponse<String> ok = trusting.send(HttpRequest.newBuilder(models).header("Authorization", "Bearer " + TOKEN)
-          .build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> ok =
+          trusting.send(
+              HttpRequest.newBuilder(models).header("Authorization", "Bearer " + TOKEN).build(),
+              HttpResponse.BodyHandlers.ofString());
       assertEquals(200, ok.statusCode(), ok.body());
-      assertEquals(401, trusting.send(HttpRequest.newBuilder(models).build(), HttpResponse.BodyHandlers.ofString())
-          .statusCode(), "TLS does not replace the token");
+      assertEquals(
+          401,
+          trusting
+              .send(HttpRequest.newBuilder(models).build(), HttpResponse.BodyHandlers.ofString())
+              .statusCode(),
+          "TLS does not replace the token");
 
-      HttpClient usual = HttpClient.newHttpClient(); // the JDK's CAs, which never signed this certificate
-      IOException refused = assertThrows(IOException.class, () -> usual.send(HttpRequest.newBuilder(models)
-          .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString()));
+      HttpClient usual =
+          HttpClient.newHttpClient(); // the JDK's CAs, which never signed this certificate
+      IOException refused =
+          assertThrows(
+              IOException.class,
+              () ->
+                  usual.send(
+                      HttpRequest.newBuilder(models)
+                          .header("Authorization", "Bearer " + TOKEN)
+                          .build(),
+                      HttpResponse.BodyHandlers.ofString()));
       assertTrue(causedBy(refused, SSLHandshakeException.class), refused.toString());
 
-      String reply = plainHttp(api.port(), "GET /api/v1/models HTTP/1.1\r\nHost: 127.0.0.1:" + api.port()
-          + "\r\nAuthorization: Bearer " + TOKEN + "\r\nConnection: close\r\n\r\n");
-      assertFalse(reply.startsWith("HTTP/"), "plain HTTP gets no HTTP answer, let alone data: " + reply);
+      String reply =
+          plainHttp(
+              api.port(),
+              "GET /api/v1/models HTTP/1.1\r\nHost: 127.0.0.1:"
+                  + api.port()
+                  + "\r\nAuthorization: Bearer "
+                  + TOKEN
+                  + "\r\nConnection: close\r\n\r\n");
+      assertFalse(
+          reply.startsWith("HTTP/"), "plain HTTP gets no HTTP answer, let alone data: " + reply);
     }
   }
 
@@ -78,10 +105,21 @@ class ApiOverTlsAnswersOnlyClientsThatTrustItsCertificateTest {
     TestCertificate rsa = TestCertificate.create(dir, "rsa", "RSA");
     Path pkcs1 = rsa.writePkcs1Key(dir.resolve("rsa-pkcs1-key.pem"));
     assertTrue(Files.readString(pkcs1).startsWith("-----BEGIN RSA PRIVATE KEY-----"));
-    try (ApiServer api = ApiServer.start("127.0.0.1", 0, stack.client(), stack.root(), ApiToken.of(TOKEN),
-        TlsOptions.pem(rsa.certificate(), pkcs1))) {
-      HttpResponse<String> health = HttpClient.newBuilder().sslContext(rsa.trustingIt()).build()
-          .send(HttpRequest.newBuilder(URI.create(api.url() + "/health")).build(), HttpResponse.BodyHandlers.ofString());
+    try (ApiServer api =
+        ApiServer.start(
+            "127.0.0.1",
+            0,
+            stack.client(),
+            stack.root(),
+            ApiToken.of(TOKEN),
+            TlsOptions.pem(rsa.certificate(), pkcs1))) {
+      HttpResponse<String> health =
+          HttpClient.newBuilder()
+              .sslContext(rsa.trustingIt())
+              .build()
+              .send(
+                  HttpRequest.newBuilder(URI.create(api.url() + "/health")).build(),
+                  HttpResponse.BodyHandlers.ofString());
       assertEquals(200, health.statusCode(), health.body());
     }
   }
@@ -90,31 +128,45 @@ class ApiOverTlsAnswersOnlyClientsThatTrustItsCertificateTest {
   void unusablePemFilesAreRefusedInOneLineNamingTheFile() throws Exception {
     TestCertificate other = TestCertificate.create(dir, "other", "EC");
     String mismatch = refusal(ec.certificate(), other.key());
-    assertTrue(mismatch.contains("--tls-key " + other.key()) && mismatch.contains("not the private key"), mismatch);
+    assertTrue(
+        mismatch.contains("--tls-key " + other.key()) && mismatch.contains("not the private key"),
+        mismatch);
 
     String keyAsCertificate = refusal(ec.key(), ec.key());
-    assertTrue(keyAsCertificate.contains("--tls-cert " + ec.key()) && keyAsCertificate.contains("BEGIN CERTIFICATE"),
+    assertTrue(
+        keyAsCertificate.contains("--tls-cert " + ec.key())
+            && keyAsCertificate.contains("BEGIN CERTIFICATE"),
         keyAsCertificate);
 
     String missing = refusal(dir.resolve("nowhere.pem"), ec.key());
     assertTrue(missing.contains("nowhere.pem: no such file"), missing);
 
-    Path encrypted = Files.writeString(dir.resolve("encrypted-key.pem"),
-        Files.readString(ec.key()).replace("PRIVATE KEY", "ENCRYPTED PRIVATE KEY"));
+    Path encrypted =
+        Files.writeString(
+            dir.resolve("encrypted-key.pem"),
+            Files.readString(ec.key()).replace("PRIVATE KEY", "ENCRYPTED PRIVATE KEY"));
     String isEncrypted = refusal(ec.certificate(), encrypted);
     assertTrue(isEncrypted.contains("encrypted"), isEncrypted);
 
     TestCertificate expired = TestCertificate.expired(dir, "expired");
     String isExpired = refusal(expired.certificate(), expired.key());
-    assertTrue(isExpired.contains("--tls-cert " + expired.certificate()) && isExpired.contains("expired on"), isExpired);
+    assertTrue(
+        isExpired.contains("--tls-cert " + expired.certificate())
+            && isExpired.contains("expired on"),
+        isExpired);
 
-    Path notAKey = Files.writeString(dir.resolve("garbage-key.pem"), "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n");
+    Path notAKey =
+        Files.writeString(
+            dir.resolve("garbage-key.pem"),
+            "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n");
     String garbage = refusal(ec.certificate(), notAKey);
     assertTrue(garbage.contains("--tls-key " + notAKey) && garbage.contains("EC"), garbage);
   }
 
   private static String refusal(Path certificate, Path key) {
-    String message = assertThrows(IllegalArgumentException.class, () -> TlsOptions.pem(certificate, key)).getMessage();
+    String message =
+        assertThrows(IllegalArgumentException.class, () -> TlsOptions.pem(certificate, key))
+            .getMessage();
     assertFalse(message.contains("\n"), message);
     return message;
   }

@@ -10,7 +10,6 @@ import dev.keel.activities.TaskQueues;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.service.dev.LoopbackTemporalServer;
-import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.WorkerHostOptions;
 import dev.keel.storage.StorageRoot;
@@ -34,18 +33,21 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(S3ProxyExtension.class)
 class PipelineOnUnusableS3StorageFailsFastTest {
-  private static final String ROOT = "s3://keel-missing-bucket-" + UUID.randomUUID().toString().substring(0, 8) + "/keel";
+  private static final String ROOT =
+      "s3://keel-missing-bucket-" + UUID.randomUUID().toString().substring(0, 8) + "/keel";
   private static LoopbackTemporalServer server;
   private static KeelWorkerHost workers;
 
   @BeforeAll
   static void startStack() {
     server = LoopbackTemporalServer.start(0);
-    workers = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
-        .setTemporalAddress(server.address())
-        .setStorageRoot(StorageRoot.of(ROOT))
-        .optDevServer(true)
-        .build());
+    workers =
+        KeelWorkerHost.start(
+            WorkerHostOptions.newBuilder()
+                .setTemporalAddress(server.address())
+                .setStorageRoot(StorageRoot.of(ROOT))
+                .optDevServer(true)
+                .build());
   }
 
   @AfterAll
@@ -56,32 +58,50 @@ class PipelineOnUnusableS3StorageFailsFastTest {
 
   @Test
   void missingBucketFailsTheEtlStageOnceWithOneLine() throws Exception {
-    PipelineRequest.Builder request = DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA), 10).toBuilder();
+    PipelineRequest.Builder request =
+        DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA), 10).toBuilder();
     String id = "s3-unusable-" + UUID.randomUUID();
-    PipelineWorkflow pipeline = workers.client().newWorkflowStub(PipelineWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build());
+    PipelineWorkflow pipeline =
+        workers
+            .client()
+            .newWorkflowStub(
+                PipelineWorkflow.class,
+                WorkflowOptions.newBuilder()
+                    .setTaskQueue(TaskQueues.CONTROL)
+                    .setWorkflowId(id)
+                    .build());
     long t0 = System.nanoTime();
-    WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> pipeline.run(request.build()));
+    WorkflowFailedException e =
+        assertThrows(WorkflowFailedException.class, () -> pipeline.run(request.build()));
     assertTrue(System.nanoTime() - t0 < 30_000_000_000L, "failed fast");
 
     ActivityFailure activity = (ActivityFailure) e.getCause();
     ApplicationFailure cause = (ApplicationFailure) activity.getCause();
     assertEquals(FailureTypes.STORAGE_UNUSABLE, cause.getType());
     assertTrue(cause.isNonRetryable());
-    assertEquals("storage " + ROOT + "/tables/fashion_mnist: the bucket does not exist", cause.getOriginalMessage());
+    assertEquals(
+        "storage " + ROOT + "/tables/fashion_mnist: the bucket does not exist",
+        cause.getOriginalMessage());
     assertFalse(cause.getOriginalMessage().contains("\n"));
 
-    long attempts = workers.client().fetchHistory(id).getEvents().stream()
-        .filter(ev -> ev.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED).count();
+    long attempts =
+        workers.client().fetchHistory(id).getEvents().stream()
+            .filter(ev -> ev.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED)
+            .count();
     assertEquals(1, attempts, "a non-retryable failure is not retried");
     PipelineProgress progress = pipeline.progress();
-    assertEquals("storage " + ROOT + "/tables/fashion_mnist: the bucket does not exist", progress.getError());
+    assertEquals(
+        "storage " + ROOT + "/tables/fashion_mnist: the bucket does not exist",
+        progress.getError());
     assertEquals(FailureTypes.STORAGE_UNUSABLE, progress.getErrorType());
     assertEquals("etl", progress.getFailedStage());
     // keel status: the message as written (no Java toString, no JSON escapes), its type and stage
     String status = PipelineStatusText.render(id, progress);
     assertTrue(status.startsWith("pipeline " + id + ": failed in stage etl\n"), status);
-    assertTrue(status.contains("  error:      storage " + ROOT + "/tables/fashion_mnist: the bucket does not exist\n"), status);
+    assertTrue(
+        status.contains(
+            "  error:      storage " + ROOT + "/tables/fashion_mnist: the bucket does not exist\n"),
+        status);
     assertTrue(status.contains("  type:       " + FailureTypes.STORAGE_UNUSABLE + "\n"), status);
   }
 }

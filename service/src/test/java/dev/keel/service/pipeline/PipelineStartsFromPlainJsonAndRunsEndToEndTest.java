@@ -4,12 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
-import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.delta.standalone.DeltaLog;
@@ -21,14 +22,12 @@ import io.temporal.api.common.v1.Payloads;
 import io.temporal.api.common.v1.WorkflowType;
 import io.temporal.api.taskqueue.v1.TaskQueue;
 import io.temporal.api.workflowservice.v1.StartWorkflowExecutionRequest;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
-import java.time.Instant;
-import java.util.Optional;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.HashSet;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -38,10 +37,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The pipeline started the way the Temporal CLI starts it — a raw gRPC StartWorkflowExecution with a
- * json/plain payload, no typed stub — runs ETL, training and inference on the real Fashion-MNIST
- * files through a loopback Temporal server, and leaves tables an independent Delta reader can read; the
- * pipeline list then shows the run with its stage, data, test accuracy and close time.
+ * The pipeline started the way the Temporal CLI starts it — a raw gRPC StartWorkflowExecution with
+ * a json/plain payload, no typed stub — runs ETL, training and inference on the real Fashion-MNIST
+ * files through a loopback Temporal server, and leaves tables an independent Delta reader can read;
+ * the pipeline list then shows the run with its stage, data, test accuracy and close time.
  */
 class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
   private static final long BATCHES = 120;
@@ -57,21 +56,33 @@ class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
     stack = InProcessStack.start("e2e");
     workers = stack.workers;
     storage = stack.storage;
-    PipelineRequest.Builder request = DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA), BATCHES).toBuilder();
+    PipelineRequest.Builder request =
+        DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA), BATCHES).toBuilder();
     String json = JsonFormat.printer().print(request);
 
     id = "e2e-" + UUID.randomUUID();
-    workers.stubs().blockingStub().startWorkflowExecution(StartWorkflowExecutionRequest.newBuilder()
-        .setNamespace("default")
-        .setWorkflowId(id)
-        .setRequestId(UUID.randomUUID().toString())
-        .setWorkflowType(WorkflowType.newBuilder().setName(PipelineWorkflow.TYPE))
-        .setTaskQueue(TaskQueue.newBuilder().setName(TaskQueues.CONTROL))
-        .setInput(Payloads.newBuilder().addPayloads(Payload.newBuilder()
-            .putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
-            .setData(ByteString.copyFromUtf8(json))))
-        .build());
-    result = workers.client().newUntypedWorkflowStub(id).getResult(10, TimeUnit.MINUTES, PipelineResult.class);
+    workers
+        .stubs()
+        .blockingStub()
+        .startWorkflowExecution(
+            StartWorkflowExecutionRequest.newBuilder()
+                .setNamespace("default")
+                .setWorkflowId(id)
+                .setRequestId(UUID.randomUUID().toString())
+                .setWorkflowType(WorkflowType.newBuilder().setName(PipelineWorkflow.TYPE))
+                .setTaskQueue(TaskQueue.newBuilder().setName(TaskQueues.CONTROL))
+                .setInput(
+                    Payloads.newBuilder()
+                        .addPayloads(
+                            Payload.newBuilder()
+                                .putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
+                                .setData(ByteString.copyFromUtf8(json))))
+                .build());
+    result =
+        workers
+            .client()
+            .newUntypedWorkflowStub(id)
+            .getResult(10, TimeUnit.MINUTES, PipelineResult.class);
   }
 
   @AfterAll
@@ -85,15 +96,20 @@ class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
     assertEquals(BATCHES, result.getCheckpoint().getBatches());
     assertEquals(10_000, result.getInference().getRows());
     // 120 Adam steps of a small CNN land well above chance (0.1) on Fashion-MNIST.
-    assertTrue(result.getInference().getAccuracy() > 0.6, "accuracy " + result.getInference().getAccuracy());
+    assertTrue(
+        result.getInference().getAccuracy() > 0.6,
+        "accuracy " + result.getInference().getAccuracy());
     assertEquals(result.getCheckpoint().getUuid(), result.getInference().getCheckpointUuid());
     assertTrue(Files.isDirectory(Path.of(URI.create(result.getCheckpoint().getUri()))));
 
-    Snapshot data = DeltaLog.forTable(new Configuration(), result.getIngest().getTable().getUri()).snapshot();
+    Snapshot data =
+        DeltaLog.forTable(new Configuration(), result.getIngest().getTable().getUri()).snapshot();
     assertEquals(result.getIngest().getTable().getVersion(), data.getVersion());
     assertEquals(70_000, count(data));
 
-    Snapshot predictions = DeltaLog.forTable(new Configuration(), result.getInference().getPredictions().getUri()).snapshot();
+    Snapshot predictions =
+        DeltaLog.forTable(new Configuration(), result.getInference().getPredictions().getUri())
+            .snapshot();
     assertEquals(10_000, count(predictions));
     Set<String> checkpointIds = new HashSet<>();
     Set<Long> sourceVersions = new HashSet<>();
@@ -111,13 +127,16 @@ class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
   }
 
   /**
-   * On the Java test server (whose lists carry no search attributes or close times) the pipeline list still
-   * shows the run's last stage, data table, test accuracy and close time, as the dashboard's Pipelines page
-   * and {@code keel pipeline list} show them.
+   * On the Java test server (whose lists carry no search attributes or close times) the pipeline
+   * list still shows the run's last stage, data table, test accuracy and close time, as the
+   * dashboard's Pipelines page and {@code keel pipeline list} show them.
    */
   @Test
   void pipelineListShowsTheRunsStageDataTestAccuracyAndCloseTime() throws Exception {
-    JsonNode list = new ObjectMapper().readTree(PipelineList.json(PipelineList.page(workers.client(), Optional.empty(), 0, 50)));
+    JsonNode list =
+        new ObjectMapper()
+            .readTree(
+                PipelineList.json(PipelineList.page(workers.client(), Optional.empty(), 0, 50)));
     JsonNode row = null;
     for (JsonNode p : list.get("pipelines")) {
       if (p.get("pipeline_id").asText().equals(id)) {
@@ -127,8 +146,13 @@ class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
     assertNotNull(row, list.toString());
     assertEquals("completed", row.path("status").asText(), row.toString());
     assertEquals("done", row.path("stage").asText(), row.toString());
-    assertEquals(result.getIngest().getTable().getUri(), row.path("data_table").asText(), row.toString());
-    assertEquals(result.getInference().getAccuracy(), row.path("test_accuracy").asDouble(), 1e-9, row.toString());
+    assertEquals(
+        result.getIngest().getTable().getUri(), row.path("data_table").asText(), row.toString());
+    assertEquals(
+        result.getInference().getAccuracy(),
+        row.path("test_accuracy").asDouble(),
+        1e-9,
+        row.toString());
     Instant started = Instant.parse(row.path("started").asText());
     Instant closed = Instant.parse(row.path("closed").asText(""));
     assertTrue(closed.isAfter(started), row.toString());

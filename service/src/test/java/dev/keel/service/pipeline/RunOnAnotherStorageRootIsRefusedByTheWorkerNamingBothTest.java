@@ -28,9 +28,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A run started for one storage root and picked up by a worker that serves another fails at its first
- * activity, without retries, naming both roots; nothing is written under either. The root travels in
- * the header of every workflow and activity of the run, so the same holds for the pipeline's children.
+ * A run started for one storage root and picked up by a worker that serves another fails at its
+ * first activity, without retries, naming both roots; nothing is written under either. The root
+ * travels in the header of every workflow and activity of the run, so the same holds for the
+ * pipeline's children.
  */
 class RunOnAnotherStorageRootIsRefusedByTheWorkerNamingBothTest {
   private static LoopbackTemporalServer server;
@@ -43,11 +44,13 @@ class RunOnAnotherStorageRootIsRefusedByTheWorkerNamingBothTest {
     served = TestDirs.create("served-root");
     other = TestDirs.create("other-root");
     server = LoopbackTemporalServer.start(0);
-    workers = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
-        .setTemporalAddress(server.address())
-        .setStorageRoot(StorageRoot.of(served.toString()))
-        .optDevServer(true)
-        .build());
+    workers =
+        KeelWorkerHost.start(
+            WorkerHostOptions.newBuilder()
+                .setTemporalAddress(server.address())
+                .setStorageRoot(StorageRoot.of(served.toString()))
+                .optDevServer(true)
+                .build());
   }
 
   @AfterAll
@@ -62,21 +65,36 @@ class RunOnAnotherStorageRootIsRefusedByTheWorkerNamingBothTest {
     StorageRoot runRoot = StorageRoot.of(other.toString());
     WorkflowClient client = KeelWorkerHost.client(workers.stubs(), "default", runRoot);
     String id = "other-root-" + UUID.randomUUID();
-    PipelineWorkflow pipeline = client.newWorkflowStub(PipelineWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build());
+    PipelineWorkflow pipeline =
+        client.newWorkflowStub(
+            PipelineWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setTaskQueue(TaskQueues.CONTROL)
+                .setWorkflowId(id)
+                .build());
 
-    WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> pipeline.run(request));
+    WorkflowFailedException e =
+        assertThrows(WorkflowFailedException.class, () -> pipeline.run(request));
     ApplicationFailure cause = (ApplicationFailure) ((ActivityFailure) e.getCause()).getCause();
     assertEquals(FailureTypes.STORAGE_ROOT_MISMATCH, cause.getType());
     assertTrue(cause.isNonRetryable());
     String message = cause.getOriginalMessage();
-    assertTrue(message.startsWith("activity Ingest of " + id + " belongs to storage root " + runRoot
-        + ", but the worker that picked it up serves " + StorageRoot.of(served.toString())), message);
+    assertTrue(
+        message.startsWith(
+            "activity Ingest of "
+                + id
+                + " belongs to storage root "
+                + runRoot
+                + ", but the worker that picked it up serves "
+                + StorageRoot.of(served.toString())),
+        message);
     assertTrue(message.contains("--storage " + runRoot), message);
     assertFalse(message.contains("\n"));
 
-    long attempts = client.fetchHistory(id).getEvents().stream()
-        .filter(ev -> ev.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED).count();
+    long attempts =
+        client.fetchHistory(id).getEvents().stream()
+            .filter(ev -> ev.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED)
+            .count();
     assertEquals(1, attempts, "refused once, not retried");
     assertFalse(Files.exists(served.resolve("tables")), "nothing written under the worker's root");
     assertFalse(Files.exists(other.resolve("tables")), "nor under the run's");
@@ -84,19 +102,31 @@ class RunOnAnotherStorageRootIsRefusedByTheWorkerNamingBothTest {
 
   @Test
   void aRunOnTheWorkersOwnRootPassesTheCheck() throws Exception {
-    // the same worker, a client naming its root: the first activity runs (and the ETL writes the table)
-    PipelineRequest request = DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA), 10).toBuilder()
-        .setTargetTable("same_root").build();
-    WorkflowClient client = KeelWorkerHost.client(workers.stubs(), "default", StorageRoot.of(served.toString() + "/"));
+    // the same worker, a client naming its root: the first activity runs (and the ETL writes the
+    // table)
+    PipelineRequest request =
+        DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA), 10).toBuilder()
+            .setTargetTable("same_root")
+            .build();
+    WorkflowClient client =
+        KeelWorkerHost.client(workers.stubs(), "default", StorageRoot.of(served.toString() + "/"));
     String id = "same-root-" + UUID.randomUUID();
-    PipelineWorkflow pipeline = client.newWorkflowStub(PipelineWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build());
+    PipelineWorkflow pipeline =
+        client.newWorkflowStub(
+            PipelineWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setTaskQueue(TaskQueues.CONTROL)
+                .setWorkflowId(id)
+                .build());
     WorkflowClient.start(pipeline::run, request);
     long deadline = System.nanoTime() + 120_000_000_000L;
-    while (!Files.exists(served.resolve("tables/same_root/_delta_log")) && System.nanoTime() < deadline) {
+    while (!Files.exists(served.resolve("tables/same_root/_delta_log"))
+        && System.nanoTime() < deadline) {
       Thread.sleep(200);
     }
-    assertTrue(Files.exists(served.resolve("tables/same_root/_delta_log")), "the ETL ran on the worker's root");
+    assertTrue(
+        Files.exists(served.resolve("tables/same_root/_delta_log")),
+        "the ETL ran on the worker's root");
     client.newUntypedWorkflowStub(id).terminate("test done");
   }
 }

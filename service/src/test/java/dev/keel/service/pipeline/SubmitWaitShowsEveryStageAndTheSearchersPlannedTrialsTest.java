@@ -20,12 +20,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code keel submit --wait} follows a real pipeline (a CSV through ETL, a 3-trial random search trained one
- * trial at a time, registration, scoring, champion/challenger) on a {@code keel dev}-like stack: the search's
- * progress counts trials of the 3 its searcher plans (not of those created so far), every stage's line is
- * printed however quickly it passed (the promote stage takes a moment when there is no champion), the run
- * ends with its {@code [done]} block, and no training line shows before a trial has trained. Then {@code keel
- * model list} aligns its columns around the long experiment id of the model it registered.
+ * {@code keel submit --wait} follows a real pipeline (a CSV through ETL, a 3-trial random search
+ * trained one trial at a time, registration, scoring, champion/challenger) on a {@code keel
+ * dev}-like stack: the search's progress counts trials of the 3 its searcher plans (not of those
+ * created so far), every stage's line is printed however quickly it passed (the promote stage takes
+ * a moment when there is no champion), the run ends with its {@code [done]} block, and no training
+ * line shows before a trial has trained. Then {@code keel model list} aligns its columns around the
+ * long experiment id of the model it registered.
  */
 class SubmitWaitShowsEveryStageAndTheSearchersPlannedTrialsTest {
   private static InProcessStack stack;
@@ -36,7 +37,9 @@ class SubmitWaitShowsEveryStageAndTheSearchersPlannedTrialsTest {
     stack = InProcessStack.start("submit-wait");
     Path incoming = Files.createDirectories(stack.storage.resolve("incoming"));
     Path request = incoming.resolve("pipeline.yaml");
-    Files.writeString(request, """
+    Files.writeString(
+        request,
+        """
         name: watched
         source: {format: csv, uri: %s, label_column: label}
         target_table: watched
@@ -46,8 +49,10 @@ class SubmitWaitShowsEveryStageAndTheSearchersPlannedTrialsTest {
                      max_concurrent_trials: 1, max_length: {batches: 20}}
           reproducibility: {seed: 3}
           model: {name: tabular_mlp}
-        """.formatted(twoClouds(incoming.resolve("clouds.csv"))));
-    submitted = KeelRun.keel("submit", request.toString(), "--wait", "--temporal", stack.server.address());
+        """
+            .formatted(twoClouds(incoming.resolve("clouds.csv"))));
+    submitted =
+        KeelRun.keel("submit", request.toString(), "--wait", "--temporal", stack.server.address());
   }
 
   @AfterAll
@@ -63,40 +68,76 @@ class SubmitWaitShowsEveryStageAndTheSearchersPlannedTrialsTest {
     List<String> search = lines("[search]   ");
     assertTrue(search.stream().anyMatch(l -> l.contains(" trials done")), submitted.out());
     for (String line : search) {
-      assertTrue(line.startsWith("[search]   experiment ") || line.matches("\\[search\\]   \\d of 3 trials done.*"), line);
+      assertTrue(
+          line.startsWith("[search]   experiment ")
+              || line.matches("\\[search\\]   \\d of 3 trials done.*"),
+          line);
     }
     // how the search ended, before what came of it
-    assertTrue(search.get(search.size() - 1).startsWith("[search]   3 of 3 trials done, 100%, best validation_accuracy "),
+    assertTrue(
+        search
+            .get(search.size() - 1)
+            .startsWith("[search]   3 of 3 trials done, 100%, best validation_accuracy "),
         submitted.out());
   }
 
   @Test
   void everyStageHasItsLineAndTheRunEndsWithItsResult() {
     String out = submitted.out();
-    List<String> order = List.of("[etl]      table ", "[search]   experiment ", "[model]    watched v1 (",
-        "[infer]    accuracy ", "[promote]  comparing watched v1 with the champion", "[done]  test accuracy ",
-        "        model:             watched v1 (champion)", "        champion:          none before: promoted");
+    List<String> order =
+        List.of(
+            "[etl]      table ",
+            "[search]   experiment ",
+            "[model]    watched v1 (",
+            "[infer]    accuracy ",
+            "[promote]  comparing watched v1 with the champion",
+            "[done]  test accuracy ",
+            "        model:             watched v1 (champion)",
+            "        champion:          none before: promoted");
     int at = -1;
     for (String start : order) {
       int next = out.indexOf("\n" + start, at);
       assertTrue(next > at, "'" + start + "' after what came before it in\n" + out);
       at = next;
     }
-    assertTrue(lines("[done]").get(0).matches("\\[done\\]  test accuracy \\d\\.\\d{4} on 100 test rows in \\d+ s"), out);
+    assertTrue(
+        lines("[done]")
+            .get(0)
+            .matches("\\[done\\]  test accuracy \\d\\.\\d{4} on 100 test rows in \\d+ s"),
+        out);
   }
 
   @Test
   void noTrainingLineBeforeATrialHasTrained() {
     assertFalse(submitted.out().contains(" 0/0 "), submitted.out());
-    // what a Train activity heartbeats while it reads its data and builds its model: no progress yet
-    PendingActivityInfo preparing = PendingActivityInfo.newBuilder().setActivityType(ActivityType.newBuilder().setName("Train"))
-        .setHeartbeatDetails(KeelDataConverter.get().toPayloads(TrainProgress.getDefaultInstance()).orElseThrow())
-        .setAttempt(1).build();
+    // what a Train activity heartbeats while it reads its data and builds its model: no progress
+    // yet
+    PendingActivityInfo preparing =
+        PendingActivityInfo.newBuilder()
+            .setActivityType(ActivityType.newBuilder().setName("Train"))
+            .setHeartbeatDetails(
+                KeelDataConverter.get()
+                    .toPayloads(TrainProgress.getDefaultInstance())
+                    .orElseThrow())
+            .setAttempt(1)
+            .build();
     assertEquals("", PipelineWatcher.activityLine("[trial 1] ", preparing));
-    PendingActivityInfo training = preparing.toBuilder().setHeartbeatDetails(KeelDataConverter.get().toPayloads(
-        TrainProgress.newBuilder().setBatches(5).setTargetBatches(20).setLoss(0.5).setBatchesPerSecond(10).build())
-        .orElseThrow()).build();
-    assertEquals("[trial 1] epoch 0  batch 5/20  loss 0.5000  10.0 batches/s", PipelineWatcher.activityLine("[trial 1] ", training));
+    PendingActivityInfo training =
+        preparing.toBuilder()
+            .setHeartbeatDetails(
+                KeelDataConverter.get()
+                    .toPayloads(
+                        TrainProgress.newBuilder()
+                            .setBatches(5)
+                            .setTargetBatches(20)
+                            .setLoss(0.5)
+                            .setBatchesPerSecond(10)
+                            .build())
+                    .orElseThrow())
+            .build();
+    assertEquals(
+        "[trial 1] epoch 0  batch 5/20  loss 0.5000  10.0 batches/s",
+        PipelineWatcher.activityLine("[trial 1] ", training));
   }
 
   @Test
@@ -126,8 +167,14 @@ class SubmitWaitShowsEveryStageAndTheSearchersPlannedTrialsTest {
       w.newLine();
       for (int i = 0; i < 500; i++) {
         int label = i % 2;
-        w.write(String.format(Locale.ROOT, "%d,%s,%.4f,%.4f", label, i < 400 ? "train" : "test",
-            label * 3 + random.nextGaussian() * 0.5, label * 3 + random.nextGaussian() * 0.5));
+        w.write(
+            String.format(
+                Locale.ROOT,
+                "%d,%s,%.4f,%.4f",
+                label,
+                i < 400 ? "train" : "test",
+                label * 3 + random.nextGaussian() * 0.5,
+                label * 3 + random.nextGaussian() * 0.5));
         w.newLine();
       }
     }

@@ -33,10 +33,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * A CSV file of real data (Fashion-MNIST average-pooled to 7x7 = 49 features, with a split column) goes
- * through the whole pipeline: CSV ETL into a labeled-features table, tabular_mlp trained by a child
- * experiment, registered, and its test split scored by the partitioned Inference workflow. Then that
- * model is refused, naming both schemas, by pipelines that would use it on images or on other columns.
+ * A CSV file of real data (Fashion-MNIST average-pooled to 7x7 = 49 features, with a split column)
+ * goes through the whole pipeline: CSV ETL into a labeled-features table, tabular_mlp trained by a
+ * child experiment, registered, and its test split scored by the partitioned Inference workflow.
+ * Then that model is refused, naming both schemas, by pipelines that would use it on images or on
+ * other columns.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TabularPipelineTrainsOnACsvAndScoresItsTestSplitTest {
@@ -61,10 +62,22 @@ class TabularPipelineTrainsOnACsvAndScoresItsTestSplitTest {
   @Test
   @Order(1)
   void aCsvTableTrainsTabularMlpAndEveryTestRowIsScored() throws Exception {
-    Path csv = writeCsv(Files.createDirectories(storage.resolve("incoming")).resolve("fashion-pooled.csv"));
-    PipelineResult result = workers.client().newWorkflowStub(PipelineWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId("tabular-" + UUID.randomUUID()).build())
-        .run(ExperimentConfigLoaders.pipelineLoader().fromYaml("""
+    Path csv =
+        writeCsv(
+            Files.createDirectories(storage.resolve("incoming")).resolve("fashion-pooled.csv"));
+    PipelineResult result =
+        workers
+            .client()
+            .newWorkflowStub(
+                PipelineWorkflow.class,
+                WorkflowOptions.newBuilder()
+                    .setTaskQueue(TaskQueues.CONTROL)
+                    .setWorkflowId("tabular-" + UUID.randomUUID())
+                    .build())
+            .run(
+                ExperimentConfigLoaders.pipelineLoader()
+                    .fromYaml(
+                        """
             name: pooled-fashion
             source: {format: csv, uri: %s, label_column: label}
             target_table: pooled_fashion
@@ -73,53 +86,84 @@ class TabularPipelineTrainsOnACsvAndScoresItsTestSplitTest {
               searcher: {name: single, metric: validation_accuracy, smaller_is_better: false, max_length: {batches: 300}}
               reproducibility: {seed: 5}
               model: {name: tabular_mlp}
-            """.formatted(csv)));
+            """
+                            .formatted(csv)));
 
     assertEquals(TRAIN_ROWS + TEST_ROWS, result.getIngest().getRows());
     assertEquals(TEST_ROWS, result.getIngest().getRowsPerSplitOrThrow("test"));
     assertEquals(300, result.getCheckpoint().getBatches());
     assertEquals("tabular_mlp", result.getModel().getConfig().getModel().getName());
     assertEquals(TEST_ROWS, result.getInference().getRows());
-    assertTrue(result.getInference().getAccuracy() > 0.6, "accuracy " + result.getInference().getAccuracy() + " (chance 0.1)");
-    assertEquals(49, result.getInference().getStatistics().getMeanCount(), "per-feature input statistics");
+    assertTrue(
+        result.getInference().getAccuracy() > 0.6,
+        "accuracy " + result.getInference().getAccuracy() + " (chance 0.1)");
+    assertEquals(
+        49, result.getInference().getStatistics().getMeanCount(), "per-feature input statistics");
   }
 
   @Test
   @Order(2)
   void itsModelIsRefusedOnTablesOfAnotherSchemaBeforeAnyStageWrites() throws Exception {
     // before the ETL: a Fashion-MNIST source gives images, the model reads 49 features
-    String images = failure("""
+    String images =
+        failure(
+            """
         name: images-with-a-tabular-model
         source: {format: fashion_mnist, uri: /usr/share/datasets/fashion-mnist}
         target_table: fashion_for_the_wrong_model
         reuse: {model: {name: pooled-fashion, version: 1}}
         """);
-    assertEquals("reuse.model pooled-fashion v1 was trained on 49 features [px_0_0, px_0_1, px_0_2, …, px_6_6] of 10 "
-        + "classes and cannot use source /usr/share/datasets/fashion-mnist: a fashion_mnist source gives images", images);
-    assertFalse(Files.exists(storage.resolve("tables/fashion_for_the_wrong_model")), "no table written");
+    assertEquals(
+        "reuse.model pooled-fashion v1 was trained on 49 features [px_0_0, px_0_1, px_0_2, …, px_6_6] of 10 "
+            + "classes and cannot use source /usr/share/datasets/fashion-mnist: a fashion_mnist source gives images",
+        images);
+    assertFalse(
+        Files.exists(storage.resolve("tables/fashion_for_the_wrong_model")), "no table written");
 
     // an existing table of other feature columns, reused as it is
     Path other = Files.createDirectories(storage.resolve("incoming")).resolve("three-features.csv");
     Files.writeString(other, "label,split,a,b,c\n0,train,1,2,3\n1,test,4,5,6\n");
-    new IngestActivitiesImpl(StorageRoot.of(storage.toString())).ingest(IngestRequest.newBuilder()
-        .setSource(DataSource.newBuilder().setFormat("csv").setUri(other.toString()).setLabelColumn("label"))
-        .setTableUri("three_features").build());
-    String features = failure("""
+    new IngestActivitiesImpl(StorageRoot.of(storage.toString()))
+        .ingest(
+            IngestRequest.newBuilder()
+                .setSource(
+                    DataSource.newBuilder()
+                        .setFormat("csv")
+                        .setUri(other.toString())
+                        .setLabelColumn("label"))
+                .setTableUri("three_features")
+                .build());
+    String features =
+        failure(
+            """
         name: other-columns
         reuse: {model: {name: pooled-fashion, version: 1}, table: {table: three_features}}
         inference: {predictions_table: other_columns_predictions}
         """);
-    assertEquals("reuse.model pooled-fashion v1 was trained on 49 features [px_0_0, px_0_1, px_0_2, …, px_6_6] of 10 "
-        + "classes and cannot use table three_features v0: it holds 3 features [a, b, c] of 2 classes", features);
-    assertFalse(Files.exists(storage.resolve("tables/other_columns_predictions")), "no predictions written");
+    assertEquals(
+        "reuse.model pooled-fashion v1 was trained on 49 features [px_0_0, px_0_1, px_0_2, …, px_6_6] of 10 "
+            + "classes and cannot use table three_features v0: it holds 3 features [a, b, c] of 2 classes",
+        features);
+    assertFalse(
+        Files.exists(storage.resolve("tables/other_columns_predictions")),
+        "no predictions written");
   }
 
   /** The message of the pipeline's non-retryable failure. */
   private static String failure(String yaml) {
-    WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> workers.client()
-        .newWorkflowStub(PipelineWorkflow.class, WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL)
-            .setWorkflowId("refused-" + UUID.randomUUID()).build())
-        .run(ExperimentConfigLoaders.pipelineLoader().fromYaml(yaml)));
+    WorkflowFailedException e =
+        assertThrows(
+            WorkflowFailedException.class,
+            () ->
+                workers
+                    .client()
+                    .newWorkflowStub(
+                        PipelineWorkflow.class,
+                        WorkflowOptions.newBuilder()
+                            .setTaskQueue(TaskQueues.CONTROL)
+                            .setWorkflowId("refused-" + UUID.randomUUID())
+                            .build())
+                    .run(ExperimentConfigLoaders.pipelineLoader().fromYaml(yaml)));
     ApplicationFailure cause = (ApplicationFailure) e.getCause();
     assertEquals(FailureTypes.INVALID_PIPELINE_REQUEST, cause.getType());
     return cause.getOriginalMessage();

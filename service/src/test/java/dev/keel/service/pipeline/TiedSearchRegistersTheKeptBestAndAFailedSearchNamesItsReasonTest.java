@@ -35,11 +35,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * "Best" has one owner. On data every trial learns perfectly (two classes far apart, rows sorted by class as
- * many CSVs are), every validation of every trial ties at accuracy 1.0: the pipeline must register a
- * checkpoint that checkpoint GC kept, of the trial {@code describe} calls best, trained longest. And a
- * search whose every trial fails ends ERRORED with the trials' reason, which the pipeline's failure names;
- * submission refuses the same mismatch before anything runs.
+ * "Best" has one owner. On data every trial learns perfectly (two classes far apart, rows sorted by
+ * class as many CSVs are), every validation of every trial ties at accuracy 1.0: the pipeline must
+ * register a checkpoint that checkpoint GC kept, of the trial {@code describe} calls best, trained
+ * longest. And a search whose every trial fails ends ERRORED with the trials' reason, which the
+ * pipeline's failure names; submission refuses the same mismatch before anything runs.
  */
 class TiedSearchRegistersTheKeptBestAndAFailedSearchNamesItsReasonTest {
   private static InProcessStack stack;
@@ -56,9 +56,16 @@ class TiedSearchRegistersTheKeptBestAndAFailedSearchNamesItsReasonTest {
 
   @Test
   void allTrialsTiedTheRegisteredCheckpointIsKeptAndIsTheOneDescribeCallsBest() throws Exception {
-    Path csv = separableSortedByClass(Files.createDirectories(stack.storage.resolve("incoming")).resolve("ties.csv"));
+    Path csv =
+        separableSortedByClass(
+            Files.createDirectories(stack.storage.resolve("incoming")).resolve("ties.csv"));
     String id = "ties-" + UUID.randomUUID();
-    PipelineResult result = pipeline(id).run(ExperimentConfigLoaders.pipelineLoader().fromYaml("""
+    PipelineResult result =
+        pipeline(id)
+            .run(
+                ExperimentConfigLoaders.pipelineLoader()
+                    .fromYaml(
+                        """
         name: ties
         source: {format: csv, uri: %s, label_column: label}
         target_table: ties
@@ -71,31 +78,56 @@ class TiedSearchRegistersTheKeptBestAndAFailedSearchNamesItsReasonTest {
           min_validation_period: {batches: 50}
           reproducibility: {seed: 3}
           model: {name: tabular_mlp}
-        """.formatted(csv)));
+        """
+                            .formatted(csv)));
 
-    ExperimentState state = stack.workers.client()
-        .newWorkflowStub(ExperimentWorkflow.class, ExperimentWorkflow.childId(id)).state();
+    ExperimentState state =
+        stack
+            .workers
+            .client()
+            .newWorkflowStub(ExperimentWorkflow.class, ExperimentWorkflow.childId(id))
+            .state();
     assertEquals(3, state.getTrialsCount());
     for (TrialState t : state.getTrialsList()) {
       assertEquals(3, t.getCheckpointsCount(), "validated at 50, 100 and 150 batches: " + t);
       for (CheckpointRef c : t.getCheckpointsList()) {
-        assertEquals(1.0, c.getMetricsOrThrow(CheckpointMetrics.SEARCHER_METRIC), "every validation ties: " + t);
+        assertEquals(
+            1.0,
+            c.getMetricsOrThrow(CheckpointMetrics.SEARCHER_METRIC),
+            "every validation ties: " + t);
       }
     }
-    assertEquals("trial-" + state.getBestTrialId(), result.getModel().getTrialId(),
+    assertEquals(
+        "trial-" + state.getBestTrialId(),
+        result.getModel().getTrialId(),
         "the registered trial is the one the experiment calls best");
-    assertEquals(1, state.getBestTrialId(), "a tie goes to the longer-trained checkpoint, then to the lower trial");
-    assertTrue(ExperimentTable.render(state).contains("best 1.0000 (trial 1)"), ExperimentTable.render(state));
-    assertEquals(150, result.getCheckpoint().getBatches(), "the longer-trained of the tied checkpoints");
+    assertEquals(
+        1,
+        state.getBestTrialId(),
+        "a tie goes to the longer-trained checkpoint, then to the lower trial");
+    assertTrue(
+        ExperimentTable.render(state).contains("best 1.0000 (trial 1)"),
+        ExperimentTable.render(state));
+    assertEquals(
+        150, result.getCheckpoint().getBatches(), "the longer-trained of the tied checkpoints");
     Path registeredFrom = Path.of(URI.create(result.getModel().getSourceCheckpointUri()));
-    assertTrue(Files.isRegularFile(registeredFrom.resolve("MANIFEST")), "checkpoint GC kept what was registered");
-    assertEquals(result.getIngest().getRowsPerSplitOrThrow("test"), result.getInference().getRows(), "the test split was scored");
+    assertTrue(
+        Files.isRegularFile(registeredFrom.resolve("MANIFEST")),
+        "checkpoint GC kept what was registered");
+    assertEquals(
+        result.getIngest().getRowsPerSplitOrThrow("test"),
+        result.getInference().getRows(),
+        "the test split was scored");
   }
 
   @Test
-  void aModelThatFitsNoImageOfTheSourceIsRefusedAtSubmissionAndItsSearchEndsErroredWithTheReason() throws Exception {
+  void aModelThatFitsNoImageOfTheSourceIsRefusedAtSubmissionAndItsSearchEndsErroredWithTheReason()
+      throws Exception {
     Path folder = tinyImageFolder(stack.storage.resolve("incoming/digits-8x8"));
-    PipelineRequest request = ExperimentConfigLoaders.pipelineLoader().fromYaml("""
+    PipelineRequest request =
+        ExperimentConfigLoaders.pipelineLoader()
+            .fromYaml(
+                """
         name: small-images
         source: {format: image_folder, uri: %s}
         target_table: small_images
@@ -104,31 +136,57 @@ class TiedSearchRegistersTheKeptBestAndAFailedSearchNamesItsReasonTest {
           searcher: {name: random, metric: validation_accuracy, smaller_is_better: false, max_trials: 2,
                      max_length: {batches: 10}}
           model: {name: fashion_cnn}
-        """.formatted(folder));
+        """
+                    .formatted(folder));
 
-    ConfigValidationException refused = assertThrows(ConfigValidationException.class,
-        () -> PipelineLauncher.checkSource(request, "small-images.yaml"));
-    assertEquals(List.of("experiment.model: source " + folder + " (first image a/00.png) holds 8x8 images, but model"
-        + " fashion_cnn takes images of shape (1, 28, 28)"), refused.problems().stream().map(ConfigProblem::toString).toList());
+    ConfigValidationException refused =
+        assertThrows(
+            ConfigValidationException.class,
+            () -> PipelineLauncher.checkSource(request, "small-images.yaml"));
+    assertEquals(
+        List.of(
+            "experiment.model: source "
+                + folder
+                + " (first image a/00.png) holds 8x8 images, but model"
+                + " fashion_cnn takes images of shape (1, 28, 28)"),
+        refused.problems().stream().map(ConfigProblem::toString).toList());
 
     // as `temporal workflow start` would: no submission check, so the trials meet the mismatch
     String id = "small-images-" + UUID.randomUUID();
-    WorkflowFailedException failed = assertThrows(WorkflowFailedException.class, () -> pipeline(id).run(request));
+    WorkflowFailedException failed =
+        assertThrows(WorkflowFailedException.class, () -> pipeline(id).run(request));
     String message = ((ApplicationFailure) failed.getCause()).getOriginalMessage();
-    assertTrue(message.contains("ended ERRORED") && message.contains("holds 8x8 images, but model fashion_cnn takes images"
-        + " of shape (1, 28, 28)"), message);
-    ExperimentState state = stack.workers.client()
-        .newWorkflowStub(ExperimentWorkflow.class, ExperimentWorkflow.childId(id)).state();
+    assertTrue(
+        message.contains("ended ERRORED")
+            && message.contains(
+                "holds 8x8 images, but model fashion_cnn takes images" + " of shape (1, 28, 28)"),
+        message);
+    ExperimentState state =
+        stack
+            .workers
+            .client()
+            .newWorkflowStub(ExperimentWorkflow.class, ExperimentWorkflow.childId(id))
+            .state();
     assertEquals(ExperimentState.State.ERRORED, state.getState());
     assertTrue(state.getError().startsWith("every trial failed; trial 1: "), state.getError());
   }
 
   private static PipelineWorkflow pipeline(String id) {
-    return stack.workers.client().newWorkflowStub(PipelineWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build());
+    return stack
+        .workers
+        .client()
+        .newWorkflowStub(
+            PipelineWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setTaskQueue(TaskQueues.CONTROL)
+                .setWorkflowId(id)
+                .build());
   }
 
-  /** 240 rows: label 0 with x in [-3, -2], then label 1 with x in [2, 3], and a noise column; split by hash. */
+  /**
+   * 240 rows: label 0 with x in [-3, -2], then label 1 with x in [2, 3], and a noise column; split
+   * by hash.
+   */
   private static Path separableSortedByClass(Path file) throws Exception {
     Random random = new Random(11);
     try (BufferedWriter w = Files.newBufferedWriter(file)) {
@@ -156,7 +214,10 @@ class TiedSearchRegistersTheKeptBestAndAFailedSearchNamesItsReasonTest {
             image.getRaster().setSample(x, y, 0, v);
           }
         }
-        ImageIO.write(image, "png", dir.resolve(cls).resolve(String.format(Locale.ROOT, "%02d.png", i)).toFile());
+        ImageIO.write(
+            image,
+            "png",
+            dir.resolve(cls).resolve(String.format(Locale.ROOT, "%02d.png", i)).toFile());
       }
     }
     return dir;

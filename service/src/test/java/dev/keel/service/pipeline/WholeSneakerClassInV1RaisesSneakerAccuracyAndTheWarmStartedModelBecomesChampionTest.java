@@ -31,10 +31,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The data-versioning story on the real Fashion-MNIST files: table v0 holds only 50 of the 6,000 training sneakers,
- * and the model trained on it rarely recognises a sneaker; v1 holds the whole class, and the same pipeline request
- * with only the data changed, warm-started from the champion, recognises most of the 1,000 test sneakers, becomes
- * champion, and its predictions name v1.
+ * The data-versioning story on the real Fashion-MNIST files: table v0 holds only 50 of the 6,000
+ * training sneakers, and the model trained on it rarely recognises a sneaker; v1 holds the whole
+ * class, and the same pipeline request with only the data changed, warm-started from the champion,
+ * recognises most of the 1,000 test sneakers, becomes champion, and its predictions name v1.
  */
 class WholeSneakerClassInV1RaisesSneakerAccuracyAndTheWarmStartedModelBecomesChampionTest {
   private static final Path DATA = Path.of("/usr/share/datasets/fashion-mnist");
@@ -57,12 +57,15 @@ class WholeSneakerClassInV1RaisesSneakerAccuracyAndTheWarmStartedModelBecomesCha
     PipelineRequest first = StoryRequests.fewOfOneClass(DATA);
     long batches = first.getExperiment().getSearcher().getMaxLength().getBatches();
     PipelineRequest second = StoryRequests.wholeClassFromTheChampion(first);
-    assertEquals(first.toBuilder().clearSource().build(), second.toBuilder().clearSource().clearWarmStart().build(),
+    assertEquals(
+        first.toBuilder().clearSource().build(),
+        second.toBuilder().clearSource().clearWarmStart().build(),
         "besides the data, the second request only adds the warm start");
 
     PipelineResult v0 = run("story-v0", first);
     assertEquals(0, v0.getData().getVersion());
-    assertEquals(1_050, v0.getIngest().getRowsPerLabelOrThrow("Sneaker"), "50 train + 1,000 test sneakers");
+    assertEquals(
+        1_050, v0.getIngest().getRowsPerLabelOrThrow("Sneaker"), "50 train + 1,000 test sneakers");
     assertEquals(1, v0.getModel().getVersion());
     assertEquals("champion", v0.getModel().getStage(), "the first version has no champion to beat");
     ClassAccuracy sneakerBefore = v0.getInference().getClasses(SNEAKER);
@@ -74,20 +77,29 @@ class WholeSneakerClassInV1RaisesSneakerAccuracyAndTheWarmStartedModelBecomesCha
     assertEquals(7_000, v1.getIngest().getRowsPerLabelOrThrow("Sneaker"));
     ClassAccuracy sneakerAfter = v1.getInference().getClasses(SNEAKER);
     assertEquals(1_000, sneakerAfter.getRows());
-    System.out.println(String.join("\n", PerClassTable.lines(v0.getInference(), v1.getInference(), "v0", "v1")));
+    System.out.println(
+        String.join("\n", PerClassTable.lines(v0.getInference(), v1.getInference(), "v0", "v1")));
 
-    // the warm start: from v1 of the model (the champion), its lengths counted on from its checkpoint
-    assertEquals(v0.getModel().getCheckpoint().getUuid(), v1.getWarmStart().getCheckpoint().getUuid());
-    assertEquals(ModelVersionRef.newBuilder().setName(v0.getModel().getName()).setVersion(1).build(),
+    // the warm start: from v1 of the model (the champion), its lengths counted on from its
+    // checkpoint
+    assertEquals(
+        v0.getModel().getCheckpoint().getUuid(), v1.getWarmStart().getCheckpoint().getUuid());
+    assertEquals(
+        ModelVersionRef.newBuilder().setName(v0.getModel().getName()).setVersion(1).build(),
         v1.getModel().getWarmStartedFrom());
     assertEquals(2 * batches, v1.getCheckpoint().getBatches());
 
     // the story: poor before, substantially better after (measured at 300 batches: 0.073 -> 0.953)
-    assertTrue(sneakerBefore.getAccuracy() < 0.3, "sneaker accuracy with 50 training sneakers: " + sneakerBefore.getAccuracy());
-    assertTrue(sneakerAfter.getAccuracy() > 0.7 && sneakerAfter.getAccuracy() > sneakerBefore.getAccuracy() + 0.5,
+    assertTrue(
+        sneakerBefore.getAccuracy() < 0.3,
+        "sneaker accuracy with 50 training sneakers: " + sneakerBefore.getAccuracy());
+    assertTrue(
+        sneakerAfter.getAccuracy() > 0.7
+            && sneakerAfter.getAccuracy() > sneakerBefore.getAccuracy() + 0.5,
         "sneaker accuracy " + sneakerBefore.getAccuracy() + " -> " + sneakerAfter.getAccuracy());
 
-    // champion/challenger on v1's test split: the champion re-scored gives what it scored on v0 (same test rows)
+    // champion/challenger on v1's test split: the champion re-scored gives what it scored on v0
+    // (same test rows)
     var comparison = v1.getComparison();
     assertEquals(1, comparison.getChampion().getVersion());
     assertEquals(v0.getInference().getAccuracy(), comparison.getChampionValue(), 1e-12);
@@ -97,16 +109,20 @@ class WholeSneakerClassInV1RaisesSneakerAccuracyAndTheWarmStartedModelBecomesCha
     assertEquals("champion", v1.getModel().getStage());
     ModelRegistryTable registry = new ModelRegistryTable(StorageRoot.of(stack.storage.toString()));
     assertEquals("archived", registry.describe(v0.getModel().getName(), 1).getStage());
-    assertEquals(1, registry.describe(v0.getModel().getName(), 2).getWarmStartedFrom().getVersion());
-    assertTrue(dev.keel.service.model.ModelTable.describe(registry.describe(v0.getModel().getName(), 2))
-        .contains("warm-started:    from " + v0.getModel().getName() + " v1\n"));
+    assertEquals(
+        1, registry.describe(v0.getModel().getName(), 2).getWarmStartedFrom().getVersion());
+    assertTrue(
+        dev.keel.service.model.ModelTable.describe(registry.describe(v0.getModel().getName(), 2))
+            .contains("warm-started:    from " + v0.getModel().getName() + " v1\n"));
 
     // lineage: the second run's prediction rows name table v1 and the new model
     Set<Long> versions = new HashSet<>();
     Set<String> checkpoints = new HashSet<>();
     long rows = 0;
-    try (CloseableIterator<RowRecord> it = DeltaLog.forTable(new Configuration(), v1.getInference().getPredictions().getUri())
-        .snapshot().open()) {
+    try (CloseableIterator<RowRecord> it =
+        DeltaLog.forTable(new Configuration(), v1.getInference().getPredictions().getUri())
+            .snapshot()
+            .open()) {
       while (it.hasNext()) {
         RowRecord r = it.next();
         if (r.getString("run_id").equals(v1.getInference().getRunId())) {
@@ -123,25 +139,49 @@ class WholeSneakerClassInV1RaisesSneakerAccuracyAndTheWarmStartedModelBecomesCha
 
   @Test
   void aWarmStartFromAModelWithoutAChampionIsRefusedNamingTheField() throws Exception {
-    PipelineRequest request = StoryRequests.fewOfOneClass(DATA).toBuilder().setName("nobody").setTargetTable("nobody")
-        .setWarmStart(dev.keel.api.v1.PipelineWarmStart.newBuilder().setModel(dev.keel.api.v1.ModelSelector.newBuilder()
-            .setName("no-such-model").setStage("champion"))).build();
+    PipelineRequest request =
+        StoryRequests.fewOfOneClass(DATA).toBuilder()
+            .setName("nobody")
+            .setTargetTable("nobody")
+            .setWarmStart(
+                dev.keel.api.v1.PipelineWarmStart.newBuilder()
+                    .setModel(
+                        dev.keel.api.v1.ModelSelector.newBuilder()
+                            .setName("no-such-model")
+                            .setStage("champion")))
+            .build();
     ModelRegistryTable registry = new ModelRegistryTable(StorageRoot.of(stack.storage.toString()));
-    ConfigValidationException refused = assertThrows(ConfigValidationException.class,
-        () -> PipelineLauncher.checkWarmStart(request, registry, "story.yaml"));
-    assertEquals("warm_start.model: no model named 'no-such-model' in the registry " + registry.tableUri(),
+    ConfigValidationException refused =
+        assertThrows(
+            ConfigValidationException.class,
+            () -> PipelineLauncher.checkWarmStart(request, registry, "story.yaml"));
+    assertEquals(
+        "warm_start.model: no model named 'no-such-model' in the registry " + registry.tableUri(),
         refused.problems().get(0).toString());
 
-    // started anyway (as `temporal workflow start` could): it fails at once, before the ETL writes anything
-    WorkflowFailedException failed = assertThrows(WorkflowFailedException.class, () -> run("story-refused", request));
+    // started anyway (as `temporal workflow start` could): it fails at once, before the ETL writes
+    // anything
+    WorkflowFailedException failed =
+        assertThrows(WorkflowFailedException.class, () -> run("story-refused", request));
     Throwable cause = failed.getCause();
-    assertTrue(cause instanceof ApplicationFailure a && a.getOriginalMessage().startsWith("warm_start.model: model 'no-such-model' has no champion"),
+    assertTrue(
+        cause instanceof ApplicationFailure a
+            && a.getOriginalMessage()
+                .startsWith("warm_start.model: model 'no-such-model' has no champion"),
         String.valueOf(cause));
     assertFalse(Files.exists(stack.storage.resolve("tables").resolve("nobody")), "no ETL ran");
   }
 
   private static PipelineResult run(String id, PipelineRequest request) {
-    return stack.workers.client().newWorkflowStub(PipelineWorkflow.class, WorkflowOptions.newBuilder()
-        .setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id + "-" + UUID.randomUUID()).build()).run(request);
+    return stack
+        .workers
+        .client()
+        .newWorkflowStub(
+            PipelineWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setTaskQueue(TaskQueues.CONTROL)
+                .setWorkflowId(id + "-" + UUID.randomUUID())
+                .build())
+        .run(request);
   }
 }

@@ -17,15 +17,17 @@ import software.amazon.awssdk.services.autoscaling.model.Instance;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 
 /**
- * {@link AutoScalingActuator} with the real AWS SDK against a moto server and groups made through the SDK:
- * desired capacity up and down, protection set and cleared (and honoured at scale-in), instances described
- * with their EC2 private addresses, and the provider's reasons for a missing group and an unknown instance type.
+ * {@link AutoScalingActuator} with the real AWS SDK against a moto server and groups made through
+ * the SDK: desired capacity up and down, protection set and cleared (and honoured at scale-in),
+ * instances described with their EC2 private addresses, and the provider's reasons for a missing
+ * group and an unknown instance type.
  */
 @Tag("pool-moto")
 class AutoScalingActuatorOnMotoTest {
 
   @Test
-  void setsDesiredCapacityAndDescribesTheInstancesMotoLaunchedWithTheirAddresses() throws Exception {
+  void setsDesiredCapacityAndDescribesTheInstancesMotoLaunchedWithTheirAddresses()
+      throws Exception {
     AwsAutoScalingGroup group = MotoGroups.create("keel-actuator-describe", "t3.micro", 4);
     try (AutoScalingActuator actuator = new AutoScalingActuator(group)) {
       PoolInstances empty = actuator.describe();
@@ -36,17 +38,29 @@ class AutoScalingActuatorOnMotoTest {
       actuator.setDesired(2);
       PoolInstances two = actuator.describe();
       assertEquals(2, two.getDesiredCapacity());
-      assertEquals(2, MotoGroups.describe("keel-actuator-describe").desiredCapacity(), "the group itself");
-      assertEquals(List.of("InService", "InService"), two.getInstancesList().stream().map(PoolInstance::getLifecycleState).toList());
+      assertEquals(
+          2, MotoGroups.describe("keel-actuator-describe").desiredCapacity(), "the group itself");
+      assertEquals(
+          List.of("InService", "InService"),
+          two.getInstancesList().stream().map(PoolInstance::getLifecycleState).toList());
       Map<String, String> ips;
       try (Ec2Client ec2 = MotoGroups.ec2()) {
-        ips = ec2.describeInstances().reservations().stream().flatMap(r -> r.instances().stream())
-            .collect(Collectors.toMap(software.amazon.awssdk.services.ec2.model.Instance::instanceId,
-                software.amazon.awssdk.services.ec2.model.Instance::privateIpAddress));
+        ips =
+            ec2.describeInstances().reservations().stream()
+                .flatMap(r -> r.instances().stream())
+                .collect(
+                    Collectors.toMap(
+                        software.amazon.awssdk.services.ec2.model.Instance::instanceId,
+                        software.amazon.awssdk.services.ec2.model.Instance::privateIpAddress));
       }
       for (PoolInstance i : two.getInstancesList()) {
-        assertEquals(ips.get(i.getInstanceId()), i.getPrivateIp(), "EC2's private address of " + i.getInstanceId());
-        assertTrue(i.getPrivateDnsName().startsWith("ip-" + i.getPrivateIp().replace('.', '-')), i.getPrivateDnsName());
+        assertEquals(
+            ips.get(i.getInstanceId()),
+            i.getPrivateIp(),
+            "EC2's private address of " + i.getInstanceId());
+        assertTrue(
+            i.getPrivateDnsName().startsWith("ip-" + i.getPrivateIp().replace('.', '-')),
+            i.getPrivateDnsName());
         assertEquals("t3.micro", i.getInstanceType());
         assertFalse(i.getProtectedFromScaleIn());
       }
@@ -58,17 +72,24 @@ class AutoScalingActuatorOnMotoTest {
     AwsAutoScalingGroup group = MotoGroups.create("keel-actuator-protect", "t3.micro", 4);
     try (AutoScalingActuator actuator = new AutoScalingActuator(group)) {
       actuator.setDesired(3);
-      List<String> ids = actuator.describe().getInstancesList().stream().map(PoolInstance::getInstanceId).toList();
+      List<String> ids =
+          actuator.describe().getInstancesList().stream().map(PoolInstance::getInstanceId).toList();
       String busy = ids.get(1);
       actuator.protect(List.of(busy), true);
       assertEquals(List.of(busy), protectedIds(actuator.describe()));
 
       actuator.setDesired(1);
       PoolInstances after = actuator.describe();
-      assertEquals(List.of(busy), after.getInstancesList().stream().map(PoolInstance::getInstanceId).toList(),
+      assertEquals(
+          List.of(busy),
+          after.getInstancesList().stream().map(PoolInstance::getInstanceId).toList(),
           "scale-in removed the unprotected instances only");
-      assertEquals(List.of(busy), MotoGroups.describe("keel-actuator-protect").instances().stream()
-          .filter(Instance::protectedFromScaleIn).map(Instance::instanceId).toList());
+      assertEquals(
+          List.of(busy),
+          MotoGroups.describe("keel-actuator-protect").instances().stream()
+              .filter(Instance::protectedFromScaleIn)
+              .map(Instance::instanceId)
+              .toList());
 
       actuator.protect(List.of(busy), false);
       assertEquals(List.of(), protectedIds(actuator.describe()));
@@ -77,11 +98,16 @@ class AutoScalingActuatorOnMotoTest {
 
   @Test
   void aMissingGroupIsRefusedWithoutRetries() throws Exception {
-    AwsAutoScalingGroup group = MotoGroups.create("keel-actuator-exists", "t3.micro", 1).toBuilder()
-        .setAutoScalingGroupName("keel-no-such-group").build();
+    AwsAutoScalingGroup group =
+        MotoGroups.create("keel-actuator-exists", "t3.micro", 1).toBuilder()
+            .setAutoScalingGroupName("keel-no-such-group")
+            .build();
     try (AutoScalingActuator actuator = new AutoScalingActuator(group)) {
       PoolProviderException e = assertThrows(PoolProviderException.class, actuator::describe);
-      assertEquals("Auto Scaling group keel-no-such-group does not exist in us-east-1 at " + MotoGroups.endpoint(), e.getMessage());
+      assertEquals(
+          "Auto Scaling group keel-no-such-group does not exist in us-east-1 at "
+              + MotoGroups.endpoint(),
+          e.getMessage());
       assertFalse(e.retryable());
     }
   }
@@ -90,16 +116,26 @@ class AutoScalingActuatorOnMotoTest {
   void anUnknownInstanceTypeFailsTheLaunchWithTheProvidersReason() throws Exception {
     AwsAutoScalingGroup group = MotoGroups.create("keel-actuator-bad-type", "p9.mega", 2);
     try (AutoScalingActuator actuator = new AutoScalingActuator(group)) {
-      PoolProviderException e = assertThrows(PoolProviderException.class, () -> actuator.setDesired(1));
-      assertTrue(e.getMessage().startsWith("SetDesiredCapacity 1 on Auto Scaling group keel-actuator-bad-type in us-east-1 at "),
+      PoolProviderException e =
+          assertThrows(PoolProviderException.class, () -> actuator.setDesired(1));
+      assertTrue(
+          e.getMessage()
+              .startsWith(
+                  "SetDesiredCapacity 1 on Auto Scaling group keel-actuator-bad-type in us-east-1 at "),
           e.getMessage());
-      assertTrue(e.getMessage().contains("failed: InvalidInstanceType.NotFound: The instance type 'p9.mega' does not exist (HTTP 400)"),
+      assertTrue(
+          e.getMessage()
+              .contains(
+                  "failed: InvalidInstanceType.NotFound: The instance type 'p9.mega' does not exist (HTTP 400)"),
           e.getMessage());
       assertFalse(e.retryable(), "a refused launch is not retried by the activity");
     }
   }
 
   private static List<String> protectedIds(PoolInstances instances) {
-    return instances.getInstancesList().stream().filter(PoolInstance::getProtectedFromScaleIn).map(PoolInstance::getInstanceId).toList();
+    return instances.getInstancesList().stream()
+        .filter(PoolInstance::getProtectedFromScaleIn)
+        .map(PoolInstance::getInstanceId)
+        .toList();
   }
 }

@@ -11,7 +11,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** OpenTofu as .ci/run builds it into .tools/ (infra/terraform/tools/install.sh), and copies of the test configurations. */
+/**
+ * OpenTofu as .ci/run builds it into .tools/ (infra/terraform/tools/install.sh), and copies of the
+ * test configurations.
+ */
 final class TofuTools {
   private TofuTools() {}
 
@@ -22,7 +25,8 @@ final class TofuTools {
   static Path tofu() {
     Path tofu = home().resolve(".tools/tofu");
     if (!Files.isExecutable(tofu)) {
-      throw new IllegalStateException(tofu + " is missing: infra/terraform/tools/install.sh (or .ci/run) builds it");
+      throw new IllegalStateException(
+          tofu + " is missing: infra/terraform/tools/install.sh (or .ci/run) builds it");
     }
     return tofu;
   }
@@ -38,15 +42,27 @@ final class TofuTools {
 
   /** A tofu actuator spec for {@code dir}, with its defaults. */
   static TofuApply.Builder spec(Path dir, AwsAutoScalingGroup group) {
-    return PoolSpecs.withDefaults(dev.keel.api.v1.PoolSpec.newBuilder().setName("gpu").setTofu(TofuApply.newBuilder()
-        .setWorkingDir(dir.toString()).setBinary(tofu().toString()).setAwsAsg(group)).build()).getTofu().toBuilder();
+    return PoolSpecs.withDefaults(
+        dev.keel.api.v1.PoolSpec.newBuilder()
+            .setName("gpu")
+            .setTofu(
+                TofuApply.newBuilder()
+                    .setWorkingDir(dir.toString())
+                    .setBinary(tofu().toString())
+                    .setAwsAsg(group))
+            .build())
+        .getTofu()
+        .toBuilder();
   }
 
   /** {@code tofu output -raw NAME} in {@code dir}. */
   static String output(Path dir, String name) throws IOException, InterruptedException {
-    ProcessBuilder pb = new ProcessBuilder(List.of(tofu().toString(), "output", "-no-color", "-raw", name)).directory(dir.toFile())
-        .redirectError(ProcessBuilder.Redirect.DISCARD);
-    // reading the state needs no CLI configuration, and tofu warns on stdout about one it cannot open
+    ProcessBuilder pb =
+        new ProcessBuilder(List.of(tofu().toString(), "output", "-no-color", "-raw", name))
+            .directory(dir.toFile())
+            .redirectError(ProcessBuilder.Redirect.DISCARD);
+    // reading the state needs no CLI configuration, and tofu warns on stdout about one it cannot
+    // open
     pb.environment().remove("TF_CLI_CONFIG_FILE");
     Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -62,13 +62,28 @@ final class KeelDevProcess {
     starts++;
     try {
       Files.createDirectories(logDir);
-      ProcessBuilder pb = new ProcessBuilder(List.of(
-          Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
-          "-jar", RealTemporal.jar().toString(), "dev", "--temporal", "cli",
-          "--port", Integer.toString(port), "--ui-port", Integer.toString(uiPort), "--api-port", "-1",
-          "--train-threads", "2", "--storage", storage.toString()))
-          .redirectErrorStream(true)
-          .redirectOutput(log().toFile());
+      ProcessBuilder pb =
+          new ProcessBuilder(
+                  List.of(
+                      Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                      "-Xmx1g",
+                      "-jar",
+                      RealTemporal.jar().toString(),
+                      "dev",
+                      "--temporal",
+                      "cli",
+                      "--port",
+                      Integer.toString(port),
+                      "--ui-port",
+                      Integer.toString(uiPort),
+                      "--api-port",
+                      "-1",
+                      "--train-threads",
+                      "2",
+                      "--storage",
+                      storage.toString()))
+              .redirectErrorStream(true)
+              .redirectOutput(log().toFile());
       pb.environment().put("KEEL_HOME", RealTemporal.home().toString());
       pb.environment().put("OMP_WAIT_POLICY", "passive");
       process = pb.start();
@@ -82,7 +97,8 @@ final class KeelDevProcess {
         return;
       }
       if (!process.isAlive()) {
-        throw new IllegalStateException("keel dev exited with " + process.exitValue() + ":\n" + out);
+        throw new IllegalStateException(
+            "keel dev exited with " + process.exitValue() + ":\n" + out);
       }
       sleep(200);
     }
@@ -97,7 +113,6 @@ final class KeelDevProcess {
     }
     awaitPortFree(Duration.ofSeconds(60));
   }
-
 
   /** SIGTERM: keel dev's shutdown hook stops the workers and the Temporal server. */
   void stop() {
@@ -119,8 +134,10 @@ final class KeelDevProcess {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (listening(port)) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the Temporal dev server still listens on " + address()
-            + " after keel dev died: it would block a restart");
+        throw new IllegalStateException(
+            "the Temporal dev server still listens on "
+                + address()
+                + " after keel dev died: it would block a restart");
       }
       sleep(200);
     }

@@ -31,22 +31,32 @@ class KillNineMidTrainingIT {
   @Test
   void pipelineInterruptedByAStackRestartFinishesAfterIt() throws Exception {
     KeelDevProcess stack = RealTemporal.stack();
-    PipelineRequest.Builder b = DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA), BATCHES).toBuilder().setName("it-kill9");
+    PipelineRequest.Builder b =
+        DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA), BATCHES).toBuilder()
+            .setName("it-kill9");
     b.getExperimentBuilder().setMinCheckpointPeriod(Length.newBuilder().setBatches(40));
     String id = PipelineLauncher.start(RealTemporal.client(), b.build());
 
     // The worker's heartbeats reach the server only every 0.8 x heartbeat timeout, so watch the
     // checkpoints on disk instead: kill once the first one is written and well before the last.
     String experimentId = ExperimentWorkflow.childId(id);
-    Path checkpoints = stack.storage().resolve("checkpoints").resolve(experimentId).resolve("trial-1");
-    RealTemporal.await("training to write its first checkpoint", Duration.ofMinutes(5), () -> count(checkpoints) >= 1);
-    boolean running = RealTemporal.list("WorkflowId = '" + id + "' AND ExecutionStatus = 'Running'").size() == 1;
+    Path checkpoints =
+        stack.storage().resolve("checkpoints").resolve(experimentId).resolve("trial-1");
+    RealTemporal.await(
+        "training to write its first checkpoint",
+        Duration.ofMinutes(5),
+        () -> count(checkpoints) >= 1);
+    boolean running =
+        RealTemporal.list("WorkflowId = '" + id + "' AND ExecutionStatus = 'Running'").size() == 1;
     stack.kill9();
     assertTrue(running, "the pipeline finished before the kill; lengthen the run");
     long atKill = count(checkpoints);
     stack.start();
 
-    PipelineResult r = RealTemporal.client().newUntypedWorkflowStub(id).getResult(8, TimeUnit.MINUTES, PipelineResult.class);
+    PipelineResult r =
+        RealTemporal.client()
+            .newUntypedWorkflowStub(id)
+            .getResult(8, TimeUnit.MINUTES, PipelineResult.class);
     assertEquals(BATCHES, r.getCheckpoint().getBatches());
     assertTrue(r.getInference().getAccuracy() > 0.5, "accuracy " + r.getInference().getAccuracy());
 
@@ -58,20 +68,33 @@ class KillNineMidTrainingIT {
       }
     }
     // the training ran in the search's trial, a grandchild of the pipeline
-    for (HistoryEvent e : RealTemporal.client().fetchHistory(TrialWorkflow.workflowId(experimentId, 1)).getEvents()) {
+    for (HistoryEvent e :
+        RealTemporal.client().fetchHistory(TrialWorkflow.workflowId(experimentId, 1)).getEvents()) {
       if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED) {
-        trainAttempts = Math.max(trainAttempts, e.getActivityTaskStartedEventAttributes().getAttempt());
+        trainAttempts =
+            Math.max(trainAttempts, e.getActivityTaskStartedEventAttributes().getAttempt());
       }
     }
     assertEquals(1, started, "one run, kept across the restart");
-    assertTrue(trainAttempts >= 2, "the training activity was retried after the crash (attempt " + trainAttempts + ")");
-    RealTemporal.writeArtifact("kill9.txt", "killed keel dev after " + atKill + " checkpoint(s) of a " + BATCHES + "-batch run"
-        + "; finished after restart with accuracy " + r.getInference().getAccuracy() + "\n");
+    assertTrue(
+        trainAttempts >= 2,
+        "the training activity was retried after the crash (attempt " + trainAttempts + ")");
+    RealTemporal.writeArtifact(
+        "kill9.txt",
+        "killed keel dev after "
+            + atKill
+            + " checkpoint(s) of a "
+            + BATCHES
+            + "-batch run"
+            + "; finished after restart with accuracy "
+            + r.getInference().getAccuracy()
+            + "\n");
   }
 
   private static long count(Path dir) {
     try (Stream<Path> s = Files.list(dir)) {
-      return s.filter(p -> Files.isDirectory(p) && !p.getFileName().toString().startsWith(".")).count();
+      return s.filter(p -> Files.isDirectory(p) && !p.getFileName().toString().startsWith("."))
+          .count();
     } catch (IOException e) {
       return 0;
     }

@@ -19,11 +19,11 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * The list endpoints that need a real Temporal server, against the CLI's dev server behind {@code keel dev}:
- * {@code GET /api/v1/schedules} (and {@code keel schedule list}) shows a paused schedule with its note;
- * {@code GET /api/v1/workers} shows the dev stack's worker polling every Keel task queue and one training
- * slot in pool cpu; {@code GET /api/v1/pipelines} lists through the visibility query; a submission to a pool with
- * too few workers is warned about.
+ * The list endpoints that need a real Temporal server, against the CLI's dev server behind {@code
+ * keel dev}: {@code GET /api/v1/schedules} (and {@code keel schedule list}) shows a paused schedule
+ * with its note; {@code GET /api/v1/workers} shows the dev stack's worker polling every Keel task
+ * queue and one training slot in pool cpu; {@code GET /api/v1/pipelines} lists through the
+ * visibility query; a submission to a pool with too few workers is warned about.
  */
 class ListsOfSchedulesWorkersAndPipelinesOnARealServerIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -31,9 +31,25 @@ class ListsOfSchedulesWorkersAndPipelinesOnARealServerIT {
   @Test
   void schedulesWorkersAndPipelinesAreListed() throws Exception {
     String id = "it-listed-" + UUID.randomUUID().toString().substring(0, 8);
-    assertEquals(0, RealTemporal.keel("schedule", "create", id, "--cron", "0 4 * * *", "--paused", "--note", "listed by a test",
-        "--batches", "20"));
-    try (ApiServer api = ApiServer.start("127.0.0.1", 0, RealTemporal.client(), StorageRoot.of(RealTemporal.stack().storage().toString()))) {
+    assertEquals(
+        0,
+        RealTemporal.keel(
+            "schedule",
+            "create",
+            id,
+            "--cron",
+            "0 4 * * *",
+            "--paused",
+            "--note",
+            "listed by a test",
+            "--batches",
+            "20"));
+    try (ApiServer api =
+        ApiServer.start(
+            "127.0.0.1",
+            0,
+            RealTemporal.client(),
+            StorageRoot.of(RealTemporal.stack().storage().toString()))) {
       JsonNode schedules = get(api, "/api/v1/schedules");
       JsonNode listed = null;
       for (JsonNode s : schedules.get("schedules")) {
@@ -49,15 +65,22 @@ class ListsOfSchedulesWorkersAndPipelinesOnARealServerIT {
 
       JsonNode workers = get(api, "/api/v1/workers?pools=cpu");
       List<String> queues = new ArrayList<>();
-      workers.get("workers").forEach(w -> w.get("task_queues").forEach(q -> queues.add(q.asText())));
-      for (String q : List.of(TaskQueues.CONTROL, TaskQueues.ETL, TaskQueues.INFER, TaskQueues.train("cpu"))) {
+      workers
+          .get("workers")
+          .forEach(w -> w.get("task_queues").forEach(q -> queues.add(q.asText())));
+      for (String q :
+          List.of(TaskQueues.CONTROL, TaskQueues.ETL, TaskQueues.INFER, TaskQueues.train("cpu"))) {
         assertTrue(queues.contains(q), q + " polled by a listed worker: " + workers);
       }
       assertEquals(1, workers.get("pools").get("cpu").get("slots").asInt(), workers.toString());
 
       JsonNode pipelines = get(api, "/api/v1/pipelines?limit=1000");
-      assertTrue(pipelines.get("total").asInt() >= 0 && pipelines.get("pipelines").isArray(), pipelines.toString());
-      pipelines.get("pipelines").forEach(p -> assertTrue(p.get("pipeline_id").asText().length() > 0));
+      assertTrue(
+          pipelines.get("total").asInt() >= 0 && pipelines.get("pipelines").isArray(),
+          pipelines.toString());
+      pipelines
+          .get("pipelines")
+          .forEach(p -> assertTrue(p.get("pipeline_id").asText().length() > 0));
     } finally {
       RealTemporal.keel("schedule", "delete", id);
     }
@@ -66,18 +89,26 @@ class ListsOfSchedulesWorkersAndPipelinesOnARealServerIT {
   @Test
   void submissionIsWarnedWhenTooFewWorkersPollThePool() {
     RealTemporal.stack();
-    assertEquals(java.util.Optional.of("no worker polls keel-train-nowhere: its trials wait for slots until one does"
-        + " (start one with keel worker --roles TRAIN --pool nowhere)"),
+    assertEquals(
+        java.util.Optional.of(
+            "no worker polls keel-train-nowhere: its trials wait for slots until one does"
+                + " (start one with keel worker --roles TRAIN --pool nowhere)"),
         KeelWorkers.slotWarning(RealTemporal.client(), "nowhere", 1));
-    assertEquals(java.util.Optional.of("1 worker polls keel-train-cpu, but a trial needs 2 slots at once: its trials"
-        + " wait for slots until enough do (start one with keel worker --roles TRAIN --pool cpu)"),
+    assertEquals(
+        java.util.Optional.of(
+            "1 worker polls keel-train-cpu, but a trial needs 2 slots at once: its trials"
+                + " wait for slots until enough do (start one with keel worker --roles TRAIN --pool cpu)"),
         KeelWorkers.slotWarning(RealTemporal.client(), "cpu", 2));
-    assertEquals(java.util.Optional.empty(), KeelWorkers.slotWarning(RealTemporal.client(), "cpu", 1));
+    assertEquals(
+        java.util.Optional.empty(), KeelWorkers.slotWarning(RealTemporal.client(), "cpu", 1));
   }
 
   private static JsonNode get(ApiServer api, String path) throws Exception {
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(api.url() + path)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(api.url() + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode(), path + ": " + r.body());
     return JSON.readTree(r.body());
   }

@@ -50,7 +50,9 @@ final class RealTemporal {
   static synchronized KeelDevProcess stack() {
     if (stack == null) {
       Path storage = itDir().resolve("storage-" + UUID.randomUUID());
-      stack = new KeelDevProcess(storage, KeelDevProcess.freePort(), KeelDevProcess.freePort(), itDir());
+      stack =
+          new KeelDevProcess(
+              storage, KeelDevProcess.freePort(), KeelDevProcess.freePort(), itDir());
       stack.start();
       Runtime.getRuntime().addShutdownHook(new Thread(stack::stop, "stop-keel-dev"));
     }
@@ -83,7 +85,8 @@ final class RealTemporal {
 
   /** Terminates the schedule's runs still going (a test's clean-up after deleting the schedule). */
   static void terminateScheduledRuns(String scheduleId) {
-    for (WorkflowExecutionInfo w : list("TemporalScheduledById = '" + scheduleId + "' AND ExecutionStatus = 'Running'")) {
+    for (WorkflowExecutionInfo w :
+        list("TemporalScheduledById = '" + scheduleId + "' AND ExecutionStatus = 'Running'")) {
       try {
         client().newUntypedWorkflowStub(w.getExecution().getWorkflowId()).terminate("test cleanup");
       } catch (RuntimeException alreadyClosed) {
@@ -95,24 +98,36 @@ final class RealTemporal {
   /** The output and exit code of one {@code temporal} CLI call. */
   record CliResult(int exitCode, String output) {}
 
-  /** Runs {@code temporal ARGS --address <stack>} (no shell: the arguments are what a user would quote). */
-  static CliResult temporal(Duration timeout, String... args) throws IOException, InterruptedException {
+  /**
+   * Runs {@code temporal ARGS --address <stack>} (no shell: the arguments are what a user would
+   * quote).
+   */
+  static CliResult temporal(Duration timeout, String... args)
+      throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(temporalBinary().toString());
     cmd.addAll(List.of(args));
     cmd.add("--address");
     cmd.add(stack().address());
     Path out = Files.createTempFile(itDir(), "temporal-cli-", ".out");
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    Process p =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
     if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
       p.destroyForcibly();
-      fail("temporal " + String.join(" ", args) + " did not finish in " + timeout.toSeconds() + " s:\n"
-          + Files.readString(out, StandardCharsets.UTF_8));
+      fail(
+          "temporal "
+              + String.join(" ", args)
+              + " did not finish in "
+              + timeout.toSeconds()
+              + " s:\n"
+              + Files.readString(out, StandardCharsets.UTF_8));
     }
     return new CliResult(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
   }
 
-  /** ListWorkflowExecutions with a visibility query (visibility is eventually consistent: polls). */
+  /**
+   * ListWorkflowExecutions with a visibility query (visibility is eventually consistent: polls).
+   */
   static List<WorkflowExecutionInfo> listUntilFound(String query, int atLeast, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     List<WorkflowExecutionInfo> found = List.of();
@@ -127,8 +142,14 @@ final class RealTemporal {
   }
 
   static List<WorkflowExecutionInfo> list(String query) {
-    return stubs().blockingStub().listWorkflowExecutions(ListWorkflowExecutionsRequest.newBuilder()
-        .setNamespace("default").setQuery(query).build()).getExecutionsList();
+    return stubs()
+        .blockingStub()
+        .listWorkflowExecutions(
+            ListWorkflowExecutionsRequest.newBuilder()
+                .setNamespace("default")
+                .setQuery(query)
+                .build())
+        .getExecutionsList();
   }
 
   static void await(String what, Duration timeout, BooleanSupplier condition) {
@@ -142,10 +163,14 @@ final class RealTemporal {
   }
 
   static String demoJson(String name, long batches) {
-    return "{\"name\":\"" + name + "\",\"source\":{\"format\":\"fashion_mnist\",\"uri\":\"/usr/share/datasets/fashion-mnist\"},"
+    return "{\"name\":\""
+        + name
+        + "\",\"source\":{\"format\":\"fashion_mnist\",\"uri\":\"/usr/share/datasets/fashion-mnist\"},"
         + "\"target_table\":\"fashion_mnist\",\"experiment\":{\"hyperparameters\":{\"lr\":{\"type\":\"const\",\"val\":0.002},"
         + "\"batch_size\":{\"type\":\"const\",\"val\":128}},\"searcher\":{\"name\":\"single\",\"metric\":\"validation_accuracy\","
-        + "\"max_length\":{\"batches\":" + batches + "}},\"reproducibility\":{\"seed\":42}}}";
+        + "\"max_length\":{\"batches\":"
+        + batches
+        + "}},\"reproducibility\":{\"seed\":42}}}";
   }
 
   static void writeArtifact(String name, String text) {

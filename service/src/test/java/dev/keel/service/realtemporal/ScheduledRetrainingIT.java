@@ -17,23 +17,50 @@ class ScheduledRetrainingIT {
   @Test
   void triggerNowStartsARunThatCompletes() throws Exception {
     String id = "it-nightly-" + UUID.randomUUID().toString().substring(0, 8);
-    assertEquals(0, RealTemporal.keel("schedule", "create", id, "--cron", "0 3 * * *", "--overlap", "buffer-one", "--batches", "40"));
+    assertEquals(
+        0,
+        RealTemporal.keel(
+            "schedule",
+            "create",
+            id,
+            "--cron",
+            "0 3 * * *",
+            "--overlap",
+            "buffer-one",
+            "--batches",
+            "40"));
     try {
       ScheduleDescription before = RealTemporal.schedules().describe(id);
       assertEquals(0, before.getInfo().getNumActions());
-      assertTrue(!before.getInfo().getNextActionTimes().isEmpty(), "a cron schedule has next action times");
+      assertTrue(
+          !before.getInfo().getNextActionTimes().isEmpty(),
+          "a cron schedule has next action times");
 
       assertEquals(0, RealTemporal.keel("schedule", "trigger", id));
-      RealTemporal.await("the triggered run to be recorded", Duration.ofSeconds(60),
-          () -> !PipelineSchedules.recentWorkflowIds(RealTemporal.schedules().describe(id)).isEmpty());
-      String run = PipelineSchedules.recentWorkflowIds(RealTemporal.schedules().describe(id)).get(0);
+      RealTemporal.await(
+          "the triggered run to be recorded",
+          Duration.ofSeconds(60),
+          () ->
+              !PipelineSchedules.recentWorkflowIds(RealTemporal.schedules().describe(id))
+                  .isEmpty());
+      String run =
+          PipelineSchedules.recentWorkflowIds(RealTemporal.schedules().describe(id)).get(0);
       assertTrue(run.startsWith("pipeline-fashion-mnist-demo-"), run);
 
-      PipelineResult r = RealTemporal.client().newUntypedWorkflowStub(run).getResult(8, TimeUnit.MINUTES, PipelineResult.class);
+      PipelineResult r =
+          RealTemporal.client()
+              .newUntypedWorkflowStub(run)
+              .getResult(8, TimeUnit.MINUTES, PipelineResult.class);
       assertEquals(40, r.getCheckpoint().getBatches());
-      assertTrue(r.getInference().getAccuracy() > 0.3, "accuracy " + r.getInference().getAccuracy());
-      assertEquals(1, RealTemporal.listUntilFound("TemporalScheduledById = '" + id + "' AND KeelStage = 'done'", 1,
-          Duration.ofSeconds(30)).size());
+      assertTrue(
+          r.getInference().getAccuracy() > 0.3, "accuracy " + r.getInference().getAccuracy());
+      assertEquals(
+          1,
+          RealTemporal.listUntilFound(
+                  "TemporalScheduledById = '" + id + "' AND KeelStage = 'done'",
+                  1,
+                  Duration.ofSeconds(30))
+              .size());
       assertEquals(0, RealTemporal.keel("schedule", "describe", id));
     } finally {
       RealTemporal.keel("schedule", "delete", id);
@@ -43,7 +70,19 @@ class ScheduledRetrainingIT {
   @Test
   void pausedScheduleStartsNothingUntilUnpaused() {
     String id = "it-paused-" + UUID.randomUUID().toString().substring(0, 8);
-    assertEquals(0, RealTemporal.keel("schedule", "create", id, "--cron", "@every 2s", "--overlap", "skip", "--paused", "--batches", "20"));
+    assertEquals(
+        0,
+        RealTemporal.keel(
+            "schedule",
+            "create",
+            id,
+            "--cron",
+            "@every 2s",
+            "--overlap",
+            "skip",
+            "--paused",
+            "--batches",
+            "20"));
     try {
       // Absence takes time to show: five would-be firings.
       KeelDevProcess.sleep(10_000);
@@ -53,7 +92,9 @@ class ScheduledRetrainingIT {
       assertTrue(RealTemporal.list("TemporalScheduledById = '" + id + "'").isEmpty());
 
       assertEquals(0, RealTemporal.keel("schedule", "unpause", id));
-      RealTemporal.await("an unpaused schedule to start a run", Duration.ofSeconds(60),
+      RealTemporal.await(
+          "an unpaused schedule to start a run",
+          Duration.ofSeconds(60),
           () -> RealTemporal.schedules().describe(id).getInfo().getNumActions() >= 1);
       assertEquals(0, RealTemporal.keel("schedule", "pause", id, "--note", "done testing"));
       assertTrue(RealTemporal.schedules().describe(id).getSchedule().getState().isPaused());

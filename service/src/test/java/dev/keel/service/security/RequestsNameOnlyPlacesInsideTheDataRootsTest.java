@@ -29,10 +29,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A server reads and writes only inside its storage root and the data roots its operator declared: a source,
- * table or checkpoint directory elsewhere (by path, '..', a symbolic link, a file: spelling or another bucket) is
- * refused before anything reads it, naming the field and the roots in the same words whether it exists or not;
- * no answer carries a file's content; nothing is started or written for a refused request.
+ * A server reads and writes only inside its storage root and the data roots its operator declared:
+ * a source, table or checkpoint directory elsewhere (by path, '..', a symbolic link, a file:
+ * spelling or another bucket) is refused before anything reads it, naming the field and the roots
+ * in the same words whether it exists or not; no answer carries a file's content; nothing is
+ * started or written for a refused request.
  */
 class RequestsNameOnlyPlacesInsideTheDataRootsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -59,8 +60,15 @@ class RequestsNameOnlyPlacesInsideTheDataRootsTest {
     temporal = LoopbackTemporalServer.start(0);
     stubs = KeelWorkerHost.connect(temporal.address());
     client = KeelWorkerHost.client(stubs, "default");
-    api = ApiServer.start("127.0.0.1", 0, client,
-        DataRoots.of(StorageRoot.of(storage.toString()), List.of(data.toString(), "s3://team-data/keel")), ApiToken.none());
+    api =
+        ApiServer.start(
+            "127.0.0.1",
+            0,
+            client,
+            DataRoots.of(
+                StorageRoot.of(storage.toString()),
+                List.of(data.toString(), "s3://team-data/keel")),
+            ApiToken.none());
   }
 
   @AfterAll
@@ -73,14 +81,29 @@ class RequestsNameOnlyPlacesInsideTheDataRootsTest {
   @Test
   void sourcesOutsideTheRootsAreRefusedAlikeWhetherTheyExistOrNot() throws Exception {
     String roots = storage + ", " + data + ", s3://team-data/keel";
-    for (String uri : List.of(outside.resolve("shadow").toString(), outside.resolve("no-such-file").toString(),
-        data + "/../etc/shadow", data.resolve("escape/shadow").toString(), "file://" + outside.resolve("shadow"),
-        "file:" + outside.resolve("shadow"), "file://" + data + "/%2e%2e/etc/shadow", "s3://other-bucket/keel/x.csv",
-        "s3://team-data/keel/../private/x.csv", "s3://team-data/keelish/x.csv", "http://169.254.169.254/latest")) {
-      JsonNode error = refused(pipeline("source: {format: csv, uri: '" + uri + "', label_column: label}"), "source.uri");
+    for (String uri :
+        List.of(
+            outside.resolve("shadow").toString(),
+            outside.resolve("no-such-file").toString(),
+            data + "/../etc/shadow",
+            data.resolve("escape/shadow").toString(),
+            "file://" + outside.resolve("shadow"),
+            "file:" + outside.resolve("shadow"),
+            "file://" + data + "/%2e%2e/etc/shadow",
+            "s3://other-bucket/keel/x.csv",
+            "s3://team-data/keel/../private/x.csv",
+            "s3://team-data/keelish/x.csv",
+            "http://169.254.169.254/latest")) {
+      JsonNode error =
+          refused(
+              pipeline("source: {format: csv, uri: '" + uri + "', label_column: label}"),
+              "source.uri");
       String message = error.path("message").asText();
-      assertTrue(message.contains("'" + uri + "'") && (message.contains("is outside this server's data roots (" + roots + ")")
-          || message.contains("does not read") || message.contains("is not a path or URI this server can use")),
+      assertTrue(
+          message.contains("'" + uri + "'")
+              && (message.contains("is outside this server's data roots (" + roots + ")")
+                  || message.contains("does not read")
+                  || message.contains("is not a path or URI this server can use")),
           uri + ": " + message);
     }
     assertNothingStarted();
@@ -88,15 +111,28 @@ class RequestsNameOnlyPlacesInsideTheDataRootsTest {
 
   @Test
   void tablesAndCheckpointDirectoriesOutsideTheRootsAreRefused() throws Exception {
-    refused(pipeline("source: {format: csv, uri: " + data.resolve("shadow.csv") + ", label_column: label}")
-        .replace("target_table: t", "target_table: " + outside), "target_table");
-    refused(pipeline("source: {format: csv, uri: " + data.resolve("shadow.csv") + ", label_column: label}")
-        .replace("target_table: t", "target_table: .."), "target_table");
+    refused(
+        pipeline(
+                "source: {format: csv, uri: "
+                    + data.resolve("shadow.csv")
+                    + ", label_column: label}")
+            .replace("target_table: t", "target_table: " + outside),
+        "target_table");
+    refused(
+        pipeline(
+                "source: {format: csv, uri: "
+                    + data.resolve("shadow.csv")
+                    + ", label_column: label}")
+            .replace("target_table: t", "target_table: .."),
+        "target_table");
     refused(experiment("data: {table: '../../../../../etc'}"), "data.table");
-    refused(experiment("data: {table: t}\ncheckpoint_storage: {storage_path: '" + outside.toUri() + "'}"),
+    refused(
+        experiment(
+            "data: {table: t}\ncheckpoint_storage: {storage_path: '" + outside.toUri() + "'}"),
         "checkpoint_storage.storage_path");
     for (String table : List.of(outside.toString(), "../_keel/models", "/etc", data + "/../etc")) {
-      HttpResponse<String> r = get("/api/v1/data/describe?table=" + URLEncoder.encode(table, StandardCharsets.UTF_8));
+      HttpResponse<String> r =
+          get("/api/v1/data/describe?table=" + URLEncoder.encode(table, StandardCharsets.UTF_8));
       assertEquals(400, r.statusCode(), table + ": " + r.body());
       assertTrue(r.body().contains("table: "), r.body());
     }
@@ -106,26 +142,46 @@ class RequestsNameOnlyPlacesInsideTheDataRootsTest {
 
   @Test
   void aFileInsideTheRootsIsNeverQuotedBack() throws Exception {
-    JsonNode error = refused(pipeline("source: {format: csv, uri: " + data.resolve("shadow.csv") + ", label_column: label}"),
-        "source.label_column");
-    assertEquals("'label' is not a column of " + data.resolve("shadow.csv") + " (its first line is not a CSV header row"
-        + " with a label column and a feature column)", error.path("message").asText());
+    JsonNode error =
+        refused(
+            pipeline(
+                "source: {format: csv, uri: "
+                    + data.resolve("shadow.csv")
+                    + ", label_column: label}"),
+            "source.label_column");
+    assertEquals(
+        "'label' is not a column of "
+            + data.resolve("shadow.csv")
+            + " (its first line is not a CSV header row"
+            + " with a label column and a feature column)",
+        error.path("message").asText());
     assertNothingStarted();
   }
 
   @Test
   void namesThatWouldBecomePathsAreRefusedAtSubmission() throws Exception {
-    String request = pipeline("source: {format: csv, uri: " + data.resolve("shadow.csv") + ", label_column: label}")
-        .replace("name: roots", "name: ../../evil-name");
+    String request =
+        pipeline(
+                "source: {format: csv, uri: "
+                    + data.resolve("shadow.csv")
+                    + ", label_column: label}")
+            .replace("name: roots", "name: ../../evil-name");
     refused(request, "name");
     assertNothingStarted();
   }
 
   @Test
   void placesInsideTheRootsAreAccepted() {
-    DataRoots roots = DataRoots.of(StorageRoot.of(storage.toString()), List.of(data.toString(), "s3://team-data/keel"));
-    for (String inside : List.of(data.resolve("new-dir/rows.csv").toString(), data.toUri().toString() + "rows.csv",
-        storage.resolve("tables/t").toString(), "s3://team-data/keel", "s3://team-data/keel/sub/x.csv")) {
+    DataRoots roots =
+        DataRoots.of(
+            StorageRoot.of(storage.toString()), List.of(data.toString(), "s3://team-data/keel"));
+    for (String inside :
+        List.of(
+            data.resolve("new-dir/rows.csv").toString(),
+            data.toUri().toString() + "rows.csv",
+            storage.resolve("tables/t").toString(),
+            "s3://team-data/keel",
+            "s3://team-data/keel/sub/x.csv")) {
       assertEquals(java.util.Optional.empty(), roots.location("source.uri", inside), inside);
     }
     assertEquals(java.util.Optional.empty(), roots.table("target_table", "fashion_mnist"));
@@ -133,15 +189,24 @@ class RequestsNameOnlyPlacesInsideTheDataRootsTest {
 
   private static JsonNode refused(String body, String field) throws Exception {
     boolean experiment = body.startsWith("#experiment");
-    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(api.url()
-            + (experiment ? "/api/v1/experiments" : "/api/v1/pipelines")))
-        .header("Content-Type", "application/yaml").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HTTP.send(
+            HttpRequest.newBuilder(
+                    URI.create(
+                        api.url() + (experiment ? "/api/v1/experiments" : "/api/v1/pipelines")))
+                .header("Content-Type", "application/yaml")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertEquals(400, r.statusCode(), r.body());
-    assertFalse(r.body().contains("saltsalt") || r.body().contains("root:"), "no file content in " + r.body());
-    assertFalse(r.body().matches("(?s).*(at |Exception|dev\\.keel\\.).*"), "no Java in " + r.body());
+    assertFalse(
+        r.body().contains("saltsalt") || r.body().contains("root:"),
+        "no file content in " + r.body());
+    assertFalse(
+        r.body().matches("(?s).*(at |Exception|dev\\.keel\\.).*"), "no Java in " + r.body());
     for (JsonNode e : JSON.readTree(r.body()).path("errors")) {
-      if (e.path("field").asText().equals(field) || e.path("field").asText().endsWith("." + field)) {
+      if (e.path("field").asText().equals(field)
+          || e.path("field").asText().endsWith("." + field)) {
         return e;
       }
     }
@@ -149,12 +214,20 @@ class RequestsNameOnlyPlacesInsideTheDataRootsTest {
   }
 
   private static HttpResponse<String> get(String path) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(api.url() + path)).build(), HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(api.url() + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private static void assertNothingStarted() {
-    assertEquals(0, stubs.blockingStub().listOpenWorkflowExecutions(ListOpenWorkflowExecutionsRequest.newBuilder()
-        .setNamespace("default").build()).getExecutionsCount(), "a refused request starts no workflow");
+    assertEquals(
+        0,
+        stubs
+            .blockingStub()
+            .listOpenWorkflowExecutions(
+                ListOpenWorkflowExecutionsRequest.newBuilder().setNamespace("default").build())
+            .getExecutionsCount(),
+        "a refused request starts no workflow");
     assertFalse(Files.exists(storage.resolve("tables")), "a refused request writes no table");
   }
 
@@ -167,7 +240,8 @@ class RequestsNameOnlyPlacesInsideTheDataRootsTest {
           hyperparameters: {batch_size: 8}
           searcher: {name: single, metric: validation_accuracy, smaller_is_better: false, max_length: {batches: 1}}
           model: {name: tabular_mlp}
-        """.formatted(source);
+        """
+        .formatted(source);
   }
 
   private static String experiment(String lines) {
@@ -177,6 +251,7 @@ class RequestsNameOnlyPlacesInsideTheDataRootsTest {
         %s
         hyperparameters: {batch_size: 8}
         searcher: {name: single, metric: validation_accuracy, smaller_is_better: false, max_length: {batches: 1}}
-        """.formatted(lines);
+        """
+        .formatted(lines);
   }
 }

@@ -42,31 +42,46 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Every probe of the security review, kept as data and run against a real {@code keel serve} process (HTTPS, a
- * tokens file, a data root) and a real {@code keel dev} stack (loopback, no token): tokens and roles, revoked
- * tokens, path tricks, files outside the roots by every path field, symbolic links and {@code ..}, DNS rebinding
- * Hosts and Origins, plain HTTP to the TLS port. Each answer must be the expected status; no answer of the
- * suite may carry a file's content, a Java class name or a stack frame; a refused request writes nothing and
- * starts nothing. The table of probes and what they got is written to {@code target/security-probes.txt}.
+ * Every probe of the security review, kept as data and run against a real {@code keel serve}
+ * process (HTTPS, a tokens file, a data root) and a real {@code keel dev} stack (loopback, no
+ * token): tokens and roles, revoked tokens, path tricks, files outside the roots by every path
+ * field, symbolic links and {@code ..}, DNS rebinding Hosts and Origins, plain HTTP to the TLS
+ * port. Each answer must be the expected status; no answer of the suite may carry a file's content,
+ * a Java class name or a stack frame; a refused request writes nothing and starts nothing. The
+ * table of probes and what they got is written to {@code target/security-probes.txt}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SecurityProbesTest {
   private static final String SECRET_LINE = "root:$6$probe$notarealhash:20228:0:99999:7:::";
-  /** A Java class name or a stack frame, in any answer: what an attacker learns the server's insides from. */
-  private static final Pattern JAVA = Pattern.compile(
-      "\\b(java|javax|jakarta|io\\.temporal|io\\.micronaut|io\\.netty|io\\.grpc|dev\\.keel)\\.[a-z]+\\.|\\tat |Exception\\b");
 
-  private static final String HUGE_SEARCH = """
+  /**
+   * A Java class name or a stack frame, in any answer: what an attacker learns the server's insides
+   * from.
+   */
+  private static final Pattern JAVA =
+      Pattern.compile(
+          "\\b(java|javax|jakarta|io\\.temporal|io\\.micronaut|io\\.netty|io\\.grpc|dev\\.keel)\\.[a-z]+\\.|\\tat |Exception\\b");
+
+  private static final String HUGE_SEARCH =
+      """
       name: huge
       data: {table: t}
       hyperparameters: {lr: {type: log, minval: -4, maxval: -1, base: 10}}
       searcher: {name: adaptive_asha, metric: validation_accuracy, smaller_is_better: false, max_trials: 1000000000,
                  max_length: {batches: 1000}}
       """;
-  private static final String NINE_MB = "name: big\ndescription: '" + "x".repeat(9 * 1024 * 1024) + "'\n";
+  private static final String NINE_MB =
+      "name: big\ndescription: '" + "x".repeat(9 * 1024 * 1024) + "'\n";
 
-  private record Probe(String name, String server, String method, String path, String token, Map<String, String> headers,
-      String body, int expected) {}
+  private record Probe(
+      String name,
+      String server,
+      String method,
+      String path,
+      String token,
+      Map<String, String> headers,
+      String body,
+      int expected) {}
 
   private record Answer(int status, String body) {}
 
@@ -97,8 +112,12 @@ class SecurityProbesTest {
     for (String role : List.of("viewer", "editor", "admin", "revoked")) {
       String token = newToken();
       tokens.put(role, token);
-      TokensFile.put(tokensFile, new TokensFile.Entry(role + "-user", role.equals("revoked") ? Role.ADMIN : Role.parse(role),
-          TokensFile.sha256Hex(token)));
+      TokensFile.put(
+          tokensFile,
+          new TokensFile.Entry(
+              role + "-user",
+              role.equals("revoked") ? Role.ADMIN : Role.parse(role),
+              TokensFile.sha256Hex(token)));
     }
     TokensFile.revoke(tokensFile, "revoked-user");
 
@@ -106,20 +125,51 @@ class SecurityProbesTest {
     stubs = KeelWorkerHost.connect(temporal.address());
     cert = TestCertificate.create(base, "probes", "EC");
     serveStorage = Files.createDirectories(base.resolve("serve-storage"));
-    serve = keel(base, "serve", "--host", "0.0.0.0", "--port", "0", "--tls-cert", cert.certificate().toString(),
-        "--tls-key", cert.key().toString(), "--tokens", tokensFile.toString(), "--data-root", data.toString(),
-        "--storage", serveStorage.toString(), "--temporal", temporal.address());
+    serve =
+        keel(
+            base,
+            "serve",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "0",
+            "--tls-cert",
+            cert.certificate().toString(),
+            "--tls-key",
+            cert.key().toString(),
+            "--tokens",
+            tokensFile.toString(),
+            "--data-root",
+            data.toString(),
+            "--storage",
+            serveStorage.toString(),
+            "--temporal",
+            temporal.address());
     Pattern started = Pattern.compile("Keel API on https://[^:]+:(\\d+) ");
-    Poll.until("keel serve to print its URL or end", Duration.ofMinutes(3),
+    Poll.until(
+        "keel serve to print its URL or end",
+        Duration.ofMinutes(3),
         () -> !serve.isAlive() || started.matcher(read(base.resolve("out.txt"))).find());
     Matcher m = started.matcher(read(base.resolve("out.txt")));
-    assertTrue(m.find(), "keel serve ended: " + read(base.resolve("out.txt")) + read(base.resolve("err.txt")));
+    assertTrue(
+        m.find(),
+        "keel serve ended: " + read(base.resolve("out.txt")) + read(base.resolve("err.txt")));
     serveUrl = "https://127.0.0.1:" + m.group(1);
 
     devStorage = Files.createDirectories(base.resolve("dev-storage"));
     devPort = freePort();
-    dev = DevStack.start(new DevStack.Config(DevStack.Backend.EMBEDDED, null, freePort(), 0, StorageRoot.of(devStorage.toString()),
-        devPort, 1, List.of(data.toString())), new PrintStream(OutputStream.nullOutputStream()));
+    dev =
+        DevStack.start(
+            new DevStack.Config(
+                DevStack.Backend.EMBEDDED,
+                null,
+                freePort(),
+                0,
+                StorageRoot.of(devStorage.toString()),
+                devPort,
+                1,
+                List.of(data.toString())),
+            new PrintStream(OutputStream.nullOutputStream()));
   }
 
   @AfterAll
@@ -150,10 +200,19 @@ class SecurityProbesTest {
       Answer a = send(p);
       boolean ok = a.status() == p.expected();
       asExpected += ok ? 1 : 0;
-      rows.add(String.format("%-5s %-4s %-60s %-8s expected %d got %d%s", p.server(), p.method(),
-          p.name(), p.token() == null ? "-" : p.token(), p.expected(), a.status(), ok ? "" : "  <-- " + a.body()));
+      rows.add(
+          String.format(
+              "%-5s %-4s %-60s %-8s expected %d got %d%s",
+              p.server(),
+              p.method(),
+              p.name(),
+              p.token() == null ? "-" : p.token(),
+              p.expected(),
+              a.status(),
+              ok ? "" : "  <-- " + a.body()));
       if (!ok) {
-        failures.add(p.name() + ": expected " + p.expected() + ", got " + a.status() + " " + a.body());
+        failures.add(
+            p.name() + ": expected " + p.expected() + ", got " + a.status() + " " + a.body());
       }
       if (a.body().contains("$6$probe") || a.body().contains("root:")) {
         failures.add(p.name() + ": a file's content in " + a.body());
@@ -171,16 +230,42 @@ class SecurityProbesTest {
     assertFalse(Files.exists(serveStorage.resolve("tables")), "a refused request wrote a table");
     assertFalse(Files.exists(devStorage.resolve("tables")), "a refused request wrote a table");
     assertFalse(Files.exists(outside.resolve("_delta_log")), "written outside the roots");
-    assertEquals(0, stubs.blockingStub().listOpenWorkflowExecutions(ListOpenWorkflowExecutionsRequest.newBuilder()
-        .setNamespace("default").build()).getExecutionsCount(), "a refused request started a workflow");
+    assertEquals(
+        0,
+        stubs
+            .blockingStub()
+            .listOpenWorkflowExecutions(
+                ListOpenWorkflowExecutionsRequest.newBuilder().setNamespace("default").build())
+            .getExecutionsCount(),
+        "a refused request started a workflow");
   }
 
-  /** The costly probes answer within a wall-clock cap (the target is under a second; the cap allows a busy machine). */
+  /**
+   * The costly probes answer within a wall-clock cap (the target is under a second; the cap allows
+   * a busy machine).
+   */
   @Test
   void aHugeSearchAndAHugeBodyAreRefusedWithinTheCap() throws Exception {
-    for (Probe p : List.of(
-        new Probe("preview 1e9", "serve", "POST", "/api/v1/experiments/preview", "editor", yaml(), HUGE_SEARCH, 400),
-        new Probe("9 MB", "serve", "POST", "/api/v1/experiments/preview", "editor", yaml(), NINE_MB, 413))) {
+    for (Probe p :
+        List.of(
+            new Probe(
+                "preview 1e9",
+                "serve",
+                "POST",
+                "/api/v1/experiments/preview",
+                "editor",
+                yaml(),
+                HUGE_SEARCH,
+                400),
+            new Probe(
+                "9 MB",
+                "serve",
+                "POST",
+                "/api/v1/experiments/preview",
+                "editor",
+                yaml(),
+                NINE_MB,
+                413))) {
       long started = System.nanoTime();
       Answer a = send(p);
       double seconds = (System.nanoTime() - started) / 1e9;
@@ -188,8 +273,19 @@ class SecurityProbesTest {
       assertTrue(seconds < 5, p.name() + " took " + seconds + " s");
       rows.add(String.format("%s answered %d in %.3f s", p.name(), a.status(), seconds));
     }
-    assertTrue(send(new Probe("preview 1e9", "serve", "POST", "/api/v1/experiments/preview", "editor", yaml(), HUGE_SEARCH,
-        400)).body().contains("searcher.max_trials"), "the answer names the limit's field");
+    assertTrue(
+        send(new Probe(
+                "preview 1e9",
+                "serve",
+                "POST",
+                "/api/v1/experiments/preview",
+                "editor",
+                yaml(),
+                HUGE_SEARCH,
+                400))
+            .body()
+            .contains("searcher.max_trials"),
+        "the answer names the limit's field");
   }
 
   @Test
@@ -197,8 +293,14 @@ class SecurityProbesTest {
     int port = URI.create(serveUrl).getPort();
     try (Socket s = new Socket("127.0.0.1", port)) {
       s.setSoTimeout(5_000);
-      s.getOutputStream().write(("GET /api/v1/models HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer "
-          + tokens.get("admin") + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream()
+          .write(
+              ("GET /api/v1/models HTTP/1.1\r\nHost: 127.0.0.1:"
+                      + port
+                      + "\r\nAuthorization: Bearer "
+                      + tokens.get("admin")
+                      + "\r\nConnection: close\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
       String answer = readSome(s.getInputStream());
       assertFalse(answer.startsWith("HTTP/1.1 200") || answer.contains("\"versions\""), answer);
     }
@@ -208,76 +310,350 @@ class SecurityProbesTest {
     List<Probe> p = new ArrayList<>();
     // tokens
     p.add(new Probe("no token", "serve", "GET", "/api/v1/experiments", null, Map.of(), null, 401));
-    p.add(new Probe("a wrong token", "serve", "GET", "/api/v1/experiments", "wrong", Map.of(), null, 401));
-    p.add(new Probe("63 of the viewer token's 64 characters", "serve", "GET", "/api/v1/experiments", "short", Map.of(), null, 401));
-    p.add(new Probe("a revoked token", "serve", "GET", "/api/v1/experiments", "revoked", Map.of(), null, 401));
-    p.add(new Probe("health without a token", "serve", "GET", "/health", null, Map.of(), null, 200));
+    p.add(
+        new Probe(
+            "a wrong token", "serve", "GET", "/api/v1/experiments", "wrong", Map.of(), null, 401));
+    p.add(
+        new Probe(
+            "63 of the viewer token's 64 characters",
+            "serve",
+            "GET",
+            "/api/v1/experiments",
+            "short",
+            Map.of(),
+            null,
+            401));
+    p.add(
+        new Probe(
+            "a revoked token",
+            "serve",
+            "GET",
+            "/api/v1/experiments",
+            "revoked",
+            Map.of(),
+            null,
+            401));
+    p.add(
+        new Probe("health without a token", "serve", "GET", "/health", null, Map.of(), null, 200));
     // path tricks
-    for (String trick : List.of("/api/v1/..;/api/v1/experiments", "/%2e%2e/api/v1/experiments", "//api/v1/experiments",
-        "/dashboard/../api/v1/experiments", "/health/../api/v1/experiments")) {
+    for (String trick :
+        List.of(
+            "/api/v1/..;/api/v1/experiments",
+            "/%2e%2e/api/v1/experiments",
+            "//api/v1/experiments",
+            "/dashboard/../api/v1/experiments",
+            "/health/../api/v1/experiments")) {
       p.add(new Probe("path trick " + trick, "serve", "GET", trick, null, Map.of(), null, -4));
     }
     // roles
-    p.add(new Probe("viewer reads", "serve", "GET", "/api/v1/experiments", "viewer", Map.of(), null, 200));
-    p.add(new Probe("viewer submits", "serve", "POST", "/api/v1/experiments", "viewer", yaml(), experiment("t"), 403));
-    p.add(new Probe("viewer previews", "serve", "POST", "/api/v1/experiments/preview", "viewer", yaml(), experiment("t"), 403));
-    p.add(new Probe("viewer kills", "serve", "POST", "/api/v1/experiments/x/kill", "viewer", yaml(), "", 403));
-    p.add(new Probe("editor promotes", "serve", "POST", "/api/v1/models/m/1/promote", "editor",
-        Map.of("Content-Type", "application/json"), "{\"stage\":\"champion\"}", 403));
-    p.add(new Probe("editor reads the audit log", "serve", "GET", "/api/v1/audit", "editor", Map.of(), null, 403));
-    p.add(new Probe("admin reads the audit log", "serve", "GET", "/api/v1/audit", "admin", Map.of(), null, 200));
+    p.add(
+        new Probe(
+            "viewer reads", "serve", "GET", "/api/v1/experiments", "viewer", Map.of(), null, 200));
+    p.add(
+        new Probe(
+            "viewer submits",
+            "serve",
+            "POST",
+            "/api/v1/experiments",
+            "viewer",
+            yaml(),
+            experiment("t"),
+            403));
+    p.add(
+        new Probe(
+            "viewer previews",
+            "serve",
+            "POST",
+            "/api/v1/experiments/preview",
+            "viewer",
+            yaml(),
+            experiment("t"),
+            403));
+    p.add(
+        new Probe(
+            "viewer kills",
+            "serve",
+            "POST",
+            "/api/v1/experiments/x/kill",
+            "viewer",
+            yaml(),
+            "",
+            403));
+    p.add(
+        new Probe(
+            "editor promotes",
+            "serve",
+            "POST",
+            "/api/v1/models/m/1/promote",
+            "editor",
+            Map.of("Content-Type", "application/json"),
+            "{\"stage\":\"champion\"}",
+            403));
+    p.add(
+        new Probe(
+            "editor reads the audit log",
+            "serve",
+            "GET",
+            "/api/v1/audit",
+            "editor",
+            Map.of(),
+            null,
+            403));
+    p.add(
+        new Probe(
+            "admin reads the audit log",
+            "serve",
+            "GET",
+            "/api/v1/audit",
+            "admin",
+            Map.of(),
+            null,
+            200));
     // files outside the roots, by every field and spelling
     String passwd = outside.resolve("passwd").toString();
-    for (String uri : List.of(passwd, data + "/../etc/passwd", data.resolve("escape/passwd").toString(), "file://" + passwd,
-        "file:" + passwd, "file://" + data + "/%2e%2e/etc/passwd", outside.resolve("no-such-file").toString())) {
-      p.add(new Probe("source.uri " + uri, "serve", "POST", "/api/v1/pipelines", "editor", yaml(),
-          pipeline("source: {format: csv, uri: '" + uri + "', label_column: label}", "target_table: t"), 400));
-      p.add(new Probe("dev source.uri " + uri, "dev", "POST", "/api/v1/pipelines", null, yaml(),
-          pipeline("source: {format: csv, uri: '" + uri + "', label_column: label}", "target_table: t"), 400));
+    for (String uri :
+        List.of(
+            passwd,
+            data + "/../etc/passwd",
+            data.resolve("escape/passwd").toString(),
+            "file://" + passwd,
+            "file:" + passwd,
+            "file://" + data + "/%2e%2e/etc/passwd",
+            outside.resolve("no-such-file").toString())) {
+      p.add(
+          new Probe(
+              "source.uri " + uri,
+              "serve",
+              "POST",
+              "/api/v1/pipelines",
+              "editor",
+              yaml(),
+              pipeline(
+                  "source: {format: csv, uri: '" + uri + "', label_column: label}",
+                  "target_table: t"),
+              400));
+      p.add(
+          new Probe(
+              "dev source.uri " + uri,
+              "dev",
+              "POST",
+              "/api/v1/pipelines",
+              null,
+              yaml(),
+              pipeline(
+                  "source: {format: csv, uri: '" + uri + "', label_column: label}",
+                  "target_table: t"),
+              400));
     }
-    p.add(new Probe("a passwd-like file inside a root is not quoted", "serve", "POST", "/api/v1/pipelines", "editor", yaml(),
-        pipeline("source: {format: csv, uri: '" + data.resolve("passwd.csv") + "', label_column: label}", "target_table: t"), 400));
-    String source = "source: {format: csv, uri: '" + data.resolve("passwd.csv") + "', label_column: label}";
-    p.add(new Probe("target_table ..", "serve", "POST", "/api/v1/pipelines", "editor", yaml(), pipeline(source, "target_table: '..'"), 400));
-    p.add(new Probe("target_table outside", "serve", "POST", "/api/v1/pipelines", "editor", yaml(),
-        pipeline(source, "target_table: '" + outside + "'"), 400));
-    p.add(new Probe("inference.predictions_table ../..", "serve", "POST", "/api/v1/pipelines", "editor", yaml(),
-        pipeline(source, "target_table: t\ninference: {predictions_table: '" + data + "/../../p'}"), 400));
-    p.add(new Probe("reuse.table ../../../etc", "serve", "POST", "/api/v1/pipelines", "editor", yaml(), """
+    p.add(
+        new Probe(
+            "a passwd-like file inside a root is not quoted",
+            "serve",
+            "POST",
+            "/api/v1/pipelines",
+            "editor",
+            yaml(),
+            pipeline(
+                "source: {format: csv, uri: '"
+                    + data.resolve("passwd.csv")
+                    + "', label_column: label}",
+                "target_table: t"),
+            400));
+    String source =
+        "source: {format: csv, uri: '" + data.resolve("passwd.csv") + "', label_column: label}";
+    p.add(
+        new Probe(
+            "target_table ..",
+            "serve",
+            "POST",
+            "/api/v1/pipelines",
+            "editor",
+            yaml(),
+            pipeline(source, "target_table: '..'"),
+            400));
+    p.add(
+        new Probe(
+            "target_table outside",
+            "serve",
+            "POST",
+            "/api/v1/pipelines",
+            "editor",
+            yaml(),
+            pipeline(source, "target_table: '" + outside + "'"),
+            400));
+    p.add(
+        new Probe(
+            "inference.predictions_table ../..",
+            "serve",
+            "POST",
+            "/api/v1/pipelines",
+            "editor",
+            yaml(),
+            pipeline(
+                source, "target_table: t\ninference: {predictions_table: '" + data + "/../../p'}"),
+            400));
+    p.add(
+        new Probe(
+            "reuse.table ../../../etc",
+            "serve",
+            "POST",
+            "/api/v1/pipelines",
+            "editor",
+            yaml(),
+            """
         name: probe
         reuse: {table: {table: '../../../../etc'}}
         experiment:
           hyperparameters: {batch_size: 8}
           searcher: {name: single, metric: validation_accuracy, smaller_is_better: false, max_length: {batches: 1}}
-        """, 400));
-    p.add(new Probe("experiment data.table ../../../etc", "serve", "POST", "/api/v1/experiments", "editor", yaml(),
-        experiment("'../../../../../etc'"), 400));
-    p.add(new Probe("checkpoint_storage.storage_path outside", "serve", "POST", "/api/v1/experiments", "editor", yaml(),
-        experiment("t") + "checkpoint_storage: {storage_path: '" + outside.toUri() + "'}\n", 400));
+        """,
+            400));
+    p.add(
+        new Probe(
+            "experiment data.table ../../../etc",
+            "serve",
+            "POST",
+            "/api/v1/experiments",
+            "editor",
+            yaml(),
+            experiment("'../../../../../etc'"),
+            400));
+    p.add(
+        new Probe(
+            "checkpoint_storage.storage_path outside",
+            "serve",
+            "POST",
+            "/api/v1/experiments",
+            "editor",
+            yaml(),
+            experiment("t") + "checkpoint_storage: {storage_path: '" + outside.toUri() + "'}\n",
+            400));
     for (String table : List.of("../_keel/models", "/etc", outside.toString(), data + "/../etc")) {
-      p.add(new Probe("data/describe " + table, "serve", "GET", "/api/v1/data/describe?table="
-          + java.net.URLEncoder.encode(table, StandardCharsets.UTF_8), "viewer", Map.of(), null, 400));
+      p.add(
+          new Probe(
+              "data/describe " + table,
+              "serve",
+              "GET",
+              "/api/v1/data/describe?table="
+                  + java.net.URLEncoder.encode(table, StandardCharsets.UTF_8),
+              "viewer",
+              Map.of(),
+              null,
+              400));
     }
-    p.add(new Probe("pipeline name ../../evil-name", "serve", "POST", "/api/v1/pipelines", "editor", yaml(),
-        pipeline(source, "target_table: t").replace("name: probe", "name: ../../evil-name"), 400));
+    p.add(
+        new Probe(
+            "pipeline name ../../evil-name",
+            "serve",
+            "POST",
+            "/api/v1/pipelines",
+            "editor",
+            yaml(),
+            pipeline(source, "target_table: t").replace("name: probe", "name: ../../evil-name"),
+            400));
     // work a request may ask for
-    p.add(new Probe("a preview of 1e9 trials", "serve", "POST", "/api/v1/experiments/preview", "editor", yaml(),
-        HUGE_SEARCH, 400));
-    p.add(new Probe("a 9 MB YAML body", "serve", "POST", "/api/v1/experiments", "editor", yaml(), NINE_MB, 413));
-    p.add(new Probe("dev: a preview of 1e9 trials", "dev", "POST", "/api/v1/experiments/preview", null, yaml(),
-        HUGE_SEARCH, 400));
+    p.add(
+        new Probe(
+            "a preview of 1e9 trials",
+            "serve",
+            "POST",
+            "/api/v1/experiments/preview",
+            "editor",
+            yaml(),
+            HUGE_SEARCH,
+            400));
+    p.add(
+        new Probe(
+            "a 9 MB YAML body",
+            "serve",
+            "POST",
+            "/api/v1/experiments",
+            "editor",
+            yaml(),
+            NINE_MB,
+            413));
+    p.add(
+        new Probe(
+            "dev: a preview of 1e9 trials",
+            "dev",
+            "POST",
+            "/api/v1/experiments/preview",
+            null,
+            yaml(),
+            HUGE_SEARCH,
+            400));
     // DNS rebinding against keel dev
     String port = ":" + devPort;
-    p.add(new Probe("Host evil.example", "dev", "GET", "/api/v1/experiments", null, Map.of("Host", "evil.example" + port), null, 403));
-    p.add(new Probe("Host and Origin evil.example, a write", "dev", "POST", "/api/v1/experiments/x/kill", null,
-        Map.of("Host", "evil.example" + port, "Origin", "http://evil.example" + port), "", 403));
-    p.add(new Probe("loopback Host, Origin evil.example, a write", "dev", "POST", "/api/v1/experiments/x/kill", null,
-        Map.of("Host", "127.0.0.1" + port, "Origin", "http://evil.example"), "", 403));
-    p.add(new Probe("loopback Host on another port", "dev", "GET", "/api/v1/experiments", null, Map.of("Host", "127.0.0.1:1"), null, 403));
-    p.add(new Probe("Host localhost", "dev", "GET", "/api/v1/experiments", null, Map.of("Host", "localhost" + port), null, 200));
-    p.add(new Probe("Host [::1]", "dev", "GET", "/api/v1/experiments", null, Map.of("Host", "[::1]" + port), null, 200));
-    p.add(new Probe("same-origin write", "dev", "POST", "/api/v1/experiments/x/kill", null,
-        Map.of("Host", "127.0.0.1" + port, "Origin", "http://127.0.0.1" + port), "", 404));
+    p.add(
+        new Probe(
+            "Host evil.example",
+            "dev",
+            "GET",
+            "/api/v1/experiments",
+            null,
+            Map.of("Host", "evil.example" + port),
+            null,
+            403));
+    p.add(
+        new Probe(
+            "Host and Origin evil.example, a write",
+            "dev",
+            "POST",
+            "/api/v1/experiments/x/kill",
+            null,
+            Map.of("Host", "evil.example" + port, "Origin", "http://evil.example" + port),
+            "",
+            403));
+    p.add(
+        new Probe(
+            "loopback Host, Origin evil.example, a write",
+            "dev",
+            "POST",
+            "/api/v1/experiments/x/kill",
+            null,
+            Map.of("Host", "127.0.0.1" + port, "Origin", "http://evil.example"),
+            "",
+            403));
+    p.add(
+        new Probe(
+            "loopback Host on another port",
+            "dev",
+            "GET",
+            "/api/v1/experiments",
+            null,
+            Map.of("Host", "127.0.0.1:1"),
+            null,
+            403));
+    p.add(
+        new Probe(
+            "Host localhost",
+            "dev",
+            "GET",
+            "/api/v1/experiments",
+            null,
+            Map.of("Host", "localhost" + port),
+            null,
+            200));
+    p.add(
+        new Probe(
+            "Host [::1]",
+            "dev",
+            "GET",
+            "/api/v1/experiments",
+            null,
+            Map.of("Host", "[::1]" + port),
+            null,
+            200));
+    p.add(
+        new Probe(
+            "same-origin write",
+            "dev",
+            "POST",
+            "/api/v1/experiments/x/kill",
+            null,
+            Map.of("Host", "127.0.0.1" + port, "Origin", "http://127.0.0.1" + port),
+            "",
+            404));
     return p;
   }
 
@@ -285,23 +661,37 @@ class SecurityProbesTest {
   private Answer send(Probe p) throws Exception {
     Answer a = p.server().equals("serve") ? sendServe(p) : sendDev(p);
     if (p.expected() == -4) {
-      return new Answer(List.of(400, 401, 403, 404).contains(a.status()) ? -4 : a.status(), a.body());
+      return new Answer(
+          List.of(400, 401, 403, 404).contains(a.status()) ? -4 : a.status(), a.body());
     }
     return a;
   }
 
   private Answer sendServe(Probe p) throws Exception {
-    String token = p.token() == null ? null : switch (p.token()) {
-      case "wrong" -> "0000000000000000000000000000000000000000000000000000000000000000";
-      case "short" -> tokens.get("viewer").substring(0, 63);
-      default -> tokens.get(p.token());
-    };
+    String token =
+        p.token() == null
+            ? null
+            : switch (p.token()) {
+              case "wrong" -> "0000000000000000000000000000000000000000000000000000000000000000";
+              case "short" -> tokens.get("viewer").substring(0, 63);
+              default -> tokens.get(p.token());
+            };
     // the path as given, also its tricks: through a raw TLS socket, since clients normalise paths
-    try (Socket s = cert.trustingIt().getSocketFactory().createSocket("127.0.0.1", URI.create(serveUrl).getPort())) {
+    try (Socket s =
+        cert.trustingIt()
+            .getSocketFactory()
+            .createSocket("127.0.0.1", URI.create(serveUrl).getPort())) {
       s.setSoTimeout(30_000);
       byte[] body = p.body() == null ? new byte[0] : p.body().getBytes(StandardCharsets.UTF_8);
-      StringBuilder head = new StringBuilder(p.method() + " " + p.path() + " HTTP/1.1\r\nHost: keel.example\r\n"
-          + "Connection: close\r\nContent-Length: " + body.length + "\r\n");
+      StringBuilder head =
+          new StringBuilder(
+              p.method()
+                  + " "
+                  + p.path()
+                  + " HTTP/1.1\r\nHost: keel.example\r\n"
+                  + "Connection: close\r\nContent-Length: "
+                  + body.length
+                  + "\r\n");
       if (token != null) {
         head.append("Authorization: Bearer ").append(token).append("\r\n");
       }
@@ -311,8 +701,8 @@ class SecurityProbesTest {
   }
 
   /**
-   * Sends the head, then the body unless the server answered already (a body over the limit is refused on its
-   * Content-Length, and the connection closed), and reads the answer.
+   * Sends the head, then the body unless the server answered already (a body over the limit is
+   * refused on its Content-Length, and the connection closed), and reads the answer.
    */
   private static Answer exchange(Socket s, String head, byte[] body) throws IOException {
     s.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
@@ -347,8 +737,15 @@ class SecurityProbesTest {
       byte[] body = p.body() == null ? new byte[0] : p.body().getBytes(StandardCharsets.UTF_8);
       Map<String, String> headers = new LinkedHashMap<>(Map.of("Host", "127.0.0.1:" + devPort));
       headers.putAll(p.headers());
-      StringBuilder head = new StringBuilder(p.method() + " " + p.path() + " HTTP/1.1\r\nConnection: close\r\n"
-          + "Content-Length: " + body.length + "\r\n");
+      StringBuilder head =
+          new StringBuilder(
+              p.method()
+                  + " "
+                  + p.path()
+                  + " HTTP/1.1\r\nConnection: close\r\n"
+                  + "Content-Length: "
+                  + body.length
+                  + "\r\n");
       headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
       return exchange(s, head + "\r\n", body);
     }
@@ -389,7 +786,8 @@ class SecurityProbesTest {
           hyperparameters: {batch_size: 8}
           searcher: {name: single, metric: validation_accuracy, smaller_is_better: false, max_length: {batches: 1}}
           model: {name: tabular_mlp}
-        """.formatted(source, tables);
+        """
+        .formatted(source, tables);
   }
 
   private static String experiment(String table) {
@@ -398,7 +796,8 @@ class SecurityProbesTest {
         data: {table: %s}
         hyperparameters: {batch_size: 8}
         searcher: {name: single, metric: validation_accuracy, smaller_is_better: false, max_length: {batches: 1}}
-        """.formatted(table);
+        """
+        .formatted(table);
   }
 
   private static String newToken() {
@@ -416,12 +815,21 @@ class SecurityProbesTest {
 
   /** {@code keel ARGS} in a new JVM; stdout and stderr to dir/out.txt and err.txt. */
   private static Process keel(Path dir, String... args) throws IOException {
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx768m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-        "dev.keel.service.cli.KeelCli"));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx768m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.keel.service.cli.KeelCli"));
     command.addAll(List.of(args));
-    return new ProcessBuilder(command).redirectOutput(dir.resolve("out.txt").toFile())
-        .redirectError(dir.resolve("err.txt").toFile()).start();
+    return new ProcessBuilder(command)
+        .redirectOutput(dir.resolve("out.txt").toFile())
+        .redirectError(dir.resolve("err.txt").toFile())
+        .start();
   }
 
   private static String read(Path file) {

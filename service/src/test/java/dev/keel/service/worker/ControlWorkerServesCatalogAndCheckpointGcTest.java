@@ -54,9 +54,12 @@ class ControlWorkerServesCatalogAndCheckpointGcTest {
   public static final class ProbeImpl implements Probe {
     @Override
     public String run(String checkpointUri) {
-      ActivityOptions options = ActivityOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL)
-          .setStartToCloseTimeout(Duration.ofMinutes(1))
-          .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).build()).build();
+      ActivityOptions options =
+          ActivityOptions.newBuilder()
+              .setTaskQueue(TaskQueues.CONTROL)
+              .setStartToCloseTimeout(Duration.ofMinutes(1))
+              .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).build())
+              .build();
       CatalogActivities catalog = Workflow.newActivityStub(CatalogActivities.class, options);
       StringBuilder out = new StringBuilder();
       try {
@@ -64,29 +67,49 @@ class ControlWorkerServesCatalogAndCheckpointGcTest {
       } catch (ActivityFailure e) {
         out.append(((ApplicationFailure) e.getCause()).getOriginalMessage()).append('\n');
       }
-      CatalogAppend batch = CatalogAppend.newBuilder().setExperimentId("probe").setSequence(1)
-          .addRows(CatalogRow.newBuilder().setKind("metrics").setName("loss").setValue(0.5).setTimeMillis(1))
-          .build();
-      out.append(catalog.append(batch).getAlreadyCommitted()).append(' ')
-          .append(catalog.append(batch).getAlreadyCommitted()).append('\n');
-      CheckpointRef ref = CheckpointRef.newBuilder().setUuid("c").setExperimentId("probe").setUri(checkpointUri).build();
-      out.append(Workflow.newActivityStub(CheckpointGcActivities.class, options)
-          .collect(GcRequest.newBuilder().setExperimentId("probe").addDelete(ref).build()).getBytesFreed());
+      CatalogAppend batch =
+          CatalogAppend.newBuilder()
+              .setExperimentId("probe")
+              .setSequence(1)
+              .addRows(
+                  CatalogRow.newBuilder()
+                      .setKind("metrics")
+                      .setName("loss")
+                      .setValue(0.5)
+                      .setTimeMillis(1))
+              .build();
+      out.append(catalog.append(batch).getAlreadyCommitted())
+          .append(' ')
+          .append(catalog.append(batch).getAlreadyCommitted())
+          .append('\n');
+      CheckpointRef ref =
+          CheckpointRef.newBuilder()
+              .setUuid("c")
+              .setExperimentId("probe")
+              .setUri(checkpointUri)
+              .build();
+      out.append(
+          Workflow.newActivityStub(CheckpointGcActivities.class, options)
+              .collect(GcRequest.newBuilder().setExperimentId("probe").addDelete(ref).build())
+              .getBytesFreed());
       return out.toString();
     }
   }
 
   @BeforeAll
   static void startStack() throws Exception {
-    storage = Files.createDirectories(Path.of(System.getProperty("keel.test.tmp", "target/test-tmp")))
-        .resolve("control-" + UUID.randomUUID());
+    storage =
+        Files.createDirectories(Path.of(System.getProperty("keel.test.tmp", "target/test-tmp")))
+            .resolve("control-" + UUID.randomUUID());
     server = LoopbackTemporalServer.start(0);
-    workers = KeelWorkerHost.start(WorkerHostOptions.newBuilder()
-        .setTemporalAddress(server.address())
-        .setStorageRoot(StorageRoot.of(storage.toString()))
-        .optRoles(Set.of(Role.CONTROL))
-        .optDevServer(true)
-        .build());
+    workers =
+        KeelWorkerHost.start(
+            WorkerHostOptions.newBuilder()
+                .setTemporalAddress(server.address())
+                .setStorageRoot(StorageRoot.of(storage.toString()))
+                .optRoles(Set.of(Role.CONTROL))
+                .optDevServer(true)
+                .build());
     probes = WorkerFactory.newInstance(workers.client());
     probes.newWorker("catalog-probe").registerWorkflowImplementationTypes(ProbeImpl.class);
     probes.start();
@@ -105,19 +128,33 @@ class ControlWorkerServesCatalogAndCheckpointGcTest {
     Files.writeString(checkpoint.resolve("MANIFEST"), "12345");
     Files.writeString(checkpoint.resolve("parameters.djl"), "1234567890");
 
-    String result = workers.client().newWorkflowStub(Probe.class, WorkflowOptions.newBuilder()
-            .setTaskQueue("catalog-probe").setWorkflowId("probe-" + UUID.randomUUID())
-            .setWorkflowExecutionTimeout(Duration.ofMinutes(2)).build())
-        .run(checkpoint.toUri().toString());
+    String result =
+        workers
+            .client()
+            .newWorkflowStub(
+                Probe.class,
+                WorkflowOptions.newBuilder()
+                    .setTaskQueue("catalog-probe")
+                    .setWorkflowId("probe-" + UUID.randomUUID())
+                    .setWorkflowExecutionTimeout(Duration.ofMinutes(2))
+                    .build())
+            .run(checkpoint.toUri().toString());
 
     String[] lines = result.split("\n");
-    assertEquals("table " + storage.resolve("tables/fashion").toUri() + " does not exist — run the ETL stage first",
+    assertEquals(
+        "table "
+            + storage.resolve("tables/fashion").toUri()
+            + " does not exist — run the ETL stage first",
         lines[0]);
     assertEquals("false true", lines[1], "the repeated batch wrote nothing");
     assertEquals("15", lines[2], "bytes freed");
     assertFalse(Files.exists(checkpoint));
-    assertEquals(1, DeltaLog.forTable(new Configuration(), storage.resolve("_keel/metrics").toString())
-        .snapshot().getAllFiles().size());
+    assertEquals(
+        1,
+        DeltaLog.forTable(new Configuration(), storage.resolve("_keel/metrics").toString())
+            .snapshot()
+            .getAllFiles()
+            .size());
     assertTrue(Files.isDirectory(storage.resolve("_keel/metrics/_delta_log")));
   }
 }

@@ -1,6 +1,5 @@
 package dev.keel.storage.checkpoint;
 
-
 import dev.keel.api.v1.CheckpointRef;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -18,9 +17,9 @@ import java.util.concurrent.TimeUnit;
  * hashed, fsynced or uploaded. At most one write is in flight: a new one first waits for the
  * previous, which bounds memory to two snapshots and keeps checkpoints committed in order.
  *
- * <p>A checkpoint counts only once {@link #poll()} or {@link #finish} has returned it: callers
- * must not report (heartbeat) a checkpoint before that, because until then it may not exist. A
- * failed write is rethrown by the next call. Not thread-safe: one training thread drives it.
+ * <p>A checkpoint counts only once {@link #poll()} or {@link #finish} has returned it: callers must
+ * not report (heartbeat) a checkpoint before that, because until then it may not exist. A failed
+ * write is rethrown by the next call. Not thread-safe: one training thread drives it.
  */
 public final class BackgroundCheckpointWriter implements AutoCloseable {
   private final CheckpointWriter writer;
@@ -30,11 +29,13 @@ public final class BackgroundCheckpointWriter implements AutoCloseable {
 
   public BackgroundCheckpointWriter(CheckpointStorage storage, String threadName) {
     this.writer = new CheckpointWriter(storage);
-    this.thread = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, threadName);
-      t.setDaemon(true);
-      return t;
-    });
+    this.thread =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, threadName);
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /**
@@ -42,7 +43,8 @@ public final class BackgroundCheckpointWriter implements AutoCloseable {
    *
    * @return the previous checkpoint if it completed during this call (else empty)
    */
-  public Optional<CheckpointRef> submit(CheckpointMetadata metadata, CheckpointSnapshot snapshot) throws IOException {
+  public Optional<CheckpointRef> submit(CheckpointMetadata metadata, CheckpointSnapshot snapshot)
+      throws IOException {
     Optional<CheckpointRef> previous = awaitInFlight();
     inFlight = thread.submit(() -> writer.write(metadata, snapshot));
     return previous;
@@ -53,8 +55,9 @@ public final class BackgroundCheckpointWriter implements AutoCloseable {
    *
    * @return the previous checkpoint if it completed during this call (else empty)
    */
-  public Optional<CheckpointRef> submitAwaitingMetadata(String experimentId, String trialId, String uuid,
-      CheckpointSnapshot snapshot) throws IOException {
+  public Optional<CheckpointRef> submitAwaitingMetadata(
+      String experimentId, String trialId, String uuid, CheckpointSnapshot snapshot)
+      throws IOException {
     Optional<CheckpointRef> previous = awaitInFlight();
     CompletableFuture<CheckpointMetadata> metadata = new CompletableFuture<>();
     awaitedMetadata = metadata;

@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every reference is checked before anything is deleted: one outside the storage's checkpoint
  * root, or belonging to another experiment, fails the whole request without retries ({@value
- * FailureTypes#CHECKPOINT_DELETION_REFUSED}). I/O errors are retried; an unusable storage fails at once ({@value
- * FailureTypes#STORAGE_UNUSABLE}).
+ * FailureTypes#CHECKPOINT_DELETION_REFUSED}). I/O errors are retried; an unusable storage fails at
+ * once ({@value FailureTypes#STORAGE_UNUSABLE}).
  */
 public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities {
   private static final Logger log = LoggerFactory.getLogger(CheckpointGcActivitiesImpl.class);
@@ -34,8 +34,9 @@ public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities 
   private final Map<String, CheckpointStorage> customRoots = new ConcurrentHashMap<>();
 
   /**
-   * @param storage the worker's checkpoint root, e.g. {@code CheckpointStorage.forRoot(root.checkpoints())};
-   *     a request naming an experiment's own {@code checkpoint_storage.storage_path} uses that instead
+   * @param storage the worker's checkpoint root, e.g. {@code
+   *     CheckpointStorage.forRoot(root.checkpoints())}; a request naming an experiment's own {@code
+   *     checkpoint_storage.storage_path} uses that instead
    */
   public CheckpointGcActivitiesImpl(CheckpointStorage storage) {
     this.defaultStorage = storage;
@@ -53,7 +54,8 @@ public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities 
     int done = 0;
     for (CheckpointRef ref : request.getDeleteList()) {
       if (ctx != null) {
-        ctx.heartbeat(done); // a long collection (many checkpoints, S3) stays alive; a dead worker is noticed
+        ctx.heartbeat(
+            done); // a long collection (many checkpoints, S3) stays alive; a dead worker is noticed
       }
       done++;
       try {
@@ -61,13 +63,18 @@ public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities 
         CheckpointMeters.BYTES_DELETED.increment(freed);
         bytes += freed;
       } catch (IOException e) {
-        throw new UncheckedIOException("deleting checkpoint " + ref.getUri() + ": " + e.getMessage(), e);
+        throw new UncheckedIOException(
+            "deleting checkpoint " + ref.getUri() + ": " + e.getMessage(), e);
       } catch (RuntimeException e) {
         throw StorageFailures.translate(ref.getUri(), e);
       }
     }
-    log.info("experiment {}: deleted {} checkpoint(s), {} bytes freed, in {} ms", request.getExperimentId(),
-        request.getDeleteCount(), bytes, (System.nanoTime() - t0) / 1_000_000);
+    log.info(
+        "experiment {}: deleted {} checkpoint(s), {} bytes freed, in {} ms",
+        request.getExperimentId(),
+        request.getDeleteCount(),
+        bytes,
+        (System.nanoTime() - t0) / 1_000_000);
     return GcResult.newBuilder().setDeleted(request.getDeleteCount()).setBytesFreed(bytes).build();
   }
 
@@ -80,7 +87,8 @@ public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities 
       return customRoots.computeIfAbsent(root, CheckpointStorage::forRoot);
     } catch (IllegalArgumentException e) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "checkpoint_storage.storage_path: " + e.getMessage(), FailureTypes.CHECKPOINT_DELETION_REFUSED);
+          "checkpoint_storage.storage_path: " + e.getMessage(),
+          FailureTypes.CHECKPOINT_DELETION_REFUSED);
     }
   }
 
@@ -96,16 +104,25 @@ public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities 
     String uri = ref.getUri();
     if (uri.isBlank()) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "refusing to delete checkpoint " + ref.getUuid() + ": it has no URI", FailureTypes.CHECKPOINT_DELETION_REFUSED);
+          "refusing to delete checkpoint " + ref.getUuid() + ": it has no URI",
+          FailureTypes.CHECKPOINT_DELETION_REFUSED);
     }
     if (!storage.contains(uri)) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "refusing to delete " + uri + ": not inside the checkpoint root " + storage.rootUri(), FailureTypes.CHECKPOINT_DELETION_REFUSED);
+          "refusing to delete " + uri + ": not inside the checkpoint root " + storage.rootUri(),
+          FailureTypes.CHECKPOINT_DELETION_REFUSED);
     }
-    if (!experimentId.isEmpty() && !ref.getExperimentId().isEmpty() && !experimentId.equals(ref.getExperimentId())) {
+    if (!experimentId.isEmpty()
+        && !ref.getExperimentId().isEmpty()
+        && !experimentId.equals(ref.getExperimentId())) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "refusing to delete " + uri + ": it belongs to experiment " + ref.getExperimentId() + ", not "
-              + experimentId, FailureTypes.CHECKPOINT_DELETION_REFUSED);
+          "refusing to delete "
+              + uri
+              + ": it belongs to experiment "
+              + ref.getExperimentId()
+              + ", not "
+              + experimentId,
+          FailureTypes.CHECKPOINT_DELETION_REFUSED);
     }
   }
 }

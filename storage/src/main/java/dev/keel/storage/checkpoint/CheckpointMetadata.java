@@ -56,7 +56,9 @@ public record CheckpointMetadata(
     root.set("model", JSON.readTree(JsonFormat.printer().print(model)));
     root.set(
         "hyperparameters",
-        JSON.readTree(JsonFormat.printer().print(Struct.newBuilder().putAllFields(new TreeMap<>(hyperparameters)))));
+        JSON.readTree(
+            JsonFormat.printer()
+                .print(Struct.newBuilder().putAllFields(new TreeMap<>(hyperparameters)))));
     root.put("seed", Long.toString(seed));
     root.put("batches", batches);
     root.put("batch_size", batchSize);

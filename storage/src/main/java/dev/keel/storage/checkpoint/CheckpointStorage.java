@@ -23,8 +23,8 @@ public interface CheckpointStorage {
   Path localDirectory(String uri) throws IOException;
 
   /**
-   * Whether {@code uri} lies strictly inside this storage's root (so {@link #delete} may remove it).
-   * Never touches the storage.
+   * Whether {@code uri} lies strictly inside this storage's root (so {@link #delete} may remove
+   * it). Never touches the storage.
    */
   boolean contains(String uri);
 
@@ -61,7 +61,8 @@ public interface CheckpointStorage {
       return new S3CheckpointStorage(rootUri);
     }
     if (rootUri.contains("://") && !rootUri.startsWith("file:")) {
-      throw new IllegalArgumentException("unsupported checkpoint root " + rootUri + " (file:// or s3://)");
+      throw new IllegalArgumentException(
+          "unsupported checkpoint root " + rootUri + " (file:// or s3://)");
     }
     return new LocalCheckpointStorage(
         rootUri.startsWith("file:") ? Path.of(java.net.URI.create(rootUri)) : Path.of(rootUri));

@@ -1,6 +1,5 @@
 package dev.keel.storage.checkpoint;
 
-
 import dev.keel.api.v1.CheckpointRef;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -22,18 +21,28 @@ public final class CheckpointWriter {
   }
 
   /** Saves a snapshot under {@code metadata.uuid()}. */
-  public CheckpointRef write(CheckpointMetadata metadata, CheckpointSnapshot snapshot) throws IOException {
-    return write(metadata.experimentId(), metadata.trialId(), metadata.uuid(), snapshot,
+  public CheckpointRef write(CheckpointMetadata metadata, CheckpointSnapshot snapshot)
+      throws IOException {
+    return write(
+        metadata.experimentId(),
+        metadata.trialId(),
+        metadata.uuid(),
+        snapshot,
         CompletableFuture.completedFuture(metadata));
   }
 
   /**
-   * Saves a snapshot whose metadata may not be known yet (the final checkpoint's validation metrics):
-   * the data files are written first, then this waits for {@code metadata}. If {@code metadata}
-   * fails or is cancelled nothing is committed.
+   * Saves a snapshot whose metadata may not be known yet (the final checkpoint's validation
+   * metrics): the data files are written first, then this waits for {@code metadata}. If {@code
+   * metadata} fails or is cancelled nothing is committed.
    */
-  public CheckpointRef write(String experimentId, String trialId, String uuid, CheckpointSnapshot snapshot,
-      Future<CheckpointMetadata> metadata) throws IOException {
+  public CheckpointRef write(
+      String experimentId,
+      String trialId,
+      String uuid,
+      CheckpointSnapshot snapshot,
+      Future<CheckpointMetadata> metadata)
+      throws IOException {
     try (CheckpointStorage.StagedCheckpoint staged = storage.stage(experimentId, trialId, uuid)) {
       Path dir = staged.directory();
       Files.write(dir.resolve(CheckpointFiles.PARAMETERS), snapshot.parameters());
@@ -57,16 +66,19 @@ public final class CheckpointWriter {
     }
   }
 
-  private static CheckpointMetadata await(Future<CheckpointMetadata> metadata, String uuid) throws IOException {
+  private static CheckpointMetadata await(Future<CheckpointMetadata> metadata, String uuid)
+      throws IOException {
     try {
       CheckpointMetadata md = metadata.get();
       if (!md.uuid().equals(uuid)) {
-        throw new IllegalArgumentException("metadata of checkpoint " + md.uuid() + " given for " + uuid);
+        throw new IllegalArgumentException(
+            "metadata of checkpoint " + md.uuid() + " given for " + uuid);
       }
       return md;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new InterruptedIOException("checkpoint " + uuid + " abandoned before its metadata was known");
+      throw new InterruptedIOException(
+          "checkpoint " + uuid + " abandoned before its metadata was known");
     } catch (ExecutionException | java.util.concurrent.CancellationException e) {
       throw new IOException("checkpoint " + uuid + " abandoned: its metadata never came", e);
     }

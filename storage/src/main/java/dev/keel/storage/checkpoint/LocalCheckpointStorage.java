@@ -29,7 +29,10 @@ public final class LocalCheckpointStorage implements CheckpointStorage {
     this(root, () -> {});
   }
 
-  /** Test hook: {@code afterManifestDeleted} runs in {@link #delete} between the MANIFEST and the rest. */
+  /**
+   * Test hook: {@code afterManifestDeleted} runs in {@link #delete} between the MANIFEST and the
+   * rest.
+   */
   LocalCheckpointStorage(Path root, Runnable afterManifestDeleted) {
     this.root = root.toAbsolutePath().normalize();
     this.afterManifestDeleted = afterManifestDeleted;
@@ -41,8 +44,10 @@ public final class LocalCheckpointStorage implements CheckpointStorage {
   }
 
   @Override
-  public StagedCheckpoint stage(String experimentId, String trialId, String uuid) throws IOException {
-    Path trialDir = root.resolve(safe(experimentId, "experiment_id")).resolve(safe(trialId, "trial_id"));
+  public StagedCheckpoint stage(String experimentId, String trialId, String uuid)
+      throws IOException {
+    Path trialDir =
+        root.resolve(safe(experimentId, "experiment_id")).resolve(safe(trialId, "trial_id"));
     Path target = trialDir.resolve(safe(uuid, "uuid"));
     Path staging = trialDir.resolve(".staging-" + uuid);
     Files.createDirectories(trialDir);
@@ -77,14 +82,20 @@ public final class LocalCheckpointStorage implements CheckpointStorage {
       return 0;
     }
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-      throw new IllegalArgumentException("refusing to delete " + uri + ": not a checkpoint directory");
+      throw new IllegalArgumentException(
+          "refusing to delete " + uri + ": not a checkpoint directory");
     }
     Path real = dir.toRealPath();
     Path realRoot = root.toRealPath();
     if (!real.startsWith(realRoot) || real.equals(realRoot)) {
       // a symbolic link on the way leads out of the root
       throw new IllegalArgumentException(
-          "refusing to delete " + uri + ": it resolves to " + real + ", outside the checkpoint root " + rootUri());
+          "refusing to delete "
+              + uri
+              + ": it resolves to "
+              + real
+              + ", outside the checkpoint root "
+              + rootUri());
     }
     long bytes = 0;
     // MANIFEST first, durably: from here on every reader refuses the checkpoint as partial
@@ -131,7 +142,8 @@ public final class LocalCheckpointStorage implements CheckpointStorage {
   /** Size of a regular file (not following links), 0 for anything else or a vanished file. */
   private static long sizeOf(Path p) throws IOException {
     try {
-      BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      BasicFileAttributes a =
+          Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
       return a.isRegularFile() ? a.size() : 0;
     } catch (java.nio.file.NoSuchFileException e) {
       return 0;
@@ -139,8 +151,12 @@ public final class LocalCheckpointStorage implements CheckpointStorage {
   }
 
   private static String safe(String part, String what) {
-    if (part == null || part.isBlank() || part.contains("/") || part.contains("\\")
-        || part.equals(".") || part.equals("..")) {
+    if (part == null
+        || part.isBlank()
+        || part.contains("/")
+        || part.contains("\\")
+        || part.equals(".")
+        || part.equals("..")) {
       throw new IllegalArgumentException(what + ": not usable as a path segment: '" + part + "'");
     }
     return part;

@@ -14,8 +14,8 @@ import java.util.List;
 import java.util.TreeSet;
 
 /**
- * The {@value CheckpointFiles#MANIFEST} of a checkpoint: one line per file, {@code <sha256>
- * <size> <name>}, then {@code END <count>} so a truncated manifest is detected too.
+ * The {@value CheckpointFiles#MANIFEST} of a checkpoint: one line per file, {@code <sha256> <size>
+ * <name>}, then {@code END <count>} so a truncated manifest is detected too.
  */
 public final class Manifest {
   private static final String HEADER = "KEEL-CHECKPOINT-MANIFEST 1";
@@ -70,14 +70,18 @@ public final class Manifest {
       lines = Files.readAllLines(manifestFile, StandardCharsets.UTF_8);
     } catch (NoSuchFileException e) {
       throw new CorruptCheckpointException(
-          location, CheckpointFiles.MANIFEST, "missing: the checkpoint is partial (never committed)");
+          location,
+          CheckpointFiles.MANIFEST,
+          "missing: the checkpoint is partial (never committed)");
     } catch (IOException e) {
-      throw new CorruptCheckpointException(location, CheckpointFiles.MANIFEST, "unreadable: " + e, e);
+      throw new CorruptCheckpointException(
+          location, CheckpointFiles.MANIFEST, "unreadable: " + e, e);
     }
     List<Entry> entries = parse(lines, location);
     for (String name : required) {
       if (entries.stream().noneMatch(e -> e.name().equals(name))) {
-        throw new CorruptCheckpointException(location, name, "not listed in " + CheckpointFiles.MANIFEST);
+        throw new CorruptCheckpointException(
+            location, name, "not listed in " + CheckpointFiles.MANIFEST);
       }
     }
     for (Entry e : entries) {

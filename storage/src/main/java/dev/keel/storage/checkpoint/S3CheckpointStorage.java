@@ -32,18 +32,18 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * SDK (client from {@link S3Clients}, i.e. the usual AWS settings).
  *
  * <p>Writing: the checkpoint is staged in a local temporary directory; {@link
- * StagedCheckpoint#commit} uploads every file and the {@value CheckpointFiles#MANIFEST} last,
- * with {@code If-None-Match: *} so a uuid can never be committed twice. A reader that finds the
- * MANIFEST therefore finds every file it lists; a prefix without one is a partial checkpoint and
- * {@link VerifiedCheckpoint} refuses it.
+ * StagedCheckpoint#commit} uploads every file and the {@value CheckpointFiles#MANIFEST} last, with
+ * {@code If-None-Match: *} so a uuid can never be committed twice. A reader that finds the MANIFEST
+ * therefore finds every file it lists; a prefix without one is a partial checkpoint and {@link
+ * VerifiedCheckpoint} refuses it.
  *
- * <p>Reading: {@link #localDirectory} mirrors the checkpoint into a local cache directory
- * ({@code <java.io.tmpdir>/keel-checkpoint-cache/<bucket>/<key>}, re-downloading only objects
- * whose ETag changed) and {@link VerifiedCheckpoint} checks every SHA-256 there.
+ * <p>Reading: {@link #localDirectory} mirrors the checkpoint into a local cache directory ({@code
+ * <java.io.tmpdir>/keel-checkpoint-cache/<bucket>/<key>}, re-downloading only objects whose ETag
+ * changed) and {@link VerifiedCheckpoint} checks every SHA-256 there.
  *
- * <p>Storage that refuses access (wrong credentials, no bucket) fails with a non-retryable
- * one-line {@code ApplicationFailure} ({@value FailureTypes#STORAGE_UNUSABLE}); other S3 errors
- * are {@link IOException}s.
+ * <p>Storage that refuses access (wrong credentials, no bucket) fails with a non-retryable one-line
+ * {@code ApplicationFailure} ({@value FailureTypes#STORAGE_UNUSABLE}); other S3 errors are {@link
+ * IOException}s.
  */
 public final class S3CheckpointStorage implements CheckpointStorage {
   private static final String ETAG_SUFFIX = ".etag";
@@ -74,9 +74,15 @@ public final class S3CheckpointStorage implements CheckpointStorage {
   }
 
   @Override
-  public StagedCheckpoint stage(String experimentId, String trialId, String uuid) throws IOException {
-    S3Uri target = root.resolve(safe(experimentId, "experiment_id") + "/" + safe(trialId, "trial_id") + "/"
-        + safe(uuid, "uuid"));
+  public StagedCheckpoint stage(String experimentId, String trialId, String uuid)
+      throws IOException {
+    S3Uri target =
+        root.resolve(
+            safe(experimentId, "experiment_id")
+                + "/"
+                + safe(trialId, "trial_id")
+                + "/"
+                + safe(uuid, "uuid"));
     return new Staged(Files.createTempDirectory("keel-checkpoint-"), target);
   }
 
@@ -86,8 +92,10 @@ public final class S3CheckpointStorage implements CheckpointStorage {
     synchronized (LOCKS.computeIfAbsent(location.toString(), k -> new Object())) {
       Map<String, S3Object> remote = new HashMap<>();
       try {
-        for (S3Object o : s3.listObjectsV2Paginator(b -> b.bucket(location.bucket()).prefix(location.prefix()).delimiter("/"))
-            .contents()) {
+        for (S3Object o :
+            s3.listObjectsV2Paginator(
+                    b -> b.bucket(location.bucket()).prefix(location.prefix()).delimiter("/"))
+                .contents()) {
           String name = o.key().substring(location.prefix().length());
           if (!name.isEmpty() && !name.startsWith(".")) {
             remote.put(name, o);
@@ -99,14 +107,19 @@ public final class S3CheckpointStorage implements CheckpointStorage {
       if (remote.isEmpty()) {
         throw new CorruptCheckpointException(uri, ".", "no checkpoint at " + uri);
       }
-      Path dir = cache.resolve(location.bucket()).resolve(location.key().isEmpty() ? "_root" : location.key());
+      Path dir =
+          cache
+              .resolve(location.bucket())
+              .resolve(location.key().isEmpty() ? "_root" : location.key());
       Files.createDirectories(dir);
       // drop local files the checkpoint no longer has (a stale MANIFEST must not survive)
       try (Stream<Path> local = Files.list(dir)) {
         for (Path p : local.toList()) {
           String name = p.getFileName().toString();
-          String base = name.endsWith(ETAG_SUFFIX) && name.startsWith(".")
-              ? name.substring(1, name.length() - ETAG_SUFFIX.length()) : name;
+          String base =
+              name.endsWith(ETAG_SUFFIX) && name.startsWith(".")
+                  ? name.substring(1, name.length() - ETAG_SUFFIX.length())
+                  : name;
           if (!remote.containsKey(base)) {
             Files.deleteIfExists(p);
           }
@@ -135,7 +148,8 @@ public final class S3CheckpointStorage implements CheckpointStorage {
         return false;
       }
     }
-    return location.bucket().equals(root.bucket()) && location.prefix().startsWith(root.prefix())
+    return location.bucket().equals(root.bucket())
+        && location.prefix().startsWith(root.prefix())
         && location.prefix().length() > root.prefix().length();
   }
 
@@ -155,7 +169,9 @@ public final class S3CheckpointStorage implements CheckpointStorage {
     synchronized (LOCKS.computeIfAbsent(location.toString(), k -> new Object())) {
       List<S3Object> objects = new ArrayList<>();
       try {
-        s3.listObjectsV2Paginator(b -> b.bucket(location.bucket()).prefix(prefix)).contents().forEach(objects::add);
+        s3.listObjectsV2Paginator(b -> b.bucket(location.bucket()).prefix(prefix))
+            .contents()
+            .forEach(objects::add);
       } catch (SdkException e) {
         throw failure(uri, "listing", e);
       }
@@ -173,21 +189,29 @@ public final class S3CheckpointStorage implements CheckpointStorage {
         bytes += o.size();
       }
       LocalCheckpointStorage.deleteTree(
-          cache.resolve(location.bucket()).resolve(location.key().isEmpty() ? "_root" : location.key()));
+          cache
+              .resolve(location.bucket())
+              .resolve(location.key().isEmpty() ? "_root" : location.key()));
       return bytes;
     }
   }
 
-  private void download(String uri, S3Uri location, Path dir, String name, S3Object object) throws IOException {
+  private void download(String uri, S3Uri location, Path dir, String name, S3Object object)
+      throws IOException {
     Path file = dir.resolve(name);
     Path etagFile = dir.resolve("." + name + ETAG_SUFFIX);
-    if (Files.isRegularFile(file) && Files.isRegularFile(etagFile)
-        && Files.readString(etagFile).equals(object.eTag()) && Files.size(file) == object.size()) {
+    if (Files.isRegularFile(file)
+        && Files.isRegularFile(etagFile)
+        && Files.readString(etagFile).equals(object.eTag())
+        && Files.size(file) == object.size()) {
       return;
     }
-    Path tmp = dir.resolve("." + name + "." + UUID.randomUUID() + ".part"); // toFile wants a new file
+    Path tmp =
+        dir.resolve("." + name + "." + UUID.randomUUID() + ".part"); // toFile wants a new file
     try {
-      s3.getObject(b -> b.bucket(location.bucket()).key(location.prefix() + name), ResponseTransformer.toFile(tmp));
+      s3.getObject(
+          b -> b.bucket(location.bucket()).key(location.prefix() + name),
+          ResponseTransformer.toFile(tmp));
     } catch (NoSuchKeyException e) {
       Files.deleteIfExists(tmp);
       return; // deleted since the listing: the verifier reports it if the MANIFEST lists it
@@ -204,15 +228,21 @@ public final class S3CheckpointStorage implements CheckpointStorage {
 
   /** An access problem becomes the non-retryable activity failure; anything else an IOException. */
   private static IOException failure(String uri, String what, SdkException e) {
-    StorageFailures.nonRetryable(uri, e).ifPresent(f -> {
-      throw f;
-    });
+    StorageFailures.nonRetryable(uri, e)
+        .ifPresent(
+            f -> {
+              throw f;
+            });
     return new IOException("checkpoint " + uri + ": " + what + " failed: " + e.getMessage(), e);
   }
 
   private static String safe(String part, String what) {
-    if (part == null || part.isBlank() || part.contains("/") || part.contains("\\")
-        || part.equals(".") || part.equals("..")) {
+    if (part == null
+        || part.isBlank()
+        || part.contains("/")
+        || part.contains("\\")
+        || part.equals(".")
+        || part.equals("..")) {
       throw new IllegalArgumentException(what + ": not usable as a path segment: '" + part + "'");
     }
     return part;
@@ -241,17 +271,24 @@ public final class S3CheckpointStorage implements CheckpointStorage {
       }
       Path manifest = staging.resolve(CheckpointFiles.MANIFEST);
       if (!files.remove(manifest)) {
-        throw new IOException("checkpoint " + uri + ": nothing to commit without a " + CheckpointFiles.MANIFEST);
+        throw new IOException(
+            "checkpoint " + uri + ": nothing to commit without a " + CheckpointFiles.MANIFEST);
       }
       try {
         if (exists(target.prefix() + CheckpointFiles.MANIFEST)) {
           throw new FileAlreadyExistsException(uri + " (checkpoint uuids must be unique)");
         }
         for (Path f : files) {
-          s3.putObject(b -> b.bucket(target.bucket()).key(target.prefix() + f.getFileName()), RequestBody.fromFile(f));
+          s3.putObject(
+              b -> b.bucket(target.bucket()).key(target.prefix() + f.getFileName()),
+              RequestBody.fromFile(f));
         }
         // last, and only if absent: its presence is what makes the checkpoint committed
-        s3.putObject(b -> b.bucket(target.bucket()).key(target.prefix() + CheckpointFiles.MANIFEST).ifNoneMatch("*"),
+        s3.putObject(
+            b ->
+                b.bucket(target.bucket())
+                    .key(target.prefix() + CheckpointFiles.MANIFEST)
+                    .ifNoneMatch("*"),
             RequestBody.fromFile(manifest));
       } catch (S3Exception e) {
         if (e.statusCode() == 412) {

@@ -9,8 +9,8 @@ import java.nio.file.Path;
 
 /**
  * A checkpoint whose MANIFEST has been verified (every file present with the recorded size and
- * SHA-256) and whose metadata parsed. Loading its tensors into a model is the trainer's job
- * ({@code dev.keel.gpu.checkpoint.ModelCheckpoints}); this class knows files, not tensors.
+ * SHA-256) and whose metadata parsed. Loading its tensors into a model is the trainer's job ({@code
+ * dev.keel.gpu.checkpoint.ModelCheckpoints}); this class knows files, not tensors.
  */
 public final class VerifiedCheckpoint {
   private final String uri;
@@ -25,15 +25,19 @@ public final class VerifiedCheckpoint {
     this.metadata = metadata;
   }
 
-  /** @throws CorruptCheckpointException if the checkpoint is missing, partial or corrupt */
+  /**
+   * @throws CorruptCheckpointException if the checkpoint is missing, partial or corrupt
+   */
   public static VerifiedCheckpoint open(CheckpointStorage storage, String uri) throws IOException {
     Path dir = storage.localDirectory(uri);
     Manifest manifest = Manifest.verify(dir, uri, CheckpointFiles.REQUIRED);
     CheckpointMetadata metadata;
     try {
-      metadata = CheckpointMetadata.fromJson(Files.readAllBytes(dir.resolve(CheckpointFiles.METADATA)));
+      metadata =
+          CheckpointMetadata.fromJson(Files.readAllBytes(dir.resolve(CheckpointFiles.METADATA)));
     } catch (IOException | RuntimeException e) {
-      throw new CorruptCheckpointException(uri, CheckpointFiles.METADATA, "unreadable: " + e.getMessage(), e);
+      throw new CorruptCheckpointException(
+          uri, CheckpointFiles.METADATA, "unreadable: " + e.getMessage(), e);
     }
     return new VerifiedCheckpoint(uri, dir, manifest, metadata);
   }
@@ -68,13 +72,15 @@ public final class VerifiedCheckpoint {
   }
 
   /**
-   * Copies this checkpoint, byte for byte and with the same uuid, to {@code <target root>/<group>/<member>/<uuid>/}.
-   * A copy already there (from an earlier attempt) is verified and kept.
+   * Copies this checkpoint, byte for byte and with the same uuid, to {@code <target
+   * root>/<group>/<member>/<uuid>/}. A copy already there (from an earlier attempt) is verified and
+   * kept.
    *
    * @return the copy
    * @throws CorruptCheckpointException when a copy is there but does not verify
    */
-  public CheckpointRef copyTo(CheckpointStorage target, String group, String member) throws IOException {
+  public CheckpointRef copyTo(CheckpointStorage target, String group, String member)
+      throws IOException {
     String root = target.rootUri().endsWith("/") ? target.rootUri() : target.rootUri() + "/";
     String expected = root + group + "/" + member + "/" + metadata.uuid() + "/";
     try (CheckpointStorage.StagedCheckpoint staged = target.stage(group, member, metadata.uuid())) {
@@ -83,7 +89,9 @@ public final class VerifiedCheckpoint {
         Files.createDirectories(to.getParent());
         Files.copy(dir.resolve(e.name()), to);
       }
-      Files.copy(dir.resolve(CheckpointFiles.MANIFEST), staged.directory().resolve(CheckpointFiles.MANIFEST));
+      Files.copy(
+          dir.resolve(CheckpointFiles.MANIFEST),
+          staged.directory().resolve(CheckpointFiles.MANIFEST));
       return open(target, staged.commit()).ref();
     } catch (java.nio.file.FileAlreadyExistsException e) {
       return open(target, expected).ref();
@@ -92,6 +100,7 @@ public final class VerifiedCheckpoint {
 
   /** One of the checkpoint's verified files ({@link CheckpointFiles}), buffered. */
   public DataInputStream openFile(String name) throws IOException {
-    return new DataInputStream(new BufferedInputStream(Files.newInputStream(dir.resolve(name)), 1 << 16));
+    return new DataInputStream(
+        new BufferedInputStream(Files.newInputStream(dir.resolve(name)), 1 << 16));
   }
 }

@@ -49,10 +49,14 @@ class BackgroundCheckpointWriterTest {
   @Test
   void aCheckpointIsReportedOnlyOnceItIsCommitted() throws Exception {
     storage.gate = new CountDownLatch(1);
-    try (BackgroundCheckpointWriter writer = new BackgroundCheckpointWriter(storage, "test-writer")) {
+    try (BackgroundCheckpointWriter writer =
+        new BackgroundCheckpointWriter(storage, "test-writer")) {
       CheckpointSnapshot snapshot = FakeCheckpoints.snapshot("a", 3000);
-      assertEquals(Optional.empty(), writer.submit(FakeCheckpoints.metadata("exp", "trial-1", "a", Map.of()), snapshot));
-      assertTrue(storage.commitReached.await(30, TimeUnit.SECONDS), "the write never reached its commit");
+      assertEquals(
+          Optional.empty(),
+          writer.submit(FakeCheckpoints.metadata("exp", "trial-1", "a", Map.of()), snapshot));
+      assertTrue(
+          storage.commitReached.await(30, TimeUnit.SECONDS), "the write never reached its commit");
       assertEquals(Optional.empty(), writer.poll(), "reported before it was committed");
       assertFalse(Files.exists(root.resolve("exp/trial-1/a")));
 
@@ -61,18 +65,25 @@ class BackgroundCheckpointWriterTest {
       VerifiedCheckpoint ck = VerifiedCheckpoint.open(ref);
       assertEquals("a", ck.metadata().uuid());
       Path dir = Path.of(URI.create(ref.getUri()));
-      assertArrayEquals(snapshot.parameters(), Files.readAllBytes(dir.resolve(CheckpointFiles.PARAMETERS)));
-      assertArrayEquals(snapshot.optimizerState(), Files.readAllBytes(dir.resolve(CheckpointFiles.OPTIMIZER)));
+      assertArrayEquals(
+          snapshot.parameters(), Files.readAllBytes(dir.resolve(CheckpointFiles.PARAMETERS)));
+      assertArrayEquals(
+          snapshot.optimizerState(), Files.readAllBytes(dir.resolve(CheckpointFiles.OPTIMIZER)));
       assertEquals(Optional.empty(), writer.poll(), "reported twice");
     }
   }
 
   @Test
   void aNewCheckpointWaitsForThePreviousSoTheyCommitInOrder() throws Exception {
-    try (BackgroundCheckpointWriter writer = new BackgroundCheckpointWriter(storage, "test-writer")) {
-      writer.submit(FakeCheckpoints.metadata("exp", "trial-1", "first", Map.of()), FakeCheckpoints.snapshot("first", 100));
+    try (BackgroundCheckpointWriter writer =
+        new BackgroundCheckpointWriter(storage, "test-writer")) {
+      writer.submit(
+          FakeCheckpoints.metadata("exp", "trial-1", "first", Map.of()),
+          FakeCheckpoints.snapshot("first", 100));
       Optional<CheckpointRef> previous =
-          writer.submit(FakeCheckpoints.metadata("exp", "trial-1", "second", Map.of()), FakeCheckpoints.snapshot("second", 100));
+          writer.submit(
+              FakeCheckpoints.metadata("exp", "trial-1", "second", Map.of()),
+              FakeCheckpoints.snapshot("second", 100));
       assertEquals("first", previous.orElseThrow().getUuid());
       assertEquals("second", writer.awaitInFlight().orElseThrow().getUuid());
       assertEquals(List.of("first", "second"), storage.committed);
@@ -81,19 +92,28 @@ class BackgroundCheckpointWriterTest {
 
   @Test
   void theFinalCheckpointIsWrittenBeforeItsMetadataIsKnownAndCarriesIt() throws Exception {
-    try (BackgroundCheckpointWriter writer = new BackgroundCheckpointWriter(storage, "test-writer")) {
-      writer.submitAwaitingMetadata("exp", "trial-1", "final", FakeCheckpoints.snapshot("final", 500));
-      assertTrue(storage.stagedFiles.await(30, TimeUnit.SECONDS)); // data files are written meanwhile
-      CheckpointRef ref = writer.finish(FakeCheckpoints.metadata("exp", "trial-1", "final", Map.of("validation_accuracy", 0.75)));
+    try (BackgroundCheckpointWriter writer =
+        new BackgroundCheckpointWriter(storage, "test-writer")) {
+      writer.submitAwaitingMetadata(
+          "exp", "trial-1", "final", FakeCheckpoints.snapshot("final", 500));
+      assertTrue(
+          storage.stagedFiles.await(30, TimeUnit.SECONDS)); // data files are written meanwhile
+      CheckpointRef ref =
+          writer.finish(
+              FakeCheckpoints.metadata(
+                  "exp", "trial-1", "final", Map.of("validation_accuracy", 0.75)));
       assertEquals(0.75, ref.getMetricsOrThrow("validation_accuracy"));
-      assertEquals(0.75, VerifiedCheckpoint.open(ref).metadata().metrics().get("validation_accuracy"));
+      assertEquals(
+          0.75, VerifiedCheckpoint.open(ref).metadata().metrics().get("validation_accuracy"));
     }
   }
 
   @Test
   void aCheckpointAbandonedBeforeItsMetadataLeavesNothingBehind() throws Exception {
-    try (BackgroundCheckpointWriter writer = new BackgroundCheckpointWriter(storage, "test-writer")) {
-      writer.submitAwaitingMetadata("exp", "trial-1", "never", FakeCheckpoints.snapshot("never", 500));
+    try (BackgroundCheckpointWriter writer =
+        new BackgroundCheckpointWriter(storage, "test-writer")) {
+      writer.submitAwaitingMetadata(
+          "exp", "trial-1", "never", FakeCheckpoints.snapshot("never", 500));
       assertTrue(storage.stagedFiles.await(30, TimeUnit.SECONDS));
     } // e.g. validation threw
     assertEquals(List.of(), trialDirectory(), "staged files left behind");
@@ -103,8 +123,11 @@ class BackgroundCheckpointWriterTest {
   @Test
   void aFailedWriteIsRethrownToTheTrainerAndLeavesNoStagingBehind() throws Exception {
     storage.failCommit = true;
-    try (BackgroundCheckpointWriter writer = new BackgroundCheckpointWriter(storage, "test-writer")) {
-      writer.submit(FakeCheckpoints.metadata("exp", "trial-1", "full", Map.of()), FakeCheckpoints.snapshot("full", 100));
+    try (BackgroundCheckpointWriter writer =
+        new BackgroundCheckpointWriter(storage, "test-writer")) {
+      writer.submit(
+          FakeCheckpoints.metadata("exp", "trial-1", "full", Map.of()),
+          FakeCheckpoints.snapshot("full", 100));
       IOException e = assertThrows(IOException.class, writer::awaitInFlight);
       assertEquals("No space left on device", e.getMessage());
     }
@@ -130,7 +153,8 @@ class BackgroundCheckpointWriterTest {
     }
 
     @Override
-    public StagedCheckpoint stage(String experimentId, String trialId, String uuid) throws IOException {
+    public StagedCheckpoint stage(String experimentId, String trialId, String uuid)
+        throws IOException {
       StagedCheckpoint staged = delegate.stage(experimentId, trialId, uuid);
       return new StagedCheckpoint() {
         @Override

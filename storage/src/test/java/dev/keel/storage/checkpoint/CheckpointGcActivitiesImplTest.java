@@ -51,7 +51,8 @@ class CheckpointGcActivitiesImplTest {
     assertEquals(a.getSizeBytes() + b.getSizeBytes(), r.getBytesFreed());
     assertFalse(Files.exists(root.resolve("exp/trial-1/a")));
     assertFalse(Files.exists(root.resolve("exp/trial-2/b")));
-    assertDoesNotThrow(() -> VerifiedCheckpoint.open(storage, keep.getUri()), "the kept checkpoint is intact");
+    assertDoesNotThrow(
+        () -> VerifiedCheckpoint.open(storage, keep.getUri()), "the kept checkpoint is intact");
   }
 
   @Test
@@ -71,7 +72,8 @@ class CheckpointGcActivitiesImplTest {
   }
 
   static {
-    // the global registry counts only through the registries in it: what a process exporting metrics adds
+    // the global registry counts only through the registries in it: what a process exporting
+    // metrics adds
     Metrics.addRegistry(new SimpleMeterRegistry());
   }
 
@@ -86,18 +88,28 @@ class CheckpointGcActivitiesImplTest {
 
   @Test
   void anInterruptedDeletionLeavesACheckpointNoReaderAccepts() throws IOException {
-    long manifestBytes = Files.size(root.resolve("exp/trial-1/a").resolve(CheckpointFiles.MANIFEST));
-    CheckpointStorage crashing = new LocalCheckpointStorage(root, () -> {
-      throw new UncheckedIOException(new IOException("worker died"));
-    });
-    assertThrows(UncheckedIOException.class, () -> new CheckpointGcActivitiesImpl(crashing).collect(gc("exp", a)));
-    assertTrue(Files.exists(root.resolve("exp/trial-1/a").resolve(CheckpointFiles.PARAMETERS)), "files remain");
-    CorruptCheckpointException e = assertThrows(CorruptCheckpointException.class,
-        () -> VerifiedCheckpoint.open(storage, a.getUri()));
+    long manifestBytes =
+        Files.size(root.resolve("exp/trial-1/a").resolve(CheckpointFiles.MANIFEST));
+    CheckpointStorage crashing =
+        new LocalCheckpointStorage(
+            root,
+            () -> {
+              throw new UncheckedIOException(new IOException("worker died"));
+            });
+    assertThrows(
+        UncheckedIOException.class,
+        () -> new CheckpointGcActivitiesImpl(crashing).collect(gc("exp", a)));
+    assertTrue(
+        Files.exists(root.resolve("exp/trial-1/a").resolve(CheckpointFiles.PARAMETERS)),
+        "files remain");
+    CorruptCheckpointException e =
+        assertThrows(
+            CorruptCheckpointException.class, () -> VerifiedCheckpoint.open(storage, a.getUri()));
     assertTrue(e.getMessage().contains("partial"), e.getMessage());
 
     GcResult retry = new CheckpointGcActivitiesImpl(storage).collect(gc("exp", a));
-    assertEquals(a.getSizeBytes() - manifestBytes, retry.getBytesFreed(), "the retry frees the rest");
+    assertEquals(
+        a.getSizeBytes() - manifestBytes, retry.getBytesFreed(), "the retry frees the rest");
     assertFalse(Files.exists(root.resolve("exp/trial-1/a")));
   }
 
@@ -106,13 +118,21 @@ class CheckpointGcActivitiesImplTest {
     Path outside = root.getParent().resolve("tables/fashion");
     Files.createDirectories(outside);
     CheckpointGcActivitiesImpl gc = new CheckpointGcActivitiesImpl(storage);
-    for (String uri : List.of(outside.toUri().toString(), root.toUri() + "exp/../../tables/fashion",
-        root.toUri().toString(), "s3://bucket/keel/checkpoints/exp/trial-1/a/", root.getParent().toString())) {
+    for (String uri :
+        List.of(
+            outside.toUri().toString(),
+            root.toUri() + "exp/../../tables/fashion",
+            root.toUri().toString(),
+            "s3://bucket/keel/checkpoints/exp/trial-1/a/",
+            root.getParent().toString())) {
       CheckpointRef bad = CheckpointRef.newBuilder().setUuid("x").setUri(uri).build();
-      ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> gc.collect(gc("exp", a, bad)), uri);
+      ApplicationFailure f =
+          assertThrows(ApplicationFailure.class, () -> gc.collect(gc("exp", a, bad)), uri);
       assertTrue(f.isNonRetryable());
       assertEquals(FailureTypes.CHECKPOINT_DELETION_REFUSED, f.getType());
-      assertTrue(f.getOriginalMessage().startsWith("refusing to delete " + uri + ": not inside the checkpoint root "),
+      assertTrue(
+          f.getOriginalMessage()
+              .startsWith("refusing to delete " + uri + ": not inside the checkpoint root "),
           f.getOriginalMessage());
     }
     assertTrue(Files.isDirectory(outside));
@@ -125,18 +145,25 @@ class CheckpointGcActivitiesImplTest {
     Path elsewhere = Files.createDirectories(root.getParent().resolve("elsewhere/trial-9/x"));
     Files.writeString(elsewhere.resolve("precious"), "data");
     Files.createSymbolicLink(root.resolve("linked"), root.getParent().resolve("elsewhere"));
-    CheckpointRef linked = CheckpointRef.newBuilder().setUuid("x").setUri(root.resolve("linked/trial-9/x").toString())
-        .build();
+    CheckpointRef linked =
+        CheckpointRef.newBuilder()
+            .setUuid("x")
+            .setUri(root.resolve("linked/trial-9/x").toString())
+            .build();
     assertThrows(IllegalArgumentException.class, () -> storage.delete(linked.getUri()));
     assertTrue(Files.exists(elsewhere.resolve("precious")));
   }
 
   @Test
   void anotherExperimentsCheckpointIsRefused() {
-    ApplicationFailure f = assertThrows(ApplicationFailure.class,
-        () -> new CheckpointGcActivitiesImpl(storage).collect(gc("other-exp", a)));
+    ApplicationFailure f =
+        assertThrows(
+            ApplicationFailure.class,
+            () -> new CheckpointGcActivitiesImpl(storage).collect(gc("other-exp", a)));
     assertTrue(f.isNonRetryable());
-    assertTrue(f.getOriginalMessage().contains("belongs to experiment exp, not other-exp"), f.getOriginalMessage());
+    assertTrue(
+        f.getOriginalMessage().contains("belongs to experiment exp, not other-exp"),
+        f.getOriginalMessage());
     assertDoesNotThrow(() -> VerifiedCheckpoint.open(storage, a.getUri()));
   }
 }

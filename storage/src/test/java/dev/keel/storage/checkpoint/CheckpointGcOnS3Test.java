@@ -49,8 +49,13 @@ class CheckpointGcOnS3Test {
   }
 
   List<String> keys() {
-    return S3ProxyExtension.client().listObjectsV2Paginator(b -> b.bucket(bucket)).contents().stream()
-        .map(S3Object::key).sorted().collect(Collectors.toList());
+    return S3ProxyExtension.client()
+        .listObjectsV2Paginator(b -> b.bucket(bucket))
+        .contents()
+        .stream()
+        .map(S3Object::key)
+        .sorted()
+        .collect(Collectors.toList());
   }
 
   @Test
@@ -60,11 +65,17 @@ class CheckpointGcOnS3Test {
     GcResult r = gc.collect(CheckpointGcActivitiesImplTest.gc("exp", a));
     assertEquals(1, r.getDeleted());
     assertEquals(a.getSizeBytes(), r.getBytesFreed());
-    assertTrue(keys().stream().noneMatch(k -> k.startsWith("keel/checkpoints/exp/trial-1/a/")), keys().toString());
-    assertEquals(4, keys().stream().filter(k -> k.startsWith("keel/checkpoints/exp/trial-1/a2/")).count());
+    assertTrue(
+        keys().stream().noneMatch(k -> k.startsWith("keel/checkpoints/exp/trial-1/a/")),
+        keys().toString());
+    assertEquals(
+        4, keys().stream().filter(k -> k.startsWith("keel/checkpoints/exp/trial-1/a2/")).count());
     assertDoesNotThrow(() -> VerifiedCheckpoint.open(storage, keep.getUri()));
-    assertThrows(CorruptCheckpointException.class, () -> VerifiedCheckpoint.open(storage, a.getUri()));
-    assertTrue(!cache.resolve(bucket).resolve("keel/checkpoints/exp/trial-1/a").toFile().exists(), "cache dropped");
+    assertThrows(
+        CorruptCheckpointException.class, () -> VerifiedCheckpoint.open(storage, a.getUri()));
+    assertTrue(
+        !cache.resolve(bucket).resolve("keel/checkpoints/exp/trial-1/a").toFile().exists(),
+        "cache dropped");
 
     GcResult again = gc.collect(CheckpointGcActivitiesImplTest.gc("exp", a));
     assertEquals(1, again.getDeleted());
@@ -75,33 +86,46 @@ class CheckpointGcOnS3Test {
   void anInterruptedDeletionRemovesTheManifestFirstSoTheRestIsNeverReadAsValid() {
     List<String> deleted = new ArrayList<>();
     S3Client real = S3ProxyExtension.client();
-    S3Client failing = (S3Client) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {S3Client.class},
-        (proxy, method, args) -> {
-          if (method.getName().equals("deleteObject")) {
-            DeleteObjectRequest req = args[0] instanceof DeleteObjectRequest d ? d : build(args[0]);
-            if (!deleted.isEmpty()) {
-              throw SdkClientException.create("connection reset");
-            }
-            deleted.add(req.key());
-            return real.deleteObject(req);
-          }
-          try {
-            return method.invoke(real, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-        });
+    S3Client failing =
+        (S3Client)
+            Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {S3Client.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("deleteObject")) {
+                    DeleteObjectRequest req =
+                        args[0] instanceof DeleteObjectRequest d ? d : build(args[0]);
+                    if (!deleted.isEmpty()) {
+                      throw SdkClientException.create("connection reset");
+                    }
+                    deleted.add(req.key());
+                    return real.deleteObject(req);
+                  }
+                  try {
+                    return method.invoke(real, args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
     S3CheckpointStorage crashing = new S3CheckpointStorage(rootUri, failing, cache);
-    assertThrows(UncheckedIOException.class,
-        () -> new CheckpointGcActivitiesImpl(crashing).collect(CheckpointGcActivitiesImplTest.gc("exp", a)));
+    assertThrows(
+        UncheckedIOException.class,
+        () ->
+            new CheckpointGcActivitiesImpl(crashing)
+                .collect(CheckpointGcActivitiesImplTest.gc("exp", a)));
     assertEquals(List.of("keel/checkpoints/exp/trial-1/a/" + CheckpointFiles.MANIFEST), deleted);
-    CorruptCheckpointException e = assertThrows(CorruptCheckpointException.class,
-        () -> VerifiedCheckpoint.open(storage, a.getUri()));
+    CorruptCheckpointException e =
+        assertThrows(
+            CorruptCheckpointException.class, () -> VerifiedCheckpoint.open(storage, a.getUri()));
     assertTrue(e.getMessage().contains("partial"), e.getMessage());
 
-    GcResult retry = new CheckpointGcActivitiesImpl(storage).collect(CheckpointGcActivitiesImplTest.gc("exp", a));
+    GcResult retry =
+        new CheckpointGcActivitiesImpl(storage)
+            .collect(CheckpointGcActivitiesImplTest.gc("exp", a));
     assertTrue(retry.getBytesFreed() > 6000, "the rest: " + retry.getBytesFreed());
-    assertTrue(keys().stream().noneMatch(k -> k.startsWith("keel/checkpoints/exp/trial-1/a/")), keys().toString());
+    assertTrue(
+        keys().stream().noneMatch(k -> k.startsWith("keel/checkpoints/exp/trial-1/a/")),
+        keys().toString());
   }
 
   @SuppressWarnings("unchecked")
@@ -114,12 +138,20 @@ class CheckpointGcOnS3Test {
   @Test
   void objectsOutsideTheCheckpointRootAreRefused() {
     CheckpointGcActivitiesImpl gc = new CheckpointGcActivitiesImpl(storage);
-    for (String uri : List.of("s3://" + bucket + "/keel/tables/fashion/", "s3://other-bucket/keel/checkpoints/exp/t/a/",
-        "s3://" + bucket + "/keel/checkpoints-old/exp/t/a/", rootUri + "/", rootUri + "/exp/../../tables/",
-        "file:///tmp/keel/checkpoints/exp/t/a/")) {
+    for (String uri :
+        List.of(
+            "s3://" + bucket + "/keel/tables/fashion/",
+            "s3://other-bucket/keel/checkpoints/exp/t/a/",
+            "s3://" + bucket + "/keel/checkpoints-old/exp/t/a/",
+            rootUri + "/",
+            rootUri + "/exp/../../tables/",
+            "file:///tmp/keel/checkpoints/exp/t/a/")) {
       CheckpointRef bad = CheckpointRef.newBuilder().setUuid("x").setUri(uri).build();
-      ApplicationFailure f = assertThrows(ApplicationFailure.class,
-          () -> gc.collect(CheckpointGcActivitiesImplTest.gc("exp", a, bad)), uri);
+      ApplicationFailure f =
+          assertThrows(
+              ApplicationFailure.class,
+              () -> gc.collect(CheckpointGcActivitiesImplTest.gc("exp", a, bad)),
+              uri);
       assertTrue(f.isNonRetryable());
       assertEquals(FailureTypes.CHECKPOINT_DELETION_REFUSED, f.getType());
     }

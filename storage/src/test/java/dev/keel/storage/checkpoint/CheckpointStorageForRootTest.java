@@ -12,6 +12,7 @@ class CheckpointStorageForRootTest {
   void s3RootGetsS3StorageAndOtherSchemesAreRefused() {
     assertTrue(CheckpointStorage.forRoot("s3://bucket/ckpt") instanceof S3CheckpointStorage);
     assertEquals("s3://bucket/ckpt/", CheckpointStorage.forRoot("s3a://bucket/ckpt/").rootUri());
-    assertThrows(IllegalArgumentException.class, () -> CheckpointStorage.forRoot("gs://bucket/ckpt"));
+    assertThrows(
+        IllegalArgumentException.class, () -> CheckpointStorage.forRoot("gs://bucket/ckpt"));
   }
 }

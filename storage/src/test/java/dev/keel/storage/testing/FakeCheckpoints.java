@@ -12,20 +12,39 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.Map;
 
-/** Committed checkpoints with filler tensors but a real MANIFEST and metadata: cheap, and verifiable. */
+/**
+ * Committed checkpoints with filler tensors but a real MANIFEST and metadata: cheap, and
+ * verifiable.
+ */
 public final class FakeCheckpoints {
   private FakeCheckpoints() {}
 
-  public static CheckpointRef write(CheckpointStorage storage, String experiment, String trial, String uuid, int bytes)
+  public static CheckpointRef write(
+      CheckpointStorage storage, String experiment, String trial, String uuid, int bytes)
       throws IOException {
-    return new CheckpointWriter(storage).write(metadata(experiment, trial, uuid, Map.of(CheckpointMetrics.SEARCHER_METRIC, 0.5)),
-        snapshot(uuid, bytes));
+    return new CheckpointWriter(storage)
+        .write(
+            metadata(experiment, trial, uuid, Map.of(CheckpointMetrics.SEARCHER_METRIC, 0.5)),
+            snapshot(uuid, bytes));
   }
 
-  public static CheckpointMetadata metadata(String experiment, String trial, String uuid, Map<String, Double> metrics) {
-    return new CheckpointMetadata(uuid, experiment, trial,
-        ModelSpec.newBuilder().setName("fashion_cnn").build(), Map.of(), 1, 100, 32, 1000, "test",
-        TableRef.newBuilder().setUri("file:///t").build(), 1, metrics, "now");
+  public static CheckpointMetadata metadata(
+      String experiment, String trial, String uuid, Map<String, Double> metrics) {
+    return new CheckpointMetadata(
+        uuid,
+        experiment,
+        trial,
+        ModelSpec.newBuilder().setName("fashion_cnn").build(),
+        Map.of(),
+        1,
+        100,
+        32,
+        1000,
+        "test",
+        TableRef.newBuilder().setUri("file:///t").build(),
+        1,
+        metrics,
+        "now");
   }
 
   public static CheckpointSnapshot snapshot(String uuid, int bytes) {

@@ -14,16 +14,19 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * An in-memory S3 (S3Proxy, transient store) on 127.0.0.1 and a random port, one per test JVM (or,
- * with {@code -Dkeel.test.s3.server=minio|moto}, a MinIO or moto server process: {@link ExternalS3Server}),
- * configured the way users configure Keel: {@code aws.endpointUrl}, {@code aws.region}, {@code
- * aws.accessKeyId} and {@code aws.secretAccessKey} system properties (the AWS SDK's equivalents of
- * {@code AWS_ENDPOINT_URL}, {@code AWS_REGION}, {@code AWS_ACCESS_KEY_ID}, {@code
- * AWS_SECRET_ACCESS_KEY}), so code under test reads them through {@link S3Settings#fromEnvironment()}.
+ * with {@code -Dkeel.test.s3.server=minio|moto}, a MinIO or moto server process: {@link
+ * ExternalS3Server}), configured the way users configure Keel: {@code aws.endpointUrl}, {@code
+ * aws.region}, {@code aws.accessKeyId} and {@code aws.secretAccessKey} system properties (the AWS
+ * SDK's equivalents of {@code AWS_ENDPOINT_URL}, {@code AWS_REGION}, {@code AWS_ACCESS_KEY_ID},
+ * {@code AWS_SECRET_ACCESS_KEY}), so code under test reads them through {@link
+ * S3Settings#fromEnvironment()}.
  *
- * <p>One server per JVM because Hadoop caches one S3A file system per bucket for the JVM's life:
- * a second server on another port would be invisible to it. Use a fresh {@link #newBucket} per test.
+ * <p>One server per JVM because Hadoop caches one S3A file system per bucket for the JVM's life: a
+ * second server on another port would be invisible to it. Use a fresh {@link #newBucket} per test.
  *
- * <pre>{@code @ExtendWith(S3ProxyExtension.class) class MyTest { ... S3ProxyExtension.newBucket("t") ... }}</pre>
+ * <pre>
+ * {@code @ExtendWith(S3ProxyExtension.class) class MyTest { ... S3ProxyExtension.newBucket("t") ... }}
+ * </pre>
  */
 public final class S3ProxyExtension implements BeforeAllCallback {
   public static final String ACCESS_KEY = "keel-test-access";
@@ -32,6 +35,7 @@ public final class S3ProxyExtension implements BeforeAllCallback {
 
   /** System property naming the server: s3proxy (default), minio or moto. */
   public static final String SERVER_PROPERTY = "keel.test.s3.server";
+
   private static URI endpoint;
 
   @Override
@@ -56,7 +60,10 @@ public final class S3ProxyExtension implements BeforeAllCallback {
     return endpoint;
   }
 
-  /** The server the S3 tests of this JVM use: s3proxy (default), minio or moto (see {@link ExternalS3Server}). */
+  /**
+   * The server the S3 tests of this JVM use: s3proxy (default), minio or moto (see {@link
+   * ExternalS3Server}).
+   */
   public static String server() {
     return System.getProperty(SERVER_PROPERTY, "s3proxy");
   }
@@ -82,7 +89,8 @@ public final class S3ProxyExtension implements BeforeAllCallback {
         return;
       } catch (RuntimeException e) {
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException(server + " at " + endpoint + " does not answer ListBuckets: " + e.getMessage(), e);
+          throw new IllegalStateException(
+              server + " at " + endpoint + " does not answer ListBuckets: " + e.getMessage(), e);
         }
         Thread.sleep(200);
       }
@@ -90,15 +98,17 @@ public final class S3ProxyExtension implements BeforeAllCallback {
   }
 
   /**
-   * Starts an S3Proxy over a transient in-memory store on 127.0.0.1 and a free port, stopped when the
-   * JVM exits.
+   * Starts an S3Proxy over a transient in-memory store on 127.0.0.1 and a free port, stopped when
+   * the JVM exits.
    */
-  static S3Proxy startServer(AuthenticationType auth, String accessKey, String secretKey) throws Exception {
-    S3Proxy p = S3Proxy.builder()
-        .blobStore(new TransientNio2BlobStore())
-        .endpoint(URI.create("http://127.0.0.1:0"))
-        .awsAuthentication(auth, accessKey, secretKey)
-        .build();
+  static S3Proxy startServer(AuthenticationType auth, String accessKey, String secretKey)
+      throws Exception {
+    S3Proxy p =
+        S3Proxy.builder()
+            .blobStore(new TransientNio2BlobStore())
+            .endpoint(URI.create("http://127.0.0.1:0"))
+            .awsAuthentication(auth, accessKey, secretKey)
+            .build();
     p.start();
     long deadline = System.nanoTime() + 30_000_000_000L;
     while (!"STARTED".equals(p.getState())) {
@@ -107,13 +117,17 @@ public final class S3ProxyExtension implements BeforeAllCallback {
       }
       Thread.sleep(10);
     }
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        p.stop();
-      } catch (Exception ignored) {
-        // JVM exit
-      }
-    }, "s3proxy-stop"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    p.stop();
+                  } catch (Exception ignored) {
+                    // JVM exit
+                  }
+                },
+                "s3proxy-stop"));
     return p;
   }
 
@@ -136,7 +150,8 @@ public final class S3ProxyExtension implements BeforeAllCallback {
 
   /** Creates a bucket with a unique name starting with {@code prefix} and returns its name. */
   public static String newBucket(String prefix) {
-    String name = (prefix + "-" + UUID.randomUUID().toString().substring(0, 8)).toLowerCase(Locale.ROOT);
+    String name =
+        (prefix + "-" + UUID.randomUUID().toString().substring(0, 8)).toLowerCase(Locale.ROOT);
     client().createBucket(b -> b.bucket(name));
     return name;
   }

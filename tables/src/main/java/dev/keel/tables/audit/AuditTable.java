@@ -18,19 +18,21 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * {@code <storage root>/_keel/audit}: who did what through the API, one row per write request (submissions,
- * pauses, kills, promotions), refused ones included. It only grows, and any Delta reader can query it.
+ * {@code <storage root>/_keel/audit}: who did what through the API, one row per write request
+ * (submissions, pauses, kills, promotions), refused ones included. It only grows, and any Delta
+ * reader can query it.
  */
 public final class AuditTable {
   public static final String TABLE = "audit";
 
-  static final StructType SCHEMA = new StructType()
-      .add("time", TimestampType.TIMESTAMP, false)
-      .add("who", StringType.STRING, false)
-      .add("role", StringType.STRING, false)
-      .add("action", StringType.STRING, false)
-      .add("target", StringType.STRING, true)
-      .add("status", IntegerType.INTEGER, false);
+  static final StructType SCHEMA =
+      new StructType()
+          .add("time", TimestampType.TIMESTAMP, false)
+          .add("who", StringType.STRING, false)
+          .add("role", StringType.STRING, false)
+          .add("action", StringType.STRING, false)
+          .add("target", StringType.STRING, true)
+          .add("status", IntegerType.INTEGER, false);
 
   /**
    * One write request.
@@ -39,7 +41,8 @@ public final class AuditTable {
    * @param target what it acted on: an experiment, pipeline or model version; null when none
    * @param status the HTTP status it was answered with
    */
-  public record Entry(Instant time, String who, String role, String action, String target, int status) {}
+  public record Entry(
+      Instant time, String who, String role, String action, String target, int status) {}
 
   private final Engine engine;
   private final StorageRoot storage;
@@ -54,21 +57,36 @@ public final class AuditTable {
   }
 
   public void append(Entry e) {
-    new DeltaTableWriter(engine, tableUri(), SCHEMA, Map.of()).append(Columns.of(1)
-        .add("time", new long[] {Math.multiplyExact(e.time().toEpochMilli(), 1000L)})
-        .add("who", new String[] {e.who()})
-        .add("role", new String[] {e.role()})
-        .add("action", new String[] {e.action()})
-        .add("target", new String[] {e.target()})
-        .add("status", new int[] {e.status()}));
+    new DeltaTableWriter(engine, tableUri(), SCHEMA, Map.of())
+        .append(
+            Columns.of(1)
+                .add("time", new long[] {Math.multiplyExact(e.time().toEpochMilli(), 1000L)})
+                .add("who", new String[] {e.who()})
+                .add("role", new String[] {e.role()})
+                .add("action", new String[] {e.action()})
+                .add("target", new String[] {e.target()})
+                .add("status", new int[] {e.status()}));
   }
 
-  /** The entries about {@code target} (every entry when empty), oldest first; none before the first write. */
+  /**
+   * The entries about {@code target} (every entry when empty), oldest first; none before the first
+   * write.
+   */
   public List<Entry> read(Optional<String> target) {
-    return DeltaTables.latestSnapshot(engine, tableUri()).map(s -> TableRows.read(engine, s)).orElse(List.of()).stream()
+    return DeltaTables.latestSnapshot(engine, tableUri())
+        .map(s -> TableRows.read(engine, s))
+        .orElse(List.of())
+        .stream()
         .filter(r -> target.isEmpty() || target.get().equals(r.get("target")))
-        .map(r -> new Entry((Instant) r.get("time"), (String) r.get("who"), (String) r.get("role"),
-            (String) r.get("action"), (String) r.get("target"), (Integer) r.get("status")))
+        .map(
+            r ->
+                new Entry(
+                    (Instant) r.get("time"),
+                    (String) r.get("who"),
+                    (String) r.get("role"),
+                    (String) r.get("action"),
+                    (String) r.get("target"),
+                    (Integer) r.get("status")))
         .sorted(Comparator.comparing(Entry::time))
         .toList();
   }

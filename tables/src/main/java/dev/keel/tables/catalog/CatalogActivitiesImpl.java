@@ -44,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * sequence. A retried batch finds its transaction in each table and writes nothing ({@code
  * already_committed}); a batch that failed after committing some tables writes only the others.
  *
- * <p>{@link #describeTable}: pins the requested version (the latest when none is given) and
- * counts rows per split. A missing table or version is a non-retryable {@value FailureTypes#INVALID_TABLE}
+ * <p>{@link #describeTable}: pins the requested version (the latest when none is given) and counts
+ * rows per split. A missing table or version is a non-retryable {@value FailureTypes#INVALID_TABLE}
  * failure naming both.
  */
 public final class CatalogActivitiesImpl implements CatalogActivities {
@@ -54,12 +54,18 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
   /** Prefix of the SetTransaction appId of an experiment's catalog batches. */
   public static final String TXN_APP_ID_PREFIX = "keel-catalog:";
 
-  /** One thread per catalog table, shared by every instance; daemon threads that never block the JVM's exit. */
-  private static final ExecutorService COMMITS = Executors.newFixedThreadPool(CatalogTables.NAMES.size(), r -> {
-    Thread t = new Thread(r, "keel-catalog-commit");
-    t.setDaemon(true);
-    return t;
-  });
+  /**
+   * One thread per catalog table, shared by every instance; daemon threads that never block the
+   * JVM's exit.
+   */
+  private static final ExecutorService COMMITS =
+      Executors.newFixedThreadPool(
+          CatalogTables.NAMES.size(),
+          r -> {
+            Thread t = new Thread(r, "keel-catalog-commit");
+            t.setDaemon(true);
+            return t;
+          });
 
   private final Engine engine;
   private final StorageRoot storage;
@@ -111,7 +117,11 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
       }
     }
     Map<String, Long> counts = SplitCounter.count(engine, snapshot);
-    log.info("table {} v{}: rows per split {} ({} ms)", uri, snapshot.getVersion(), counts,
+    log.info(
+        "table {} v{}: rows per split {} ({} ms)",
+        uri,
+        snapshot.getVersion(),
+        counts,
         (System.nanoTime() - t0) / 1_000_000);
     return DescribeTableResult.newBuilder()
         .setTable(TableRef.newBuilder().setUri(uri).setVersion(snapshot.getVersion()))
@@ -142,11 +152,13 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
   public CatalogAppendResult append(CatalogAppend batch) {
     String experimentId = batch.getExperimentId();
     if (experimentId.isBlank()) {
-      throw ApplicationFailure.newNonRetryableFailure("catalog append without experiment_id", INVALID_ARGUMENT);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "catalog append without experiment_id", INVALID_ARGUMENT);
     }
     if (batch.getSequence() < 0) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "catalog append of " + experimentId + ": negative sequence " + batch.getSequence(), INVALID_ARGUMENT);
+          "catalog append of " + experimentId + ": negative sequence " + batch.getSequence(),
+          INVALID_ARGUMENT);
     }
     Map<String, List<CatalogRow>> byTable = group(batch);
     String appId = TXN_APP_ID_PREFIX + experimentId;
@@ -154,7 +166,10 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
     // go in parallel: the experiment waits for its last batch before it completes.
     Map<String, Future<Committed>> versions = new LinkedHashMap<>();
     for (Map.Entry<String, List<CatalogRow>> e : byTable.entrySet()) {
-      versions.put(e.getKey(), COMMITS.submit(() -> commitOrLatest(e.getKey(), e.getValue(), appId, batch.getSequence())));
+      versions.put(
+          e.getKey(),
+          COMMITS.submit(
+              () -> commitOrLatest(e.getKey(), e.getValue(), appId, batch.getSequence())));
     }
     CatalogAppendResult.Builder result = CatalogAppendResult.newBuilder();
     RuntimeException failure = null;
@@ -165,13 +180,17 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
         wrote |= c.wrote();
         result.putVersions(e.getKey(), c.version());
       } catch (ExecutionException ex) {
-        RuntimeException cause = ex.getCause() instanceof RuntimeException r ? r : new IllegalStateException(ex.getCause());
+        RuntimeException cause =
+            ex.getCause() instanceof RuntimeException r
+                ? r
+                : new IllegalStateException(ex.getCause());
         if (failure == null) {
           failure = cause;
         }
       } catch (InterruptedException ex) {
         Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while committing catalog batch " + batch.getSequence(), ex);
+        throw new IllegalStateException(
+            "interrupted while committing catalog batch " + batch.getSequence(), ex);
       }
     }
     if (failure != null) {
@@ -180,10 +199,14 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
     return result.setAlreadyCommitted(!byTable.isEmpty() && !wrote).build();
   }
 
-  /** The table's version after the batch, and whether this call wrote it (false: the table already held it). */
+  /**
+   * The table's version after the batch, and whether this call wrote it (false: the table already
+   * held it).
+   */
   private record Committed(long version, boolean wrote) {}
 
-  private Committed commitOrLatest(String table, List<CatalogRow> rows, String appId, long sequence) {
+  private Committed commitOrLatest(
+      String table, List<CatalogRow> rows, String appId, long sequence) {
     String uri = tableUri(table);
     OptionalLong committed = commit(uri, table, rows, appId, sequence);
     return committed.isPresent()
@@ -192,12 +215,18 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
   }
 
   /** The committed version, or empty when the table already holds this batch. */
-  private OptionalLong commit(String uri, String table, List<CatalogRow> rows, String appId, long sequence) {
-    DeltaTableWriter writer = new DeltaTableWriter(engine, uri, CatalogTables.schema(table),
-        CatalogTables.PROPERTIES.get(table));
+  private OptionalLong commit(
+      String uri, String table, List<CatalogRow> rows, String appId, long sequence) {
+    DeltaTableWriter writer =
+        new DeltaTableWriter(
+            engine, uri, CatalogTables.schema(table), CatalogTables.PROPERTIES.get(table));
     try {
-      return OptionalLong.of(writer.newAppend().add(CatalogTables.columns(table, rows))
-          .transactionId(appId, sequence).commit());
+      return OptionalLong.of(
+          writer
+              .newAppend()
+              .add(CatalogTables.columns(table, rows))
+              .transactionId(appId, sequence)
+              .commit());
     } catch (ConcurrentTransactionException e) {
       log.info("{} already holds catalog batch {} of {}; nothing written", uri, sequence, appId);
       return OptionalLong.empty();
@@ -208,7 +237,10 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
     }
   }
 
-  /** Rows per table, in {@link CatalogTables#NAMES} order; every kind checked before anything is written. */
+  /**
+   * Rows per table, in {@link CatalogTables#NAMES} order; every kind checked before anything is
+   * written.
+   */
   private static Map<String, List<CatalogRow>> group(CatalogAppend batch) {
     Map<String, List<CatalogRow>> byTable = new LinkedHashMap<>();
     CatalogTables.NAMES.forEach(n -> byTable.put(n, new ArrayList<>()));
@@ -217,10 +249,21 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
       List<CatalogRow> rows = byTable.get(row.getKind());
       if (rows == null) {
         throw ApplicationFailure.newNonRetryableFailure(
-            "catalog append of " + batch.getExperimentId() + ": row " + i + " has kind '" + row.getKind()
-                + "' (one of " + CatalogTables.NAMES + ")", INVALID_ARGUMENT);
+            "catalog append of "
+                + batch.getExperimentId()
+                + ": row "
+                + i
+                + " has kind '"
+                + row.getKind()
+                + "' (one of "
+                + CatalogTables.NAMES
+                + ")",
+            INVALID_ARGUMENT);
       }
-      rows.add(row.getExperimentId().isEmpty() ? row.toBuilder().setExperimentId(batch.getExperimentId()).build() : row);
+      rows.add(
+          row.getExperimentId().isEmpty()
+              ? row.toBuilder().setExperimentId(batch.getExperimentId()).build()
+              : row);
     }
     byTable.values().removeIf(List::isEmpty);
     return byTable;

@@ -19,10 +19,12 @@ import java.util.function.Function;
  * is a UTC timestamp (microseconds) from {@code time_millis}.
  *
  * <ul>
- *   <li>{@code experiments}: experiment_id, name, state, data_table, data_version, time, config_json
+ *   <li>{@code experiments}: experiment_id, name, state, data_table, data_version, time,
+ *       config_json
  *   <li>{@code trials}: experiment_id, trial_id, state, error, length, source_checkpoint, time,
  *       hparams_json
- *   <li>{@code metrics}: experiment_id, trial_id, name, value, length, batches, checkpoint_uuid, time
+ *   <li>{@code metrics}: experiment_id, trial_id, name, value, length, batches, checkpoint_uuid,
+ *       time
  *   <li>{@code checkpoints}: experiment_id, trial_id, uuid, state (SAVED | DELETED), uri,
  *       size_bytes, batches, length, metric, time; {@code length} and {@code metric} are NULL on
  *       DELETED rows (they live on the SAVED row of the same uuid) and on checkpoints saved between
@@ -93,12 +95,23 @@ public final class CatalogTables {
 
   /** State of a checkpoint row whose checkpoint was garbage-collected. */
   public static final String DELETED = "DELETED";
-  /** Name of a SAVED checkpoint row written between validations: it has no length or searcher metric. */
+
+  /**
+   * Name of a SAVED checkpoint row written between validations: it has no length or searcher
+   * metric.
+   */
   public static final String PERIODIC = "periodic";
 
   private static final Map<String, StructType> SCHEMAS =
-      Map.of(EXPERIMENTS, EXPERIMENTS_SCHEMA, TRIALS, TRIALS_SCHEMA, METRICS, METRICS_SCHEMA,
-          CHECKPOINTS, CHECKPOINTS_SCHEMA);
+      Map.of(
+          EXPERIMENTS,
+          EXPERIMENTS_SCHEMA,
+          TRIALS,
+          TRIALS_SCHEMA,
+          METRICS,
+          METRICS_SCHEMA,
+          CHECKPOINTS,
+          CHECKPOINTS_SCHEMA);
 
   /**
    * Statistics only for the columns before the JSON ones: data skipping on experiment_id, state,
@@ -116,14 +129,16 @@ public final class CatalogTables {
   public static StructType schema(String table) {
     StructType s = SCHEMAS.get(table);
     if (s == null) {
-      throw new IllegalArgumentException("unknown catalog table '" + table + "' (one of " + NAMES + ")");
+      throw new IllegalArgumentException(
+          "unknown catalog table '" + table + "' (one of " + NAMES + ")");
     }
     return s;
   }
 
   /** The rows of one kind as columns of its table. */
   static Columns columns(String table, List<CatalogRow> rows) {
-    Columns c = Columns.of(rows.size()).add("experiment_id", strings(rows, CatalogRow::getExperimentId));
+    Columns c =
+        Columns.of(rows.size()).add("experiment_id", strings(rows, CatalogRow::getExperimentId));
     long[] time = new long[rows.size()];
     for (int i = 0; i < time.length; i++) {
       time[i] = Math.multiplyExact(rows.get(i).getTimeMillis(), 1000L);
@@ -164,7 +179,8 @@ public final class CatalogTables {
         Double[] metric = new Double[rows.size()];
         for (int i = 0; i < length.length; i++) {
           CatalogRow r = rows.get(i);
-          // deleted rows and checkpoints saved between validations have no length or searcher metric
+          // deleted rows and checkpoints saved between validations have no length or searcher
+          // metric
           boolean unmeasured = DELETED.equals(r.getState()) || PERIODIC.equals(r.getName());
           length[i] = unmeasured ? null : r.getLength();
           metric[i] = unmeasured ? null : r.getValue();
@@ -178,8 +194,9 @@ public final class CatalogTables {
             .add("length", length)
             .add("metric", metric);
       }
-      default -> throw new IllegalArgumentException(
-          "unknown catalog table '" + table + "' (one of " + NAMES + ")");
+      default ->
+          throw new IllegalArgumentException(
+              "unknown catalog table '" + table + "' (one of " + NAMES + ")");
     }
     return c.add("time", time);
   }
@@ -203,7 +220,8 @@ public final class CatalogTables {
     return values;
   }
 
-  private static long[] longs(List<CatalogRow> rows, java.util.function.ToLongFunction<CatalogRow> f) {
+  private static long[] longs(
+      List<CatalogRow> rows, java.util.function.ToLongFunction<CatalogRow> f) {
     long[] out = new long[rows.size()];
     for (int i = 0; i < out.length; i++) {
       out[i] = f.applyAsLong(rows.get(i));

@@ -19,15 +19,23 @@ import java.util.Optional;
 
 /**
  * The experiments of a storage root as the catalog ({@code _keel/experiments}) records them, newest
- * first: the latest row of each, so an experiment long gone from Temporal's retention is still listed.
+ * first: the latest row of each, so an experiment long gone from Temporal's retention is still
+ * listed.
  */
 public final class ExperimentList {
   /**
-   * One experiment's latest catalog row, the searcher's metric from its config and the best value of that
-   * metric any of its validations appended so far (null before the first).
+   * One experiment's latest catalog row, the searcher's metric from its config and the best value
+   * of that metric any of its validations appended so far (null before the first).
    */
-  public record Summary(String experimentId, String name, String state, String dataTable, Long dataVersion,
-      Instant time, String metric, Double bestMetric) {
+  public record Summary(
+      String experimentId,
+      String name,
+      String state,
+      String dataTable,
+      Long dataVersion,
+      Instant time,
+      String metric,
+      Double bestMetric) {
     public Optional<String> searcherMetric() {
       return Optional.ofNullable(metric).filter(m -> !m.isEmpty());
     }
@@ -39,6 +47,7 @@ public final class ExperimentList {
   private final Engine engine;
   private final String tableUri;
   private final String metricsUri;
+
   /** Whether each summarised experiment's searcher minimises its metric, from its config. */
   private final Map<String, Boolean> smallerIsBetter = new HashMap<>();
 
@@ -55,26 +64,39 @@ public final class ExperimentList {
    */
   public Page page(Optional<String> state, Optional<String> nameContains, int offset, int limit) {
     Paging.check(offset, limit);
-    List<Summary> matching = latestRows().values().stream()
-        .map(this::summary)
-        .filter(s -> state.map(want -> want.equalsIgnoreCase(s.state())).orElse(true))
-        .filter(s -> nameContains.map(part -> s.name() != null
-            && s.name().toLowerCase(Locale.ROOT).contains(part.toLowerCase(Locale.ROOT))).orElse(true))
-        .sorted(Comparator.comparing(Summary::time).reversed().thenComparing(Summary::experimentId))
-        .toList();
-    return new Page(withBestMetrics(Paging.slice(matching, offset, limit)),
-        matching.size(), offset, limit);
+    List<Summary> matching =
+        latestRows().values().stream()
+            .map(this::summary)
+            .filter(s -> state.map(want -> want.equalsIgnoreCase(s.state())).orElse(true))
+            .filter(
+                s ->
+                    nameContains
+                        .map(
+                            part ->
+                                s.name() != null
+                                    && s.name()
+                                        .toLowerCase(Locale.ROOT)
+                                        .contains(part.toLowerCase(Locale.ROOT)))
+                        .orElse(true))
+            .sorted(
+                Comparator.comparing(Summary::time).reversed().thenComparing(Summary::experimentId))
+            .toList();
+    return new Page(
+        withBestMetrics(Paging.slice(matching, offset, limit)), matching.size(), offset, limit);
   }
 
   /** The experiment's summary, or empty when the catalog has no row of it. */
   public Optional<Summary> find(String experimentId) {
-    return Optional.ofNullable(latestRows().get(experimentId)).map(this::summary)
+    return Optional.ofNullable(latestRows().get(experimentId))
+        .map(this::summary)
         .map(s -> withBestMetrics(List.of(s)).get(0));
   }
 
   private Map<Object, Map<String, Object>> latestRows() {
-    List<Map<String, Object>> rows = DeltaTables.latestSnapshot(engine, tableUri)
-        .map(s -> TableRows.read(engine, s)).orElse(List.of());
+    List<Map<String, Object>> rows =
+        DeltaTables.latestSnapshot(engine, tableUri)
+            .map(s -> TableRows.read(engine, s))
+            .orElse(List.of());
     return ExperimentRecords.latest(rows, r -> r.get("experiment_id"));
   }
 
@@ -86,24 +108,47 @@ public final class ExperimentList {
     Map<String, Summary> byId = new LinkedHashMap<>();
     page.forEach(s -> byId.put(s.experimentId(), s));
     Map<String, Double> best = new HashMap<>();
-    for (Map<String, Object> r : DeltaTables.latestSnapshot(engine, metricsUri)
-        .map(s -> TableRows.read(engine, s)).orElse(List.of())) {
+    for (Map<String, Object> r :
+        DeltaTables.latestSnapshot(engine, metricsUri)
+            .map(s -> TableRows.read(engine, s))
+            .orElse(List.of())) {
       Summary s = byId.get((String) r.get("experiment_id"));
       if (s != null && s.metric() != null && s.metric().equals(r.get("name"))) {
         double v = (Double) r.get("value");
-        best.merge(s.experimentId(), v, smallerIsBetter.getOrDefault(s.experimentId(), true) ? Math::min : Math::max);
+        best.merge(
+            s.experimentId(),
+            v,
+            smallerIsBetter.getOrDefault(s.experimentId(), true) ? Math::min : Math::max);
       }
     }
-    return page.stream().map(s -> new Summary(s.experimentId(), s.name(), s.state(), s.dataTable(), s.dataVersion(),
-        s.time(), s.metric(), best.get(s.experimentId()))).toList();
+    return page.stream()
+        .map(
+            s ->
+                new Summary(
+                    s.experimentId(),
+                    s.name(),
+                    s.state(),
+                    s.dataTable(),
+                    s.dataVersion(),
+                    s.time(),
+                    s.metric(),
+                    best.get(s.experimentId())))
+        .toList();
   }
 
   private Summary summary(Map<String, Object> r) {
     String id = (String) r.get("experiment_id");
     SearcherConfig searcher = searcher((String) r.get("config_json"));
     smallerIsBetter.put(id, searcher.getSmallerIsBetter());
-    return new Summary(id, (String) r.get("name"), (String) r.get("state"), (String) r.get("data_table"),
-        (Long) r.get("data_version"), (Instant) r.get("time"), searcher.getMetric(), null);
+    return new Summary(
+        id,
+        (String) r.get("name"),
+        (String) r.get("state"),
+        (String) r.get("data_table"),
+        (Long) r.get("data_version"),
+        (Instant) r.get("time"),
+        searcher.getMetric(),
+        null);
   }
 
   private static SearcherConfig searcher(String configJson) {
@@ -115,7 +160,8 @@ public final class ExperimentList {
       JsonFormat.parser().ignoringUnknownFields().merge(configJson, config);
       return config.getSearcher();
     } catch (InvalidProtocolBufferException e) {
-      return SearcherConfig.getDefaultInstance(); // a row of an older schema: listed without its metric
+      return SearcherConfig
+          .getDefaultInstance(); // a row of an older schema: listed without its metric
     }
   }
 }

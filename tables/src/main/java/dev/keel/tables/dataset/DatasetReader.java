@@ -8,7 +8,8 @@ public interface DatasetReader {
   /**
    * The split as images or feature vectors, whichever the table's schema holds.
    *
-   * @throws IllegalArgumentException naming the table and version when they do not exist or hold neither kind
+   * @throws IllegalArgumentException naming the table and version when they do not exist or hold
+   *     neither kind
    */
   LabeledExamples readExamples(TableRef table, String split);
 
@@ -22,7 +23,13 @@ public interface DatasetReader {
     if (examples instanceof LabeledImages images) {
       return images;
     }
-    throw new IllegalArgumentException("table " + table.getUri() + " v" + table.getVersion() + " holds "
-        + examples.describe() + ", not images");
+    throw new IllegalArgumentException(
+        "table "
+            + table.getUri()
+            + " v"
+            + table.getVersion()
+            + " holds "
+            + examples.describe()
+            + ", not images");
   }
 }

@@ -3,8 +3,8 @@ package dev.keel.tables.dataset;
 import java.util.List;
 
 /**
- * One split of a labeled table in memory, whatever one example is: a grey-scale image
- * ({@link LabeledImages}) or a vector of features ({@link LabeledFeatures}). Training, validation and
+ * One split of a labeled table in memory, whatever one example is: a grey-scale image ({@link
+ * LabeledImages}) or a vector of features ({@link LabeledFeatures}). Training, validation and
  * scoring see only this view: ids, labels, the shape of one example, and the examples of given rows
  * as floats, so the trainer does not care which kind of table it reads.
  */
@@ -18,7 +18,10 @@ public sealed interface LabeledExamples permits LabeledImages, LabeledFeatures {
     return labels().length;
   }
 
-  /** Shape of one example without the batch axis: {@code (1, rows, cols)} for images, {@code (features)} for vectors. */
+  /**
+   * Shape of one example without the batch axis: {@code (1, rows, cols)} for images, {@code
+   * (features)} for vectors.
+   */
   long[] exampleShape();
 
   /** Number of floats in one example (the product of {@link #exampleShape()}). */
@@ -36,7 +39,10 @@ public sealed interface LabeledExamples permits LabeledImages, LabeledFeatures {
   /** Rows {@code rows[0], rows[1], …}, in that order, as a new dataset of the same kind. */
   LabeledExamples select(int[] rows);
 
-  /** The table's class names ({@code keel.label.classes}), label {@code i} the {@code i}-th; empty when the table has none. */
+  /**
+   * The table's class names ({@code keel.label.classes}), label {@code i} the {@code i}-th; empty
+   * when the table has none.
+   */
   List<String> classNames();
 
   /** What one example is, for messages: {@code 28x28 images} or {@code vectors of 4 features}. */

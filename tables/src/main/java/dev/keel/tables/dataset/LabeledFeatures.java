@@ -7,25 +7,43 @@ import java.util.List;
  * Feature vectors with labels, packed for training: example {@code i} is {@code features[i*width ..
  * (i+1)*width)}, in the order of {@code featureNames}.
  *
- * @param featureNames the table's feature columns ({@code keel.features.names}); {@code width} of them, or empty
+ * @param featureNames the table's feature columns ({@code keel.features.names}); {@code width} of
+ *     them, or empty
  * @param classNames the table's class names ({@code keel.label.classes}); may be empty
  */
 public record LabeledFeatures(
-    long[] ids, int[] labels, float[] features, int width, List<String> featureNames, List<String> classNames)
+    long[] ids,
+    int[] labels,
+    float[] features,
+    int width,
+    List<String> featureNames,
+    List<String> classNames)
     implements LabeledExamples {
 
   public LabeledFeatures {
     if (width < 1) {
-      throw new IllegalArgumentException("feature vectors need at least one feature, got width " + width);
+      throw new IllegalArgumentException(
+          "feature vectors need at least one feature, got width " + width);
     }
     if (ids.length != labels.length || features.length != (long) labels.length * width) {
       throw new IllegalArgumentException(
-          "inconsistent dataset: " + ids.length + " ids, " + labels.length + " labels, "
-              + features.length + " feature values for vectors of " + width);
+          "inconsistent dataset: "
+              + ids.length
+              + " ids, "
+              + labels.length
+              + " labels, "
+              + features.length
+              + " feature values for vectors of "
+              + width);
     }
     if (!featureNames.isEmpty() && featureNames.size() != width) {
       throw new IllegalArgumentException(
-          featureNames.size() + " feature names " + featureNames + " for vectors of " + width + " features");
+          featureNames.size()
+              + " feature names "
+              + featureNames
+              + " for vectors of "
+              + width
+              + " features");
     }
     featureNames = List.copyOf(featureNames);
     classNames = List.copyOf(classNames);
@@ -53,8 +71,12 @@ public record LabeledFeatures(
   @Override
   public LabeledFeatures slice(int from, int to) {
     return new LabeledFeatures(
-        Arrays.copyOfRange(ids, from, to), Arrays.copyOfRange(labels, from, to),
-        Arrays.copyOfRange(features, from * width, to * width), width, featureNames, classNames);
+        Arrays.copyOfRange(ids, from, to),
+        Arrays.copyOfRange(labels, from, to),
+        Arrays.copyOfRange(features, from * width, to * width),
+        width,
+        featureNames,
+        classNames);
   }
 
   @Override
@@ -65,7 +87,8 @@ public record LabeledFeatures(
       selectedIds[i] = ids[rows[i]];
       selectedLabels[i] = labels[rows[i]];
     }
-    return new LabeledFeatures(selectedIds, selectedLabels, floats(rows), width, featureNames, classNames);
+    return new LabeledFeatures(
+        selectedIds, selectedLabels, floats(rows), width, featureNames, classNames);
   }
 
   @Override
@@ -73,7 +96,10 @@ public record LabeledFeatures(
     return "vectors of " + width + " features";
   }
 
-  /** The names in a comma-separated table property ({@code keel.features.names}, {@code keel.label.classes}); empty when unset. */
+  /**
+   * The names in a comma-separated table property ({@code keel.features.names}, {@code
+   * keel.label.classes}); empty when unset.
+   */
   public static List<String> names(String property) {
     if (property == null || property.isBlank()) {
       return List.of();

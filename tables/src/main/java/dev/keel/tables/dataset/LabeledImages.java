@@ -4,16 +4,26 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Grey-scale images with labels, packed for training: image {@code i} is
- * {@code pixels[i*rows*cols .. (i+1)*rows*cols)}, one unsigned byte per pixel.
+ * Grey-scale images with labels, packed for training: image {@code i} is {@code pixels[i*rows*cols
+ * .. (i+1)*rows*cols)}, one unsigned byte per pixel.
  */
-public record LabeledImages(long[] ids, int[] labels, byte[] pixels, int rows, int cols) implements LabeledExamples {
+public record LabeledImages(long[] ids, int[] labels, byte[] pixels, int rows, int cols)
+    implements LabeledExamples {
 
   public LabeledImages {
     if (ids.length != labels.length || pixels.length != (long) labels.length * rows * cols) {
       throw new IllegalArgumentException(
-          "inconsistent dataset: " + ids.length + " ids, " + labels.length + " labels, "
-              + pixels.length + " pixel bytes for " + rows + "x" + cols + " images");
+          "inconsistent dataset: "
+              + ids.length
+              + " ids, "
+              + labels.length
+              + " labels, "
+              + pixels.length
+              + " pixel bytes for "
+              + rows
+              + "x"
+              + cols
+              + " images");
     }
   }
 
@@ -36,7 +46,10 @@ public record LabeledImages(long[] ids, int[] labels, byte[] pixels, int rows, i
     return rows * cols;
   }
 
-  /** Pixels scaled to [0, 1] as {@code (b & 0xFF) * (1f / 255f)}: checkpoints of earlier versions depend on this exact float. */
+  /**
+   * Pixels scaled to [0, 1] as {@code (b & 0xFF) * (1f / 255f)}: checkpoints of earlier versions
+   * depend on this exact float.
+   */
   @Override
   public float[] floats(int[] rowIndices) {
     int px = imageBytes();
@@ -55,8 +68,11 @@ public record LabeledImages(long[] ids, int[] labels, byte[] pixels, int rows, i
   public LabeledImages slice(int from, int to) {
     int px = imageBytes();
     return new LabeledImages(
-        Arrays.copyOfRange(ids, from, to), Arrays.copyOfRange(labels, from, to),
-        Arrays.copyOfRange(pixels, from * px, to * px), rows, cols);
+        Arrays.copyOfRange(ids, from, to),
+        Arrays.copyOfRange(labels, from, to),
+        Arrays.copyOfRange(pixels, from * px, to * px),
+        rows,
+        cols);
   }
 
   @Override

@@ -16,9 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link DriftActivities} over a {@link DriftTable}: a split's statistics are read from the table when a
- * run computed them before, else computed from the split's rows and recorded. A reference that does not
- * exist or has no rows is refused non-retryably, naming the table, version and split.
+ * {@link DriftActivities} over a {@link DriftTable}: a split's statistics are read from the table
+ * when a run computed them before, else computed from the split's rows and recorded. A reference
+ * that does not exist or has no rows is refused non-retryably, naming the table, version and split.
  */
 public final class DriftActivitiesImpl implements DriftActivities {
   private static final Logger log = LoggerFactory.getLogger(DriftActivitiesImpl.class);
@@ -35,7 +35,8 @@ public final class DriftActivitiesImpl implements DriftActivities {
 
   @Override
   public InputStatistics referenceStatistics(ReferenceStatisticsRequest request) {
-    TableRef ref = request.getTable().toBuilder().setUri(storage.table(request.getTable().getUri())).build();
+    TableRef ref =
+        request.getTable().toBuilder().setUri(storage.table(request.getTable().getUri())).build();
     String split = request.getSplit().isEmpty() ? "train" : request.getSplit();
     String what = "the " + split + " split of " + ref.getUri() + " v" + ref.getVersion();
     try {
@@ -50,7 +51,10 @@ public final class DriftActivitiesImpl implements DriftActivities {
       }
       InputStatistics statistics = ReferenceStatistics.of(examples);
       table.recordReference(ref, split, statistics);
-      log.info("reference statistics of {} computed from {} rows and recorded in {}", what, examples.size(),
+      log.info(
+          "reference statistics of {} computed from {} rows and recorded in {}",
+          what,
+          examples.size(),
           table.tableUri());
       return statistics;
     } catch (IllegalArgumentException e) {
@@ -67,7 +71,8 @@ public final class DriftActivitiesImpl implements DriftActivities {
     try {
       table.record(record);
     } catch (IllegalArgumentException e) {
-      throw ApplicationFailure.newNonRetryableFailure("drift record: " + e.getMessage(), FailureTypes.INVALID_ARGUMENT);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "drift record: " + e.getMessage(), FailureTypes.INVALID_ARGUMENT);
     } catch (RuntimeException e) {
       throw StorageFailures.translate(table.tableUri(), e);
     }

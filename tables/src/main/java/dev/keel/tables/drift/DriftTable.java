@@ -30,16 +30,17 @@ import java.util.Optional;
  * {@code <storage root>/_keel/drift}, one Delta table with two kinds of rows:
  *
  * <ul>
- *   <li>{@code reference}: the statistics of one split of one table version ({@code key} =
- *       {@code <table uri>@v<version>/<split>}), written by the first run that needs them. Keyed by the DATA,
- *       not by the model: every trial, retrained version, champion and challenger trained on one version shares
- *       the row, and a run started without a registered model finds it too.
- *   <li>{@code report}: one inference run's drift report ({@code key} = the run id), with the columns people
- *       filter on (model_version, drifted, score) next to the whole {@link DriftRecord} as JSON.
+ *   <li>{@code reference}: the statistics of one split of one table version ({@code key} = {@code
+ *       <table uri>@v<version>/<split>}), written by the first run that needs them. Keyed by the
+ *       DATA, not by the model: every trial, retrained version, champion and challenger trained on
+ *       one version shares the row, and a run started without a registered model finds it too.
+ *   <li>{@code report}: one inference run's drift report ({@code key} = the run id), with the
+ *       columns people filter on (model_version, drifted, score) next to the whole {@link
+ *       DriftRecord} as JSON.
  * </ul>
  *
- * Each row is committed with the Delta transaction id {@code keel-drift:<kind>:<key>}, so a retried or
- * concurrent write of the same row commits once.
+ * Each row is committed with the Delta transaction id {@code keel-drift:<kind>:<key>}, so a retried
+ * or concurrent write of the same row commits once.
  */
 public final class DriftTable {
   public static final String TABLE = "drift";
@@ -47,19 +48,22 @@ public final class DriftTable {
   static final String REPORT = "report";
   private static final String TXN_PREFIX = "keel-drift:";
 
-  static final StructType SCHEMA = new StructType()
-      .add("kind", StringType.STRING, false)
-      .add("key", StringType.STRING, false)
-      .add("data_table", StringType.STRING, true)
-      .add("data_version", LongType.LONG, true)
-      .add("split", StringType.STRING, true)
-      .add("model_version", StringType.STRING, true)
-      .add("drifted", BooleanType.BOOLEAN, false)
-      .add("score", DoubleType.DOUBLE, true)
-      .add("time", TimestampType.TIMESTAMP, false)
-      .add("json", StringType.STRING, true);
+  static final StructType SCHEMA =
+      new StructType()
+          .add("kind", StringType.STRING, false)
+          .add("key", StringType.STRING, false)
+          .add("data_table", StringType.STRING, true)
+          .add("data_version", LongType.LONG, true)
+          .add("split", StringType.STRING, true)
+          .add("model_version", StringType.STRING, true)
+          .add("drifted", BooleanType.BOOLEAN, false)
+          .add("score", DoubleType.DOUBLE, true)
+          .add("time", TimestampType.TIMESTAMP, false)
+          .add("json", StringType.STRING, true);
+
   /** Statistics for the columns before the JSON: no min/max of whole reports in every commit. */
-  private static final Map<String, String> PROPERTIES = Map.of("delta.dataSkippingNumIndexedCols", "9");
+  private static final Map<String, String> PROPERTIES =
+      Map.of("delta.dataSkippingNumIndexedCols", "9");
 
   private final Engine engine;
   private final StorageRoot storage;
@@ -86,15 +90,27 @@ public final class DriftTable {
   /** The recorded statistics of a split, if a run computed them before. */
   public Optional<InputStatistics> reference(TableRef table, String split) {
     String key = referenceKey(table, split);
-    return rows().stream().filter(r -> REFERENCE.equals(r.get("kind")) && key.equals(r.get("key"))).findFirst()
+    return rows().stream()
+        .filter(r -> REFERENCE.equals(r.get("kind")) && key.equals(r.get("key")))
+        .findFirst()
         .<InputStatistics>map(r -> parse((String) r.get("json"), InputStatistics.newBuilder()));
   }
 
   /** Records a split's statistics; a second record of the same split writes nothing. */
   public void recordReference(TableRef table, String split, InputStatistics statistics) {
     String key = referenceKey(table, split);
-    Columns c = row(REFERENCE, key, DeltaTables.displayUri(table.getUri()), table.getVersion(), split, null, false, null,
-        clock.millis(), json(statistics));
+    Columns c =
+        row(
+            REFERENCE,
+            key,
+            DeltaTables.displayUri(table.getUri()),
+            table.getVersion(),
+            split,
+            null,
+            false,
+            null,
+            clock.millis(),
+            json(statistics));
     commit(REFERENCE, key, c);
   }
 
@@ -103,18 +119,29 @@ public final class DriftTable {
     if (record.getRunId().isBlank()) {
       throw new IllegalArgumentException("run_id: required");
     }
-    Columns c = row(REPORT, record.getRunId(), DeltaTables.displayUri(record.getData().getUri()),
-        record.getData().getVersion(), record.getSplit(), record.getModelVersion(), record.getReport().getDrifted(),
-        record.getReport().getScore(), record.getTimeMillis() > 0 ? record.getTimeMillis() : clock.millis(),
-        json(record));
+    Columns c =
+        row(
+            REPORT,
+            record.getRunId(),
+            DeltaTables.displayUri(record.getData().getUri()),
+            record.getData().getVersion(),
+            record.getSplit(),
+            record.getModelVersion(),
+            record.getReport().getDrifted(),
+            record.getReport().getScore(),
+            record.getTimeMillis() > 0 ? record.getTimeMillis() : clock.millis(),
+            json(record));
     commit(REPORT, record.getRunId(), c);
   }
 
   /** Every recorded drift report, oldest first; empty before the first. */
   public List<DriftRecord> reports() {
-    return rows().stream().filter(r -> REPORT.equals(r.get("kind")))
+    return rows().stream()
+        .filter(r -> REPORT.equals(r.get("kind")))
         .<DriftRecord>map(r -> parse((String) r.get("json"), DriftRecord.newBuilder()))
-        .sorted(Comparator.comparingLong(DriftRecord::getTimeMillis).thenComparing(DriftRecord::getRunId))
+        .sorted(
+            Comparator.comparingLong(DriftRecord::getTimeMillis)
+                .thenComparing(DriftRecord::getRunId))
         .toList();
   }
 
@@ -124,8 +151,9 @@ public final class DriftTable {
   }
 
   private void commit(String kind, String key, Columns row) {
-    DeltaTableWriter writer = new DeltaTableWriter(engine, storage.resolve(CatalogTables.DIRECTORY + "/" + TABLE), SCHEMA,
-        PROPERTIES);
+    DeltaTableWriter writer =
+        new DeltaTableWriter(
+            engine, storage.resolve(CatalogTables.DIRECTORY + "/" + TABLE), SCHEMA, PROPERTIES);
     try {
       writer.newAppend().add(row).transactionId(TXN_PREFIX + kind + ":" + key, 1).commit();
     } catch (ConcurrentTransactionException alreadyThere) {
@@ -133,8 +161,17 @@ public final class DriftTable {
     }
   }
 
-  private static Columns row(String kind, String key, String table, long version, String split, String model,
-      boolean drifted, Double score, long timeMillis, String json) {
+  private static Columns row(
+      String kind,
+      String key,
+      String table,
+      long version,
+      String split,
+      String model,
+      boolean drifted,
+      Double score,
+      long timeMillis,
+      String json) {
     return Columns.of(1)
         .add("kind", new String[] {kind})
         .add("key", new String[] {key})
@@ -149,8 +186,10 @@ public final class DriftTable {
   }
 
   private List<Map<String, Object>> rows() {
-    return DeltaTables.latestSnapshot(engine, storage.resolve(CatalogTables.DIRECTORY + "/" + TABLE))
-        .map(s -> TableRows.read(engine, s)).orElse(List.of());
+    return DeltaTables.latestSnapshot(
+            engine, storage.resolve(CatalogTables.DIRECTORY + "/" + TABLE))
+        .map(s -> TableRows.read(engine, s))
+        .orElse(List.of());
   }
 
   private static String json(Message m) {

@@ -6,9 +6,9 @@ import dev.keel.tables.dataset.LabeledFeatures;
 import dev.keel.tables.dataset.LabeledImages;
 
 /**
- * The statistics of a training split in the units an inference run measures its input in (raw pixels
- * 0..255, raw feature values), so the two compare directly: per-feature mean and population variance, and
- * the true-label histogram where a run has its predicted-label histogram.
+ * The statistics of a training split in the units an inference run measures its input in (raw
+ * pixels 0..255, raw feature values), so the two compare directly: per-feature mean and population
+ * variance, and the true-label histogram where a run has its predicted-label histogram.
  */
 final class ReferenceStatistics {
   private ReferenceStatistics() {}

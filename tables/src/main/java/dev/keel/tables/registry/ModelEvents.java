@@ -19,43 +19,60 @@ import java.util.Map;
 
 /**
  * The rows of {@code _keel/models}: one {@code registered} row per version (the whole {@link
- * ModelVersion} as JSON plus the columns people filter on) and one {@code stage} row per stage change.
- * {@code sequence} orders the events of one name: writers of a name are serialised by a Delta
- * transaction id per name, so it strictly increases.
+ * ModelVersion} as JSON plus the columns people filter on) and one {@code stage} row per stage
+ * change. {@code sequence} orders the events of one name: writers of a name are serialised by a
+ * Delta transaction id per name, so it strictly increases.
  */
 final class ModelEvents {
   static final String REGISTERED = "registered";
   static final String STAGE = "stage";
   static final String COMPARED = "compared";
 
-  static final StructType SCHEMA = new StructType()
-      .add("name", StringType.STRING, false)
-      .add("version", LongType.LONG, false)
-      .add("event", StringType.STRING, false)
-      .add("stage", StringType.STRING, false)
-      .add("sequence", LongType.LONG, false)
-      .add("time", TimestampType.TIMESTAMP, false)
-      .add("idempotency_key", StringType.STRING, true)
-      .add("checkpoint_uri", StringType.STRING, true)
-      .add("data_table", StringType.STRING, true)
-      .add("data_version", LongType.LONG, true)
-      .add("experiment_id", StringType.STRING, true)
-      .add("trial_id", StringType.STRING, true)
-      .add("code_version", StringType.STRING, true)
-      .add("reason", StringType.STRING, true)
-      .add("model_json", StringType.STRING, true)
-      .add("comparison_json", StringType.STRING, true);
+  static final StructType SCHEMA =
+      new StructType()
+          .add("name", StringType.STRING, false)
+          .add("version", LongType.LONG, false)
+          .add("event", StringType.STRING, false)
+          .add("stage", StringType.STRING, false)
+          .add("sequence", LongType.LONG, false)
+          .add("time", TimestampType.TIMESTAMP, false)
+          .add("idempotency_key", StringType.STRING, true)
+          .add("checkpoint_uri", StringType.STRING, true)
+          .add("data_table", StringType.STRING, true)
+          .add("data_version", LongType.LONG, true)
+          .add("experiment_id", StringType.STRING, true)
+          .add("trial_id", StringType.STRING, true)
+          .add("code_version", StringType.STRING, true)
+          .add("reason", StringType.STRING, true)
+          .add("model_json", StringType.STRING, true)
+          .add("comparison_json", StringType.STRING, true);
 
   /** Statistics for the columns before the JSON. */
   static final Map<String, String> PROPERTIES = Map.of("delta.dataSkippingNumIndexedCols", "14");
 
   /** One event to append. */
-  record Event(String name, long version, String event, String stage, long timeMillis, String idempotencyKey,
-      String reason, ModelVersion registered, Comparison comparison) {
+  record Event(
+      String name,
+      long version,
+      String event,
+      String stage,
+      long timeMillis,
+      String idempotencyKey,
+      String reason,
+      ModelVersion registered,
+      Comparison comparison) {
 
     static Event registered(ModelVersion v, String idempotencyKey) {
-      return new Event(v.getName(), v.getVersion(), REGISTERED, v.getStage(), v.getCreatedMillis(), idempotencyKey,
-          null, v.toBuilder().clearHistory().clearComparisons().build(), null);
+      return new Event(
+          v.getName(),
+          v.getVersion(),
+          REGISTERED,
+          v.getStage(),
+          v.getCreatedMillis(),
+          idempotencyKey,
+          null,
+          v.toBuilder().clearHistory().clearComparisons().build(),
+          null);
     }
 
     static Event stage(String name, long version, String stage, long timeMillis, String reason) {
@@ -64,8 +81,16 @@ final class ModelEvents {
 
     /** Keyed by challenger and decider: the same decision recorded twice is one. */
     static Event compared(Comparison c, String stage, String reason) {
-      return new Event(c.getChallenger().getName(), c.getChallenger().getVersion(), COMPARED, stage, c.getTimeMillis(),
-          c.getDecidedBy(), reason, null, c);
+      return new Event(
+          c.getChallenger().getName(),
+          c.getChallenger().getVersion(),
+          COMPARED,
+          stage,
+          c.getTimeMillis(),
+          c.getDecidedBy(),
+          reason,
+          null,
+          c);
     }
   }
 
@@ -111,27 +136,44 @@ final class ModelEvents {
         json[i] = toJson(v);
       }
     }
-    return Columns.of(n).add("name", name).add("version", version).add("event", event).add("stage", stage)
-        .add("sequence", seq).add("time", time).add("idempotency_key", key).add("checkpoint_uri", checkpoint)
-        .add("data_table", dataTable).add("data_version", dataVersion).add("experiment_id", experiment)
-        .add("trial_id", trial).add("code_version", code).add("reason", reason).add("model_json", json)
+    return Columns.of(n)
+        .add("name", name)
+        .add("version", version)
+        .add("event", event)
+        .add("stage", stage)
+        .add("sequence", seq)
+        .add("time", time)
+        .add("idempotency_key", key)
+        .add("checkpoint_uri", checkpoint)
+        .add("data_table", dataTable)
+        .add("data_version", dataVersion)
+        .add("experiment_id", experiment)
+        .add("trial_id", trial)
+        .add("code_version", code)
+        .add("reason", reason)
+        .add("model_json", json)
         .add("comparison_json", comparison);
   }
 
   /** Every version, by name then version, with its current stage and stage history. */
   static List<ModelVersion> fold(List<Map<String, Object>> rows) {
     List<Map<String, Object>> sorted = new ArrayList<>(rows);
-    sorted.sort(Comparator.comparing((Map<String, Object> r) -> (String) r.get("name"))
-        .thenComparingLong(r -> (Long) r.get("sequence"))
-        .thenComparing(r -> REGISTERED.equals(r.get("event")) ? 0 : 1));
+    sorted.sort(
+        Comparator.comparing((Map<String, Object> r) -> (String) r.get("name"))
+            .thenComparingLong(r -> (Long) r.get("sequence"))
+            .thenComparing(r -> REGISTERED.equals(r.get("event")) ? 0 : 1));
     Map<String, ModelVersion.Builder> byKey = new LinkedHashMap<>();
     for (Map<String, Object> r : sorted) {
       String key = r.get("name") + "\u0000" + r.get("version");
       long millis = ((Instant) r.get("time")).toEpochMilli();
       if (REGISTERED.equals(r.get("event"))) {
         ModelVersion.Builder b = fromJson((String) r.get("model_json"));
-        b.clearHistory().addHistory(StageChange.newBuilder().setStage(b.getStage()).setTimeMillis(millis)
-            .setReason("registered"));
+        b.clearHistory()
+            .addHistory(
+                StageChange.newBuilder()
+                    .setStage(b.getStage())
+                    .setTimeMillis(millis)
+                    .setReason("registered"));
         byKey.put(key, b);
       } else if (COMPARED.equals(r.get("event"))) {
         ModelVersion.Builder b = byKey.get(key);
@@ -144,26 +186,40 @@ final class ModelEvents {
         ModelVersion.Builder b = byKey.get(key);
         if (b != null) {
           String stage = (String) r.get("stage");
-          b.setStage(stage).addHistory(StageChange.newBuilder().setStage(stage).setTimeMillis(millis)
-              .setReason(r.get("reason") == null ? "" : (String) r.get("reason")));
+          b.setStage(stage)
+              .addHistory(
+                  StageChange.newBuilder()
+                      .setStage(stage)
+                      .setTimeMillis(millis)
+                      .setReason(r.get("reason") == null ? "" : (String) r.get("reason")));
         }
       }
     }
-    return byKey.values().stream().map(ModelVersion.Builder::build)
-        .sorted(Comparator.comparing(ModelVersion::getName).thenComparingLong(ModelVersion::getVersion))
+    return byKey.values().stream()
+        .map(ModelVersion.Builder::build)
+        .sorted(
+            Comparator.comparing(ModelVersion::getName).thenComparingLong(ModelVersion::getVersion))
         .toList();
   }
 
   /** Whether a comparison of this challenger by this decider is recorded. */
-  static boolean compared(List<Map<String, Object>> rows, String name, long version, String decidedBy) {
-    return rows.stream().anyMatch(r -> COMPARED.equals(r.get("event")) && name.equals(r.get("name"))
-        && Long.valueOf(version).equals(r.get("version")) && decidedBy.equals(r.get("idempotency_key")));
+  static boolean compared(
+      List<Map<String, Object>> rows, String name, long version, String decidedBy) {
+    return rows.stream()
+        .anyMatch(
+            r ->
+                COMPARED.equals(r.get("event"))
+                    && name.equals(r.get("name"))
+                    && Long.valueOf(version).equals(r.get("version"))
+                    && decidedBy.equals(r.get("idempotency_key")));
   }
 
   /** The version an idempotency key registered, if any. */
   static Long versionOfKey(List<Map<String, Object>> rows, String name, String idempotencyKey) {
     for (Map<String, Object> r : rows) {
-      if (REGISTERED.equals(r.get("event")) && name.equals(r.get("name")) && idempotencyKey.equals(r.get("idempotency_key"))) {
+      if (REGISTERED.equals(r.get("event"))
+          && name.equals(r.get("name"))
+          && idempotencyKey.equals(r.get("idempotency_key"))) {
         return (Long) r.get("version");
       }
     }

@@ -12,7 +12,10 @@ import dev.keel.storage.checkpoint.CorruptCheckpointException;
 import io.temporal.failure.ApplicationFailure;
 import java.util.function.Supplier;
 
-/** {@link ModelRegistryActivities} over a {@link ModelRegistryTable}; refusals are non-retryable and name the model. */
+/**
+ * {@link ModelRegistryActivities} over a {@link ModelRegistryTable}; refusals are non-retryable and
+ * name the model.
+ */
 public final class ModelRegistryActivitiesImpl implements ModelRegistryActivities {
   private final ModelRegistryTable registry;
 
@@ -32,7 +35,8 @@ public final class ModelRegistryActivitiesImpl implements ModelRegistryActivitie
 
   @Override
   public ModelVersion champion(ModelVersionRef name) {
-    return refusing(() -> registry.champion(name.getName()).orElse(ModelVersion.getDefaultInstance()));
+    return refusing(
+        () -> registry.champion(name.getName()).orElse(ModelVersion.getDefaultInstance()));
   }
 
   @Override
@@ -51,7 +55,8 @@ public final class ModelRegistryActivitiesImpl implements ModelRegistryActivitie
     } catch (UnknownModelException e) {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_MODEL);
     } catch (CorruptCheckpointException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
+      throw ApplicationFailure.newNonRetryableFailure(
+          e.getMessage(), FailureTypes.CORRUPT_CHECKPOINT);
     } catch (RuntimeException e) {
       throw StorageFailures.translate(registry.tableUri(), e);
     }

@@ -32,9 +32,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads and writes the model registry of one storage root: {@code _keel/models} plus the checkpoint
- * copies under {@code models/<name>/<version>/}. Safe for concurrent writers on any number of machines:
- * every commit for a name carries the Delta transaction id {@code keel-model:<name>}, so two writers of
- * one name conflict and the loser re-reads and tries again.
+ * copies under {@code models/<name>/<version>/}. Safe for concurrent writers on any number of
+ * machines: every commit for a name carries the Delta transaction id {@code keel-model:<name>}, so
+ * two writers of one name conflict and the loser re-reads and tries again.
  */
 public final class ModelRegistryTable {
   private static final Logger log = LoggerFactory.getLogger(ModelRegistryTable.class);
@@ -77,7 +77,9 @@ public final class ModelRegistryTable {
     return list().stream().filter(v -> v.getName().equals(name)).toList();
   }
 
-  /** @throws UnknownModelException naming what does not exist */
+  /**
+   * @throws UnknownModelException naming what does not exist
+   */
   public ModelVersion describe(String name, long version) {
     return find(list(), name, version);
   }
@@ -89,7 +91,8 @@ public final class ModelRegistryTable {
 
   /**
    * Registers the request's checkpoint as the next version of its name, stage {@code candidate}. A
-   * request whose idempotency key the registry already holds returns that version and writes nothing.
+   * request whose idempotency key the registry already holds returns that version and writes
+   * nothing.
    *
    * @throws UnknownModelException for a bad name or a missing checkpoint
    * @throws CorruptCheckpointException when the checkpoint is missing, partial or corrupt
@@ -99,8 +102,10 @@ public final class ModelRegistryTable {
     if (request.getCheckpoint().getUri().isEmpty()) {
       throw new UnknownModelException("model " + name + ": nothing to register (no checkpoint)");
     }
-    String key = request.getIdempotencyKey().isEmpty()
-        ? request.getRegisteredBy() + "/" + request.getCheckpoint().getUuid() : request.getIdempotencyKey();
+    String key =
+        request.getIdempotencyKey().isEmpty()
+            ? request.getRegisteredBy() + "/" + request.getCheckpoint().getUuid()
+            : request.getIdempotencyKey();
     VerifiedCheckpoint source = open(request.getCheckpoint());
     for (int attempt = 1; ; attempt++) {
       Optional<Snapshot> snapshot = latest();
@@ -110,43 +115,58 @@ public final class ModelRegistryTable {
         log.info("model {} v{} already registered for {}; nothing written", name, existing, key);
         return find(ModelEvents.fold(rows), name, existing);
       }
-      long version = ModelEvents.fold(rows).stream().filter(v -> v.getName().equals(name))
-          .mapToLong(ModelVersion::getVersion).max().orElse(0) + 1;
+      long version =
+          ModelEvents.fold(rows).stream()
+                  .filter(v -> v.getName().equals(name))
+                  .mapToLong(ModelVersion::getVersion)
+                  .max()
+                  .orElse(0)
+              + 1;
       CheckpointRef copy = copy(source, name, version);
-      ModelVersion registered = ModelVersion.newBuilder()
-          .setName(name).setVersion(version).setStage(CANDIDATE)
-          .setCheckpoint(copy)
-          .setSourceCheckpointUri(request.getCheckpoint().getUri())
-          .setConfig(request.getConfig())
-          .putAllHparams(request.getHparams())
-          .putAllMetrics(request.getCheckpoint().getMetricsMap())
-          .putAllMetrics(request.getMetrics())
-          .setData(request.getData())
-          .setExperimentId(request.getExperimentId())
-          .setTrialId(request.getTrialId())
-          .setCodeVersion(BuildInfo.commit())
-          .setCreatedMillis(clock.millis())
-          .setRegisteredBy(request.getRegisteredBy())
-          .build();
+      ModelVersion registered =
+          ModelVersion.newBuilder()
+              .setName(name)
+              .setVersion(version)
+              .setStage(CANDIDATE)
+              .setCheckpoint(copy)
+              .setSourceCheckpointUri(request.getCheckpoint().getUri())
+              .setConfig(request.getConfig())
+              .putAllHparams(request.getHparams())
+              .putAllMetrics(request.getCheckpoint().getMetricsMap())
+              .putAllMetrics(request.getMetrics())
+              .setData(request.getData())
+              .setExperimentId(request.getExperimentId())
+              .setTrialId(request.getTrialId())
+              .setCodeVersion(BuildInfo.commit())
+              .setCreatedMillis(clock.millis())
+              .setRegisteredBy(request.getRegisteredBy())
+              .build();
       if (request.hasWarmStartedFrom()) {
-        registered = registered.toBuilder().setWarmStartedFrom(request.getWarmStartedFrom()).build();
+        registered =
+            registered.toBuilder().setWarmStartedFrom(request.getWarmStartedFrom()).build();
       }
       if (commit(name, snapshot, List.of(Event.registered(registered, key)), attempt)) {
-        log.info("registered model {} v{} from checkpoint {} ({})", name, version, request.getCheckpoint().getUri(), key);
+        log.info(
+            "registered model {} v{} from checkpoint {} ({})",
+            name,
+            version,
+            request.getCheckpoint().getUri(),
+            key);
         return describe(name, version);
       }
     }
   }
 
   /**
-   * Moves a version to a stage. Promoting a champion archives the name's previous champion in the same
-   * commit. Asking for the stage a version already has writes nothing.
+   * Moves a version to a stage. Promoting a champion archives the name's previous champion in the
+   * same commit. Asking for the stage a version already has writes nothing.
    */
   public ModelVersion promote(PromoteModelRequest request) {
     String name = checkName(request.getModel().getName());
     String stage = request.getStage();
     if (!STAGES.contains(stage)) {
-      throw new UnknownModelException("stage '" + stage + "' is not one of candidate|champion|archived");
+      throw new UnknownModelException(
+          "stage '" + stage + "' is not one of candidate|champion|archived");
     }
     for (int attempt = 1; ; attempt++) {
       Optional<Snapshot> snapshot = latest();
@@ -165,15 +185,16 @@ public final class ModelRegistryTable {
   }
 
   /**
-   * Records a champion/challenger comparison; a {@code promoted} decision makes the challenger champion
-   * (archiving the previous one) in the same commit. Recording it again writes nothing.
+   * Records a champion/challenger comparison; a {@code promoted} decision makes the challenger
+   * champion (archiving the previous one) in the same commit. Recording it again writes nothing.
    */
   public ModelVersion recordComparison(Comparison comparison) {
     String name = checkName(comparison.getChallenger().getName());
     long version = comparison.getChallenger().getVersion();
     boolean promote = PROMOTED.equals(comparison.getDecision());
     if (!promote && !KEPT_CHAMPION.equals(comparison.getDecision())) {
-      throw new UnknownModelException("decision '" + comparison.getDecision() + "' is not one of promoted|kept_champion");
+      throw new UnknownModelException(
+          "decision '" + comparison.getDecision() + "' is not one of promoted|kept_champion");
     }
     for (int attempt = 1; ; attempt++) {
       Optional<Snapshot> snapshot = latest();
@@ -199,25 +220,57 @@ public final class ModelRegistryTable {
   public static final String PROMOTED = "promoted";
   public static final String KEPT_CHAMPION = "kept_champion";
 
-  /** One line for the stage history, e.g. "accuracy 0.9120 vs champion v2 0.9050 on fashion_mnist v4 test: promoted". */
+  /**
+   * One line for the stage history, e.g. "accuracy 0.9120 vs champion v2 0.9050 on fashion_mnist v4
+   * test: promoted".
+   */
   static String describe(Comparison c) {
-    String on = " on " + c.getData().getUri().substring(c.getData().getUri().lastIndexOf('/') + 1) + " v"
-        + c.getData().getVersion() + " " + c.getSplit();
-    String versus = c.hasChampion() && c.hasChampionValue()
-        ? String.format(java.util.Locale.ROOT, " vs champion v%d %.4f", c.getChampion().getVersion(), c.getChampionValue())
-        : " (no champion yet)";
-    return String.format(java.util.Locale.ROOT, "%s %.4f%s%s: %s", c.getMetric(), c.getChallengerValue(), versus, on,
+    String on =
+        " on "
+            + c.getData().getUri().substring(c.getData().getUri().lastIndexOf('/') + 1)
+            + " v"
+            + c.getData().getVersion()
+            + " "
+            + c.getSplit();
+    String versus =
+        c.hasChampion() && c.hasChampionValue()
+            ? String.format(
+                java.util.Locale.ROOT,
+                " vs champion v%d %.4f",
+                c.getChampion().getVersion(),
+                c.getChampionValue())
+            : " (no champion yet)";
+    return String.format(
+        java.util.Locale.ROOT,
+        "%s %.4f%s%s: %s",
+        c.getMetric(),
+        c.getChallengerValue(),
+        versus,
+        on,
         c.getDecision().replace('_', ' '));
   }
 
   /** The target's stage change, and for a new champion the previous champion's archiving. */
-  private static List<Event> stageEvents(List<ModelVersion> all, ModelVersion target, String stage, long now, String reason) {
+  private static List<Event> stageEvents(
+      List<ModelVersion> all, ModelVersion target, String stage, long now, String reason) {
     List<Event> events = new ArrayList<>();
     events.add(Event.stage(target.getName(), target.getVersion(), stage, now, reason));
     if (CHAMPION.equals(stage)) {
-      all.stream().filter(v -> v.getName().equals(target.getName()) && CHAMPION.equals(v.getStage()) && v.getVersion() != target.getVersion())
-          .forEach(old -> events.add(Event.stage(old.getName(), old.getVersion(), ARCHIVED, now,
-              "replaced by v" + target.getVersion())));
+      all.stream()
+          .filter(
+              v ->
+                  v.getName().equals(target.getName())
+                      && CHAMPION.equals(v.getStage())
+                      && v.getVersion() != target.getVersion())
+          .forEach(
+              old ->
+                  events.add(
+                      Event.stage(
+                          old.getName(),
+                          old.getVersion(),
+                          ARCHIVED,
+                          now,
+                          "replaced by v" + target.getVersion())));
     }
     return events;
   }
@@ -225,14 +278,19 @@ public final class ModelRegistryTable {
   /** True when committed; false when another writer of the name won the race (read again). */
   private boolean commit(String name, Optional<Snapshot> readAt, List<Event> events, int attempt) {
     long sequence = readAt.map(Snapshot::getVersion).orElse(-1L) + 1;
-    DeltaTableWriter writer = new DeltaTableWriter(engine, tableUri(), ModelEvents.SCHEMA, ModelEvents.PROPERTIES);
+    DeltaTableWriter writer =
+        new DeltaTableWriter(engine, tableUri(), ModelEvents.SCHEMA, ModelEvents.PROPERTIES);
     try {
-      writer.newAppend().add(ModelEvents.columns(events, sequence)).transactionId(TXN_APP_ID_PREFIX + name, sequence)
+      writer
+          .newAppend()
+          .add(ModelEvents.columns(events, sequence))
+          .transactionId(TXN_APP_ID_PREFIX + name, sequence)
           .commit();
       return true;
     } catch (ConcurrentTransactionException e) {
       if (attempt >= MAX_CONFLICTS) {
-        throw new IllegalStateException("model " + name + ": " + attempt + " concurrent writers in a row won; try again", e);
+        throw new IllegalStateException(
+            "model " + name + ": " + attempt + " concurrent writers in a row won; try again", e);
       }
       log.info("model {}: another writer committed first; reading the registry again", name);
       return false;
@@ -243,11 +301,27 @@ public final class ModelRegistryTable {
     List<ModelVersion> ofName = all.stream().filter(v -> v.getName().equals(name)).toList();
     if (ofName.isEmpty()) {
       List<String> names = all.stream().map(ModelVersion::getName).distinct().toList();
-      throw new UnknownModelException("no model named '" + name + "' in the registry"
-          + (names.isEmpty() ? " (it is empty)" : " (models: " + String.join(", ", names) + ")"));
+      throw new UnknownModelException(
+          "no model named '"
+              + name
+              + "' in the registry"
+              + (names.isEmpty()
+                  ? " (it is empty)"
+                  : " (models: " + String.join(", ", names) + ")"));
     }
-    return ofName.stream().filter(v -> v.getVersion() == version).findFirst().orElseThrow(() -> new UnknownModelException(
-        "model '" + name + "' has no version " + version + " (versions 1.." + ofName.get(ofName.size() - 1).getVersion() + ")"));
+    return ofName.stream()
+        .filter(v -> v.getVersion() == version)
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new UnknownModelException(
+                    "model '"
+                        + name
+                        + "' has no version "
+                        + version
+                        + " (versions 1.."
+                        + ofName.get(ofName.size() - 1).getVersion()
+                        + ")"));
   }
 
   private static String checkName(String name) {
@@ -273,13 +347,17 @@ public final class ModelRegistryTable {
     }
   }
 
-  /** The registry's own copy, so checkpoint GC of the source experiment never touches a registered model. */
+  /**
+   * The registry's own copy, so checkpoint GC of the source experiment never touches a registered
+   * model.
+   */
   private CheckpointRef copy(VerifiedCheckpoint source, String name, long version) {
     CheckpointStorage models = CheckpointStorage.forRoot(storage.resolve(MODELS_DIRECTORY));
     try {
       return source.copyTo(models, name, Long.toString(version));
     } catch (IOException e) {
-      throw new UncheckedIOException("copying checkpoint " + source.uri() + " into the registry: " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "copying checkpoint " + source.uri() + " into the registry: " + e.getMessage(), e);
     }
   }
 }

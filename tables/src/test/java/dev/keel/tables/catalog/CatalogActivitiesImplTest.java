@@ -45,28 +45,90 @@ class CatalogActivitiesImplTest {
   /** One row of each kind, the way the experiment workflow's CatalogBuffer fills them. */
   static List<CatalogRow> sampleRows(String exp) {
     return List.of(
-        CatalogRow.newBuilder().setKind("experiments").setExperimentId(exp).setState("ACTIVE").setName("mnist-asha")
-            .setUri("file:///data/tables/fashion/").setLength(3).setJson("{\"name\":\"mnist-asha\"}")
-            .setTimeMillis(T0).build(),
-        CatalogRow.newBuilder().setKind("trials").setExperimentId(exp).setTrialId(1).setState("ACTIVE")
-            .setLength(0).setJson("{\"lr\":0.01}").setTimeMillis(T0 + 1).build(),
-        CatalogRow.newBuilder().setKind("trials").setExperimentId(exp).setTrialId(2).setState("ERRORED")
-            .setName("boom: NaN loss").setLength(200).setCheckpointUuid("parent-ckpt").setJson("{\"lr\":1.0}")
-            .setTimeMillis(T0 + 2).build(),
-        CatalogRow.newBuilder().setKind("metrics").setExperimentId(exp).setTrialId(1).setName("validation_accuracy")
-            .setValue(0.875).setLength(400).setBatches(400).setCheckpointUuid("c1").setTimeMillis(T0 + 3).build(),
-        CatalogRow.newBuilder().setKind("metrics").setExperimentId(exp).setTrialId(1).setName("validation_loss")
-            .setValue(0.31).setLength(400).setBatches(400).setCheckpointUuid("c1").setTimeMillis(T0 + 3).build(),
-        CatalogRow.newBuilder().setKind("checkpoints").setExperimentId(exp).setTrialId(1).setState("SAVED")
-            .setCheckpointUuid("c1").setUri("file:///data/checkpoints/e/trial-1/c1/").setSizeBytes(12_345)
-            .setBatches(400).setLength(400).setValue(0.875).setTimeMillis(T0 + 3).build(),
-        CatalogRow.newBuilder().setKind("checkpoints").setExperimentId(exp).setTrialId(1).setState("DELETED")
-            .setCheckpointUuid("c0").setUri("file:///data/checkpoints/e/trial-1/c0/").setSizeBytes(12_000)
-            .setBatches(200).setTimeMillis(T0 + 4).build());
+        CatalogRow.newBuilder()
+            .setKind("experiments")
+            .setExperimentId(exp)
+            .setState("ACTIVE")
+            .setName("mnist-asha")
+            .setUri("file:///data/tables/fashion/")
+            .setLength(3)
+            .setJson("{\"name\":\"mnist-asha\"}")
+            .setTimeMillis(T0)
+            .build(),
+        CatalogRow.newBuilder()
+            .setKind("trials")
+            .setExperimentId(exp)
+            .setTrialId(1)
+            .setState("ACTIVE")
+            .setLength(0)
+            .setJson("{\"lr\":0.01}")
+            .setTimeMillis(T0 + 1)
+            .build(),
+        CatalogRow.newBuilder()
+            .setKind("trials")
+            .setExperimentId(exp)
+            .setTrialId(2)
+            .setState("ERRORED")
+            .setName("boom: NaN loss")
+            .setLength(200)
+            .setCheckpointUuid("parent-ckpt")
+            .setJson("{\"lr\":1.0}")
+            .setTimeMillis(T0 + 2)
+            .build(),
+        CatalogRow.newBuilder()
+            .setKind("metrics")
+            .setExperimentId(exp)
+            .setTrialId(1)
+            .setName("validation_accuracy")
+            .setValue(0.875)
+            .setLength(400)
+            .setBatches(400)
+            .setCheckpointUuid("c1")
+            .setTimeMillis(T0 + 3)
+            .build(),
+        CatalogRow.newBuilder()
+            .setKind("metrics")
+            .setExperimentId(exp)
+            .setTrialId(1)
+            .setName("validation_loss")
+            .setValue(0.31)
+            .setLength(400)
+            .setBatches(400)
+            .setCheckpointUuid("c1")
+            .setTimeMillis(T0 + 3)
+            .build(),
+        CatalogRow.newBuilder()
+            .setKind("checkpoints")
+            .setExperimentId(exp)
+            .setTrialId(1)
+            .setState("SAVED")
+            .setCheckpointUuid("c1")
+            .setUri("file:///data/checkpoints/e/trial-1/c1/")
+            .setSizeBytes(12_345)
+            .setBatches(400)
+            .setLength(400)
+            .setValue(0.875)
+            .setTimeMillis(T0 + 3)
+            .build(),
+        CatalogRow.newBuilder()
+            .setKind("checkpoints")
+            .setExperimentId(exp)
+            .setTrialId(1)
+            .setState("DELETED")
+            .setCheckpointUuid("c0")
+            .setUri("file:///data/checkpoints/e/trial-1/c0/")
+            .setSizeBytes(12_000)
+            .setBatches(200)
+            .setTimeMillis(T0 + 4)
+            .build());
   }
 
   static CatalogAppend batch(String exp, long sequence, List<CatalogRow> rows) {
-    return CatalogAppend.newBuilder().setExperimentId(exp).setSequence(sequence).addAllRows(rows).build();
+    return CatalogAppend.newBuilder()
+        .setExperimentId(exp)
+        .setSequence(sequence)
+        .addAllRows(rows)
+        .build();
   }
 
   String table(String name) {
@@ -97,8 +159,11 @@ class CatalogActivitiesImplTest {
   void appendWritesOneCommitPerTableAndReappendingTheSameSequenceWritesNothing() throws Exception {
     CatalogAppendResult first = catalog.append(batch("exp-1", 1, sampleRows("exp-1")));
     assertFalse(first.getAlreadyCommitted());
-    assertEquals(Map.of("experiments", 0L, "trials", 0L, "metrics", 0L, "checkpoints", 0L), first.getVersionsMap());
-    Map<String, Long> expected = Map.of("experiments", 1L, "trials", 2L, "metrics", 2L, "checkpoints", 2L);
+    assertEquals(
+        Map.of("experiments", 0L, "trials", 0L, "metrics", 0L, "checkpoints", 0L),
+        first.getVersionsMap());
+    Map<String, Long> expected =
+        Map.of("experiments", 1L, "trials", 2L, "metrics", 2L, "checkpoints", 2L);
     assertEquals(expected, counts());
 
     CatalogAppendResult again = catalog.append(batch("exp-1", 1, sampleRows("exp-1")));
@@ -111,7 +176,8 @@ class CatalogActivitiesImplTest {
 
     CatalogAppendResult next = catalog.append(batch("exp-1", 2, sampleRows("exp-1").subList(3, 5)));
     assertFalse(next.getAlreadyCommitted());
-    assertEquals(Map.of("metrics", 1L), next.getVersionsMap(), "only tables with rows get a commit");
+    assertEquals(
+        Map.of("metrics", 1L), next.getVersionsMap(), "only tables with rows get a commit");
     assertEquals(4, rows(log("metrics").update()).size());
   }
 
@@ -122,7 +188,8 @@ class CatalogActivitiesImplTest {
     catalog.append(batch("exp-p", 7, rows.subList(3, 5)));
     CatalogAppendResult retry = catalog.append(batch("exp-p", 7, rows));
     assertFalse(retry.getAlreadyCommitted(), "three tables still needed the batch");
-    assertEquals(Map.of("experiments", 1L, "trials", 2L, "metrics", 2L, "checkpoints", 2L), counts());
+    assertEquals(
+        Map.of("experiments", 1L, "trials", 2L, "metrics", 2L, "checkpoints", 2L), counts());
     assertEquals(0, log("metrics").update().getVersion());
   }
 
@@ -139,17 +206,28 @@ class CatalogActivitiesImplTest {
     catalog.append(batch("exp-t", 1, sampleRows("exp-t")));
 
     RowRecord e = rows(log("experiments").update()).get(0);
-    assertEquals(List.of("experiment_id", "name", "state", "data_table", "data_version", "time", "config_json"),
+    assertEquals(
+        List.of(
+            "experiment_id", "name", "state", "data_table", "data_version", "time", "config_json"),
         List.of(log("experiments").update().getMetadata().getSchema().getFieldNames()));
     assertEquals("exp-t", e.getString("experiment_id"));
     assertEquals("mnist-asha", e.getString("name"));
     assertEquals("ACTIVE", e.getString("state"));
     assertEquals("file:///data/tables/fashion/", e.getString("data_table"));
     assertEquals(3L, e.getLong("data_version"));
-    // Delta Standalone decodes only INT96 timestamps; Kernel (and Spark, delta-rs, DuckDB) read INT64 micros
-    assertEquals("timestamp", log("experiments").update().getMetadata().getSchema().get("time").getDataType()
-        .getTypeName());
-    assertEquals(Instant.ofEpochMilli(T0), KernelRows.read(table("experiments")).get(0).get("time"));
+    // Delta Standalone decodes only INT96 timestamps; Kernel (and Spark, delta-rs, DuckDB) read
+    // INT64 micros
+    assertEquals(
+        "timestamp",
+        log("experiments")
+            .update()
+            .getMetadata()
+            .getSchema()
+            .get("time")
+            .getDataType()
+            .getTypeName());
+    assertEquals(
+        Instant.ofEpochMilli(T0), KernelRows.read(table("experiments")).get(0).get("time"));
     assertEquals("{\"name\":\"mnist-asha\"}", e.getString("config_json"));
 
     List<RowRecord> trials = rows(log("trials").update());
@@ -171,7 +249,8 @@ class CatalogActivitiesImplTest {
     assertEquals(400L, acc.getLong("length"));
     assertEquals(400L, acc.getLong("batches"));
     assertEquals("c1", acc.getString("checkpoint_uuid"));
-    assertEquals(List.of(Instant.ofEpochMilli(T0 + 3), Instant.ofEpochMilli(T0 + 3)),
+    assertEquals(
+        List.of(Instant.ofEpochMilli(T0 + 3), Instant.ofEpochMilli(T0 + 3)),
         KernelRows.read(table("metrics")).stream().map(m -> m.get("time")).toList());
 
     List<RowRecord> ckpts = rows(log("checkpoints").update());
@@ -181,7 +260,8 @@ class CatalogActivitiesImplTest {
     assertEquals("DELETED", deleted.getString("state"));
     assertEquals("c0", deleted.getString("uuid"));
     assertEquals(12_000L, deleted.getLong("size_bytes"));
-    assertTrue(deleted.isNullAt("metric") && deleted.isNullAt("length"), "a deletion carries no metric");
+    assertTrue(
+        deleted.isNullAt("metric") && deleted.isNullAt("length"), "a deletion carries no metric");
     assertEquals("SAVED", saved.getString("state"));
     assertEquals(0.875, saved.getDouble("metric"));
     assertEquals(400L, saved.getLong("length"));
@@ -190,8 +270,17 @@ class CatalogActivitiesImplTest {
 
   @Test
   void rowsWithoutExperimentIdTakeTheBatchs() throws Exception {
-    catalog.append(batch("exp-x", 1, List.of(CatalogRow.newBuilder().setKind("metrics").setName("loss")
-        .setValue(1).setTimeMillis(T0).build())));
+    catalog.append(
+        batch(
+            "exp-x",
+            1,
+            List.of(
+                CatalogRow.newBuilder()
+                    .setKind("metrics")
+                    .setName("loss")
+                    .setValue(1)
+                    .setTimeMillis(T0)
+                    .build())));
     assertEquals("exp-x", rows(log("metrics").update()).get(0).getString("experiment_id"));
   }
 
@@ -199,7 +288,8 @@ class CatalogActivitiesImplTest {
   void anUnknownKindFailsWithoutRetriesBeforeAnythingIsWritten() {
     List<CatalogRow> rows = new ArrayList<>(sampleRows("exp-u"));
     rows.add(CatalogRow.newBuilder().setKind("models").build());
-    ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> catalog.append(batch("exp-u", 1, rows)));
+    ApplicationFailure f =
+        assertThrows(ApplicationFailure.class, () -> catalog.append(batch("exp-u", 1, rows)));
     assertTrue(f.isNonRetryable());
     assertTrue(f.getOriginalMessage().contains("'models'"), f.getOriginalMessage());
     assertFalse(Files.exists(root.resolve("_keel")), "nothing written");

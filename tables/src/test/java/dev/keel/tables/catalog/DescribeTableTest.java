@@ -41,14 +41,20 @@ class DescribeTableTest {
       ids[i] = firstId + i;
       labels[i] = i % 10;
     }
-    return Columns.of(n).add("id", ids).add("label", labels).add("split", splits)
+    return Columns.of(n)
+        .add("id", ids)
+        .add("label", labels)
+        .add("split", splits)
         .addFixedBinary("image", new byte[n * 4], 4);
   }
 
   /** v0: 3 train + 2 test; v1: one more train row. */
   void twoVersions() {
-    DeltaTableWriter w = new DeltaTableWriter(tableUri, TableSchemas.LABELED_IMAGES,
-        Map.of(TableSchemas.IMAGE_SHAPE_PROPERTY, "2x2"));
+    DeltaTableWriter w =
+        new DeltaTableWriter(
+            tableUri,
+            TableSchemas.LABELED_IMAGES,
+            Map.of(TableSchemas.IMAGE_SHAPE_PROPERTY, "2x2"));
     w.append(images(0, "train", "train", "train"), images(3, "test", "test"));
     w.append(images(5, "train"));
   }
@@ -61,7 +67,10 @@ class DescribeTableTest {
   void withoutAVersionThePinIsTheLatest() {
     twoVersions();
     DescribeTableResult r = catalog.describeTable(request("images"));
-    assertEquals(tableUri, r.getTable().getUri(), "a name resolves to tables/<name> under the root, one spelling");
+    assertEquals(
+        tableUri,
+        r.getTable().getUri(),
+        "a name resolves to tables/<name> under the root, one spelling");
     assertEquals(1, r.getTable().getVersion());
     assertEquals(Map.of("train", 4L, "test", 2L), r.getRowsPerSplitMap());
   }
@@ -69,7 +78,8 @@ class DescribeTableTest {
   @Test
   void anExplicitVersionIsPinnedAndCountedAsOfThen() {
     twoVersions();
-    DescribeTableResult r = catalog.describeTable(request(tableUri).toBuilder().setVersion(0).build());
+    DescribeTableResult r =
+        catalog.describeTable(request(tableUri).toBuilder().setVersion(0).build());
     assertEquals(0, r.getTable().getVersion());
     assertEquals(Map.of("train", 3L, "test", 2L), r.getRowsPerSplitMap());
   }
@@ -77,8 +87,10 @@ class DescribeTableTest {
   @Test
   void aMissingVersionFailsWithoutRetriesNamingTableAndLatest() {
     twoVersions();
-    ApplicationFailure f = assertThrows(ApplicationFailure.class,
-        () -> catalog.describeTable(request("images").toBuilder().setVersion(5).build()));
+    ApplicationFailure f =
+        assertThrows(
+            ApplicationFailure.class,
+            () -> catalog.describeTable(request("images").toBuilder().setVersion(5).build()));
     assertTrue(f.isNonRetryable());
     assertEquals(FailureTypes.INVALID_TABLE, f.getType());
     assertEquals("table " + tableUri + " has no version 5 (latest is 1)", f.getOriginalMessage());
@@ -86,16 +98,21 @@ class DescribeTableTest {
 
   @Test
   void aMissingTableFailsWithoutRetriesAndSaysToRunTheEtlStage() {
-    ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> catalog.describeTable(request("nope")));
+    ApplicationFailure f =
+        assertThrows(ApplicationFailure.class, () -> catalog.describeTable(request("nope")));
     assertTrue(f.isNonRetryable());
     assertEquals(FailureTypes.INVALID_TABLE, f.getType());
-    assertEquals("table " + root.resolve("tables/nope").toUri() + " does not exist — run the ETL stage first",
+    assertEquals(
+        "table "
+            + root.resolve("tables/nope").toUri()
+            + " does not exist — run the ETL stage first",
         f.getOriginalMessage());
   }
 
   @Test
   void aTableWithoutASplitColumnCountsAllRows() {
-    catalog.append(CatalogActivitiesImplTest.batch("e", 1, CatalogActivitiesImplTest.sampleRows("e")));
+    catalog.append(
+        CatalogActivitiesImplTest.batch("e", 1, CatalogActivitiesImplTest.sampleRows("e")));
     DescribeTableResult r = catalog.describeTable(request(catalog.tableUri("metrics")));
     assertEquals(Map.of("all", 2L), r.getRowsPerSplitMap());
   }

@@ -17,9 +17,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code _keel/drift} written through the real Delta writer: a retried record of a run or of a split's
- * statistics commits once, reports come back per model version, and a split's statistics are computed in
- * raw pixel units with the true-label histogram.
+ * {@code _keel/drift} written through the real Delta writer: a retried record of a run or of a
+ * split's statistics commits once, reports come back per model version, and a split's statistics
+ * are computed in raw pixel units with the true-label histogram.
  */
 class DriftTableRecordsEachRunOnceAndEachSplitsStatisticsOnceTest {
 
@@ -27,29 +27,52 @@ class DriftTableRecordsEachRunOnceAndEachSplitsStatisticsOnceTest {
   void aRepeatedRecordCommitsOnceAndReadsBackByModelVersion() throws Exception {
     DriftTable table = new DriftTable(StorageRoot.of(TestDirs.create("drift-table").toString()));
     TableRef data = TableRef.newBuilder().setUri("file:///data/fashion").setVersion(4).build();
-    DriftRecord drifted = DriftRecord.newBuilder().setRunId("run-1").setModelVersion("fashion/2").setData(data)
-        .setSplit("test").setTimeMillis(1_000)
-        .setReport(DriftReport.newBuilder().setMeasure("mean_shift").setScore(3.1).setThreshold(0.25).setDrifted(true))
-        .build();
+    DriftRecord drifted =
+        DriftRecord.newBuilder()
+            .setRunId("run-1")
+            .setModelVersion("fashion/2")
+            .setData(data)
+            .setSplit("test")
+            .setTimeMillis(1_000)
+            .setReport(
+                DriftReport.newBuilder()
+                    .setMeasure("mean_shift")
+                    .setScore(3.1)
+                    .setThreshold(0.25)
+                    .setDrifted(true))
+            .build();
     table.record(drifted);
     table.record(drifted); // a retried RecordDrift
-    table.record(drifted.toBuilder().setRunId("run-2").setModelVersion("fashion/3").setTimeMillis(2_000)
-        .setReport(DriftReport.newBuilder().setMeasure("mean_shift").setScore(0.02).setThreshold(0.25)).build());
+    table.record(
+        drifted.toBuilder()
+            .setRunId("run-2")
+            .setModelVersion("fashion/3")
+            .setTimeMillis(2_000)
+            .setReport(
+                DriftReport.newBuilder().setMeasure("mean_shift").setScore(0.02).setThreshold(0.25))
+            .build());
 
     assertEquals(List.of(drifted), table.reports("fashion/2"));
-    assertEquals(List.of("run-1", "run-2"), table.reports().stream().map(DriftRecord::getRunId).toList());
+    assertEquals(
+        List.of("run-1", "run-2"), table.reports().stream().map(DriftRecord::getRunId).toList());
     List<Map<String, Object>> rows = rows(table);
     assertEquals(2, rows.size(), rows.toString());
-    assertEquals(List.of(true, false), rows.stream().sorted((a, b) -> ((String) a.get("key")).compareTo((String) b.get("key")))
-        .map(r -> r.get("drifted")).toList());
+    assertEquals(
+        List.of(true, false),
+        rows.stream()
+            .sorted((a, b) -> ((String) a.get("key")).compareTo((String) b.get("key")))
+            .map(r -> r.get("drifted"))
+            .toList());
   }
 
   @Test
   void aSplitsStatisticsAreRawPixelMomentsWithTrueLabelsAndAreRecordedOnce() throws Exception {
-    DriftTable table = new DriftTable(StorageRoot.of(TestDirs.create("drift-reference").toString()));
+    DriftTable table =
+        new DriftTable(StorageRoot.of(TestDirs.create("drift-reference").toString()));
     // two 1x2 images: pixels (0, 255) and (100, 255), labels 2 and 0
-    LabeledImages images = new LabeledImages(new long[] {1, 2}, new int[] {2, 0},
-        new byte[] {0, (byte) 255, 100, (byte) 255}, 1, 2);
+    LabeledImages images =
+        new LabeledImages(
+            new long[] {1, 2}, new int[] {2, 0}, new byte[] {0, (byte) 255, 100, (byte) 255}, 1, 2);
     InputStatistics s = ReferenceStatistics.of(images);
     assertEquals(2, s.getRows());
     assertEquals(List.of(50.0, 255.0), s.getMeanList());
@@ -61,12 +84,15 @@ class DriftTableRecordsEachRunOnceAndEachSplitsStatisticsOnceTest {
     table.recordReference(data, "train", s);
     table.recordReference(data, "train", s); // a second run that computed it too
     assertEquals(s, table.reference(data, "train").orElseThrow());
-    assertTrue(table.reference(data.toBuilder().setVersion(2).build(), "train").isEmpty(), "keyed by version");
+    assertTrue(
+        table.reference(data.toBuilder().setVersion(2).build(), "train").isEmpty(),
+        "keyed by version");
     assertEquals(1, rows(table).size());
   }
 
   private static List<Map<String, Object>> rows(DriftTable table) {
     var engine = DeltaTables.defaultEngine();
-    return TableRows.read(engine, DeltaTables.latestSnapshot(engine, table.tableUri()).orElseThrow());
+    return TableRows.read(
+        engine, DeltaTables.latestSnapshot(engine, table.tableUri()).orElseThrow());
   }
 }

@@ -19,13 +19,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
-/** Registrations race on one name, each through its own registry object as separate workers would. */
+/**
+ * Registrations race on one name, each through its own registry object as separate workers would.
+ */
 class ConcurrentRegistrationsOfOneNameGetDistinctVersionsTest {
 
   @Test
   void fourRacingRegistrationsGetVersionsOneToFourAndTheTableHoldsAllFour() throws Exception {
     Path root = TestDirs.create("registry-race");
-    CheckpointStorage checkpoints = CheckpointStorage.forRoot(root.resolve("checkpoints").toString());
+    CheckpointStorage checkpoints =
+        CheckpointStorage.forRoot(root.resolve("checkpoints").toString());
     int writers = 4;
     List<CheckpointRef> ckpts = new ArrayList<>();
     for (int i = 0; i < writers; i++) {
@@ -38,11 +41,15 @@ class ConcurrentRegistrationsOfOneNameGetDistinctVersionsTest {
       for (int i = 0; i < writers; i++) {
         CheckpointRef c = ckpts.get(i);
         String by = "pipeline-" + i;
-        results.add(pool.submit(() -> {
-          go.await();
-          return new ModelRegistryTable(StorageRoot.of(root.toString()))
-              .register(ModelRegistryRegistersOnceAndKeepsOneChampionTest.request("fashion", c, by));
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  return new ModelRegistryTable(StorageRoot.of(root.toString()))
+                      .register(
+                          ModelRegistryRegistersOnceAndKeepsOneChampionTest.request(
+                              "fashion", c, by));
+                }));
       }
       go.countDown();
       Set<Long> versions = new TreeSet<>();
@@ -50,9 +57,11 @@ class ConcurrentRegistrationsOfOneNameGetDistinctVersionsTest {
         versions.add(f.get().getVersion());
       }
       assertEquals(Set.of(1L, 2L, 3L, 4L), versions);
-      List<ModelVersion> listed = new ModelRegistryTable(StorageRoot.of(root.toString())).list("fashion");
+      List<ModelVersion> listed =
+          new ModelRegistryTable(StorageRoot.of(root.toString())).list("fashion");
       assertEquals(writers, listed.size());
-      assertEquals(writers, listed.stream().map(v -> v.getCheckpoint().getUuid()).distinct().count());
+      assertEquals(
+          writers, listed.stream().map(v -> v.getCheckpoint().getUuid()).distinct().count());
     } finally {
       pool.shutdownNow();
     }

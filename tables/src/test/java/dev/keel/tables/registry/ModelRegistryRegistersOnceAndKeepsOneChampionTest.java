@@ -52,8 +52,13 @@ class ModelRegistryRegistersOnceAndKeepsOneChampionTest {
     assertEquals("candidate", first.getStage());
     assertEquals(Value.newBuilder().setNumberValue(0.002).build(), first.getHparamsMap().get("lr"));
     assertEquals(0.91, first.getMetricsMap().get("test_accuracy"));
-    assertEquals(0.5, first.getMetricsMap().get("searcher_metric"), "the checkpoint's own metrics come along");
-    assertEquals(TableRef.newBuilder().setUri("file:///data/fashion_mnist").setVersion(3).build(), first.getData());
+    assertEquals(
+        0.5,
+        first.getMetricsMap().get("searcher_metric"),
+        "the checkpoint's own metrics come along");
+    assertEquals(
+        TableRef.newBuilder().setUri("file:///data/fashion_mnist").setVersion(3).build(),
+        first.getData());
     assertTrue(first.getCodeVersion().matches("[0-9a-f]{40}(-dirty)?"), first.getCodeVersion());
     assertEquals(ckpt.getUri(), first.getSourceCheckpointUri());
   }
@@ -72,17 +77,27 @@ class ModelRegistryRegistersOnceAndKeepsOneChampionTest {
 
   @Test
   void versionsCountUpPerNameAndANewChampionArchivesTheOldOne() throws Exception {
-    ModelVersion v1 = registry.register(request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u1", 1024), "p1"));
-    ModelVersion v2 = registry.register(request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u2", 1024), "p2"));
-    ModelVersion other = registry.register(request("churn", FakeCheckpoints.write(checkpoints, "e", "t", "u3", 1024), "p3"));
-    assertEquals(List.of(1L, 2L, 1L), List.of(v1.getVersion(), v2.getVersion(), other.getVersion()));
+    ModelVersion v1 =
+        registry.register(
+            request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u1", 1024), "p1"));
+    ModelVersion v2 =
+        registry.register(
+            request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u2", 1024), "p2"));
+    ModelVersion other =
+        registry.register(
+            request("churn", FakeCheckpoints.write(checkpoints, "e", "t", "u3", 1024), "p3"));
+    assertEquals(
+        List.of(1L, 2L, 1L), List.of(v1.getVersion(), v2.getVersion(), other.getVersion()));
 
     registry.promote(promote("fashion", 1, "champion", "first model"));
-    ModelVersion champion = registry.promote(promote("fashion", 2, "champion", "beats v1 on test v3: 0.91 > 0.88"));
+    ModelVersion champion =
+        registry.promote(promote("fashion", 2, "champion", "beats v1 on test v3: 0.91 > 0.88"));
     assertEquals("champion", champion.getStage());
     ModelVersion old = registry.describe("fashion", 1);
     assertEquals("archived", old.getStage());
-    assertEquals(List.of("candidate", "champion", "archived"), old.getHistoryList().stream().map(StageChange::getStage).toList());
+    assertEquals(
+        List.of("candidate", "champion", "archived"),
+        old.getHistoryList().stream().map(StageChange::getStage).toList());
     assertEquals("replaced by v2", old.getHistory(2).getReason());
     assertEquals("beats v1 on test v3: 0.91 > 0.88", champion.getHistory(1).getReason());
     assertEquals(2, registry.champion("fashion").orElseThrow().getVersion());
@@ -90,14 +105,21 @@ class ModelRegistryRegistersOnceAndKeepsOneChampionTest {
 
     int rows = KernelRows.read(registry.tableUri()).size();
     registry.promote(promote("fashion", 2, "champion", "again"));
-    assertEquals(rows, KernelRows.read(registry.tableUri()).size(), "the stage it already has writes nothing");
+    assertEquals(
+        rows,
+        KernelRows.read(registry.tableUri()).size(),
+        "the stage it already has writes nothing");
   }
 
   @Test
-  void aComparisonIsRecordedWithItsDecisionAndAWinningChallengerBecomesChampionOnce() throws Exception {
-    registry.register(request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u1", 1024), "p1"));
-    registry.register(request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u2", 1024), "p2"));
-    registry.register(request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u3", 1024), "p3"));
+  void aComparisonIsRecordedWithItsDecisionAndAWinningChallengerBecomesChampionOnce()
+      throws Exception {
+    registry.register(
+        request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u1", 1024), "p1"));
+    registry.register(
+        request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u2", 1024), "p2"));
+    registry.register(
+        request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u3", 1024), "p3"));
     registry.recordComparison(comparison(1, 0, 0.88, Double.NaN, "promoted", "p1"));
     Comparison lost = comparison(2, 1, 0.87, 0.88, "kept_champion", "p2");
     ModelVersion v2 = registry.recordComparison(lost);
@@ -111,65 +133,108 @@ class ModelRegistryRegistersOnceAndKeepsOneChampionTest {
     assertEquals(List.of(lost), v2.getComparisonsList());
     assertEquals("champion", v3.getStage());
     assertEquals(List.of(won), v3.getComparisonsList());
-    assertEquals("accuracy 0.9100 vs champion v1 0.8800 on fashion_mnist v4 test: promoted", v3.getHistory(1).getReason());
+    assertEquals(
+        "accuracy 0.9100 vs champion v1 0.8800 on fashion_mnist v4 test: promoted",
+        v3.getHistory(1).getReason());
     assertEquals("archived", registry.describe("fashion", 1).getStage());
-    assertEquals("accuracy 0.8800 (no champion yet) on fashion_mnist v4 test: promoted",
+    assertEquals(
+        "accuracy 0.8800 (no champion yet) on fashion_mnist v4 test: promoted",
         registry.describe("fashion", 1).getHistory(1).getReason());
     assertEquals(3, registry.champion("fashion").orElseThrow().getVersion());
   }
 
-  static Comparison comparison(long challenger, long champion, double value, double championValue, String decision, String by) {
-    Comparison.Builder c = Comparison.newBuilder()
-        .setChallenger(ModelVersionRef.newBuilder().setName("fashion").setVersion(challenger))
-        .setMetric("accuracy").setChallengerValue(value)
-        .setData(TableRef.newBuilder().setUri("file:///data/tables/fashion_mnist").setVersion(4)).setSplit("test")
-        .setDecision(decision).setTimeMillis(1_790_000_000_000L + challenger).setDecidedBy(by);
+  static Comparison comparison(
+      long challenger,
+      long champion,
+      double value,
+      double championValue,
+      String decision,
+      String by) {
+    Comparison.Builder c =
+        Comparison.newBuilder()
+            .setChallenger(ModelVersionRef.newBuilder().setName("fashion").setVersion(challenger))
+            .setMetric("accuracy")
+            .setChallengerValue(value)
+            .setData(
+                TableRef.newBuilder().setUri("file:///data/tables/fashion_mnist").setVersion(4))
+            .setSplit("test")
+            .setDecision(decision)
+            .setTimeMillis(1_790_000_000_000L + challenger)
+            .setDecidedBy(by);
     if (champion > 0) {
-      c.setChampion(ModelVersionRef.newBuilder().setName("fashion").setVersion(champion)).setChampionValue(championValue);
+      c.setChampion(ModelVersionRef.newBuilder().setName("fashion").setVersion(champion))
+          .setChampionValue(championValue);
     }
     return c.build();
   }
 
   @Test
   void unknownNamesVersionsAndStagesAreRefusedByName() throws Exception {
-    registry.register(request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u1", 1024), "p1"));
+    registry.register(
+        request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u1", 1024), "p1"));
 
-    assertEquals("no model named 'fashon' in the registry (models: fashion)",
-        assertThrows(UnknownModelException.class, () -> registry.describe("fashon", 1)).getMessage());
-    assertEquals("model 'fashion' has no version 7 (versions 1..1)",
-        assertThrows(UnknownModelException.class, () -> registry.describe("fashion", 7)).getMessage());
-    assertEquals("stage 'production' is not one of candidate|champion|archived",
-        assertThrows(UnknownModelException.class, () -> registry.promote(promote("fashion", 1, "production", ""))).getMessage());
-    assertTrue(assertThrows(UnknownModelException.class,
-        () -> registry.register(request("../etc", FakeCheckpoints.write(checkpoints, "e", "t", "u9", 64), "p9")))
-        .getMessage().startsWith("model name '../etc' must match"));
+    assertEquals(
+        "no model named 'fashon' in the registry (models: fashion)",
+        assertThrows(UnknownModelException.class, () -> registry.describe("fashon", 1))
+            .getMessage());
+    assertEquals(
+        "model 'fashion' has no version 7 (versions 1..1)",
+        assertThrows(UnknownModelException.class, () -> registry.describe("fashion", 7))
+            .getMessage());
+    assertEquals(
+        "stage 'production' is not one of candidate|champion|archived",
+        assertThrows(
+                UnknownModelException.class,
+                () -> registry.promote(promote("fashion", 1, "production", "")))
+            .getMessage());
+    assertTrue(
+        assertThrows(
+                UnknownModelException.class,
+                () ->
+                    registry.register(
+                        request(
+                            "../etc",
+                            FakeCheckpoints.write(checkpoints, "e", "t", "u9", 64),
+                            "p9")))
+            .getMessage()
+            .startsWith("model name '../etc' must match"));
   }
 
   @Test
   void aCorruptCheckpointIsRefusedAndNothingIsWritten() throws Exception {
     CheckpointRef ckpt = FakeCheckpoints.write(checkpoints, "e", "t", "bad", 4096);
     Path dir = Path.of(URI.create(ckpt.getUri()));
-    Files.write(dir.resolve(CheckpointFiles.REQUIRED.get(CheckpointFiles.REQUIRED.size() - 1)), new byte[] {1, 2, 3});
+    Files.write(
+        dir.resolve(CheckpointFiles.REQUIRED.get(CheckpointFiles.REQUIRED.size() - 1)),
+        new byte[] {1, 2, 3});
 
-    CorruptCheckpointException e = assertThrows(CorruptCheckpointException.class,
-        () -> registry.register(request("fashion", ckpt, "p1")));
+    CorruptCheckpointException e =
+        assertThrows(
+            CorruptCheckpointException.class,
+            () -> registry.register(request("fashion", ckpt, "p1")));
     assertTrue(e.getMessage().contains(ckpt.getUri()), e.getMessage());
     assertTrue(registry.list().isEmpty());
     assertTrue(Files.notExists(root.resolve("models")));
   }
 
   static RegisterModelRequest request(String name, CheckpointRef ckpt, String by) {
-    return RegisterModelRequest.newBuilder().setName(name).setCheckpoint(ckpt).setRegisteredBy(by)
+    return RegisterModelRequest.newBuilder()
+        .setName(name)
+        .setCheckpoint(ckpt)
+        .setRegisteredBy(by)
         .putHparams("lr", Value.newBuilder().setNumberValue(0.002).build())
         .putMetrics("test_accuracy", 0.91)
         .setData(TableRef.newBuilder().setUri("file:///data/fashion_mnist").setVersion(3))
-        .setExperimentId(ckpt.getExperimentId()).setTrialId(ckpt.getTrialId())
+        .setExperimentId(ckpt.getExperimentId())
+        .setTrialId(ckpt.getTrialId())
         .build();
   }
 
   static PromoteModelRequest promote(String name, long version, String stage, String reason) {
-    return PromoteModelRequest.newBuilder().setModel(ModelVersionRef.newBuilder().setName(name).setVersion(version))
-        .setStage(stage).setReason(reason).build();
+    return PromoteModelRequest.newBuilder()
+        .setModel(ModelVersionRef.newBuilder().setName(name).setVersion(version))
+        .setStage(stage)
+        .setReason(reason)
+        .build();
   }
-
 }

@@ -6,7 +6,10 @@ import io.delta.kernel.engine.Engine;
 import java.util.List;
 import java.util.Map;
 
-/** Every row of a Delta table's latest version as column name to value (timestamps as {@link java.time.Instant}). */
+/**
+ * Every row of a Delta table's latest version as column name to value (timestamps as {@link
+ * java.time.Instant}).
+ */
 public final class KernelRows {
   private KernelRows() {}
 

@@ -6,7 +6,10 @@ import io.temporal.failure.ApplicationFailure;
 public final class ActivityFailures {
   private ActivityFailures() {}
 
-  /** The innermost cause's message; for an application failure its own message, without Temporal's wrapping. */
+  /**
+   * The innermost cause's message; for an application failure its own message, without Temporal's
+   * wrapping.
+   */
   public static String rootMessage(Throwable t) {
     Throwable c = t;
     while (c.getCause() != null) {

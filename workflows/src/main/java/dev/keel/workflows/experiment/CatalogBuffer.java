@@ -36,7 +36,8 @@ final class CatalogBuffer {
    * @param activities null keeps no catalog (orchestration tests)
    * @param clock {@code Workflow::currentTimeMillis} in workflow code
    */
-  CatalogBuffer(String experimentId, CatalogActivities activities, int batchRows, LongSupplier clock) {
+  CatalogBuffer(
+      String experimentId, CatalogActivities activities, int batchRows, LongSupplier clock) {
     this.experimentId = experimentId;
     this.activities = activities;
     this.batchRows = batchRows;
@@ -57,37 +58,76 @@ final class CatalogBuffer {
   }
 
   void experiment(ExperimentState.State state, ExperimentConfig config, TableRef data) {
-    add(row("experiments").setState(state.name()).setName(config.getName()).setUri(data.getUri()).setLength(data.getVersion())
-        .setJson(json(config)));
+    add(
+        row("experiments")
+            .setState(state.name())
+            .setName(config.getName())
+            .setUri(data.getUri())
+            .setLength(data.getVersion())
+            .setJson(json(config)));
   }
 
   void trial(TrialState trial) {
-    add(row("trials").setTrialId(trial.getTrialId()).setState(trial.getState().name()).setName(trial.getError())
-        .setLength(units(trial.getCompletedLength())).setCheckpointUuid(trial.getSourceCheckpoint().getUuid())
-        .setJson(hparamsJson(trial)));
+    add(
+        row("trials")
+            .setTrialId(trial.getTrialId())
+            .setState(trial.getState().name())
+            .setName(trial.getError())
+            .setLength(units(trial.getCompletedLength()))
+            .setCheckpointUuid(trial.getSourceCheckpoint().getUuid())
+            .setJson(hparamsJson(trial)));
   }
 
   void validation(long trialId, TrialReport.Validation v) {
     periodicCheckpoints(trialId, v.getPeriodicCheckpointsList());
-    new TreeMap<>(v.getMetricsMap()).forEach((name, value) -> add(row("metrics").setTrialId(trialId).setName(name)
-        .setValue(value).setLength(units(v.getLength())).setBatches(v.getBatches()).setCheckpointUuid(v.getCheckpoint().getUuid())));
-    add(row("checkpoints").setTrialId(trialId).setState("SAVED").setCheckpointUuid(v.getCheckpoint().getUuid())
-        .setUri(v.getCheckpoint().getUri()).setSizeBytes(v.getCheckpoint().getSizeBytes()).setBatches(v.getBatches())
-        .setLength(units(v.getLength())).setValue(v.getMetric()));
+    new TreeMap<>(v.getMetricsMap())
+        .forEach(
+            (name, value) ->
+                add(
+                    row("metrics")
+                        .setTrialId(trialId)
+                        .setName(name)
+                        .setValue(value)
+                        .setLength(units(v.getLength()))
+                        .setBatches(v.getBatches())
+                        .setCheckpointUuid(v.getCheckpoint().getUuid())));
+    add(
+        row("checkpoints")
+            .setTrialId(trialId)
+            .setState("SAVED")
+            .setCheckpointUuid(v.getCheckpoint().getUuid())
+            .setUri(v.getCheckpoint().getUri())
+            .setSizeBytes(v.getCheckpoint().getSizeBytes())
+            .setBatches(v.getBatches())
+            .setLength(units(v.getLength()))
+            .setValue(v.getMetric()));
   }
 
   /** Checkpoints taken between validations: SAVED rows without a length or searcher metric. */
   void periodicCheckpoints(long trialId, List<CheckpointRef> checkpoints) {
     for (CheckpointRef c : checkpoints) {
-      add(row("checkpoints").setTrialId(trialId).setState("SAVED").setName("periodic").setCheckpointUuid(c.getUuid())
-          .setUri(c.getUri()).setSizeBytes(c.getSizeBytes()).setBatches(c.getBatches()));
+      add(
+          row("checkpoints")
+              .setTrialId(trialId)
+              .setState("SAVED")
+              .setName("periodic")
+              .setCheckpointUuid(c.getUuid())
+              .setUri(c.getUri())
+              .setSizeBytes(c.getSizeBytes())
+              .setBatches(c.getBatches()));
     }
   }
 
   void deleted(List<CheckpointRef> checkpoints) {
     for (CheckpointRef c : checkpoints) {
-      add(row("checkpoints").setTrialId(trialNumber(c.getTrialId())).setState("DELETED").setCheckpointUuid(c.getUuid())
-          .setUri(c.getUri()).setSizeBytes(c.getSizeBytes()).setBatches(c.getBatches()));
+      add(
+          row("checkpoints")
+              .setTrialId(trialNumber(c.getTrialId()))
+              .setState("DELETED")
+              .setCheckpointUuid(c.getUuid())
+              .setUri(c.getUri())
+              .setSizeBytes(c.getSizeBytes())
+              .setBatches(c.getBatches()));
     }
   }
 
@@ -102,8 +142,12 @@ final class CatalogBuffer {
       return;
     }
     if (activities != null) {
-      activities.append(CatalogAppend.newBuilder().setExperimentId(experimentId).setSequence(sequence + 1)
-          .addAllRows(pending).build());
+      activities.append(
+          CatalogAppend.newBuilder()
+              .setExperimentId(experimentId)
+              .setSequence(sequence + 1)
+              .addAllRows(pending)
+              .build());
     }
     sequence++;
     pending.clear();
@@ -138,7 +182,10 @@ final class CatalogBuffer {
 
   private static String json(com.google.protobuf.MessageOrBuilder m) {
     try {
-      return JsonFormat.printer().omittingInsignificantWhitespace().preservingProtoFieldNames().print(m);
+      return JsonFormat.printer()
+          .omittingInsignificantWhitespace()
+          .preservingProtoFieldNames()
+          .print(m);
     } catch (InvalidProtocolBufferException e) {
       throw new IllegalStateException(e);
     }

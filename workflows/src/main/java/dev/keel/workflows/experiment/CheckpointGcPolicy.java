@@ -13,15 +13,16 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Determined's checkpoint GC policy: keep the union of the experiment's best
- * {@code save_experiment_best}, each trial's best {@code save_trial_best} and each trial's latest
- * {@code save_trial_latest}; everything else of this experiment may go. "Best" ranks the
- * checkpoints taken at validations by the searcher metric; "latest" ranks every checkpoint,
- * periodic ones included, by training progress. The experiment's best checkpoint (the one its result
- * names and a pipeline registers) is kept whatever the counts say. Pure and deterministic.
+ * Determined's checkpoint GC policy: keep the union of the experiment's best {@code
+ * save_experiment_best}, each trial's best {@code save_trial_best} and each trial's latest {@code
+ * save_trial_latest}; everything else of this experiment may go. "Best" ranks the checkpoints taken
+ * at validations by the searcher metric; "latest" ranks every checkpoint, periodic ones included,
+ * by training progress. The experiment's best checkpoint (the one its result names and a pipeline
+ * registers) is kept whatever the counts say. Pure and deterministic.
  *
- * <p>"Best" is {@link BestCheckpoints}' ranking, the one the experiment's result uses. Runs that reached
- * their GC before that rule existed rank as they did then (metric, then uuid), so they replay.
+ * <p>"Best" is {@link BestCheckpoints}' ranking, the one the experiment's result uses. Runs that
+ * reached their GC before that rule existed rank as they did then (metric, then uuid), so they
+ * replay.
  */
 final class CheckpointGcPolicy {
   private final int experimentBest;
@@ -30,12 +31,16 @@ final class CheckpointGcPolicy {
   private final boolean smallerIsBetter;
   private final boolean oneBestRule;
 
-  /** @param storage with its defaults applied ({@code ConfigDefaults.withDefaults}) */
+  /**
+   * @param storage with its defaults applied ({@code ConfigDefaults.withDefaults})
+   */
   CheckpointGcPolicy(CheckpointStorage storage, boolean smallerIsBetter) {
     this(storage, smallerIsBetter, true);
   }
 
-  /** @param oneBestRule false only for runs that reached GC before {@link BestCheckpoints} existed */
+  /**
+   * @param oneBestRule false only for runs that reached GC before {@link BestCheckpoints} existed
+   */
   CheckpointGcPolicy(CheckpointStorage storage, boolean smallerIsBetter, boolean oneBestRule) {
     this.experimentBest = storage.getSaveExperimentBest();
     this.trialBest = storage.getSaveTrialBest();
@@ -95,11 +100,14 @@ final class CheckpointGcPolicy {
     if (oneBestRule) {
       return BestCheckpoints.ranked(checkpoints, smallerIsBetter);
     }
-    Comparator<CheckpointRef> byMetric = Comparator.comparingDouble(c -> c.getMetricsOrDefault(SEARCHER_METRIC, Double.NaN));
+    Comparator<CheckpointRef> byMetric =
+        Comparator.comparingDouble(c -> c.getMetricsOrDefault(SEARCHER_METRIC, Double.NaN));
     if (!smallerIsBetter) {
       byMetric = byMetric.reversed();
     }
-    return checkpoints.stream().filter(c -> c.containsMetrics(SEARCHER_METRIC))
-        .sorted(byMetric.thenComparing(CheckpointRef::getUuid)).toList();
+    return checkpoints.stream()
+        .filter(c -> c.containsMetrics(SEARCHER_METRIC))
+        .sorted(byMetric.thenComparing(CheckpointRef::getUuid))
+        .toList();
   }
 }

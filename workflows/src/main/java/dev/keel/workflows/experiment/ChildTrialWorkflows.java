@@ -15,14 +15,18 @@ final class ChildTrialWorkflows implements TrialWorkflows {
 
   @Override
   public void start(String workflowId, TrialRequest request, String summary) {
-    TrialWorkflow child = Workflow.newChildWorkflowStub(TrialWorkflow.class, ChildWorkflowOptions.newBuilder()
-        .setWorkflowId(workflowId)
-        .setTaskQueue(TaskQueues.CONTROL)
-        // Trials outlive each run of the experiment: it continues as new while they train.
-        .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_ABANDON)
-        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
-        .setStaticSummary(summary)
-        .build());
+    TrialWorkflow child =
+        Workflow.newChildWorkflowStub(
+            TrialWorkflow.class,
+            ChildWorkflowOptions.newBuilder()
+                .setWorkflowId(workflowId)
+                .setTaskQueue(TaskQueues.CONTROL)
+                // Trials outlive each run of the experiment: it continues as new while they train.
+                .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_ABANDON)
+                .setWorkflowIdReusePolicy(
+                    WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+                .setStaticSummary(summary)
+                .build());
     Async.function(child::run, request);
     Workflow.getWorkflowExecution(child).get();
   }

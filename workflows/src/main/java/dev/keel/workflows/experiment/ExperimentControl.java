@@ -12,14 +12,19 @@ import java.util.TreeSet;
  */
 final class ExperimentControl {
 
-  /** What applying a request does outside this class; the experiment workflow signals its trials. */
+  /**
+   * What applying a request does outside this class; the experiment workflow signals its trials.
+   */
   interface Effects {
     /** Every trial that still takes commands, by id. */
     void commandAll(TrialCommand command);
 
     void command(long trialId, TrialCommand command);
 
-    /** A killed experiment starts none of the trials the searcher created but the experiment did not start yet. */
+    /**
+     * A killed experiment starts none of the trials the searcher created but the experiment did not
+     * start yet.
+     */
     void forgetUnstartedTrials();
 
     /** The lifecycle state changed (search attributes follow it). */
@@ -54,11 +59,15 @@ final class ExperimentControl {
 
   /** A request that {@link #apply} has yet to carry out. */
   boolean pending() {
-    return pauseRequested || activateRequested || (killRequested && state != ExperimentState.State.KILLED)
+    return pauseRequested
+        || activateRequested
+        || (killRequested && state != ExperimentState.State.KILLED)
         || !trialsToKill.isEmpty();
   }
 
-  /** Carries out the requests noted so far: kill first, then single trials, then pause and activate. */
+  /**
+   * Carries out the requests noted so far: kill first, then single trials, then pause and activate.
+   */
   void apply(Effects effects) {
     if (killRequested && state != ExperimentState.State.KILLED) {
       state = ExperimentState.State.KILLED;
@@ -113,10 +122,15 @@ final class ExperimentControl {
 
   /**
    * Every trial ended: the experiment ends KILLED if the user asked, ERRORED when its trials failed
-   * without one completing (nothing to register, so the reason must not hide behind COMPLETED), else COMPLETED.
+   * without one completing (nothing to register, so the reason must not hide behind COMPLETED),
+   * else COMPLETED.
    */
   void finish(boolean trialsFailedWithoutACompletedOne) {
-    state = killRequested ? ExperimentState.State.KILLED
-        : trialsFailedWithoutACompletedOne ? ExperimentState.State.ERRORED : ExperimentState.State.COMPLETED;
+    state =
+        killRequested
+            ? ExperimentState.State.KILLED
+            : trialsFailedWithoutACompletedOne
+                ? ExperimentState.State.ERRORED
+                : ExperimentState.State.COMPLETED;
   }
 }

@@ -23,30 +23,42 @@ import java.util.List;
  * queries. Workflow code only: it calls activities and upserts.
  */
 final class ExperimentHousekeeping {
-  /** The change that made GC rank "best" as the experiment's result does (BestCheckpoints) and keep that checkpoint. */
+  /**
+   * The change that made GC rank "best" as the experiment's result does (BestCheckpoints) and keep
+   * that checkpoint.
+   */
   static final String ONE_BEST_RULE = "gc-ranks-by-the-one-best-rule";
 
   private final String experimentId;
   private final boolean withoutCatalog;
   private final CatalogBuffer catalog;
 
-  /** @param options with {@code ConfigDefaults} applied */
+  /**
+   * @param options with {@code ConfigDefaults} applied
+   */
   ExperimentHousekeeping(String experimentId, ExperimentRunOptions options) {
     this.experimentId = experimentId;
     this.withoutCatalog = options.getWithoutCatalog();
-    catalog = new CatalogBuffer(experimentId, withoutCatalog ? null : catalogActivities(),
-        options.getCatalogBatchRows(), Workflow::currentTimeMillis);
+    catalog =
+        new CatalogBuffer(
+            experimentId,
+            withoutCatalog ? null : catalogActivities(),
+            options.getCatalogBatchRows(),
+            Workflow::currentTimeMillis);
   }
 
   static CatalogActivities catalogActivities() {
-    return Workflow.newActivityStub(CatalogActivities.class, CatalogActivityOptions.forCatalog("catalog"));
+    return Workflow.newActivityStub(
+        CatalogActivities.class, CatalogActivityOptions.forCatalog("catalog"));
   }
 
   CatalogBuffer catalog() {
     return catalog;
   }
 
-  /** After a batch of reports: one append per {@code catalog_batch_rows} rows, not one per metric. */
+  /**
+   * After a batch of reports: one append per {@code catalog_batch_rows} rows, not one per metric.
+   */
   void flushIfFull() {
     catalog.flushIfFull();
   }
@@ -56,7 +68,10 @@ final class ExperimentHousekeeping {
     catalog.flush();
   }
 
-  /** On the way to failing the experiment, whose failure must say what is wrong, not that the catalog is unwritable. */
+  /**
+   * On the way to failing the experiment, whose failure must say what is wrong, not that the
+   * catalog is unwritable.
+   */
   void flushBeforeFailing() {
     try {
       catalog.flush();
@@ -71,20 +86,31 @@ final class ExperimentHousekeeping {
       return;
     }
     boolean oneBestRule = Workflow.getVersion(ONE_BEST_RULE, Workflow.DEFAULT_VERSION, 1) >= 1;
-    List<CheckpointRef> delete = new CheckpointGcPolicy(config.getCheckpointStorage(),
-        config.getSearcher().getSmallerIsBetter(), oneBestRule).delete(trials);
+    List<CheckpointRef> delete =
+        new CheckpointGcPolicy(
+                config.getCheckpointStorage(),
+                config.getSearcher().getSmallerIsBetter(),
+                oneBestRule)
+            .delete(trials);
     if (delete.isEmpty()) {
       return;
     }
     try {
-      Workflow.newActivityStub(CheckpointGcActivities.class,
-              CheckpointGcActivityOptions.forCollection("collect " + delete.size() + " checkpoints"))
-          .collect(GcRequest.newBuilder().setExperimentId(experimentId).addAllDelete(delete)
-              .setCheckpointRoot(config.getCheckpointStorage().getStoragePath()).build());
+      Workflow.newActivityStub(
+              CheckpointGcActivities.class,
+              CheckpointGcActivityOptions.forCollection(
+                  "collect " + delete.size() + " checkpoints"))
+          .collect(
+              GcRequest.newBuilder()
+                  .setExperimentId(experimentId)
+                  .addAllDelete(delete)
+                  .setCheckpointRoot(config.getCheckpointStorage().getStoragePath())
+                  .build());
     } catch (ActivityFailure e) {
-      // Housekeeping: a refused or failed deletion keeps the checkpoints (and no DELETED rows), not fail the search.
-      Workflow.getLogger(ExperimentHousekeeping.class).warn("checkpoint GC of {} failed: {}", experimentId,
-          ActivityFailures.rootMessage(e));
+      // Housekeeping: a refused or failed deletion keeps the checkpoints (and no DELETED rows), not
+      // fail the search.
+      Workflow.getLogger(ExperimentHousekeeping.class)
+          .warn("checkpoint GC of {} failed: {}", experimentId, ActivityFailures.rootMessage(e));
       return;
     }
     catalog.deleted(delete);
@@ -93,7 +119,9 @@ final class ExperimentHousekeeping {
   /** Name (else id), state, data version and, once known, best metric of the experiment. */
   void upsertSearchAttributes(ExperimentState s) {
     List<SearchAttributeUpdate<?>> updates = new ArrayList<>();
-    updates.add(KeelSearchAttributes.EXPERIMENT.valueSet(s.getName().isEmpty() ? s.getExperimentId() : s.getName()));
+    updates.add(
+        KeelSearchAttributes.EXPERIMENT.valueSet(
+            s.getName().isEmpty() ? s.getExperimentId() : s.getName()));
     updates.add(KeelSearchAttributes.STATE.valueSet(s.getState().name()));
     updates.add(KeelSearchAttributes.DATA_VERSION.valueSet(s.getData().getVersion()));
     if (s.hasBestMetric()) {

@@ -13,15 +13,16 @@ import io.temporal.workflow.WorkflowMethod;
 /**
  * A hyperparameter search: runs a searcher from {@code search-strategies} in workflow code, one
  * child {@link TrialWorkflow} per trial, and continues as new (carrying the searcher's snapshot)
- * long before Temporal's history limits. Started as type {@code Experiment} on {@code keel-control}.
+ * long before Temporal's history limits. Started as type {@code Experiment} on {@code
+ * keel-control}.
  */
 @WorkflowInterface
 public interface ExperimentWorkflow {
   String TYPE = "Experiment";
 
   /**
-   * The workflow id of the experiment a pipeline runs as its search stage. No slash: an experiment id is
-   * a directory name of its checkpoints.
+   * The workflow id of the experiment a pipeline runs as its search stage. No slash: an experiment
+   * id is a directory name of its checkpoints.
    */
   static String childId(String pipelineId) {
     return pipelineId + "-experiment";
@@ -53,9 +54,9 @@ public interface ExperimentWorkflow {
   ExperimentState state();
 
   /**
-   * The catalog rows the experiment holds but has not yet appended to the catalog tables (it appends
-   * them in batches), and in {@code sequence} how many batches it has appended: a reader joins them
-   * with the tables to see every validation so far, e.g. for live learning curves.
+   * The catalog rows the experiment holds but has not yet appended to the catalog tables (it
+   * appends them in batches), and in {@code sequence} how many batches it has appended: a reader
+   * joins them with the tables to see every validation so far, e.g. for live learning curves.
    */
   @QueryMethod(name = "pendingCatalog")
   CatalogAppend pendingCatalog();

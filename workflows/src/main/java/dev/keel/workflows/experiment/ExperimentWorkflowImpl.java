@@ -30,18 +30,26 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * See {@link ExperimentWorkflow}. The main loop: wires the {@link TrialBook}, the {@link SearcherDriver},
- * the {@link ExperimentControl} and the {@link ExperimentHousekeeping}, and drains before continuing as
- * new. Deterministic: searcher decisions replay from the same events.
+ * See {@link ExperimentWorkflow}. The main loop: wires the {@link TrialBook}, the {@link
+ * SearcherDriver}, the {@link ExperimentControl} and the {@link ExperimentHousekeeping}, and drains
+ * before continuing as new. Deterministic: searcher decisions replay from the same events.
  */
 public class ExperimentWorkflowImpl implements ExperimentWorkflow {
-  /** The change that gave {@code max_concurrent_trials: 0} written out Determined's meaning instead of the default's. */
+  /**
+   * The change that gave {@code max_concurrent_trials: 0} written out Determined's meaning instead
+   * of the default's.
+   */
   static final String ZERO_CONCURRENCY_AS_DETERMINED = "max-concurrent-trials-zero-as-determined";
 
   private final Deque<TrialReport> reports = new ArrayDeque<>();
   private final ExperimentControl control = new ExperimentControl();
-  /** Id, name, searcher, metric, data, runs and error; the parts that change live in the collaborators. */
+
+  /**
+   * Id, name, searcher, metric, data, runs and error; the parts that change live in the
+   * collaborators.
+   */
   private final ExperimentState.Builder about = ExperimentState.newBuilder();
+
   private ExperimentRequest request;
   private ExperimentConfig config;
   private ExperimentRunOptions options;
@@ -57,10 +65,16 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     config = input.getConfig();
     options = ConfigDefaults.withDefaults(input.getOptions());
     String experimentId = Workflow.getInfo().getWorkflowId();
-    about.setExperimentId(experimentId).setName(config.getName()).setSearcher(config.getSearcher().getName())
-        .setMetric(config.getSearcher().getMetric()).setSmallerIsBetter(config.getSearcher().getSmallerIsBetter())
-        .setResourcePool(config.getResources().getResourcePool().isBlank() ? ConfigDefaults.RESOURCE_POOL
-            : config.getResources().getResourcePool());
+    about
+        .setExperimentId(experimentId)
+        .setName(config.getName())
+        .setSearcher(config.getSearcher().getName())
+        .setMetric(config.getSearcher().getMetric())
+        .setSmallerIsBetter(config.getSearcher().getSmallerIsBetter())
+        .setResourcePool(
+            config.getResources().getResourcePool().isBlank()
+                ? ConfigDefaults.RESOURCE_POOL
+                : config.getResources().getResourcePool());
     book = new TrialBook(config.getSearcher().getSmallerIsBetter());
     housekeeping = new ExperimentHousekeeping(experimentId, options);
     if (input.hasCarry()) {
@@ -76,9 +90,12 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
       if (driver.searchOver()) {
         break;
       }
-      if (!draining && Workflow.getInfo().getHistoryLength() > options.getContinueAsNewAfterEvents()
-          && !control.killRequested() && !control.paused()) {
-        // Continue as new only when no trial is mid-step: signals that arrive while the closing task
+      if (!draining
+          && Workflow.getInfo().getHistoryLength() > options.getContinueAsNewAfterEvents()
+          && !control.killRequested()
+          && !control.paused()) {
+        // Continue as new only when no trial is mid-step: signals that arrive while the closing
+        // task
         // completes make the server reject it, so stop handing out work until every trial is idle.
         draining = true;
       }
@@ -116,9 +133,14 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
 
   private void start() {
     if (SearchSetup.zeroConcurrency(config.getSearcher())
-        && Workflow.getVersion(ZERO_CONCURRENCY_AS_DETERMINED, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
-      // started when 0 meant the unset default: the searcher keeps that (its snapshots carry this config)
-      config = config.toBuilder().setSearcher(config.getSearcher().toBuilder().clearMaxConcurrentTrials()).build();
+        && Workflow.getVersion(ZERO_CONCURRENCY_AS_DETERMINED, Workflow.DEFAULT_VERSION, 1)
+            == Workflow.DEFAULT_VERSION) {
+      // started when 0 meant the unset default: the searcher keeps that (its snapshots carry this
+      // config)
+      config =
+          config.toBuilder()
+              .setSearcher(config.getSearcher().toBuilder().clearMaxConcurrentTrials())
+              .build();
     }
     ValidatedConfig valid;
     try {
@@ -126,30 +148,40 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     } catch (ConfigValidationException e) {
       control.failed();
       about.setError(e.getMessage());
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.INVALID_EXPERIMENT_CONFIG);
+      throw ApplicationFailure.newNonRetryableFailure(
+          e.getMessage(), FailureTypes.INVALID_EXPERIMENT_CONFIG);
     }
     Searcher searcher = Searchers.create(valid);
-    // validated as submitted, so a default never hides a problem; from here on every setting is explicit
+    // validated as submitted, so a default never hides a problem; from here on every setting is
+    // explicit
     config = ConfigDefaults.withDefaults(config);
     TableRef data;
     String unusable;
     try {
       data = resolveData();
-      unusable = !options.getWithoutCatalog() && trainRows == 0 ? "table " + data.getUri() + " version "
-          + data.getVersion() + " has no rows in the train split: nothing to train on" : null;
+      unusable =
+          !options.getWithoutCatalog() && trainRows == 0
+              ? "table "
+                  + data.getUri()
+                  + " version "
+                  + data.getVersion()
+                  + " has no rows in the train split: nothing to train on"
+              : null;
     } catch (ActivityFailure e) {
       data = TableRef.newBuilder().setUri(config.getData().getTable()).build();
       unusable = ActivityFailures.rootMessage(e);
     }
     if (unusable != null) {
-      // A missing table or version, or an empty one: end ERRORED with why, in the state query and the catalog.
+      // A missing table or version, or an empty one: end ERRORED with why, in the state query and
+      // the catalog.
       String message = unusable;
       control.failed();
       about.setError(message);
       housekeeping.catalog().experiment(control.state(), request.getConfig(), data);
       housekeeping.flushBeforeFailing();
       housekeeping.upsertSearchAttributes(summary());
-      throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_EXPERIMENT_DATA);
+      throw ApplicationFailure.newNonRetryableFailure(
+          message, FailureTypes.INVALID_EXPERIMENT_DATA);
     }
     about.setData(data);
     housekeeping.catalog().experiment(ExperimentState.State.ACTIVE, request.getConfig(), data);
@@ -159,13 +191,18 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
 
   private TableRef resolveData() {
     if (options.getWithoutCatalog()) {
-      return TableRef.newBuilder().setUri(config.getData().getTable()).setVersion(config.getData().getVersion()).build();
+      return TableRef.newBuilder()
+          .setUri(config.getData().getTable())
+          .setVersion(config.getData().getVersion())
+          .build();
     }
-    DescribeTableRequest.Builder describe = DescribeTableRequest.newBuilder().setTable(config.getData().getTable());
+    DescribeTableRequest.Builder describe =
+        DescribeTableRequest.newBuilder().setTable(config.getData().getTable());
     if (config.getData().hasVersion()) {
       describe.setVersion(config.getData().getVersion());
     }
-    DescribeTableResult table = ExperimentHousekeeping.catalogActivities().describeTable(describe.build());
+    DescribeTableResult table =
+        ExperimentHousekeeping.catalogActivities().describeTable(describe.build());
     trainRows = table.getRowsPerSplitOrDefault("train", 0);
     return table.getTable();
   }
@@ -184,10 +221,16 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   }
 
   private SearcherDriver newDriver(Searcher searcher) {
-    SearcherDriver.TrialSetup setup = new SearcherDriver.TrialSetup(about.getExperimentId(), config, about.getData(),
-        trainRows, options.getHeartbeatTimeoutSeconds(),
-        request.hasWarmStart() ? Optional.of(request.getWarmStart()) : Optional.empty());
-    return new SearcherDriver(searcher, setup, book, control, housekeeping.catalog(), new ChildTrialWorkflows());
+    SearcherDriver.TrialSetup setup =
+        new SearcherDriver.TrialSetup(
+            about.getExperimentId(),
+            config,
+            about.getData(),
+            trainRows,
+            options.getHeartbeatTimeoutSeconds(),
+            request.hasWarmStart() ? Optional.of(request.getWarmStart()) : Optional.empty());
+    return new SearcherDriver(
+        searcher, setup, book, control, housekeeping.catalog(), new ChildTrialWorkflows());
   }
 
   private void continueAsNew() {
@@ -198,17 +241,18 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     reports.clear();
     housekeeping.flush();
     CatalogBuffer catalog = housekeeping.catalog();
-    ExperimentCarry carry = ExperimentCarry.newBuilder()
-        .setSearcherSnapshot(driver.searcherSnapshot())
-        .setState(control.state())
-        .setData(about.getData())
-        .setTrainRows(trainRows)
-        .setRuns(about.getContinuedAsNew() + 1)
-        .setCatalogBatches(catalog.sequence())
-        .addAllPendingCatalog(catalog.pending())
-        .addAllPendingReports(driver.deferred())
-        .addAllTrials(book.snapshot())
-        .build();
+    ExperimentCarry carry =
+        ExperimentCarry.newBuilder()
+            .setSearcherSnapshot(driver.searcherSnapshot())
+            .setState(control.state())
+            .setData(about.getData())
+            .setTrainRows(trainRows)
+            .setRuns(about.getContinuedAsNew() + 1)
+            .setCatalogBatches(catalog.sequence())
+            .addAllPendingCatalog(catalog.pending())
+            .addAllPendingReports(driver.deferred())
+            .addAllTrials(book.snapshot())
+            .build();
     Workflow.continueAsNew(request.toBuilder().setCarry(carry).build());
   }
 
@@ -277,7 +321,8 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
   public CatalogAppend pendingCatalog() {
     CatalogAppend.Builder out = CatalogAppend.newBuilder().setExperimentId(about.getExperimentId());
     if (housekeeping != null) {
-      out.setSequence(housekeeping.catalog().sequence()).addAllRows(housekeeping.catalog().pending());
+      out.setSequence(housekeeping.catalog().sequence())
+          .addAllRows(housekeeping.catalog().pending());
     }
     return out.build();
   }

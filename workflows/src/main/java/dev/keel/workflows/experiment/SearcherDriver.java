@@ -33,8 +33,13 @@ import java.util.TreeMap;
 final class SearcherDriver {
 
   /** What every trial's request takes from its experiment. */
-  record TrialSetup(String experimentId, ExperimentConfig config, TableRef data, long trainRows,
-      int heartbeatTimeoutSeconds, Optional<CheckpointRef> warmStart) {}
+  record TrialSetup(
+      String experimentId,
+      ExperimentConfig config,
+      TableRef data,
+      long trainRows,
+      int heartbeatTimeoutSeconds,
+      Optional<CheckpointRef> warmStart) {}
 
   private final Searcher searcher;
   private final TrialSetup setup;
@@ -43,13 +48,23 @@ final class SearcherDriver {
   private final CatalogBuffer catalog;
   private final TrialWorkflows workflows;
   private final Deque<Operation> operations = new ArrayDeque<>();
-  /** Created by the searcher, started at their first ValidateAfter, which brings the target length. */
+
+  /**
+   * Created by the searcher, started at their first ValidateAfter, which brings the target length.
+   */
   private final Map<Long, Create> unstarted = new TreeMap<>();
+
   /** Recorded in the book but not yet told to the searcher (while draining for continue-as-new). */
   private final List<TrialReport> deferred = new ArrayList<>();
+
   private double progress;
 
-  SearcherDriver(Searcher searcher, TrialSetup setup, TrialBook book, ExperimentControl control, CatalogBuffer catalog,
+  SearcherDriver(
+      Searcher searcher,
+      TrialSetup setup,
+      TrialBook book,
+      ExperimentControl control,
+      CatalogBuffer catalog,
       TrialWorkflows workflows) {
     this.searcher = searcher;
     this.setup = setup;
@@ -85,7 +100,9 @@ final class SearcherDriver {
           operations.addAll(searcher.trialCreated(create.trialId()));
         } else {
           book.get(validate.trialId()).setTargetLength(validate.length().toProto());
-          command(validate.trialId(), TrialCommand.newBuilder().setTrainToLength(validate.length().toProto()).build());
+          command(
+              validate.trialId(),
+              TrialCommand.newBuilder().setTrainToLength(validate.length().toProto()).build());
         }
       } else if (op instanceof Close close) {
         book.closing(close.trialId());
@@ -102,7 +119,10 @@ final class SearcherDriver {
     applyOperations();
   }
 
-  /** Keeps a recorded report for the next run: the searcher must not answer while the experiment drains. */
+  /**
+   * Keeps a recorded report for the next run: the searcher must not answer while the experiment
+   * drains.
+   */
   void defer(TrialReport report) {
     deferred.add(report);
   }
@@ -119,9 +139,14 @@ final class SearcherDriver {
     unstarted.clear();
   }
 
-  /** Every trial ended, none waits to start, and the searcher shut down or the user killed the experiment. */
+  /**
+   * Every trial ended, none waits to start, and the searcher shut down or the user killed the
+   * experiment.
+   */
   boolean searchOver() {
-    return book.allEnded() && unstarted.isEmpty() && (control.killRequested() || searcher.isShutdown());
+    return book.allEnded()
+        && unstarted.isEmpty()
+        && (control.killRequested() || searcher.isShutdown());
   }
 
   /** As of the last {@link #applyOperations}. */
@@ -129,16 +154,24 @@ final class SearcherDriver {
     return progress;
   }
 
-  /** The searcher's rungs per bracket with its decisions, for the state query (reads, changes nothing). */
+  /**
+   * The searcher's rungs per bracket with its decisions, for the state query (reads, changes
+   * nothing).
+   */
   List<SearcherBracket> brackets() {
     LengthUnit unit = TrainingLength.of(setup.config().getSearcher().getMaxLength()).unit();
     List<SearcherBracket> out = new ArrayList<>();
     for (BracketRungs bracket : searcher.rungs()) {
       SearcherBracket.Builder b = SearcherBracket.newBuilder().setGroup(bracket.group());
       for (BracketRungs.Rung rung : bracket.rungs()) {
-        SearcherBracket.Rung.Builder r = b.addRungsBuilder().setLength(new TrainingLength(rung.length(), unit).toProto());
-        rung.trials().forEach(m -> r.addTrialsBuilder().setTrialId(m.trialId())
-            .setOutcome(SearcherBracket.Member.Outcome.valueOf(m.outcome().name())));
+        SearcherBracket.Rung.Builder r =
+            b.addRungsBuilder().setLength(new TrainingLength(rung.length(), unit).toProto());
+        rung.trials()
+            .forEach(
+                m ->
+                    r.addTrialsBuilder()
+                        .setTrialId(m.trialId())
+                        .setOutcome(SearcherBracket.Member.Outcome.valueOf(m.outcome().name())));
       }
       out.add(b.build());
     }
@@ -161,52 +194,63 @@ final class SearcherDriver {
     switch (report.getEventCase()) {
       case VALIDATION -> {
         if (!report.getIntermediate()) {
-          operations.addAll(searcher.validationCompleted(trialId, report.getValidation().getMetric(),
-              TrainingLength.of(report.getValidation().getLength())));
+          operations.addAll(
+              searcher.validationCompleted(
+                  trialId,
+                  report.getValidation().getMetric(),
+                  TrainingLength.of(report.getValidation().getLength())));
         }
       }
       case EXIT -> {
         if (!searcher.isShutdown()) {
-          operations.addAll(searcher.trialExitedEarly(trialId, ExitReason.of(report.getExit().getReason())));
+          operations.addAll(
+              searcher.trialExitedEarly(trialId, ExitReason.of(report.getExit().getReason())));
         }
       }
       case CLOSED -> operations.addAll(searcher.trialClosed(trialId));
-      case EVENT_NOT_SET -> { }
+      case EVENT_NOT_SET -> {}
     }
   }
 
   private void startTrial(Create create, TrainingLength target) {
     String experimentId = setup.experimentId();
-    TrialState.Builder t = TrialState.newBuilder()
-        .setTrialId(create.trialId())
-        .setWorkflowId(TrialWorkflow.workflowId(experimentId, create.trialId()))
-        .setState(TrialState.State.ACTIVE)
-        .putAllHparams(create.hparams())
-        .setTargetLength(target.toProto())
-        .setCompletedLength(TrainingLength.zero(target.unit()).toProto())
-        .setGroup(searcher.trialGroup(create.trialId()));
-    TrialRequest.Builder r = TrialRequest.newBuilder()
-        .setExperimentId(experimentId)
-        .setTrialId(create.trialId())
-        .setConfig(setup.config())
-        .setData(setup.data())
-        .setTrainRows(setup.trainRows())
-        .putAllHparams(create.hparams())
-        .setTargetLength(target.toProto())
-        .setHeartbeatTimeoutSeconds(setup.heartbeatTimeoutSeconds())
-        .setStartPaused(control.paused());
+    TrialState.Builder t =
+        TrialState.newBuilder()
+            .setTrialId(create.trialId())
+            .setWorkflowId(TrialWorkflow.workflowId(experimentId, create.trialId()))
+            .setState(TrialState.State.ACTIVE)
+            .putAllHparams(create.hparams())
+            .setTargetLength(target.toProto())
+            .setCompletedLength(TrainingLength.zero(target.unit()).toProto())
+            .setGroup(searcher.trialGroup(create.trialId()));
+    TrialRequest.Builder r =
+        TrialRequest.newBuilder()
+            .setExperimentId(experimentId)
+            .setTrialId(create.trialId())
+            .setConfig(setup.config())
+            .setData(setup.data())
+            .setTrainRows(setup.trainRows())
+            .putAllHparams(create.hparams())
+            .setTargetLength(target.toProto())
+            .setHeartbeatTimeoutSeconds(setup.heartbeatTimeoutSeconds())
+            .setStartPaused(control.paused());
     if (create.warmStart().isPresent()) {
       long parent = create.warmStart().get().parentTrialId();
-      book.checkpointAt(parent, create.warmStart().get().parentLength()).ifPresent(c -> {
-        r.setStartFrom(c).setParentTrialId(parent);
-        t.setSourceCheckpoint(c).setParentTrialId(parent);
-      });
+      book.checkpointAt(parent, create.warmStart().get().parentLength())
+          .ifPresent(
+              c -> {
+                r.setStartFrom(c).setParentTrialId(parent);
+                t.setSourceCheckpoint(c).setParentTrialId(parent);
+              });
     } else if (setup.warmStart().isPresent()) {
       r.setStartFrom(setup.warmStart().get());
       t.setSourceCheckpoint(setup.warmStart().get());
     }
     book.add(t.setSlots(setup.config().getResources().getSlotsPerTrial()));
-    workflows.start(t.getWorkflowId(), r.build(), "trial " + create.trialId() + " of " + experimentId + " " + create.hparams());
+    workflows.start(
+        t.getWorkflowId(),
+        r.build(),
+        "trial " + create.trialId() + " of " + experimentId + " " + create.hparams());
     catalog.trial(t.build());
   }
 }

@@ -53,14 +53,19 @@ final class TrialBook {
   /** The workflow id of a trial that still takes commands: started, and not ended. */
   Optional<String> listening(long trialId) {
     TrialState.Builder t = trials.get(trialId);
-    return t == null || TrialStates.isTerminal(t.getState()) ? Optional.empty() : Optional.of(t.getWorkflowId());
+    return t == null || TrialStates.isTerminal(t.getState())
+        ? Optional.empty()
+        : Optional.of(t.getWorkflowId());
   }
 
   void closing(long trialId) {
     closing.add(trialId);
   }
 
-  /** Updates the trial and adds its catalog rows; the searcher is told elsewhere. Reports of unknown trials are ignored. */
+  /**
+   * Updates the trial and adds its catalog rows; the searcher is told elsewhere. Reports of unknown
+   * trials are ignored.
+   */
   void record(TrialReport report, CatalogBuffer catalog) {
     TrialState.Builder t = trials.get(report.getTrialId());
     if (t == null) {
@@ -69,12 +74,19 @@ final class TrialBook {
     switch (report.getEventCase()) {
       case VALIDATION -> {
         TrialReport.Validation v = report.getValidation();
-        CheckpointRef checkpoint = v.getCheckpoint().toBuilder()
-            .putMetrics(CheckpointMetrics.SEARCHER_METRIC, v.getMetric())
-            .putMetrics(CheckpointMetrics.LENGTH, TrainingLength.of(v.getLength()).units()).build();
-        t.setCompletedLength(v.getLength()).setLatestMetric(v.getMetric()).setLatestCheckpoint(checkpoint)
-            .addCheckpoints(checkpoint).addAllPeriodicCheckpoints(v.getPeriodicCheckpointsList())
-            .setRestarts(v.getRestarts()).clearRanks().addAllRanks(v.getRanksList());
+        CheckpointRef checkpoint =
+            v.getCheckpoint().toBuilder()
+                .putMetrics(CheckpointMetrics.SEARCHER_METRIC, v.getMetric())
+                .putMetrics(CheckpointMetrics.LENGTH, TrainingLength.of(v.getLength()).units())
+                .build();
+        t.setCompletedLength(v.getLength())
+            .setLatestMetric(v.getMetric())
+            .setLatestCheckpoint(checkpoint)
+            .addCheckpoints(checkpoint)
+            .addAllPeriodicCheckpoints(v.getPeriodicCheckpointsList())
+            .setRestarts(v.getRestarts())
+            .clearRanks()
+            .addAllRanks(v.getRanksList());
         if (!t.hasBestMetric() || better(v.getMetric(), t.getBestMetric())) {
           t.setBestMetric(v.getMetric());
         }
@@ -82,7 +94,9 @@ final class TrialBook {
       }
       case EXIT -> {
         TrialReport.Exit exit = report.getExit();
-        t.setState(TrialStates.afterExit(exit.getReason())).setError(exit.getMessage()).setRestarts(exit.getRestarts())
+        t.setState(TrialStates.afterExit(exit.getReason()))
+            .setError(exit.getMessage())
+            .setRestarts(exit.getRestarts())
             .addAllPeriodicCheckpoints(exit.getWrittenCheckpointsList());
         catalog.periodicCheckpoints(t.getTrialId(), exit.getWrittenCheckpointsList());
         catalog.trial(t.build());
@@ -92,11 +106,14 @@ final class TrialBook {
         closing.remove(t.getTrialId());
         catalog.trial(t.build());
       }
-      case EVENT_NOT_SET -> { }
+      case EVENT_NOT_SET -> {}
     }
   }
 
-  /** The checkpoint of {@code trialId}'s last validation at or before {@code length}: where a fork of it starts. */
+  /**
+   * The checkpoint of {@code trialId}'s last validation at or before {@code length}: where a fork
+   * of it starts.
+   */
   Optional<CheckpointRef> checkpointAt(long trialId, TrainingLength length) {
     TrialState.Builder parent = trials.get(trialId);
     if (parent == null) {
@@ -113,20 +130,28 @@ final class TrialBook {
 
   /** Some trial will still signal: it trains toward its target or was asked to close. */
   boolean anyBusy() {
-    return trials.values().stream().anyMatch(t -> !TrialStates.isTerminal(t.getState())
-        && (TrainingLength.of(t.getCompletedLength()).isShorterThan(TrainingLength.of(t.getTargetLength()))
-            || closing.contains(t.getTrialId())));
+    return trials.values().stream()
+        .anyMatch(
+            t ->
+                !TrialStates.isTerminal(t.getState())
+                    && (TrainingLength.of(t.getCompletedLength())
+                            .isShorterThan(TrainingLength.of(t.getTargetLength()))
+                        || closing.contains(t.getTrialId())));
   }
 
   boolean allEnded() {
     return trials.values().stream().allMatch(t -> TrialStates.isTerminal(t.getState()));
   }
 
-  /** The best checkpoint's metric: the experiment's best is the checkpoint a pipeline registers, not another trial's tie. */
+  /**
+   * The best checkpoint's metric: the experiment's best is the checkpoint a pipeline registers, not
+   * another trial's tie.
+   */
   OptionalDouble bestMetric() {
     Optional<CheckpointRef> best = bestCheckpoint();
     return best.isPresent()
-        ? OptionalDouble.of(best.get().getMetricsOrDefault(CheckpointMetrics.SEARCHER_METRIC, Double.NaN))
+        ? OptionalDouble.of(
+            best.get().getMetricsOrDefault(CheckpointMetrics.SEARCHER_METRIC, Double.NaN))
         : OptionalDouble.empty();
   }
 
@@ -144,7 +169,10 @@ final class TrialBook {
     return 0;
   }
 
-  /** The best validated checkpoint of all trials, as {@link BestCheckpoints} ranks them (ties included). */
+  /**
+   * The best validated checkpoint of all trials, as {@link BestCheckpoints} ranks them (ties
+   * included).
+   */
   Optional<CheckpointRef> bestCheckpoint() {
     List<CheckpointRef> all = new ArrayList<>();
     trials.values().forEach(t -> all.addAll(t.getCheckpointsList()));
@@ -152,22 +180,34 @@ final class TrialBook {
   }
 
   /**
-   * Why the search found nothing, when no trial completed and some failed (ERRORED or INVALID_HP): the
-   * first failed trial's error, with how many failed. Empty when a trial completed or none failed.
+   * Why the search found nothing, when no trial completed and some failed (ERRORED or INVALID_HP):
+   * the first failed trial's error, with how many failed. Empty when a trial completed or none
+   * failed.
    */
   Optional<String> failure() {
     if (trials.values().stream().anyMatch(t -> t.getState() == TrialState.State.COMPLETED)) {
       return Optional.empty();
     }
-    List<TrialState.Builder> failed = trials.values().stream()
-        .filter(t -> t.getState() == TrialState.State.ERRORED || t.getState() == TrialState.State.INVALID_HP).toList();
+    List<TrialState.Builder> failed =
+        trials.values().stream()
+            .filter(
+                t ->
+                    t.getState() == TrialState.State.ERRORED
+                        || t.getState() == TrialState.State.INVALID_HP)
+            .toList();
     if (failed.isEmpty()) {
       return Optional.empty();
     }
     TrialState.Builder first = failed.get(0);
     String error = first.getError().isBlank() ? first.getState().name() : first.getError();
-    return Optional.of((failed.size() == trials.size() ? "every trial failed" : failed.size() + " of " + trials.size()
-        + " trials failed and none completed") + "; trial " + first.getTrialId() + ": " + error);
+    return Optional.of(
+        (failed.size() == trials.size()
+                ? "every trial failed"
+                : failed.size() + " of " + trials.size() + " trials failed and none completed")
+            + "; trial "
+            + first.getTrialId()
+            + ": "
+            + error);
   }
 
   /** Every trial as it stands, by id. */

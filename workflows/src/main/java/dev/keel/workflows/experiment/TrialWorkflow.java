@@ -10,8 +10,8 @@ import io.temporal.workflow.WorkflowMethod;
 
 /**
  * One trial, a child of its experiment: trains to the lengths the experiment's searcher asks for,
- * validating and checkpointing on the way, and reports each event to the experiment by signal.
- * Its workflow id is {@code <experiment id>/trial-<n>}.
+ * validating and checkpointing on the way, and reports each event to the experiment by signal. Its
+ * workflow id is {@code <experiment id>/trial-<n>}.
  */
 @WorkflowInterface
 public interface TrialWorkflow {

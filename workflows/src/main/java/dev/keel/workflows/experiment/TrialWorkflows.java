@@ -9,7 +9,9 @@ import dev.keel.api.v1.TrialRequest;
  */
 interface TrialWorkflows {
 
-  /** Starts the trial's workflow and returns once it runs (so a command to it cannot come first). */
+  /**
+   * Starts the trial's workflow and returns once it runs (so a command to it cannot come first).
+   */
   void start(String workflowId, TrialRequest request, String summary);
 
   /**

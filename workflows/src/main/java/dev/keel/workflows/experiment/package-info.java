@@ -1,7 +1,7 @@
 /**
  * Experiments: a searcher in workflow code, one child workflow per trial, continue-as-new with the
- * searcher's snapshot, pause/activate/kill, catalog rows and checkpoint GC. The experiment
- * workflow is a loop over four collaborators, each with one job: {@code TrialBook} (what the trials
+ * searcher's snapshot, pause/activate/kill, catalog rows and checkpoint GC. The experiment workflow
+ * is a loop over four collaborators, each with one job: {@code TrialBook} (what the trials
  * reported), {@code SearcherDriver} (the searcher's operations as trial starts and commands),
  * {@code ExperimentControl} (the user's requests) and {@code ExperimentHousekeeping} (catalog,
  * checkpoint GC, search attributes).

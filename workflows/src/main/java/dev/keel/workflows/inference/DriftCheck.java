@@ -11,43 +11,56 @@ import java.util.List;
 
 /**
  * Compares a run's {@link InputStatistics} with its training data's and scores the move with three
- * measures (docs/drift.md says why these): the mean standardized shift of the feature means, and the
- * total-variation distance and the population stability index between the run's predicted-label
- * distribution and the training-label distribution. Pure arithmetic on two messages, so workflow code
- * runs it.
+ * measures (docs/drift.md says why these): the mean standardized shift of the feature means, and
+ * the total-variation distance and the population stability index between the run's predicted-label
+ * distribution and the training-label distribution. Pure arithmetic on two messages, so workflow
+ * code runs it.
  */
 final class DriftCheck {
   /**
-   * A feature whose training variance is below this fraction of the mean training variance is nearly
-   * constant (an image's border pixels): dividing by its tiny standard deviation would let one such
-   * feature outweigh all others, so mean_shift leaves it out and says how many it compared.
+   * A feature whose training variance is below this fraction of the mean training variance is
+   * nearly constant (an image's border pixels): dividing by its tiny standard deviation would let
+   * one such feature outweigh all others, so mean_shift leaves it out and says how many it
+   * compared.
    */
   static final double NEAR_CONSTANT = 0.01;
-  /** An empty label bin counts as this probability in PSI, whose log is undefined at 0 (the usual smoothing). */
+
+  /**
+   * An empty label bin counts as this probability in PSI, whose log is undefined at 0 (the usual
+   * smoothing).
+   */
   static final double PSI_EPSILON = 1e-4;
 
   private DriftCheck() {}
 
-  /** The report of {@code run} against {@code reference} under {@code config} (defaults filled in). */
+  /**
+   * The report of {@code run} against {@code reference} under {@code config} (defaults filled in).
+   */
   static DriftReport report(InputStatistics run, InputStatistics reference, DriftConfig config) {
-    DriftReport.Builder r = DriftReport.newBuilder().setMeasure(config.getMeasure()).setThreshold(config.getThreshold())
-        .setReference(config.getReference()).setReferenceSplit(config.getReferenceSplit())
-        .setReferenceRows(reference.getRows());
+    DriftReport.Builder r =
+        DriftReport.newBuilder()
+            .setMeasure(config.getMeasure())
+            .setThreshold(config.getThreshold())
+            .setReference(config.getReference())
+            .setReferenceSplit(config.getReferenceSplit())
+            .setReferenceRows(reference.getRows());
     if (run.getRows() > 0 && reference.getRows() > 0) {
       meanShift(run, reference, config.getTopFeatures(), r);
       double[] p = distribution(run.getPredictedLabelCountsList(), run.getRows());
       double[] q = distribution(reference.getPredictedLabelCountsList(), reference.getRows());
       r.setTotalVariation(totalVariation(p, q)).setPsi(psi(p, q));
     }
-    double score = switch (config.getMeasure()) {
-      case DriftConfigRules.TOTAL_VARIATION -> r.getTotalVariation();
-      case DriftConfigRules.PSI -> r.getPsi();
-      default -> r.getMeanShift();
-    };
+    double score =
+        switch (config.getMeasure()) {
+          case DriftConfigRules.TOTAL_VARIATION -> r.getTotalVariation();
+          case DriftConfigRules.PSI -> r.getPsi();
+          default -> r.getMeanShift();
+        };
     return r.setScore(score).setDrifted(score > config.getThreshold()).build();
   }
 
-  private static void meanShift(InputStatistics run, InputStatistics reference, int top, DriftReport.Builder r) {
+  private static void meanShift(
+      InputStatistics run, InputStatistics reference, int top, DriftReport.Builder r) {
     int d = Math.min(run.getMeanCount(), reference.getMeanCount());
     double meanVariance = 0;
     for (int j = 0; j < d; j++) {
@@ -63,17 +76,28 @@ final class DriftCheck {
       }
       double shift = Math.abs(run.getMean(j) - reference.getMean(j)) / Math.sqrt(variance);
       sum += shift;
-      shifts.add(FeatureShift.newBuilder().setFeature(j).setReferenceMean(reference.getMean(j))
-          .setMean(run.getMean(j)).setShift(shift).build());
+      shifts.add(
+          FeatureShift.newBuilder()
+              .setFeature(j)
+              .setReferenceMean(reference.getMean(j))
+              .setMean(run.getMean(j))
+              .setShift(shift)
+              .build());
     }
     r.setFeaturesCompared(shifts.size()).setMeanShift(shifts.isEmpty() ? 0 : sum / shifts.size());
     shifts.stream()
-        .sorted(Comparator.comparingDouble(FeatureShift::getShift).reversed().thenComparingInt(FeatureShift::getFeature))
+        .sorted(
+            Comparator.comparingDouble(FeatureShift::getShift)
+                .reversed()
+                .thenComparingInt(FeatureShift::getFeature))
         .limit(top)
         .forEach(r::addTopFeatures);
   }
 
-  /** Counts as probabilities; labels missing from one side are zeros (the longer list sets the length). */
+  /**
+   * Counts as probabilities; labels missing from one side are zeros (the longer list sets the
+   * length).
+   */
   private static double[] distribution(List<Long> counts, long rows) {
     double[] p = new double[counts.size()];
     for (int k = 0; k < p.length; k++) {

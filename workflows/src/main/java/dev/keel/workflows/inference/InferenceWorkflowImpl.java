@@ -29,29 +29,42 @@ import java.util.List;
 public class InferenceWorkflowImpl implements InferenceWorkflow {
   /** Partitions scored at once unless the request says otherwise. */
   public static final int DEFAULT_PARALLEL_PARTITIONS = 4;
+
   /**
-   * A data file with more rows of the split than this is scored as several row ranges. Every partition
-   * pays fixed costs (a task round trip, a snapshot and scan of the table, decoding its file from the
-   * first row up to its range: Parquet cannot seek to a row inside a row group, and one staged file),
-   * which at 2,500 rows were a quarter of a small CNN's scoring time; smaller partitions only pay off
-   * when there are more workers than a split has partitions of this size.
+   * A data file with more rows of the split than this is scored as several row ranges. Every
+   * partition pays fixed costs (a task round trip, a snapshot and scan of the table, decoding its
+   * file from the first row up to its range: Parquet cannot seek to a row inside a row group, and
+   * one staged file), which at 2,500 rows were a quarter of a small CNN's scoring time; smaller
+   * partitions only pay off when there are more workers than a split has partitions of this size.
    */
   public static final long DEFAULT_PARTITION_ROWS = 10_000;
 
-  private final InferenceProgress.Builder progress = InferenceProgress.newBuilder().setStage("plan");
-  /** How long an inference worker may stay silent before its attempt counts as dead (the request's, or 60 s). */
+  private final InferenceProgress.Builder progress =
+      InferenceProgress.newBuilder().setStage("plan");
+
+  /**
+   * How long an inference worker may stay silent before its attempt counts as dead (the request's,
+   * or 60 s).
+   */
   private Duration heartbeat = ConfigDefaults.HEARTBEAT_TIMEOUT;
 
   @Override
   public InferenceResult run(InferenceRequest input) {
     InferenceRequest request = withDefaults(validate(input));
-    heartbeat = request.getHeartbeatTimeoutSeconds() > 0
-        ? Duration.ofSeconds(request.getHeartbeatTimeoutSeconds()) : ConfigDefaults.HEARTBEAT_TIMEOUT;
+    heartbeat =
+        request.getHeartbeatTimeoutSeconds() > 0
+            ? Duration.ofSeconds(request.getHeartbeatTimeoutSeconds())
+            : ConfigDefaults.HEARTBEAT_TIMEOUT;
     long started = Workflow.currentTimeMillis();
     // The Temporal run id: unique per run, stable across replays and activity retries.
     String runId = Workflow.getInfo().getRunId();
-    String what = "the " + request.getSplit() + " split of " + request.getData().getUri() + " v"
-        + request.getData().getVersion();
+    String what =
+        "the "
+            + request.getSplit()
+            + " split of "
+            + request.getData().getUri()
+            + " v"
+            + request.getData().getVersion();
     Workflow.setCurrentDetails("Keel inference: planning partitions of " + what);
     InferencePlan plan;
     DriftStage drift = null;
@@ -69,8 +82,12 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
     progress.setStage("score").setPartitions(n).setRows(plan.getRows());
     details();
 
-    InferenceActivities scorer = partitions("Score a partition of " + what + " with checkpoint "
-        + request.getCheckpoint().getUuid());
+    InferenceActivities scorer =
+        partitions(
+            "Score a partition of "
+                + what
+                + " with checkpoint "
+                + request.getCheckpoint().getUuid());
     PartitionTotals totals = new PartitionTotals();
     List<ScorePartitionResult> results = new ArrayList<>();
     List<Promise<ScorePartitionResult>> running = new ArrayList<>();
@@ -79,9 +96,15 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
       while (next < n || !running.isEmpty()) {
         while (next < n && running.size() < request.getMaxParallelPartitions()) {
           InferencePartition p = plan.getPartitions(next++);
-          running.add(Async.function(scorer::scorePartition, ScorePartitionRequest.newBuilder()
-              .setRequest(request).setRunId(runId).setPartition(p)
-              .setPredictionsTableUri(plan.getPredictionsTableUri()).build()));
+          running.add(
+              Async.function(
+                  scorer::scorePartition,
+                  ScorePartitionRequest.newBuilder()
+                      .setRequest(request)
+                      .setRunId(runId)
+                      .setPartition(p)
+                      .setPredictionsTableUri(plan.getPredictionsTableUri())
+                      .build()));
         }
         Promise.anyOf(running).get();
         for (int i = running.size() - 1; i >= 0; i--) {
@@ -99,54 +122,111 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
       throw e;
     }
     if (totals.rows() != plan.getRows()) {
-      // the partitions cover every planned row exactly once; anything else is a bug, never committed
+      // the partitions cover every planned row exactly once; anything else is a bug, never
+      // committed
       String message = "scored " + totals.rows() + " rows but the plan has " + plan.getRows();
       fail(request, plan, runId, running, null);
-      throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_INFERENCE_REQUEST);
+      throw ApplicationFailure.newNonRetryableFailure(
+          message, FailureTypes.INVALID_INFERENCE_REQUEST);
     }
 
     if (request.getEvaluateOnly()) {
       progress.setStage("done");
-      Workflow.setCurrentDetails(String.format(java.util.Locale.ROOT,
-          "Keel inference: done, evaluated %d rows in %d partitions, accuracy %.4f (nothing written)",
-          totals.rows(), n, totals.accuracy()));
-      return withDrift(result(request, totals, n, runId, started).addAllClasses(totals.classes(plan.getClassNamesList())),
-          drift, request, totals, null, runId).build();
+      Workflow.setCurrentDetails(
+          String.format(
+              java.util.Locale.ROOT,
+              "Keel inference: done, evaluated %d rows in %d partitions, accuracy %.4f (nothing written)",
+              totals.rows(),
+              n,
+              totals.accuracy()));
+      return withDrift(
+              result(request, totals, n, runId, started)
+                  .addAllClasses(totals.classes(plan.getClassNamesList())),
+              drift,
+              request,
+              totals,
+              null,
+              runId)
+          .build();
     }
     progress.setStage("commit");
-    Workflow.setCurrentDetails("Keel inference: committing " + n + " partitions (" + totals.rows()
-        + " rows) to " + plan.getPredictionsTableUri());
+    Workflow.setCurrentDetails(
+        "Keel inference: committing "
+            + n
+            + " partitions ("
+            + totals.rows()
+            + " rows) to "
+            + plan.getPredictionsTableUri());
     results.sort(java.util.Comparator.comparingInt(ScorePartitionResult::getIndex));
-    CommitPredictionsRequest.Builder commit = CommitPredictionsRequest.newBuilder()
-        .setPredictionsTableUri(plan.getPredictionsTableUri()).setRunId(runId).setRows(totals.rows());
+    CommitPredictionsRequest.Builder commit =
+        CommitPredictionsRequest.newBuilder()
+            .setPredictionsTableUri(plan.getPredictionsTableUri())
+            .setRunId(runId)
+            .setRows(totals.rows());
     results.forEach(r -> commit.addAllFiles(r.getFilesList()));
-    TableRef predictions = run("Commit " + totals.rows() + " predictions of " + what).commit(commit.build());
+    TableRef predictions =
+        run("Commit " + totals.rows() + " predictions of " + what).commit(commit.build());
 
     progress.setStage("done");
-    Workflow.setCurrentDetails(String.format(java.util.Locale.ROOT,
-        "Keel inference: done, %d rows in %d partitions, accuracy %.4f, %s @ version %d",
-        totals.rows(), n, totals.accuracy(), predictions.getUri(), predictions.getVersion()));
-    return withDrift(result(request, totals, n, runId, started).addAllClasses(totals.classes(plan.getClassNamesList()))
-        .setPredictions(predictions), drift, request, totals, predictions, runId).build();
+    Workflow.setCurrentDetails(
+        String.format(
+            java.util.Locale.ROOT,
+            "Keel inference: done, %d rows in %d partitions, accuracy %.4f, %s @ version %d",
+            totals.rows(),
+            n,
+            totals.accuracy(),
+            predictions.getUri(),
+            predictions.getVersion()));
+    return withDrift(
+            result(request, totals, n, runId, started)
+                .addAllClasses(totals.classes(plan.getClassNamesList()))
+                .setPredictions(predictions),
+            drift,
+            request,
+            totals,
+            predictions,
+            runId)
+        .build();
   }
 
-  /** The drift check runs after the commit: a drift marks the run, it never withholds its predictions. */
-  private static InferenceResult.Builder withDrift(InferenceResult.Builder result, DriftStage drift,
-      InferenceRequest request, PartitionTotals totals, TableRef predictions, String runId) {
+  /**
+   * The drift check runs after the commit: a drift marks the run, it never withholds its
+   * predictions.
+   */
+  private static InferenceResult.Builder withDrift(
+      InferenceResult.Builder result,
+      DriftStage drift,
+      InferenceRequest request,
+      PartitionTotals totals,
+      TableRef predictions,
+      String runId) {
     if (drift != null) {
       DriftReport report = drift.check(request, totals.statistics(), predictions, runId);
       result.setDrift(report);
-      Workflow.setCurrentDetails(String.format(java.util.Locale.ROOT,
-          "Keel inference: done, %d rows in %d partitions, %s: %s %.4f %s threshold %.4f%s", totals.rows(),
-          result.getPartitions(), report.getDrifted() ? "DRIFTED" : "no drift", report.getMeasure(), report.getScore(),
-          report.getDrifted() ? ">" : "<=", report.getThreshold(),
-          report.getTriggeredSchedule().isEmpty() ? "" : ", triggered schedule " + report.getTriggeredSchedule()));
+      Workflow.setCurrentDetails(
+          String.format(
+              java.util.Locale.ROOT,
+              "Keel inference: done, %d rows in %d partitions, %s: %s %.4f %s threshold %.4f%s",
+              totals.rows(),
+              result.getPartitions(),
+              report.getDrifted() ? "DRIFTED" : "no drift",
+              report.getMeasure(),
+              report.getScore(),
+              report.getDrifted() ? ">" : "<=",
+              report.getThreshold(),
+              report.getTriggeredSchedule().isEmpty()
+                  ? ""
+                  : ", triggered schedule " + report.getTriggeredSchedule()));
     }
     return result;
   }
 
-  private static InferenceResult.Builder result(InferenceRequest request, PartitionTotals totals, int partitions,
-      String runId, long started) {
+  private static InferenceResult.Builder result(
+      InferenceRequest request,
+      PartitionTotals totals,
+      int partitions,
+      String runId,
+      long started) {
     return InferenceResult.newBuilder()
         .setRows(totals.rows())
         .setAccuracy(totals.accuracy())
@@ -167,11 +247,20 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
    * Lets the partitions still running finish (so nothing writes after the cleanup), then deletes
    * every file the run staged. Nothing was committed, so the predictions table has no new version.
    */
-  private void fail(InferenceRequest request, InferencePlan plan, String runId,
-      List<Promise<ScorePartitionResult>> running, ActivityFailure cause) {
+  private void fail(
+      InferenceRequest request,
+      InferencePlan plan,
+      String runId,
+      List<Promise<ScorePartitionResult>> running,
+      ActivityFailure cause) {
     progress.setStage("failed");
-    Workflow.setCurrentDetails("Keel inference failed after " + progress.getScored() + " of "
-        + progress.getPartitions() + " partitions" + (cause == null ? "" : ": " + rootMessage(cause)));
+    Workflow.setCurrentDetails(
+        "Keel inference failed after "
+            + progress.getScored()
+            + " of "
+            + progress.getPartitions()
+            + " partitions"
+            + (cause == null ? "" : ": " + rootMessage(cause)));
     for (Promise<ScorePartitionResult> p : running) {
       try {
         p.get();
@@ -180,12 +269,16 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
       }
     }
     try {
-      run("Discard the staged predictions of run " + runId).discard(DiscardPredictionsRequest.newBuilder()
-          .setPredictionsTableUri(plan.getPredictionsTableUri()).setRunId(runId).build());
+      run("Discard the staged predictions of run " + runId)
+          .discard(
+              DiscardPredictionsRequest.newBuilder()
+                  .setPredictionsTableUri(plan.getPredictionsTableUri())
+                  .setRunId(runId)
+                  .build());
     } catch (ActivityFailure e) {
       // the files are invisible to every reader without a commit; leaving them costs only space
-      Workflow.getLogger(InferenceWorkflowImpl.class).warn("could not discard staged predictions of run {}: {}",
-          runId, rootMessage(e));
+      Workflow.getLogger(InferenceWorkflowImpl.class)
+          .warn("could not discard staged predictions of run {}: {}", runId, rootMessage(e));
     }
   }
 
@@ -205,25 +298,31 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
       problems.add("predictions_table_uri: required");
     }
     if (request.getMaxParallelPartitions() < 0) {
-      problems.add("max_parallel_partitions: must be >= 0, got " + request.getMaxParallelPartitions());
+      problems.add(
+          "max_parallel_partitions: must be >= 0, got " + request.getMaxParallelPartitions());
     }
     if (request.getMaxPartitionRows() < 0) {
       problems.add("max_partition_rows: must be >= 0, got " + request.getMaxPartitionRows());
     }
     if (request.getHeartbeatTimeoutSeconds() < 0) {
-      problems.add("heartbeat_timeout_seconds: must be >= 0 (0: 60 s), got " + request.getHeartbeatTimeoutSeconds());
+      problems.add(
+          "heartbeat_timeout_seconds: must be >= 0 (0: 60 s), got "
+              + request.getHeartbeatTimeoutSeconds());
     }
     if (request.hasDrift()) {
-      DriftConfigRules.validate(request.getDrift(), "drift").forEach(p -> problems.add(p.toString()));
+      DriftConfigRules.validate(request.getDrift(), "drift")
+          .forEach(p -> problems.add(p.toString()));
       if (!request.getDrift().hasReference() && !request.getModelVersion().matches(".+/[0-9]+")) {
-        problems.add("drift.reference: required when model_version (name/version) does not name a registered model");
+        problems.add(
+            "drift.reference: required when model_version (name/version) does not name a registered model");
       }
     }
     if (!problems.isEmpty()) {
       String message = "invalid inference request: " + String.join("; ", problems);
       progress.setStage("failed");
       Workflow.setCurrentDetails(message);
-      throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_INFERENCE_REQUEST);
+      throw ApplicationFailure.newNonRetryableFailure(
+          message, FailureTypes.INVALID_INFERENCE_REQUEST);
     }
     return request;
   }
@@ -243,8 +342,16 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
   }
 
   private void details() {
-    Workflow.setCurrentDetails("Keel inference: scored " + progress.getScored() + " of " + progress.getPartitions()
-        + " partitions (" + progress.getRowsScored() + " of " + progress.getRows() + " rows)");
+    Workflow.setCurrentDetails(
+        "Keel inference: scored "
+            + progress.getScored()
+            + " of "
+            + progress.getPartitions()
+            + " partitions ("
+            + progress.getRowsScored()
+            + " of "
+            + progress.getRows()
+            + " rows)");
   }
 
   private static String rootMessage(Throwable t) {
@@ -256,10 +363,12 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
   }
 
   private InferenceActivities run(String summary) {
-    return Workflow.newActivityStub(InferenceActivities.class, InferenceActivityOptions.forRun(summary, heartbeat));
+    return Workflow.newActivityStub(
+        InferenceActivities.class, InferenceActivityOptions.forRun(summary, heartbeat));
   }
 
   private InferenceActivities partitions(String summary) {
-    return Workflow.newActivityStub(InferenceActivities.class, InferenceActivityOptions.forPartition(summary, heartbeat));
+    return Workflow.newActivityStub(
+        InferenceActivities.class, InferenceActivityOptions.forPartition(summary, heartbeat));
   }
 }

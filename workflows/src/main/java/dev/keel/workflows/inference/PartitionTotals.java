@@ -5,8 +5,9 @@ import dev.keel.api.v1.InputStatistics;
 import dev.keel.api.v1.ScorePartitionResult;
 
 /**
- * Adds up the partitions' results (rows, correct predictions, per-feature sums, label histogram, rows and correct
- * predictions per true label) into a run's accuracy, its {@link InputStatistics} and its accuracy per class. Pure arithmetic, so it may run in workflow code.
+ * Adds up the partitions' results (rows, correct predictions, per-feature sums, label histogram,
+ * rows and correct predictions per true label) into a run's accuracy, its {@link InputStatistics}
+ * and its accuracy per class. Pure arithmetic, so it may run in workflow code.
  */
 final class PartitionTotals {
   private long rows;
@@ -45,9 +46,10 @@ final class PartitionTotals {
   }
 
   /**
-   * Accuracy per true label that has scored rows, in label order; {@code classNames} (the table's, may be empty) name
-   * them. Correct and accuracy are always set, so a class nothing was predicted right for shows 0 in JSON; a class
-   * without rows in the scored split is left out (it has no accuracy).
+   * Accuracy per true label that has scored rows, in label order; {@code classNames} (the table's,
+   * may be empty) name them. Correct and accuracy are always set, so a class nothing was predicted
+   * right for shows 0 in JSON; a class without rows in the scored split is left out (it has no
+   * accuracy).
    */
   java.util.List<ClassAccuracy> classes(java.util.List<String> classNames) {
     java.util.List<ClassAccuracy> out = new java.util.ArrayList<>();
@@ -57,8 +59,14 @@ final class PartitionTotals {
       if (n == 0) {
         continue;
       }
-      out.add(ClassAccuracy.newBuilder().setLabel(l).setName(l < classNames.size() ? classNames.get(l) : "")
-          .setRows(n).setCorrect(c).setAccuracy((double) c / n).build());
+      out.add(
+          ClassAccuracy.newBuilder()
+              .setLabel(l)
+              .setName(l < classNames.size() ? classNames.get(l) : "")
+              .setRows(n)
+              .setCorrect(c)
+              .setAccuracy((double) c / n)
+              .build());
     }
     return out;
   }

@@ -9,8 +9,8 @@ import io.temporal.workflow.WorkflowMethod;
 
 /**
  * ETL → train → infer, each stage an activity on its own task queue. Started as workflow type
- * {@code Pipeline} on {@code keel-control}, e.g.
- * {@code temporal workflow start --type Pipeline --task-queue keel-control --input '{...}'}.
+ * {@code Pipeline} on {@code keel-control}, e.g. {@code temporal workflow start --type Pipeline
+ * --task-queue keel-control --input '{...}'}.
  */
 @WorkflowInterface
 public interface PipelineWorkflow {

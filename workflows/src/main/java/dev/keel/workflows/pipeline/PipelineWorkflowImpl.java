@@ -20,12 +20,12 @@ import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.DataSpec;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.DescribeTableResult;
+import dev.keel.api.v1.DriftConfig;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRecord;
 import dev.keel.api.v1.ExperimentRecordRequest;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
-import dev.keel.api.v1.DriftConfig;
 import dev.keel.api.v1.InferenceRequest;
 import dev.keel.api.v1.InferenceResult;
 import dev.keel.api.v1.IngestRequest;
@@ -61,24 +61,28 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * See {@link PipelineWorkflow}. Deterministic: all I/O happens in the activities and child workflows.
- * Each stage's result is in the workflow's history, so a run that loses any worker, the control worker
- * included, goes on from the stage it was in.
+ * See {@link PipelineWorkflow}. Deterministic: all I/O happens in the activities and child
+ * workflows. Each stage's result is in the workflow's history, so a run that loses any worker, the
+ * control worker included, goes on from the stage it was in.
  */
 public class PipelineWorkflowImpl implements PipelineWorkflow {
-  private final PipelineProgress.Builder progress = PipelineProgress.newBuilder().setStage("validate").setStatus("running");
+  private final PipelineProgress.Builder progress =
+      PipelineProgress.newBuilder().setStage("validate").setStatus("running");
   private GangTraining gang;
   private String name;
 
   @Override
   public PipelineResult run(PipelineRequest request) {
     name = request.getName().isBlank() ? "unnamed" : request.getName();
-    gang = GangTraining.register(waiting -> {
-      if (!waiting.isEmpty()) {
-        Workflow.setCurrentDetails("Keel pipeline " + name + ": training is " + waiting);
-      }
-    });
-    Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.PIPELINE.valueSet(name),
+    gang =
+        GangTraining.register(
+            waiting -> {
+              if (!waiting.isEmpty()) {
+                Workflow.setCurrentDetails("Keel pipeline " + name + ": training is " + waiting);
+              }
+            });
+    Workflow.upsertTypedSearchAttributes(
+        KeelSearchAttributes.PIPELINE.valueSet(name),
         KeelSearchAttributes.STAGE.valueSet("validate"));
     validate(request);
     String pipelineId = Workflow.getInfo().getWorkflowId();
@@ -88,20 +92,32 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
       Optional<ModelVersion> warmStart = warmStart(request, result);
       List<TrainedOn> artefacts = new ArrayList<>();
       reused.trainedOn().ifPresent(shape -> artefacts.add(new TrainedOn(reused.what(), shape)));
-      warmStart.flatMap(m -> shapeOf(m.getData())).ifPresent(shape -> artefacts.add(
-          new TrainedOn("warm_start.model " + warmStart.get().getName() + " v" + warmStart.get().getVersion(), shape)));
+      warmStart
+          .flatMap(m -> shapeOf(m.getData()))
+          .ifPresent(
+              shape ->
+                  artefacts.add(
+                      new TrainedOn(
+                          "warm_start.model "
+                              + warmStart.get().getName()
+                              + " v"
+                              + warmStart.get().getVersion(),
+                          shape)));
       TableRef data = data(request, result, artefacts);
-      Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.DATA_TABLE.valueSet(data.getUri()),
+      Workflow.upsertTypedSearchAttributes(
+          KeelSearchAttributes.DATA_TABLE.valueSet(data.getUri()),
           KeelSearchAttributes.DATA_VERSION.valueSet(data.getVersion()));
-      ModelVersion model = reused.model().isPresent()
-          ? reusedModel(request, reused.model().get(), result)
-          : register(request, trained(request, data, reused, warmStart, result), warmStart);
+      ModelVersion model =
+          reused.model().isPresent()
+              ? reusedModel(request, reused.model().get(), result)
+              : register(request, trained(request, data, reused, warmStart, result), warmStart);
       result.setModel(model).setCheckpoint(model.getCheckpoint());
       progress.setModel(model);
       InferenceResult inference = infer(request, data, model);
       result.setInference(inference);
       progress.setInference(inference);
-      Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.TEST_ACCURACY.valueSet(inference.getAccuracy()));
+      Workflow.upsertTypedSearchAttributes(
+          KeelSearchAttributes.TEST_ACCURACY.valueSet(inference.getAccuracy()));
       if (request.getReuse().hasModel()) {
         skip(result, "promote", "reuse.model");
       } else {
@@ -110,14 +126,33 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
         progress.setModel(model);
       }
       progress.setStatus("completed");
-      stage("done", String.format(Locale.ROOT, "Keel pipeline %s: done, model %s v%d (%s), %s accuracy %.4f on %d rows",
-          name, model.getName(), model.getVersion(), model.getStage(), split(request), inference.getAccuracy(),
-          inference.getRows()));
+      stage(
+          "done",
+          String.format(
+              Locale.ROOT,
+              "Keel pipeline %s: done, model %s v%d (%s), %s accuracy %.4f on %d rows",
+              name,
+              model.getName(),
+              model.getVersion(),
+              model.getStage(),
+              split(request),
+              inference.getAccuracy(),
+              inference.getRows()));
       return result.build();
     } catch (ActivityFailure | ChildWorkflowFailure | ApplicationFailure e) {
-      progress.setStatus("failed").setError(rootMessage(e)).setErrorType(rootType(e)).setFailedStage(progress.getStage());
+      progress
+          .setStatus("failed")
+          .setError(rootMessage(e))
+          .setErrorType(rootType(e))
+          .setFailedStage(progress.getStage());
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet("failed"));
-      Workflow.setCurrentDetails("Keel pipeline " + name + " failed in stage " + progress.getStage() + ": " + rootMessage(e));
+      Workflow.setCurrentDetails(
+          "Keel pipeline "
+              + name
+              + " failed in stage "
+              + progress.getStage()
+              + ": "
+              + rootMessage(e));
       throw e;
     }
   }
@@ -130,25 +165,39 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   // ---- stages ----
 
   /**
-   * The model or finished experiment the request reuses, read before any stage runs, with the shape of
-   * the table it trained on (empty when that table version can no longer be read: scoring then finds
-   * a mismatch itself).
+   * The model or finished experiment the request reuses, read before any stage runs, with the shape
+   * of the table it trained on (empty when that table version can no longer be read: scoring then
+   * finds a mismatch itself).
    */
-  private record Reused(Optional<ModelVersion> model, Optional<ExperimentRecord> experiment, String what,
+  private record Reused(
+      Optional<ModelVersion> model,
+      Optional<ExperimentRecord> experiment,
+      String what,
       Optional<TableShape> trainedOn) {}
 
   private Reused reused(PipelineRequest request) {
     PipelineReuse reuse = request.getReuse();
     if (reuse.hasModel()) {
       ModelVersionRef ref = reuse.getModel();
-      ModelVersion model = registry("Describe model " + ref.getName() + " v" + ref.getVersion()).describe(ref);
-      return new Reused(Optional.of(model), Optional.empty(), "reuse.model " + model.getName() + " v" + model.getVersion(),
+      ModelVersion model =
+          registry("Describe model " + ref.getName() + " v" + ref.getVersion()).describe(ref);
+      return new Reused(
+          Optional.of(model),
+          Optional.empty(),
+          "reuse.model " + model.getName() + " v" + model.getVersion(),
           shapeOf(model.getData()));
     }
     if (!reuse.getExperimentId().isEmpty()) {
-      ExperimentRecord record = catalog("Read experiment " + reuse.getExperimentId() + " from the catalog")
-          .experimentRecord(ExperimentRecordRequest.newBuilder().setExperimentId(reuse.getExperimentId()).build());
-      return new Reused(Optional.empty(), Optional.of(record), "reuse.experiment_id " + reuse.getExperimentId(),
+      ExperimentRecord record =
+          catalog("Read experiment " + reuse.getExperimentId() + " from the catalog")
+              .experimentRecord(
+                  ExperimentRecordRequest.newBuilder()
+                      .setExperimentId(reuse.getExperimentId())
+                      .build());
+      return new Reused(
+          Optional.empty(),
+          Optional.of(record),
+          "reuse.experiment_id " + reuse.getExperimentId(),
           shapeOf(record.getResult().getState().getData()));
     }
     return new Reused(Optional.empty(), Optional.empty(), "", Optional.empty());
@@ -159,27 +208,42 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
       return Optional.empty();
     }
     try {
-      return Optional.of(catalog("Describe table " + tableName(table.getUri()) + " v" + table.getVersion())
-          .describeTable(DescribeTableRequest.newBuilder().setTable(table.getUri()).setVersion(table.getVersion()).build())
-          .getShape());
+      return Optional.of(
+          catalog("Describe table " + tableName(table.getUri()) + " v" + table.getVersion())
+              .describeTable(
+                  DescribeTableRequest.newBuilder()
+                      .setTable(table.getUri())
+                      .setVersion(table.getVersion())
+                      .build())
+              .getShape());
     } catch (ActivityFailure gone) {
       return Optional.empty();
     }
   }
 
-  /** A model or experiment the pipeline builds on, and the shape of the table version it trained on. */
+  /**
+   * A model or experiment the pipeline builds on, and the shape of the table version it trained on.
+   */
   private record TrainedOn(String what, TableShape shape) {}
 
   private static void refuse(TrainedOn artefact, String table, String why) {
-    throw ApplicationFailure.newNonRetryableFailure(artefact.what() + " was trained on " + TableShapeMatch.describe(
-        artefact.shape()) + " and cannot use " + table + ": " + why, FailureTypes.INVALID_PIPELINE_REQUEST);
+    throw ApplicationFailure.newNonRetryableFailure(
+        artefact.what()
+            + " was trained on "
+            + TableShapeMatch.describe(artefact.shape())
+            + " and cannot use "
+            + table
+            + ": "
+            + why,
+        FailureTypes.INVALID_PIPELINE_REQUEST);
   }
 
   /**
    * ETL into the target table, or the reused table pinned at a version; refused when a model or
    * experiment it builds on has another schema.
    */
-  private TableRef data(PipelineRequest request, PipelineResult.Builder result, List<TrainedOn> artefacts) {
+  private TableRef data(
+      PipelineRequest request, PipelineResult.Builder result, List<TrainedOn> artefacts) {
     if (!request.getReuse().hasTable()) {
       for (TrainedOn a : artefacts) {
         TableShapeMatch.formatMismatch(a.shape(), request.getSource().getFormat())
@@ -193,8 +257,11 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     if (!artefacts.isEmpty()) {
       Optional<TableShape> shape = pinned.shape().or(() -> shapeOf(data));
       for (TrainedOn a : artefacts) {
-        shape.flatMap(s -> TableShapeMatch.mismatch(a.shape(), s))
-            .ifPresent(why -> refuse(a, "table " + tableName(data.getUri()) + " v" + data.getVersion(), why));
+        shape
+            .flatMap(s -> TableShapeMatch.mismatch(a.shape(), s))
+            .ifPresent(
+                why ->
+                    refuse(a, "table " + tableName(data.getUri()) + " v" + data.getVersion(), why));
       }
     }
     return data;
@@ -206,35 +273,67 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   private Pinned ingestedOrReused(PipelineRequest request, PipelineResult.Builder result) {
     if (request.getReuse().hasTable()) {
       DataSpec reuse = request.getReuse().getTable();
-      skip(result, "etl", "reuse.table " + reuse.getTable() + (reuse.hasVersion() ? " @ version " + reuse.getVersion() : ""));
-      DescribeTableRequest.Builder describe = DescribeTableRequest.newBuilder().setTable(reuse.getTable());
+      skip(
+          result,
+          "etl",
+          "reuse.table "
+              + reuse.getTable()
+              + (reuse.hasVersion() ? " @ version " + reuse.getVersion() : ""));
+      DescribeTableRequest.Builder describe =
+          DescribeTableRequest.newBuilder().setTable(reuse.getTable());
       if (reuse.hasVersion()) {
         describe.setVersion(reuse.getVersion());
       }
-      DescribeTableResult described = catalog("Describe table " + tableName(reuse.getTable())).describeTable(describe.build());
+      DescribeTableResult described =
+          catalog("Describe table " + tableName(reuse.getTable())).describeTable(describe.build());
       return new Pinned(described.getTable(), Optional.of(described.getShape()));
     }
-    stage("etl", "Keel pipeline " + name + ": ETL of " + request.getSource().getFormat() + " "
-        + request.getSource().getUri() + " into Delta table " + request.getTargetTable());
-    IngestResult ingest = etl(request).ingest(IngestRequest.newBuilder()
-        .setSource(request.getSource()).setTableUri(request.getTargetTable()).build());
+    stage(
+        "etl",
+        "Keel pipeline "
+            + name
+            + ": ETL of "
+            + request.getSource().getFormat()
+            + " "
+            + request.getSource().getUri()
+            + " into Delta table "
+            + request.getTargetTable());
+    IngestResult ingest =
+        etl(request)
+            .ingest(
+                IngestRequest.newBuilder()
+                    .setSource(request.getSource())
+                    .setTableUri(request.getTargetTable())
+                    .build());
     progress.setIngest(ingest);
     result.setIngest(ingest);
     ExperimentConfig experiment = request.getExperiment();
-    return new Pinned(TableRef.newBuilder().setUri(ingest.getTable().getUri())
-        .setVersion(experiment.getData().hasVersion() ? experiment.getData().getVersion() : ingest.getTable().getVersion())
-        .build(), Optional.empty());
+    return new Pinned(
+        TableRef.newBuilder()
+            .setUri(ingest.getTable().getUri())
+            .setVersion(
+                experiment.getData().hasVersion()
+                    ? experiment.getData().getVersion()
+                    : ingest.getTable().getVersion())
+            .build(),
+        Optional.empty());
   }
 
   /**
-   * The search as a child Experiment (or a finished experiment from the catalog), then the best trial
-   * trained on if asked: the checkpoint to register.
+   * The search as a child Experiment (or a finished experiment from the catalog), then the best
+   * trial trained on if asked: the checkpoint to register.
    */
-  private Trained trained(PipelineRequest request, TableRef data, Reused reused, Optional<ModelVersion> warmStart,
+  private Trained trained(
+      PipelineRequest request,
+      TableRef data,
+      Reused reused,
+      Optional<ModelVersion> warmStart,
       PipelineResult.Builder result) {
-    Searched searched = reused.experiment().isEmpty()
-        ? search(request, data, warmStart)
-        : reusedExperiment(request.getReuse().getExperimentId(), reused.experiment().get(), result);
+    Searched searched =
+        reused.experiment().isEmpty()
+            ? search(request, data, warmStart)
+            : reusedExperiment(
+                request.getReuse().getExperimentId(), reused.experiment().get(), result);
     String experimentId = searched.experimentId();
     ExperimentConfig config = searched.config();
     progress.setExperimentId(experimentId);
@@ -242,115 +341,225 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     LengthUnit unit = TrainingLength.unitOf(config.getSearcher().getMaxLength()).orElseThrow();
     BestTrial best = BestTrial.of(experimentId, searched.result(), unit);
 
-    Optional<TrainingLength> target = request.hasFinalTraining()
-        ? Optional.of(TrainingLength.of(request.getFinalTraining().getMaxLength())) : Optional.empty();
+    Optional<TrainingLength> target =
+        request.hasFinalTraining()
+            ? Optional.of(TrainingLength.of(request.getFinalTraining().getMaxLength()))
+            : Optional.empty();
     if (target.isPresent() && target.get().unit() != unit) {
-      throw ApplicationFailure.newNonRetryableFailure("final_training.max_length is in " + target.get().unit().label()
-          + " but experiment " + experimentId + " measured its trials in " + unit.label(), FailureTypes.INVALID_PIPELINE_REQUEST);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "final_training.max_length is in "
+              + target.get().unit().label()
+              + " but experiment "
+              + experimentId
+              + " measured its trials in "
+              + unit.label(),
+          FailureTypes.INVALID_PIPELINE_REQUEST);
     }
     if (target.isEmpty() || !best.length().isShorterThan(target.get())) {
-      skip(result, "train", target.isEmpty() ? "no final_training"
-          : "the best checkpoint already has " + best.length() + " (final_training.max_length " + target.get() + ")");
+      skip(
+          result,
+          "train",
+          target.isEmpty()
+              ? "no final_training"
+              : "the best checkpoint already has "
+                  + best.length()
+                  + " (final_training.max_length "
+                  + target.get()
+                  + ")");
       return new Trained(best, best.checkpoint(), config, searched.data());
     }
-    int slots = request.getFinalTraining().hasSlotsPerTrial()
-        ? request.getFinalTraining().getSlotsPerTrial() : config.getResources().getSlotsPerTrial();
-    ExperimentConfig finalConfig = config.toBuilder().setResources(config.getResources().toBuilder().setSlotsPerTrial(slots))
-        .setData(config.getData().toBuilder().setTable(data.getUri()).setVersion(data.getVersion())).build();
-    String model = config.getModel().getName().isEmpty() ? config.getModel().getClass_() : config.getModel().getName();
-    stage("train", "Keel pipeline " + name + ": training trial " + best.trialId() + " of " + experimentId + " ("
-        + model + ") on to " + target.get() + " on " + slots + " slot(s), from checkpoint " + best.checkpoint().getUuid());
+    int slots =
+        request.getFinalTraining().hasSlotsPerTrial()
+            ? request.getFinalTraining().getSlotsPerTrial()
+            : config.getResources().getSlotsPerTrial();
+    ExperimentConfig finalConfig =
+        config.toBuilder()
+            .setResources(config.getResources().toBuilder().setSlotsPerTrial(slots))
+            .setData(
+                config.getData().toBuilder().setTable(data.getUri()).setVersion(data.getVersion()))
+            .build();
+    String model =
+        config.getModel().getName().isEmpty()
+            ? config.getModel().getClass_()
+            : config.getModel().getName();
+    stage(
+        "train",
+        "Keel pipeline "
+            + name
+            + ": training trial "
+            + best.trialId()
+            + " of "
+            + experimentId
+            + " ("
+            + model
+            + ") on to "
+            + target.get()
+            + " on "
+            + slots
+            + " slot(s), from checkpoint "
+            + best.checkpoint().getUuid());
     String summary = "Train " + model + " on to " + target.get() + " from trial " + best.trialId();
-    // The trial's own seed, so the data order goes on as it would have had the trial trained longer.
-    TrainRequest train = TrainRequests.of(Workflow.getInfo().getWorkflowId(), 1, finalConfig, data, best.hparams(),
-        finalConfig.getReproducibility().getSeed() + best.trialId(), target.get(), Optional.of(best.checkpoint()), 0);
-    TrainResult trained = slots > 1
-        ? gang.train(train, slots, finalConfig.getResources().getResourcePool(), heartbeat(request),
-            finalConfig.getMaxRestarts(), summary)
-        : trainer(finalConfig, heartbeat(request), summary).train(train);
+    // The trial's own seed, so the data order goes on as it would have had the trial trained
+    // longer.
+    TrainRequest train =
+        TrainRequests.of(
+            Workflow.getInfo().getWorkflowId(),
+            1,
+            finalConfig,
+            data,
+            best.hparams(),
+            finalConfig.getReproducibility().getSeed() + best.trialId(),
+            target.get(),
+            Optional.of(best.checkpoint()),
+            0);
+    TrainResult trained =
+        slots > 1
+            ? gang.train(
+                train,
+                slots,
+                finalConfig.getResources().getResourcePool(),
+                heartbeat(request),
+                finalConfig.getMaxRestarts(),
+                summary)
+            : trainer(finalConfig, heartbeat(request), summary).train(train);
     progress.setTrain(trained);
     result.setTrain(trained);
     return new Trained(best, trained.getCheckpoint(), finalConfig, data);
   }
 
-  /** What the search found: the experiment, its config (with defaults) and result, the data its trials trained on. */
-  private record Searched(String experimentId, ExperimentConfig config, ExperimentResult result, TableRef data) {}
+  /**
+   * What the search found: the experiment, its config (with defaults) and result, the data its
+   * trials trained on.
+   */
+  private record Searched(
+      String experimentId, ExperimentConfig config, ExperimentResult result, TableRef data) {}
 
-  private Searched search(PipelineRequest request, TableRef data, Optional<ModelVersion> warmStart) {
+  private Searched search(
+      PipelineRequest request, TableRef data, Optional<ModelVersion> warmStart) {
     String experimentId = ExperimentWorkflow.childId(Workflow.getInfo().getWorkflowId());
     ExperimentConfig source = request.getExperiment();
-    ExperimentConfig config = ConfigDefaults.withDefaults(source.toBuilder()
-        .setData(source.getData().toBuilder().setTable(data.getUri()).setVersion(data.getVersion())).build());
+    ExperimentConfig config =
+        ConfigDefaults.withDefaults(
+            source.toBuilder()
+                .setData(
+                    source.getData().toBuilder()
+                        .setTable(data.getUri())
+                        .setVersion(data.getVersion()))
+                .build());
     // set before the child runs, so that watchers can follow its trials during the stage
     progress.setExperimentId(experimentId);
-    stage("search", "Keel pipeline " + name + ": experiment " + experimentId + " (" + config.getSearcher().getName()
-        + " searcher) on " + tableName(data.getUri()) + " v" + data.getVersion());
-    ExperimentWorkflow experiment = Workflow.newChildWorkflowStub(ExperimentWorkflow.class,
-        ChildWorkflowOptions.newBuilder().setWorkflowId(experimentId).build());
-    ExperimentRequest.Builder run = ExperimentRequest.newBuilder().setConfig(config).setOptions(request.getExperimentOptions());
+    stage(
+        "search",
+        "Keel pipeline "
+            + name
+            + ": experiment "
+            + experimentId
+            + " ("
+            + config.getSearcher().getName()
+            + " searcher) on "
+            + tableName(data.getUri())
+            + " v"
+            + data.getVersion());
+    ExperimentWorkflow experiment =
+        Workflow.newChildWorkflowStub(
+            ExperimentWorkflow.class,
+            ChildWorkflowOptions.newBuilder().setWorkflowId(experimentId).build());
+    ExperimentRequest.Builder run =
+        ExperimentRequest.newBuilder().setConfig(config).setOptions(request.getExperimentOptions());
     warmStart.ifPresent(m -> run.setWarmStart(m.getCheckpoint()));
     ExperimentResult result = experiment.run(run.build());
     return new Searched(experimentId, config, result, data);
   }
 
-  private Searched reusedExperiment(String experimentId, ExperimentRecord record, PipelineResult.Builder result) {
+  private Searched reusedExperiment(
+      String experimentId, ExperimentRecord record, PipelineResult.Builder result) {
     skip(result, "search", "reuse.experiment_id " + experimentId);
-    return new Searched(experimentId, ConfigDefaults.withDefaults(record.getConfig()), record.getResult(),
+    return new Searched(
+        experimentId,
+        ConfigDefaults.withDefaults(record.getConfig()),
+        record.getResult(),
         record.getResult().getState().getData());
   }
 
   /** The checkpoint to register, how it was configured and the data version it last trained on. */
-  private record Trained(BestTrial best, CheckpointRef checkpoint, ExperimentConfig config, TableRef data) {}
+  private record Trained(
+      BestTrial best, CheckpointRef checkpoint, ExperimentConfig config, TableRef data) {}
 
   /**
-   * The registered version {@code warm_start} names, resolved once before anything runs, so that a model or champion
-   * that does not exist fails the pipeline at once, naming the field.
+   * The registered version {@code warm_start} names, resolved once before anything runs, so that a
+   * model or champion that does not exist fails the pipeline at once, naming the field.
    */
   private Optional<ModelVersion> warmStart(PipelineRequest request, PipelineResult.Builder result) {
     if (!request.hasWarmStart()) {
       return Optional.empty();
     }
     ModelSelector m = request.getWarmStart().getModel();
-    String what = m.getStage().isEmpty() ? m.getName() + " v" + m.getVersion() : "the " + m.getStage() + " of " + m.getName();
+    String what =
+        m.getStage().isEmpty()
+            ? m.getName() + " v" + m.getVersion()
+            : "the " + m.getStage() + " of " + m.getName();
     ModelVersion version;
     try {
-      version = m.getStage().isEmpty()
-          ? registry("Describe model " + what).describe(ModelVersionRef.newBuilder().setName(m.getName())
-              .setVersion(m.getVersion()).build())
-          : registry("Find " + what).champion(ModelVersionRef.newBuilder().setName(m.getName()).build());
+      version =
+          m.getStage().isEmpty()
+              ? registry("Describe model " + what)
+                  .describe(
+                      ModelVersionRef.newBuilder()
+                          .setName(m.getName())
+                          .setVersion(m.getVersion())
+                          .build())
+              : registry("Find " + what)
+                  .champion(ModelVersionRef.newBuilder().setName(m.getName()).build());
     } catch (ActivityFailure e) {
-      throw ApplicationFailure.newNonRetryableFailure("warm_start.model: " + rootMessage(e),
-          FailureTypes.INVALID_PIPELINE_REQUEST);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "warm_start.model: " + rootMessage(e), FailureTypes.INVALID_PIPELINE_REQUEST);
     }
     if (version.getVersion() == 0) {
-      throw ApplicationFailure.newNonRetryableFailure("warm_start.model: model '" + m.getName() + "' has no "
-          + m.getStage() + " (promote a version, or name one with version)", FailureTypes.INVALID_PIPELINE_REQUEST);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "warm_start.model: model '"
+              + m.getName()
+              + "' has no "
+              + m.getStage()
+              + " (promote a version, or name one with version)",
+          FailureTypes.INVALID_PIPELINE_REQUEST);
     }
     result.setWarmStart(version);
     progress.setWarmStart(version);
     return Optional.of(version);
   }
 
-  private ModelVersion register(PipelineRequest request, Trained trained, Optional<ModelVersion> warmStart) {
+  private ModelVersion register(
+      PipelineRequest request, Trained trained, Optional<ModelVersion> warmStart) {
     String modelName = modelName(request);
-    stage("register", "Keel pipeline " + name + ": registering checkpoint " + trained.checkpoint().getUuid()
-        + " as model " + modelName);
+    stage(
+        "register",
+        "Keel pipeline "
+            + name
+            + ": registering checkpoint "
+            + trained.checkpoint().getUuid()
+            + " as model "
+            + modelName);
     RegisterModelRequest.Builder register = RegisterModelRequest.newBuilder();
-    warmStart.ifPresent(m -> register.setWarmStartedFrom(ModelVersionRef.newBuilder().setName(m.getName())
-        .setVersion(m.getVersion())));
-    return registry("Register model " + modelName).register(register
-        .setName(modelName)
-        .setCheckpoint(trained.checkpoint())
-        .setConfig(trained.config())
-        .putAllHparams(trained.best().hparams())
-        .setData(trained.data())
-        .setExperimentId(trained.best().experimentId())
-        .setTrialId(TrainRequests.trialId(trained.best().trialId()))
-        .setRegisteredBy(Workflow.getInfo().getWorkflowId())
-        .build());
+    warmStart.ifPresent(
+        m ->
+            register.setWarmStartedFrom(
+                ModelVersionRef.newBuilder().setName(m.getName()).setVersion(m.getVersion())));
+    return registry("Register model " + modelName)
+        .register(
+            register
+                .setName(modelName)
+                .setCheckpoint(trained.checkpoint())
+                .setConfig(trained.config())
+                .putAllHparams(trained.best().hparams())
+                .setData(trained.data())
+                .setExperimentId(trained.best().experimentId())
+                .setTrialId(TrainRequests.trialId(trained.best().trialId()))
+                .setRegisteredBy(Workflow.getInfo().getWorkflowId())
+                .build());
   }
 
-  private ModelVersion reusedModel(PipelineRequest request, ModelVersion model, PipelineResult.Builder result) {
+  private ModelVersion reusedModel(
+      PipelineRequest request, ModelVersion model, PipelineResult.Builder result) {
     var ref = request.getReuse().getModel();
     skip(result, "search", "reuse.model " + ref.getName() + " v" + ref.getVersion());
     skip(result, "train", "reuse.model");
@@ -360,68 +569,144 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
 
   private InferenceResult infer(PipelineRequest request, TableRef data, ModelVersion model) {
     String split = split(request);
-    String predictions = request.getInference().getPredictionsTable().isEmpty()
-        ? defaultPredictionsTable(name) : request.getInference().getPredictionsTable();
-    stage("infer", "Keel pipeline " + name + ": scoring the " + split + " split with model " + model.getName()
-        + " v" + model.getVersion() + " into " + predictions);
+    String predictions =
+        request.getInference().getPredictionsTable().isEmpty()
+            ? defaultPredictionsTable(name)
+            : request.getInference().getPredictionsTable();
+    stage(
+        "infer",
+        "Keel pipeline "
+            + name
+            + ": scoring the "
+            + split
+            + " split with model "
+            + model.getName()
+            + " v"
+            + model.getVersion()
+            + " into "
+            + predictions);
     InferenceRequest.Builder infer = InferenceRequest.newBuilder();
     if (request.getInference().hasDrift()) {
-      // the reference is the data the model trained on: its registered data version (reuse.model's own)
+      // the reference is the data the model trained on: its registered data version (reuse.model's
+      // own)
       DriftConfig drift = request.getInference().getDrift();
-      infer.setDrift(drift.hasReference() ? drift
-          : drift.toBuilder().setReference(model.hasData() ? model.getData() : data).build());
+      infer.setDrift(
+          drift.hasReference()
+              ? drift
+              : drift.toBuilder().setReference(model.hasData() ? model.getData() : data).build());
     }
-    return inferrer(Workflow.getInfo().getWorkflowId(), "Score the " + split + " split of " + tableName(data.getUri())
-        + " v" + data.getVersion() + " into " + tableName(predictions)).run(infer
-        .setCheckpoint(model.getCheckpoint())
-        .setData(data)
-        .setSplit(split)
-        .setPredictionsTableUri(predictions)
-        .setModel(model.getConfig().getModel())
-        .putAllHparams(model.getHparamsMap())
-        .setModelVersion(model.getName() + "/" + model.getVersion())
-        .setHeartbeatTimeoutSeconds((int) heartbeat(request).toSeconds())
-        .build());
+    return inferrer(
+            Workflow.getInfo().getWorkflowId(),
+            "Score the "
+                + split
+                + " split of "
+                + tableName(data.getUri())
+                + " v"
+                + data.getVersion()
+                + " into "
+                + tableName(predictions))
+        .run(
+            infer
+                .setCheckpoint(model.getCheckpoint())
+                .setData(data)
+                .setSplit(split)
+                .setPredictionsTableUri(predictions)
+                .setModel(model.getConfig().getModel())
+                .putAllHparams(model.getHparamsMap())
+                .setModelVersion(model.getName() + "/" + model.getVersion())
+                .setHeartbeatTimeoutSeconds((int) heartbeat(request).toSeconds())
+                .build());
   }
 
   /**
-   * Champion/challenger: the new version is scored against the name's champion on the same data version
-   * and split (the champion re-scored without writing predictions), and becomes champion only if its
-   * accuracy is higher, or if there is no champion yet. The comparison is recorded either way.
+   * Champion/challenger: the new version is scored against the name's champion on the same data
+   * version and split (the champion re-scored without writing predictions), and becomes champion
+   * only if its accuracy is higher, or if there is no champion yet. The comparison is recorded
+   * either way.
    */
-  private ModelVersion promote(PipelineRequest request, TableRef data, ModelVersion model, InferenceResult scored,
+  private ModelVersion promote(
+      PipelineRequest request,
+      TableRef data,
+      ModelVersion model,
+      InferenceResult scored,
       PipelineResult.Builder result) {
-    String policy = request.getPromotion().getPolicy().isEmpty() ? CHAMPION_CHALLENGER : request.getPromotion().getPolicy();
+    String policy =
+        request.getPromotion().getPolicy().isEmpty()
+            ? CHAMPION_CHALLENGER
+            : request.getPromotion().getPolicy();
     if (NEVER.equals(policy)) {
       skip(result, "promote", "promotion.policy never");
       return model;
     }
     String pipelineId = Workflow.getInfo().getWorkflowId();
     String split = split(request);
-    ModelVersionRef challenger = ModelVersionRef.newBuilder().setName(model.getName()).setVersion(model.getVersion()).build();
-    ModelVersion champion = registry("Find the champion of " + model.getName())
-        .champion(ModelVersionRef.newBuilder().setName(model.getName()).build());
-    Comparison.Builder comparison = Comparison.newBuilder().setChallenger(challenger).setMetric("accuracy")
-        .setChallengerValue(scored.getAccuracy()).addAllChallengerClasses(scored.getClassesList())
-        .setData(data).setSplit(split).setDecidedBy(pipelineId);
+    ModelVersionRef challenger =
+        ModelVersionRef.newBuilder()
+            .setName(model.getName())
+            .setVersion(model.getVersion())
+            .build();
+    ModelVersion champion =
+        registry("Find the champion of " + model.getName())
+            .champion(ModelVersionRef.newBuilder().setName(model.getName()).build());
+    Comparison.Builder comparison =
+        Comparison.newBuilder()
+            .setChallenger(challenger)
+            .setMetric("accuracy")
+            .setChallengerValue(scored.getAccuracy())
+            .addAllChallengerClasses(scored.getClassesList())
+            .setData(data)
+            .setSplit(split)
+            .setDecidedBy(pipelineId);
     boolean promote = true;
     if (champion.getVersion() > 0 && champion.getVersion() != model.getVersion()) {
-      stage("promote", "Keel pipeline " + name + ": scoring champion " + champion.getName() + " v" + champion.getVersion()
-          + " on the " + split + " split of " + tableName(data.getUri()) + " v" + data.getVersion());
-      InferenceResult champ = Workflow.newChildWorkflowStub(InferenceWorkflow.class, ChildWorkflowOptions.newBuilder()
-          .setWorkflowId(pipelineId + "/champion-evaluation").setTaskQueue(TaskQueues.CONTROL)
-          .setStaticSummary("Evaluate champion " + champion.getName() + " v" + champion.getVersion()).build())
-          .run(InferenceRequest.newBuilder().setCheckpoint(champion.getCheckpoint()).setData(data).setSplit(split)
-              .setModel(champion.getConfig().getModel()).putAllHparams(champion.getHparamsMap())
-              .setModelVersion(champion.getName() + "/" + champion.getVersion()).setEvaluateOnly(true)
-              .setHeartbeatTimeoutSeconds((int) heartbeat(request).toSeconds()).build());
-      comparison.setChampion(ModelVersionRef.newBuilder().setName(champion.getName()).setVersion(champion.getVersion()))
-          .setChampionValue(champ.getAccuracy()).addAllChampionClasses(champ.getClassesList());
+      stage(
+          "promote",
+          "Keel pipeline "
+              + name
+              + ": scoring champion "
+              + champion.getName()
+              + " v"
+              + champion.getVersion()
+              + " on the "
+              + split
+              + " split of "
+              + tableName(data.getUri())
+              + " v"
+              + data.getVersion());
+      InferenceResult champ =
+          Workflow.newChildWorkflowStub(
+                  InferenceWorkflow.class,
+                  ChildWorkflowOptions.newBuilder()
+                      .setWorkflowId(pipelineId + "/champion-evaluation")
+                      .setTaskQueue(TaskQueues.CONTROL)
+                      .setStaticSummary(
+                          "Evaluate champion " + champion.getName() + " v" + champion.getVersion())
+                      .build())
+              .run(
+                  InferenceRequest.newBuilder()
+                      .setCheckpoint(champion.getCheckpoint())
+                      .setData(data)
+                      .setSplit(split)
+                      .setModel(champion.getConfig().getModel())
+                      .putAllHparams(champion.getHparamsMap())
+                      .setModelVersion(champion.getName() + "/" + champion.getVersion())
+                      .setEvaluateOnly(true)
+                      .setHeartbeatTimeoutSeconds((int) heartbeat(request).toSeconds())
+                      .build());
+      comparison
+          .setChampion(
+              ModelVersionRef.newBuilder()
+                  .setName(champion.getName())
+                  .setVersion(champion.getVersion()))
+          .setChampionValue(champ.getAccuracy())
+          .addAllChampionClasses(champ.getClassesList());
       promote = ALWAYS.equals(policy) || scored.getAccuracy() > champ.getAccuracy();
     } else {
       stage("promote", "Keel pipeline " + name + ": " + model.getName() + " has no champion yet");
     }
-    comparison.setDecision(promote ? "promoted" : "kept_champion").setTimeMillis(Workflow.currentTimeMillis());
+    comparison
+        .setDecision(promote ? "promoted" : "kept_champion")
+        .setTimeMillis(Workflow.currentTimeMillis());
     result.setComparison(comparison);
     progress.setComparison(comparison);
     return registry("Record the comparison of " + model.getName() + " v" + model.getVersion())
@@ -434,13 +719,18 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
 
   // ---- helpers ----
 
-  /** Each pipeline writes its own predictions table unless told otherwise: {@code <pipeline name>_predictions}. */
+  /**
+   * Each pipeline writes its own predictions table unless told otherwise: {@code <pipeline
+   * name>_predictions}.
+   */
   static String defaultPredictionsTable(String pipelineName) {
     return pipelineName.replaceAll("[^A-Za-z0-9_.-]", "_") + "_predictions";
   }
 
   private String modelName(PipelineRequest request) {
-    return request.getModelName().isEmpty() ? name.replaceAll("[^A-Za-z0-9_.-]", "_") : request.getModelName();
+    return request.getModelName().isEmpty()
+        ? name.replaceAll("[^A-Za-z0-9_.-]", "_")
+        : request.getModelName();
   }
 
   private static String split(PipelineRequest request) {
@@ -450,16 +740,23 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   private void validate(PipelineRequest request) {
     List<ConfigProblem> problems = ExperimentConfigs.validatePipeline(request);
     if (!problems.isEmpty()) {
-      String message = new ConfigValidationException(ExperimentConfigs.PIPELINE, problems).getMessage();
-      progress.setStatus("failed").setError(message).setErrorType(FailureTypes.INVALID_PIPELINE_REQUEST)
+      String message =
+          new ConfigValidationException(ExperimentConfigs.PIPELINE, problems).getMessage();
+      progress
+          .setStatus("failed")
+          .setError(message)
+          .setErrorType(FailureTypes.INVALID_PIPELINE_REQUEST)
           .setFailedStage(progress.getStage());
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet("failed"));
       Workflow.setCurrentDetails("Invalid pipeline request:\n" + message);
-      throw ApplicationFailure.newNonRetryableFailure(message, FailureTypes.INVALID_PIPELINE_REQUEST);
+      throw ApplicationFailure.newNonRetryableFailure(
+          message, FailureTypes.INVALID_PIPELINE_REQUEST);
     }
   }
 
-  /** The stage in the progress query, the KeelStage search attribute and the UI's current details. */
+  /**
+   * The stage in the progress query, the KeelStage search attribute and the UI's current details.
+   */
   private void stage(String stage, String details) {
     progress.setStage(stage);
     Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet(stage));
@@ -478,7 +775,9 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     return u.substring(u.lastIndexOf('/') + 1);
   }
 
-  /** The type of the innermost failure: an application failure's own type, else the failure's class. */
+  /**
+   * The type of the innermost failure: an application failure's own type, else the failure's class.
+   */
   private static String rootType(Throwable t) {
     Throwable c = t;
     while (c.getCause() != null) {
@@ -496,9 +795,14 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   }
 
   private static IngestActivities etl(PipelineRequest request) {
-    return Workflow.newActivityStub(IngestActivities.class, IngestActivityOptions.forIngest(
-        "Ingest " + request.getSource().getFormat() + " into Delta table " + tableName(request.getTargetTable()),
-        heartbeat(request)));
+    return Workflow.newActivityStub(
+        IngestActivities.class,
+        IngestActivityOptions.forIngest(
+            "Ingest "
+                + request.getSource().getFormat()
+                + " into Delta table "
+                + tableName(request.getTargetTable()),
+            heartbeat(request)));
   }
 
   /** How long any of the pipeline's workers may stay silent before its attempt counts as dead. */
@@ -508,7 +812,8 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
   }
 
   private static CatalogActivities catalog(String summary) {
-    return Workflow.newActivityStub(CatalogActivities.class, CatalogActivityOptions.forCatalog(summary));
+    return Workflow.newActivityStub(
+        CatalogActivities.class, CatalogActivityOptions.forCatalog(summary));
   }
 
   private static ModelRegistryActivities registry(String summary) {
@@ -516,14 +821,26 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     return Workflow.newActivityStub(ModelRegistryActivities.class, options);
   }
 
-  private static TrainingActivities trainer(ExperimentConfig experiment, Duration heartbeat, String summary) {
-    return Workflow.newActivityStub(TrainingActivities.class, TrainingActivityOptions.forTrial(
-        experiment.getResources().getResourcePool(), experiment.getMaxRestarts(), 0, heartbeat, summary));
+  private static TrainingActivities trainer(
+      ExperimentConfig experiment, Duration heartbeat, String summary) {
+    return Workflow.newActivityStub(
+        TrainingActivities.class,
+        TrainingActivityOptions.forTrial(
+            experiment.getResources().getResourcePool(),
+            experiment.getMaxRestarts(),
+            0,
+            heartbeat,
+            summary));
   }
 
   /** The infer stage is an Inference child workflow (partitions scored in parallel, one commit). */
   private static InferenceWorkflow inferrer(String pipelineId, String summary) {
-    return Workflow.newChildWorkflowStub(InferenceWorkflow.class, ChildWorkflowOptions.newBuilder()
-        .setWorkflowId(pipelineId + "/inference").setTaskQueue(TaskQueues.CONTROL).setStaticSummary(summary).build());
+    return Workflow.newChildWorkflowStub(
+        InferenceWorkflow.class,
+        ChildWorkflowOptions.newBuilder()
+            .setWorkflowId(pipelineId + "/inference")
+            .setTaskQueue(TaskQueues.CONTROL)
+            .setStaticSummary(summary)
+            .build());
   }
 }

@@ -8,9 +8,9 @@ import java.util.regex.Pattern;
 
 /**
  * Whether a rank runs on an instance. Ranks name where they run by their host (the address other
- * ranks connect to: the instance's private IP on EC2) and their worker's Temporal identity
- * ({@code pid@hostname}, or {@code <host>-slot-<i>} for a slot process); instances by id, private IP
- * and private DNS name ({@code ip-10-0-1-23.ec2.internal}, whose first label is the hostname).
+ * ranks connect to: the instance's private IP on EC2) and their worker's Temporal identity ({@code
+ * pid@hostname}, or {@code <host>-slot-<i>} for a slot process); instances by id, private IP and
+ * private DNS name ({@code ip-10-0-1-23.ec2.internal}, whose first label is the hostname).
  */
 public final class InstanceHosts {
   private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");

@@ -3,8 +3,9 @@ package dev.keel.workflows.pool;
 import dev.keel.api.v1.PoolSpec;
 
 /**
- * The launch-error back-off: after the {@code failures}-th failure in a row the provisioner asks for
- * nothing for {@code launch_error_backoff × 2^(failures-1)}, at most {@code max_launch_error_backoff}.
+ * The launch-error back-off: after the {@code failures}-th failure in a row the provisioner asks
+ * for nothing for {@code launch_error_backoff × 2^(failures-1)}, at most {@code
+ * max_launch_error_backoff}.
  *
  * @param failures consecutive failures so far
  * @param untilMillis no request before this time

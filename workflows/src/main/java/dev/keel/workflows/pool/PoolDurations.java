@@ -5,7 +5,10 @@ import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Durations as pool specs write them ({@code 90s}, {@code 5m}, {@code 1h30m}, {@code 500ms}) and as reasons show them. */
+/**
+ * Durations as pool specs write them ({@code 90s}, {@code 5m}, {@code 1h30m}, {@code 500ms}) and as
+ * reasons show them.
+ */
 public final class PoolDurations {
   private static final Pattern WHOLE = Pattern.compile("(\\d+(ms|h|m|s))+");
   private static final Pattern PART = Pattern.compile("(\\d+)(ms|h|m|s)");
@@ -27,12 +30,13 @@ public final class PoolDurations {
       } catch (NumberFormatException e) {
         return OptionalLong.empty();
       }
-      long unit = switch (m.group(2)) {
-        case "h" -> 3_600_000L;
-        case "m" -> 60_000L;
-        case "s" -> 1_000L;
-        default -> 1L;
-      };
+      long unit =
+          switch (m.group(2)) {
+            case "h" -> 3_600_000L;
+            case "m" -> 60_000L;
+            case "s" -> 1_000L;
+            default -> 1L;
+          };
       if (n > Long.MAX_VALUE / unit / 2 || total > Long.MAX_VALUE / 2) {
         return OptionalLong.empty();
       }
@@ -41,7 +45,10 @@ public final class PoolDurations {
     return OptionalLong.of(total);
   }
 
-  /** {@code 6m}, {@code 1m30s}, {@code 2h5m}, {@code 45s}, {@code 500ms}; whole seconds above a second. */
+  /**
+   * {@code 6m}, {@code 1m30s}, {@code 2h5m}, {@code 45s}, {@code 500ms}; whole seconds above a
+   * second.
+   */
   public static String format(long millis) {
     if (millis < 1_000) {
       return Math.max(0, millis) + "ms";

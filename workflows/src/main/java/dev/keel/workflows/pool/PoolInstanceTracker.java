@@ -17,9 +17,10 @@ import java.util.TreeMap;
 
 /**
  * Turns one look at the group into what each instance is doing: starting (since when; failed after
- * {@code max_starting_period}), busy with ranks of which gangs (or another training step), idle since when, or leaving. The
- * group's API knows nothing of idleness, so the provisioner remembers when it last saw each
- * instance busy ({@link PoolInstanceMemory}, carried across continue-as-new). Pure.
+ * {@code max_starting_period}), busy with ranks of which gangs (or another training step), idle
+ * since when, or leaving. The group's API knows nothing of idleness, so the provisioner remembers
+ * when it last saw each instance busy ({@link PoolInstanceMemory}, carried across continue-as-new).
+ * Pure.
  */
 public final class PoolInstanceTracker {
 
@@ -29,13 +30,21 @@ public final class PoolInstanceTracker {
    * @param launchFailures failed launches first seen in this look, each as a reason
    * @param notes what else the provisioner should show (ranks that run on no instance of the group)
    */
-  public record Look(List<PoolInstanceState> instances, Map<String, PoolInstanceMemory> memory, long shortSinceMillis,
-      boolean shortReported, List<String> launchFailures, List<String> notes) {}
+  public record Look(
+      List<PoolInstanceState> instances,
+      Map<String, PoolInstanceMemory> memory,
+      long shortSinceMillis,
+      boolean shortReported,
+      List<String> launchFailures,
+      List<String> notes) {}
 
   private PoolInstanceTracker() {}
 
-  /** @param demand its gangs and other steps make the instances they run on busy */
-  public static Look look(PoolSpec spec, PoolInstances observed, PoolDemand demand, PoolCarry before, long now) {
+  /**
+   * @param demand its gangs and other steps make the instances they run on busy
+   */
+  public static Look look(
+      PoolSpec spec, PoolInstances observed, PoolDemand demand, PoolCarry before, long now) {
     long maxStarting = PoolSpecs.millis(spec.getMaxStartingPeriod());
     List<PoolGang> steps = new ArrayList<>(demand.getGangsList());
     steps.addAll(demand.getOtherStepsList());
@@ -45,31 +54,49 @@ public final class PoolInstanceTracker {
     List<PoolInstance> sorted = new ArrayList<>(observed.getInstancesList());
     sorted.sort(Comparator.comparing(PoolInstance::getInstanceId));
     for (PoolInstance i : sorted) {
-      PoolInstanceMemory.Builder m = before.getInstancesOrDefault(i.getInstanceId(),
-          PoolInstanceMemory.newBuilder().setFirstSeenMillis(now).build()).toBuilder();
-      PoolInstanceState.Builder s = PoolInstanceState.newBuilder().setInstanceId(i.getInstanceId())
-          .setProtectedFromScaleIn(i.getProtectedFromScaleIn()).setHost(i.getPrivateIp())
-          .setLifecycleState(i.getLifecycleState());
+      PoolInstanceMemory.Builder m =
+          before
+              .getInstancesOrDefault(
+                  i.getInstanceId(),
+                  PoolInstanceMemory.newBuilder().setFirstSeenMillis(now).build())
+              .toBuilder();
+      PoolInstanceState.Builder s =
+          PoolInstanceState.newBuilder()
+              .setInstanceId(i.getInstanceId())
+              .setProtectedFromScaleIn(i.getProtectedFromScaleIn())
+              .setHost(i.getPrivateIp())
+              .setLifecycleState(i.getLifecycleState());
       String lifecycle = i.getLifecycleState();
       if (lifecycle.startsWith("Pending") || lifecycle.startsWith("Warmed:Pending")) {
         long starting = now - m.getFirstSeenMillis();
-        s.setSinceMillis(m.getFirstSeenMillis()).setPhase(starting > maxStarting ? Phase.FAILED : Phase.STARTING);
+        s.setSinceMillis(m.getFirstSeenMillis())
+            .setPhase(starting > maxStarting ? Phase.FAILED : Phase.STARTING);
         if (starting > maxStarting && !m.getFailed()) {
-          failures.add("instance " + i.getInstanceId() + " still starting after " + PoolDurations.format(starting)
-              + " > max_starting_period " + spec.getMaxStartingPeriod());
+          failures.add(
+              "instance "
+                  + i.getInstanceId()
+                  + " still starting after "
+                  + PoolDurations.format(starting)
+                  + " > max_starting_period "
+                  + spec.getMaxStartingPeriod());
           m.setFailed(true);
         }
       } else if (lifecycle.equals("InService")) {
         if (m.getInServiceSinceMillis() == 0) {
           m.setInServiceSinceMillis(now);
         }
-        List<String> here = steps.stream().filter(g -> g.getHostsList().stream().anyMatch(h -> InstanceHosts.runsOn(h, i)))
-            .map(PoolGang::getTrialWorkflowId).toList();
+        List<String> here =
+            steps.stream()
+                .filter(g -> g.getHostsList().stream().anyMatch(h -> InstanceHosts.runsOn(h, i)))
+                .map(PoolGang::getTrialWorkflowId)
+                .toList();
         if (here.isEmpty()) {
           m.setBusySinceMillis(0);
-          s.setPhase(Phase.IDLE).setSinceMillis(Math.max(m.getLastBusyMillis(), m.getInServiceSinceMillis()));
+          s.setPhase(Phase.IDLE)
+              .setSinceMillis(Math.max(m.getLastBusyMillis(), m.getInServiceSinceMillis()));
         } else {
-          m.setLastBusyMillis(now).setBusySinceMillis(m.getBusySinceMillis() == 0 ? now : m.getBusySinceMillis());
+          m.setLastBusyMillis(now)
+              .setBusySinceMillis(m.getBusySinceMillis() == 0 ? now : m.getBusySinceMillis());
           s.setPhase(Phase.BUSY).setSinceMillis(m.getBusySinceMillis()).addAllGangs(here);
         }
       } else {
@@ -86,22 +113,45 @@ public final class PoolInstanceTracker {
       shortSince = before.getShortSinceMillis() != 0 ? before.getShortSinceMillis() : now;
       shortReported = before.getShortReported();
       if (now - shortSince > maxStarting && !shortReported) {
-        failures.add("the group was asked for " + observed.getDesiredCapacity() + " instance" + plural(observed.getDesiredCapacity())
-            + " but has had only " + listed + " for " + PoolDurations.format(now - shortSince) + " > max_starting_period "
-            + spec.getMaxStartingPeriod() + (observed.getLaunchFailuresCount() == 0 ? ""
-                : "; the provider says: " + observed.getLaunchFailures(0)));
+        failures.add(
+            "the group was asked for "
+                + observed.getDesiredCapacity()
+                + " instance"
+                + plural(observed.getDesiredCapacity())
+                + " but has had only "
+                + listed
+                + " for "
+                + PoolDurations.format(now - shortSince)
+                + " > max_starting_period "
+                + spec.getMaxStartingPeriod()
+                + (observed.getLaunchFailuresCount() == 0
+                    ? ""
+                    : "; the provider says: " + observed.getLaunchFailures(0)));
         shortReported = true;
       }
     }
 
     List<String> notes = new ArrayList<>();
     for (PoolGang g : demand.getGangsList()) {
-      if (g.getRanksStarted() > 0 && g.getHostsCount() > 0 && observed.getInstancesList().stream()
-          .noneMatch(i -> g.getHostsList().stream().anyMatch(h -> InstanceHosts.runsOn(h, i)))) {
-        notes.add(g.getTrialWorkflowId() + " runs on no instance of the group (" + String.join(", ", g.getHostsList()) + ")");
+      if (g.getRanksStarted() > 0
+          && g.getHostsCount() > 0
+          && observed.getInstancesList().stream()
+              .noneMatch(
+                  i -> g.getHostsList().stream().anyMatch(h -> InstanceHosts.runsOn(h, i)))) {
+        notes.add(
+            g.getTrialWorkflowId()
+                + " runs on no instance of the group ("
+                + String.join(", ", g.getHostsList())
+                + ")");
       }
     }
-    return new Look(List.copyOf(instances), memory, shortSince, shortReported, List.copyOf(failures), List.copyOf(notes));
+    return new Look(
+        List.copyOf(instances),
+        memory,
+        shortSince,
+        shortReported,
+        List.copyOf(failures),
+        List.copyOf(notes));
   }
 
   static String plural(long n) {

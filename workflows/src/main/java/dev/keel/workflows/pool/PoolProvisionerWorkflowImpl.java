@@ -27,18 +27,24 @@ import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 
-/** See {@link PoolProvisionerWorkflow}. Deterministic: the clock is the workflow's, all I/O is in the pool activities. */
+/**
+ * See {@link PoolProvisionerWorkflow}. Deterministic: the clock is the workflow's, all I/O is in
+ * the pool activities.
+ */
 public class PoolProvisionerWorkflowImpl implements PoolProvisionerWorkflow {
   /** Continue as new by this history length whatever the spec says. */
   private static final int MAX_HISTORY_EVENTS = 20_000;
+
   private static final Logger log = Workflow.getLogger(PoolProvisionerWorkflowImpl.class);
 
   private PoolSpec spec;
   private PoolSpec pendingSpec;
   private boolean stopRequested;
   private PoolCarry.Builder carry = PoolCarry.newBuilder();
+
   /** What the last look saw: instances, their counts, the demand. */
   private PoolStatus.Builder seen = PoolStatus.newBuilder();
+
   private final List<String> signalNotes = new ArrayList<>();
 
   @Override
@@ -46,7 +52,8 @@ public class PoolProvisionerWorkflowImpl implements PoolProvisionerWorkflow {
     if (!request.hasCarry()) {
       List<ConfigProblem> problems = PoolSpecs.validate(request.getSpec());
       if (!problems.isEmpty()) {
-        throw ApplicationFailure.newNonRetryableFailure(new ConfigValidationException(PoolSpecs.SPEC, problems).getMessage(),
+        throw ApplicationFailure.newNonRetryableFailure(
+            new ConfigValidationException(PoolSpecs.SPEC, problems).getMessage(),
             FailureTypes.INVALID_POOL_SPEC);
       }
     }
@@ -75,48 +82,82 @@ public class PoolProvisionerWorkflowImpl implements PoolProvisionerWorkflow {
         break;
       }
       // after the wait, so that the next run's first look keeps the poll interval
-      if (pendingSpec == null && (looks >= spec.getContinueAsNewAfterIterations()
-          || Workflow.getInfo().getHistoryLength() > MAX_HISTORY_EVENTS)) {
+      if (pendingSpec == null
+          && (looks >= spec.getContinueAsNewAfterIterations()
+              || Workflow.getInfo().getHistoryLength() > MAX_HISTORY_EVENTS)) {
         carry.setRuns(carry.getRuns() + 1).setSeen(seen);
-        Workflow.continueAsNew(PoolProvisionerRequest.newBuilder().setSpec(spec).setCarry(carry).build());
+        Workflow.continueAsNew(
+            PoolProvisionerRequest.newBuilder().setSpec(spec).setCarry(carry).build());
       }
     }
-    log.info("provisioner of pool {} stopped after {} looks", spec.getName(), carry.getIterations());
+    log.info(
+        "provisioner of pool {} stopped after {} looks", spec.getName(), carry.getIterations());
     return status().toBuilder().setStopped(true).build();
   }
 
-  /** One look: observe, decide, and ask the provider when something changes. False when observing failed. */
+  /**
+   * One look: observe, decide, and ask the provider when something changes. False when observing
+   * failed.
+   */
   private boolean look() {
     PoolDemand demand;
     PoolInstances observed;
     try {
-      demand = Workflow.newActivityStub(PoolDemandActivities.class, PoolActivityOptions.forDemand(spec.getName()))
-          .observe(PoolDemandRequest.newBuilder().setPool(spec.getName()).build());
+      demand =
+          Workflow.newActivityStub(
+                  PoolDemandActivities.class, PoolActivityOptions.forDemand(spec.getName()))
+              .observe(PoolDemandRequest.newBuilder().setPool(spec.getName()).build());
       observed = capacity(PoolActivityOptions.forDescribe(spec.getName())).describe(spec);
     } catch (ActivityFailure e) {
       fail("could not observe the pool: " + ActivityFailures.rootMessage(e));
       return false;
     }
     long now = Workflow.currentTimeMillis();
-    PoolInstanceTracker.Look look = PoolInstanceTracker.look(spec, observed, demand, carry.build(), now);
-    carry.clearInstances().putAllInstances(look.memory()).setShortSinceMillis(look.shortSinceMillis())
+    PoolInstanceTracker.Look look =
+        PoolInstanceTracker.look(spec, observed, demand, carry.build(), now);
+    carry
+        .clearInstances()
+        .putAllInstances(look.memory())
+        .setShortSinceMillis(look.shortSinceMillis())
         .setShortReported(look.shortReported());
     look.launchFailures().forEach(this::fail);
-    PoolBackoff backoff = new PoolBackoff(carry.getLaunchFailures(), carry.getBackoffUntilMillis(), carry.getLastError().getMessage());
-    ScalingDecision decision = PoolScaling.decide(spec, demand.getGangsList(), look.instances(), observed.getDesiredCapacity(),
-        backoff, now);
+    PoolBackoff backoff =
+        new PoolBackoff(
+            carry.getLaunchFailures(),
+            carry.getBackoffUntilMillis(),
+            carry.getLastError().getMessage());
+    ScalingDecision decision =
+        PoolScaling.decide(
+            spec,
+            demand.getGangsList(),
+            look.instances(),
+            observed.getDesiredCapacity(),
+            backoff,
+            now);
     PoolDecision.Builder record = decision.toProto(now).toBuilder();
     int desired = observed.getDesiredCapacity();
     boolean healthy = look.launchFailures().isEmpty() && !decision.heldByBackoff();
     if (decision.changes() && !decision.heldByBackoff()) {
-      ResizePoolRequest.Builder resize = ResizePoolRequest.newBuilder().setSpec(spec).addAllProtect(decision.protect())
-          .addAllUnprotect(decision.unprotect()).setReason(decision.reason());
+      ResizePoolRequest.Builder resize =
+          ResizePoolRequest.newBuilder()
+              .setSpec(spec)
+              .addAllProtect(decision.protect())
+              .addAllUnprotect(decision.unprotect())
+              .setReason(decision.reason());
       if (decision.desired() != decision.previousDesired()) {
         resize.setDesired(decision.desired());
       }
-      Duration timeout = spec.hasTofu() ? Duration.ofMillis(PoolSpecs.millis(spec.getTofu().getTimeout()))
-          : PoolActivityOptions.CALL_TIMEOUT;
-      String summary = "pool " + spec.getName() + ": desired " + decision.previousDesired() + " → " + decision.desired();
+      Duration timeout =
+          spec.hasTofu()
+              ? Duration.ofMillis(PoolSpecs.millis(spec.getTofu().getTimeout()))
+              : PoolActivityOptions.CALL_TIMEOUT;
+      String summary =
+          "pool "
+              + spec.getName()
+              + ": desired "
+              + decision.previousDesired()
+              + " → "
+              + decision.desired();
       try {
         capacity(PoolActivityOptions.forResize(summary, timeout)).resize(resize.build());
         record.setApplied(true);
@@ -124,8 +165,11 @@ public class PoolProvisionerWorkflowImpl implements PoolProvisionerWorkflow {
         log.info("pool {}: {}", spec.getName(), decision.reason());
       } catch (ActivityFailure e) {
         healthy = false;
-        fail("the provider refused " + (resize.hasDesired() ? "desired " + decision.desired() : "the protection change")
-            + ": " + ActivityFailures.rootMessage(e));
+        fail(
+            "the provider refused "
+                + (resize.hasDesired() ? "desired " + decision.desired() : "the protection change")
+                + ": "
+                + ActivityFailures.rootMessage(e));
       }
     }
     if (healthy) {
@@ -148,21 +192,36 @@ public class PoolProvisionerWorkflowImpl implements PoolProvisionerWorkflow {
     long now = Workflow.currentTimeMillis();
     int failures = carry.getLaunchFailures() + 1;
     long delay = PoolBackoff.delayMillis(spec, failures);
-    carry.setLaunchFailures(failures).setBackoffUntilMillis(now + delay)
-        .setLastError(PoolError.newBuilder().setTimeMillis(now).setMessage(message).setConsecutiveFailures(failures));
-    log.warn("pool {}: {} (failure {} in a row; asking for nothing for {})", spec.getName(), message, failures,
+    carry
+        .setLaunchFailures(failures)
+        .setBackoffUntilMillis(now + delay)
+        .setLastError(
+            PoolError.newBuilder()
+                .setTimeMillis(now)
+                .setMessage(message)
+                .setConsecutiveFailures(failures));
+    log.warn(
+        "pool {}: {} (failure {} in a row; asking for nothing for {})",
+        spec.getName(),
+        message,
+        failures,
         PoolDurations.format(delay));
   }
 
-  private static PoolStatus.Builder summary(PoolInstanceTracker.Look look, PoolDemand demand, int desired, long now) {
-    PoolStatus.Builder s = PoolStatus.newBuilder().setDesired(desired).setObservedAtMillis(now).addAllInstances(look.instances());
+  private static PoolStatus.Builder summary(
+      PoolInstanceTracker.Look look, PoolDemand demand, int desired, long now) {
+    PoolStatus.Builder s =
+        PoolStatus.newBuilder()
+            .setDesired(desired)
+            .setObservedAtMillis(now)
+            .addAllInstances(look.instances());
     for (PoolInstanceState i : look.instances()) {
       switch (i.getPhase()) {
         case STARTING -> s.setStarting(s.getStarting() + 1);
         case BUSY -> s.setBusy(s.getBusy() + 1).setRunning(s.getRunning() + 1);
         case IDLE -> s.setIdle(s.getIdle() + 1).setRunning(s.getRunning() + 1);
         case FAILED -> s.setFailed(s.getFailed() + 1);
-        default -> { }
+        default -> {}
       }
     }
     for (PoolGang g : demand.getGangsList()) {
@@ -179,9 +238,13 @@ public class PoolProvisionerWorkflowImpl implements PoolProvisionerWorkflow {
 
   @Override
   public PoolStatus status() {
-    PoolStatus.Builder s = seen.clone().setWorkflowId(Workflow.getInfo().getWorkflowId())
-        .setIterations(carry.getIterations()).setContinuedAsNew(carry.getRuns()).setStopped(stopRequested)
-        .addAllNotes(signalNotes);
+    PoolStatus.Builder s =
+        seen.clone()
+            .setWorkflowId(Workflow.getInfo().getWorkflowId())
+            .setIterations(carry.getIterations())
+            .setContinuedAsNew(carry.getRuns())
+            .setStopped(stopRequested)
+            .addAllNotes(signalNotes);
     if (spec != null) {
       s.setSpec(spec);
     }
@@ -204,11 +267,18 @@ public class PoolProvisionerWorkflowImpl implements PoolProvisionerWorkflow {
   public void updateSpec(PoolSpec update) {
     List<ConfigProblem> problems = new ArrayList<>(PoolSpecs.validate(update));
     if (spec != null && !update.getName().equals(spec.getName())) {
-      problems.add(new ConfigProblem("name", "this provisioner sizes pool " + spec.getName() + "; start another one for "
-          + update.getName()));
+      problems.add(
+          new ConfigProblem(
+              "name",
+              "this provisioner sizes pool "
+                  + spec.getName()
+                  + "; start another one for "
+                  + update.getName()));
     }
     if (!problems.isEmpty()) {
-      signalNotes.add("spec update refused: " + new ConfigValidationException(PoolSpecs.SPEC, problems).getMessage());
+      signalNotes.add(
+          "spec update refused: "
+              + new ConfigValidationException(PoolSpecs.SPEC, problems).getMessage());
       return;
     }
     signalNotes.clear();

@@ -11,12 +11,14 @@ import java.util.regex.Pattern;
 
 /**
  * A pool spec's rules and defaults (Determined's: 0 to 5 instances, 20 minutes idle or starting at
- * most). One entry point for the CLI, the REST API, the provisioner's start and its {@code updateSpec}
- * signal; every problem names its field. Pure: the loader that reads files is the caller's.
+ * most). One entry point for the CLI, the REST API, the provisioner's start and its {@code
+ * updateSpec} signal; every problem names its field. Pure: the loader that reads files is the
+ * caller's.
  */
 public final class PoolSpecs {
   /** What problems are about, in {@code invalid pool spec (2 problems):}. */
   public static final String SPEC = "pool spec";
+
   public static final int DEFAULT_SLOTS_PER_INSTANCE = 1;
   public static final int DEFAULT_MAX_INSTANCES = 5;
   public static final String DEFAULT_MAX_IDLE_PERIOD = "20m";
@@ -31,6 +33,7 @@ public final class PoolSpecs {
 
   /** A pool name is part of a task queue and a workflow id: lower case, digits, '-' and '_'. */
   private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
+
   private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
   private static final Pattern URL = Pattern.compile("https?://[^\\s/]+(/\\S*)?");
   private static final long MIN_POLL_MILLIS = 1_000;
@@ -79,15 +82,26 @@ public final class PoolSpecs {
     return b.build();
   }
 
-  /** Every problem of {@code spec} (with its defaults), each with its field path; empty when it can run. */
+  /**
+   * Every problem of {@code spec} (with its defaults), each with its field path; empty when it can
+   * run.
+   */
   public static List<ConfigProblem> validate(PoolSpec submitted) {
     PoolSpec spec = withDefaults(submitted);
     List<ConfigProblem> problems = new ArrayList<>();
     if (spec.getName().isBlank()) {
-      problems.add(new ConfigProblem("name", "required: the pool whose queue keel-train-<name> the instances serve (e.g. gpu)"));
+      problems.add(
+          new ConfigProblem(
+              "name",
+              "required: the pool whose queue keel-train-<name> the instances serve (e.g. gpu)"));
     } else if (!NAME.matcher(spec.getName()).matches()) {
-      problems.add(new ConfigProblem("name", "'" + spec.getName() + "' is not a pool name (lower case letters, digits, - and _;"
-          + " at most 63 characters)"));
+      problems.add(
+          new ConfigProblem(
+              "name",
+              "'"
+                  + spec.getName()
+                  + "' is not a pool name (lower case letters, digits, - and _;"
+                  + " at most 63 characters)"));
     }
     int slots = spec.getSlotsPerInstance();
     if (slots < 1) {
@@ -101,45 +115,74 @@ public final class PoolSpecs {
     if (max < 1) {
       problems.add(new ConfigProblem("max_instances", "must be at least 1, got " + max));
     } else if (max < min) {
-      problems.add(new ConfigProblem("max_instances", max + " is smaller than min_instances " + min));
+      problems.add(
+          new ConfigProblem("max_instances", max + " is smaller than min_instances " + min));
     }
     int gang = spec.getMaxSlotsPerTrial();
     if (gang < 0) {
-      problems.add(new ConfigProblem("max_slots_per_trial", "must be at least 1 when set, got " + gang));
+      problems.add(
+          new ConfigProblem("max_slots_per_trial", "must be at least 1 when set, got " + gang));
     } else if (gang > 0 && slots >= 1 && max >= 1 && (long) max * slots < gang) {
       long needed = (gang + slots - 1) / slots;
-      problems.add(new ConfigProblem("max_instances", max + " is smaller than the largest gang, " + gang
-          + " slots_per_trial / " + slots + " slots_per_instance = " + needed + " instance" + (needed == 1 ? "" : "s")));
+      problems.add(
+          new ConfigProblem(
+              "max_instances",
+              max
+                  + " is smaller than the largest gang, "
+                  + gang
+                  + " slots_per_trial / "
+                  + slots
+                  + " slots_per_instance = "
+                  + needed
+                  + " instance"
+                  + (needed == 1 ? "" : "s")));
     }
     long idle = duration(problems, "max_idle_period", spec.getMaxIdlePeriod(), 1);
     duration(problems, "max_starting_period", spec.getMaxStartingPeriod(), 1);
     long backoff = duration(problems, "launch_error_backoff", spec.getLaunchErrorBackoff(), 1);
-    long maxBackoff = duration(problems, "max_launch_error_backoff", spec.getMaxLaunchErrorBackoff(), 1);
+    long maxBackoff =
+        duration(problems, "max_launch_error_backoff", spec.getMaxLaunchErrorBackoff(), 1);
     if (backoff > 0 && maxBackoff > 0 && maxBackoff < backoff) {
-      problems.add(new ConfigProblem("max_launch_error_backoff", spec.getMaxLaunchErrorBackoff()
-          + " is shorter than launch_error_backoff " + spec.getLaunchErrorBackoff()));
+      problems.add(
+          new ConfigProblem(
+              "max_launch_error_backoff",
+              spec.getMaxLaunchErrorBackoff()
+                  + " is shorter than launch_error_backoff "
+                  + spec.getLaunchErrorBackoff()));
     }
     long poll = duration(problems, "poll_interval", spec.getPollInterval(), MIN_POLL_MILLIS);
     if (poll > 0 && idle > 0 && idle < poll) {
-      problems.add(new ConfigProblem("max_idle_period", spec.getMaxIdlePeriod() + " is shorter than poll_interval "
-          + spec.getPollInterval() + ": the provisioner would not see an instance idle before removing it"));
+      problems.add(
+          new ConfigProblem(
+              "max_idle_period",
+              spec.getMaxIdlePeriod()
+                  + " is shorter than poll_interval "
+                  + spec.getPollInterval()
+                  + ": the provisioner would not see an instance idle before removing it"));
     }
     if (spec.getContinueAsNewAfterIterations() < 1) {
-      problems.add(new ConfigProblem("continue_as_new_after_iterations", "must be at least 1, got "
-          + spec.getContinueAsNewAfterIterations()));
+      problems.add(
+          new ConfigProblem(
+              "continue_as_new_after_iterations",
+              "must be at least 1, got " + spec.getContinueAsNewAfterIterations()));
     }
     switch (spec.getActuatorCase()) {
       case AWS_ASG -> group(problems, "aws_asg", spec.getAwsAsg());
       case TOFU -> tofu(problems, spec.getTofu());
-      case ACTUATOR_NOT_SET -> problems.add(new ConfigProblem("", "set one of aws_asg | tofu: how the pool's desired"
-          + " instance count changes (the Auto Scaling API, or tofu apply -var desired_capacity=N)"));
+      case ACTUATOR_NOT_SET ->
+          problems.add(
+              new ConfigProblem(
+                  "",
+                  "set one of aws_asg | tofu: how the pool's desired"
+                      + " instance count changes (the Auto Scaling API, or tofu apply -var desired_capacity=N)"));
     }
     return problems;
   }
 
   /** A spec's duration field in milliseconds (after {@link #withDefaults}; validated). */
   public static long millis(String duration) {
-    return PoolDurations.parseMillis(duration).orElseThrow(() -> new IllegalArgumentException("not a duration: " + duration));
+    return PoolDurations.parseMillis(duration)
+        .orElseThrow(() -> new IllegalArgumentException("not a duration: " + duration));
   }
 
   /** The Auto Scaling group of either actuator. */
@@ -149,17 +192,23 @@ public final class PoolSpecs {
 
   private static void tofu(List<ConfigProblem> problems, TofuApply tofu) {
     if (tofu.getWorkingDir().isBlank()) {
-      problems.add(new ConfigProblem("tofu.working_dir", "required: the root configuration that owns the group's desired capacity"));
+      problems.add(
+          new ConfigProblem(
+              "tofu.working_dir",
+              "required: the root configuration that owns the group's desired capacity"));
     }
     if (!VARIABLE.matcher(tofu.getVarName()).matches()) {
-      problems.add(new ConfigProblem("tofu.var_name", "'" + tofu.getVarName() + "' is not a variable name"));
+      problems.add(
+          new ConfigProblem("tofu.var_name", "'" + tofu.getVarName() + "' is not a variable name"));
     }
     for (Map.Entry<String, String> e : tofu.getExtraVarsMap().entrySet()) {
       if (!VARIABLE.matcher(e.getKey()).matches()) {
         problems.add(new ConfigProblem("tofu.extra_vars." + e.getKey(), "not a variable name"));
       } else if (e.getKey().equals(tofu.getVarName())) {
-        problems.add(new ConfigProblem("tofu.extra_vars." + e.getKey(), "is the desired count's variable (tofu.var_name):"
-            + " the provisioner sets it"));
+        problems.add(
+            new ConfigProblem(
+                "tofu.extra_vars." + e.getKey(),
+                "is the desired count's variable (tofu.var_name):" + " the provisioner sets it"));
       }
     }
     for (int i = 0; i < tofu.getVarFilesCount(); i++) {
@@ -169,8 +218,11 @@ public final class PoolSpecs {
     }
     duration(problems, "tofu.timeout", tofu.getTimeout(), MIN_POLL_MILLIS);
     if (!tofu.hasAwsAsg()) {
-      problems.add(new ConfigProblem("tofu.aws_asg", "required: the Auto Scaling group the configuration manages, through"
-          + " which the provisioner reads the instances and protects busy ones"));
+      problems.add(
+          new ConfigProblem(
+              "tofu.aws_asg",
+              "required: the Auto Scaling group the configuration manages, through"
+                  + " which the provisioner reads the instances and protects busy ones"));
     } else {
       group(problems, "tofu.aws_asg", tofu.getAwsAsg());
     }
@@ -182,19 +234,25 @@ public final class PoolSpecs {
     }
     String endpoint = group.getEndpointOverride();
     if (!endpoint.isBlank() && !URL.matcher(endpoint).matches()) {
-      problems.add(new ConfigProblem(path + ".endpoint_override", "'" + endpoint + "' is not an http(s):// URL"));
+      problems.add(
+          new ConfigProblem(
+              path + ".endpoint_override", "'" + endpoint + "' is not an http(s):// URL"));
     }
   }
 
   /** The field's milliseconds, or -1 after adding its problem. */
-  private static long duration(List<ConfigProblem> problems, String path, String text, long minMillis) {
+  private static long duration(
+      List<ConfigProblem> problems, String path, String text, long minMillis) {
     var parsed = PoolDurations.parseMillis(text);
     if (parsed.isEmpty()) {
-      problems.add(new ConfigProblem(path, "'" + text + "' is not a duration (write e.g. 90s, 5m, 1h30m)"));
+      problems.add(
+          new ConfigProblem(path, "'" + text + "' is not a duration (write e.g. 90s, 5m, 1h30m)"));
       return -1;
     }
     if (parsed.getAsLong() < minMillis) {
-      problems.add(new ConfigProblem(path, text + " is too short (at least " + PoolDurations.format(minMillis) + ")"));
+      problems.add(
+          new ConfigProblem(
+              path, text + " is too short (at least " + PoolDurations.format(minMillis) + ")"));
       return -1;
     }
     return parsed.getAsLong();

@@ -13,7 +13,12 @@ import java.util.List;
  * @param reason the human reason, first the sizing, then protection and what else was noticed
  * @param heldByBackoff a change was due but the launch-error back-off holds it
  */
-public record ScalingDecision(int previousDesired, int desired, List<String> protect, List<String> unprotect, String reason,
+public record ScalingDecision(
+    int previousDesired,
+    int desired,
+    List<String> protect,
+    List<String> unprotect,
+    String reason,
     boolean heldByBackoff) {
 
   public ScalingDecision {
@@ -27,7 +32,13 @@ public record ScalingDecision(int previousDesired, int desired, List<String> pro
   }
 
   public PoolDecision toProto(long timeMillis) {
-    return PoolDecision.newBuilder().setTimeMillis(timeMillis).setPreviousDesired(previousDesired).setDesired(desired)
-        .addAllProtect(protect).addAllUnprotect(unprotect).setReason(reason).build();
+    return PoolDecision.newBuilder()
+        .setTimeMillis(timeMillis)
+        .setPreviousDesired(previousDesired)
+        .setDesired(desired)
+        .addAllProtect(protect)
+        .addAllUnprotect(unprotect)
+        .setReason(reason)
+        .build();
   }
 }

@@ -31,11 +31,11 @@ import java.util.function.Consumer;
  * handed out only once every rank has started, so ranks waiting for slots never run into a
  * collective timeout.
  *
- * <p>When a rank fails, the others fail within the collective timeout (their peer is gone), and
- * the whole gang starts again from rank 0's last checkpoint under a new gang id, which counts as
- * one restart. When rank 0 succeeded the step is done whatever happened to the others: every
- * collective had completed. A failure the input caused (bad hyperparameters, ranks that disagree)
- * ends the step without restarts.
+ * <p>When a rank fails, the others fail within the collective timeout (their peer is gone), and the
+ * whole gang starts again from rank 0's last checkpoint under a new gang id, which counts as one
+ * restart. When rank 0 succeeded the step is done whatever happened to the others: every collective
+ * had completed. A failure the input caused (bad hyperparameters, ranks that disagree) ends the
+ * step without restarts.
  */
 public final class GangTraining implements GangRendezvous {
   private final Map<String, Rendezvous> rendezvous = new HashMap<>();
@@ -50,7 +50,8 @@ public final class GangTraining implements GangRendezvous {
   /**
    * Registers the rendezvous signal and query on the calling workflow.
    *
-   * @param waiting told why training is not running yet ("waiting for 2 slots …"), and "" once it runs
+   * @param waiting told why training is not running yet ("waiting for 2 slots …"), and "" once it
+   *     runs
    */
   public static GangTraining register(Consumer<String> waiting) {
     GangTraining gang = new GangTraining(waiting);
@@ -62,8 +63,16 @@ public final class GangTraining implements GangRendezvous {
     this.waiting = waiting;
   }
 
-  /** The outcome: rank 0's result with {@code attempt} = gang starts and {@code ranks}, or the failure. */
-  public TrainResult train(TrainRequest request, int slots, String pool, Duration heartbeat, int restartsLeft,
+  /**
+   * The outcome: rank 0's result with {@code attempt} = gang starts and {@code ranks}, or the
+   * failure.
+   */
+  public TrainResult train(
+      TrainRequest request,
+      int slots,
+      String pool,
+      Duration heartbeat,
+      int restartsLeft,
       String summary) {
     TrainRequest next = request;
     List<CheckpointRef> writtenByFailedGangs = new ArrayList<>();
@@ -76,30 +85,45 @@ public final class GangTraining implements GangRendezvous {
       report(gangId);
       List<Promise<TrainResult>> ranks = new ArrayList<>();
       TrainRequest attempt = next;
-      CancellationScope scope = Workflow.newCancellationScope(
-          () -> ranks.addAll(start(attempt, gangId, slots, pool, heartbeat, summary)));
+      CancellationScope scope =
+          Workflow.newCancellationScope(
+              () -> ranks.addAll(start(attempt, gangId, slots, pool, heartbeat, summary)));
       scope.run();
       Duration formation = formationTimeout(heartbeat);
       if (!Workflow.await(formation, () -> formed(gangId) || ranks.get(0).isCompleted())) {
-        // Gangs that each hold some of the pool's workers would wait for each other forever: give the
-        // slots back and try again after a pause that differs per gang, so one of them forms first. Not a restart.
+        // Gangs that each hold some of the pool's workers would wait for each other forever: give
+        // the
+        // slots back and try again after a pause that differs per gang, so one of them forms first.
+        // Not a restart.
         abandoned.add(gangId);
         scope.cancel("gang " + gangId + " did not form within " + formation.toSeconds() + " s");
         Workflow.await(() -> ranks.stream().allMatch(Promise::isCompleted));
-        waiting.accept("waiting for " + slots + " slots (gang " + gangs + " did not form within "
-            + formation.toSeconds() + " s; trying again)");
+        waiting.accept(
+            "waiting for "
+                + slots
+                + " slots (gang "
+                + gangs
+                + " did not form within "
+                + formation.toSeconds()
+                + " s; trying again)");
         Workflow.sleep(pause(gangId, formation));
         continue;
       }
-      Workflow.await(() -> ranks.get(0).isCompleted() || ranks.stream().allMatch(Promise::isCompleted));
+      Workflow.await(
+          () -> ranks.get(0).isCompleted() || ranks.stream().allMatch(Promise::isCompleted));
       waiting.accept("");
       ActivityFailure failure = failureOf(ranks.get(0));
       if (failure == null) {
         TrainResult result = ranks.get(0).get();
         List<CheckpointRef> periodic = new ArrayList<>(writtenByFailedGangs);
         periodic.addAll(result.getPeriodicCheckpointsList());
-        return result.toBuilder().setAttempt(restarts + 1).clearPeriodicCheckpoints().addAllPeriodicCheckpoints(periodic)
-            .clearRanks().addAllRanks(started.get(gangId).values()).build();
+        return result.toBuilder()
+            .setAttempt(restarts + 1)
+            .clearPeriodicCheckpoints()
+            .addAllPeriodicCheckpoints(periodic)
+            .clearRanks()
+            .addAllRanks(started.get(gangId).values())
+            .build();
       }
       // rank 0 failed: the others cannot finish without it; wait until they stopped too
       abandoned.add(gangId);
@@ -108,20 +132,29 @@ public final class GangTraining implements GangRendezvous {
       writtenByFailedGangs.addAll(written);
       ActivityFailure cause = mostTelling(ranks);
       ApplicationFailure app = TrainingFailures.applicationFailure(cause);
-      if ((app != null && TrainingActivityOptions.isPermanent(app.getType())) || restarts >= restartsLeft) {
+      if ((app != null && TrainingActivityOptions.isPermanent(app.getType()))
+          || restarts >= restartsLeft) {
         throw cause;
       }
       restarts++;
       if (!written.isEmpty()) {
         next = next.toBuilder().setStartFrom(written.get(written.size() - 1)).build();
       }
-      Workflow.getLogger(GangTraining.class).warn("gang {} failed ({}); restart {} of {} from {}", gangId,
-          app != null ? app.getOriginalMessage() : cause.getMessage(),
-          restarts, restartsLeft, next.hasStartFrom() ? next.getStartFrom().getUri() : "scratch");
+      Workflow.getLogger(GangTraining.class)
+          .warn(
+              "gang {} failed ({}); restart {} of {} from {}",
+              gangId,
+              app != null ? app.getOriginalMessage() : cause.getMessage(),
+              restarts,
+              restartsLeft,
+              next.hasStartFrom() ? next.getStartFrom().getUri() : "scratch");
     }
   }
 
-  /** Long enough for workers to load their data and libtorch; a gang that takes longer is waiting for slots. */
+  /**
+   * Long enough for workers to load their data and libtorch; a gang that takes longer is waiting
+   * for slots.
+   */
   static Duration formationTimeout(Duration heartbeat) {
     Duration twice = heartbeat.multipliedBy(2);
     return twice.compareTo(MIN_FORMATION) < 0 ? MIN_FORMATION : twice;
@@ -140,16 +173,31 @@ public final class GangTraining implements GangRendezvous {
     return rendezvous.containsKey(gangId) && started.get(gangId).size() == worldSizes.get(gangId);
   }
 
-  private List<Promise<TrainResult>> start(TrainRequest request, String gangId, int slots, String pool,
-      Duration heartbeat, String summary) {
+  private List<Promise<TrainResult>> start(
+      TrainRequest request,
+      String gangId,
+      int slots,
+      String pool,
+      Duration heartbeat,
+      String summary) {
     // A failed rank does not cancel the others: rank 0 must report the checkpoints it wrote, and
     // the others stop on their own within the collective timeout once a peer is gone.
     List<Promise<TrainResult>> ranks = new ArrayList<>();
     for (int r = 0; r < slots; r++) {
-      TrainingActivities rank = Workflow.newActivityStub(TrainingActivities.class,
-          TrainingActivityOptions.forGangRank(pool, heartbeat, summary + " (rank " + r + " of " + slots + ")"));
-      TrainRequest mine = request.toBuilder().setGang(GangSpec.newBuilder()
-          .setRank(r).setWorldSize(slots).setGangId(gangId).setTimeoutSeconds((int) heartbeat.toSeconds())).build();
+      TrainingActivities rank =
+          Workflow.newActivityStub(
+              TrainingActivities.class,
+              TrainingActivityOptions.forGangRank(
+                  pool, heartbeat, summary + " (rank " + r + " of " + slots + ")"));
+      TrainRequest mine =
+          request.toBuilder()
+              .setGang(
+                  GangSpec.newBuilder()
+                      .setRank(r)
+                      .setWorldSize(slots)
+                      .setGangId(gangId)
+                      .setTimeoutSeconds((int) heartbeat.toSeconds()))
+              .build();
       ranks.add(Async.function(rank::train, mine));
     }
     return ranks;
@@ -181,8 +229,10 @@ public final class GangTraining implements GangRendezvous {
   private void report(String gangId) {
     int size = worldSizes.get(gangId);
     int joined = started.get(gangId).size();
-    waiting.accept(joined < size
-        ? "waiting for " + size + " slots (" + joined + " of " + size + " ranks started)" : "");
+    waiting.accept(
+        joined < size
+            ? "waiting for " + size + " slots (" + joined + " of " + size + " ranks started)"
+            : "");
   }
 
   @Override

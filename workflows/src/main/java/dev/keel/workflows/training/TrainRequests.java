@@ -16,8 +16,9 @@ import java.util.Optional;
  */
 public final class TrainRequests {
   /**
-   * The change that chose validation rows by row-id hash ({@code TrainRequest.validation}): requests of
-   * runs started before it keep the table-order cut, so their trials resume on the rows they began with.
+   * The change that chose validation rows by row-id hash ({@code TrainRequest.validation}):
+   * requests of runs started before it keep the table-order cut, so their trials resume on the rows
+   * they began with.
    */
   static final String VALIDATION_BY_ROW_ID = "validation-rows-by-row-id-hash";
 
@@ -32,21 +33,29 @@ public final class TrainRequests {
    * @param startFrom the checkpoint to resume or fork from; empty: from scratch
    * @param baseBatches batches the target counts from (a fine-tuning source's), else 0
    */
-  public static TrainRequest of(String experimentId, long trial, ExperimentConfig config, TableRef data,
-      Map<String, Value> hparams, long seed, TrainingLength target, Optional<CheckpointRef> startFrom,
+  public static TrainRequest of(
+      String experimentId,
+      long trial,
+      ExperimentConfig config,
+      TableRef data,
+      Map<String, Value> hparams,
+      long seed,
+      TrainingLength target,
+      Optional<CheckpointRef> startFrom,
       long baseBatches) {
-    TrainRequest.Builder r = TrainRequest.newBuilder()
-        .setExperimentId(experimentId)
-        .setTrialId(trialId(trial))
-        .setData(data)
-        .setValidationFraction(config.getData().getValidationFraction())
-        .setModel(config.getModel())
-        .putAllHparams(hparams)
-        .setSeed(seed)
-        .setTargetLength(target.toProto())
-        .setBaseBatches(baseBatches)
-        .setCheckpointPeriod(config.getMinCheckpointPeriod())
-        .setCheckpointRoot(config.getCheckpointStorage().getStoragePath());
+    TrainRequest.Builder r =
+        TrainRequest.newBuilder()
+            .setExperimentId(experimentId)
+            .setTrialId(trialId(trial))
+            .setData(data)
+            .setValidationFraction(config.getData().getValidationFraction())
+            .setModel(config.getModel())
+            .putAllHparams(hparams)
+            .setSeed(seed)
+            .setTargetLength(target.toProto())
+            .setBaseBatches(baseBatches)
+            .setCheckpointPeriod(config.getMinCheckpointPeriod())
+            .setCheckpointRoot(config.getCheckpointStorage().getStoragePath());
     if (Workflow.getVersion(VALIDATION_BY_ROW_ID, Workflow.DEFAULT_VERSION, 1) >= 1) {
       r.setValidation(config.getValidation());
     }

@@ -10,31 +10,34 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Pause, activate and kill are noted when they arrive and carried out, in a fixed order, by apply. */
+/**
+ * Pause, activate and kill are noted when they arrive and carried out, in a fixed order, by apply.
+ */
 class ExperimentControlAppliesUserRequestsBetweenSearcherStepsTest {
   private final ExperimentControl control = new ExperimentControl();
   private final List<String> done = new ArrayList<>();
-  private final ExperimentControl.Effects effects = new ExperimentControl.Effects() {
-    @Override
-    public void commandAll(TrialCommand command) {
-      done.add("all " + command.getCommandCase());
-    }
+  private final ExperimentControl.Effects effects =
+      new ExperimentControl.Effects() {
+        @Override
+        public void commandAll(TrialCommand command) {
+          done.add("all " + command.getCommandCase());
+        }
 
-    @Override
-    public void command(long trialId, TrialCommand command) {
-      done.add(trialId + " " + command.getCommandCase());
-    }
+        @Override
+        public void command(long trialId, TrialCommand command) {
+          done.add(trialId + " " + command.getCommandCase());
+        }
 
-    @Override
-    public void forgetUnstartedTrials() {
-      done.add("forget unstarted");
-    }
+        @Override
+        public void forgetUnstartedTrials() {
+          done.add("forget unstarted");
+        }
 
-    @Override
-    public void stateChanged() {
-      done.add("state " + control.state());
-    }
-  };
+        @Override
+        public void stateChanged() {
+          done.add("state " + control.state());
+        }
+      };
 
   @Test
   void requestsWaitForApplyAndKillGoesFirst() {
@@ -47,7 +50,8 @@ class ExperimentControlAppliesUserRequestsBetweenSearcherStepsTest {
     assertTrue(control.pending());
     control.apply(effects);
     assertEquals(List.of("forget unstarted", "all KILL", "state KILLED", "1 KILL", "3 KILL"), done);
-    assertEquals(ExperimentState.State.KILLED, control.state(), "a killed experiment does not pause");
+    assertEquals(
+        ExperimentState.State.KILLED, control.state(), "a killed experiment does not pause");
     assertFalse(control.pending());
   }
 

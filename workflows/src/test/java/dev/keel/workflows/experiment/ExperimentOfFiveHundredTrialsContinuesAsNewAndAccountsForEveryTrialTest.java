@@ -29,8 +29,11 @@ class ExperimentOfFiveHundredTrialsContinuesAsNewAndAccountsForEveryTrialTest {
 
   @Test
   void fiveHundredAshaTrialsCompleteAcrossSeveralRuns() {
-    ExperimentRequest request = ExperimentRequest.newBuilder()
-        .setConfig(ExperimentTestSupport.config("""
+    ExperimentRequest request =
+        ExperimentRequest.newBuilder()
+            .setConfig(
+                ExperimentTestSupport.config(
+                    """
             name: five-hundred
             data: {table: formula}
             hyperparameters:
@@ -47,24 +50,47 @@ class ExperimentOfFiveHundredTrialsContinuesAsNewAndAccountsForEveryTrialTest {
             max_restarts: 0
             reproducibility: {seed: 7}
             """))
-        .setOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true).setContinueAsNewAfterEvents(1500))
-        .build();
-    ExperimentWorkflow wf = env.getWorkflowClient().newWorkflowStub(ExperimentWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId("exp-500").build());
+            .setOptions(
+                ExperimentRunOptions.newBuilder()
+                    .setWithoutCatalog(true)
+                    .setContinueAsNewAfterEvents(1500))
+            .build();
+    ExperimentWorkflow wf =
+        env.getWorkflowClient()
+            .newWorkflowStub(
+                ExperimentWorkflow.class,
+                WorkflowOptions.newBuilder()
+                    .setTaskQueue(TaskQueues.CONTROL)
+                    .setWorkflowId("exp-500")
+                    .build());
     ExperimentResult result = wf.run(request);
 
     assertEquals(ExperimentState.State.COMPLETED, result.getState().getState());
     assertEquals(500, result.getState().getTrialsCount());
-    Set<Long> ids = result.getState().getTrialsList().stream().map(TrialState::getTrialId).collect(Collectors.toSet());
+    Set<Long> ids =
+        result.getState().getTrialsList().stream()
+            .map(TrialState::getTrialId)
+            .collect(Collectors.toSet());
     assertEquals(500, ids.size());
-    assertTrue(result.getState().getTrialsList().stream().allMatch(t -> t.getState() == TrialState.State.COMPLETED),
+    assertTrue(
+        result.getState().getTrialsList().stream()
+            .allMatch(t -> t.getState() == TrialState.State.COMPLETED),
         "every trial closed");
-    assertTrue(result.getState().getTrialsList().stream().allMatch(t -> t.getCompletedLength().getBatches() <= 64));
-    assertTrue(result.getState().getContinuedAsNew() >= 2, "continued as new " + result.getState().getContinuedAsNew());
-    double best = result.getState().getTrialsList().stream().filter(TrialState::hasBestMetric)
-        .mapToDouble(TrialState::getBestMetric).min().orElseThrow();
+    assertTrue(
+        result.getState().getTrialsList().stream()
+            .allMatch(t -> t.getCompletedLength().getBatches() <= 64));
+    assertTrue(
+        result.getState().getContinuedAsNew() >= 2,
+        "continued as new " + result.getState().getContinuedAsNew());
+    double best =
+        result.getState().getTrialsList().stream()
+            .filter(TrialState::hasBestMetric)
+            .mapToDouble(TrialState::getBestMetric)
+            .min()
+            .orElseThrow();
     assertEquals(best, result.getState().getBestMetric());
-    assertEquals(best, result.getBestCheckpoint().getMetricsOrThrow(CheckpointMetrics.SEARCHER_METRIC));
+    assertEquals(
+        best, result.getBestCheckpoint().getMetricsOrThrow(CheckpointMetrics.SEARCHER_METRIC));
     assertEquals(500, trainer.calls.size(), "each trial trained");
   }
 }

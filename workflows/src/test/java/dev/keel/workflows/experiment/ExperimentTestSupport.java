@@ -1,9 +1,9 @@
 package dev.keel.workflows.experiment;
 
-import dev.keel.workflows.testing.KeelTestEnvironments;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.search.ExperimentConfigLoaders;
+import dev.keel.workflows.testing.KeelTestEnvironments;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 

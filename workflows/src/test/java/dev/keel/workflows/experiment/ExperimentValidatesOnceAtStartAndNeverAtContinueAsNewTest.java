@@ -16,11 +16,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The workflow checks its input once, at start (the path {@code temporal workflow start} takes), and builds the
- * searcher from that check; the runs after a continue-as-new restore the searcher without validating.
+ * The workflow checks its input once, at start (the path {@code temporal workflow start} takes),
+ * and builds the searcher from that check; the runs after a continue-as-new restore the searcher
+ * without validating.
  */
 class ExperimentValidatesOnceAtStartAndNeverAtContinueAsNewTest {
-  private final TestWorkflowEnvironment env = ExperimentTestSupport.environment(new FormulaTrainingActivities(Map.of()));
+  private final TestWorkflowEnvironment env =
+      ExperimentTestSupport.environment(new FormulaTrainingActivities(Map.of()));
 
   @AfterEach
   void stop() {
@@ -29,8 +31,11 @@ class ExperimentValidatesOnceAtStartAndNeverAtContinueAsNewTest {
 
   @Test
   void oneValidationForARunThatContinuesAsNew() {
-    ExperimentRequest request = ExperimentRequest.newBuilder()
-        .setConfig(ExperimentTestSupport.config("""
+    ExperimentRequest request =
+        ExperimentRequest.newBuilder()
+            .setConfig(
+                ExperimentTestSupport.config(
+                    """
             name: validated-once
             data: {table: formula}
             hyperparameters:
@@ -39,10 +44,19 @@ class ExperimentValidatesOnceAtStartAndNeverAtContinueAsNewTest {
                        max_length: {batches: 8}}
             reproducibility: {seed: 3}
             """))
-        .setOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true).setContinueAsNewAfterEvents(120))
-        .build();
-    ExperimentWorkflow wf = env.getWorkflowClient().newWorkflowStub(ExperimentWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId("validated-once").build());
+            .setOptions(
+                ExperimentRunOptions.newBuilder()
+                    .setWithoutCatalog(true)
+                    .setContinueAsNewAfterEvents(120))
+            .build();
+    ExperimentWorkflow wf =
+        env.getWorkflowClient()
+            .newWorkflowStub(
+                ExperimentWorkflow.class,
+                WorkflowOptions.newBuilder()
+                    .setTaskQueue(TaskQueues.CONTROL)
+                    .setWorkflowId("validated-once")
+                    .build());
     ExperimentResult result;
     try (ValidationProbe validations = ValidationProbe.countingConfigsNamed("validated-once")) {
       result = wf.run(request);
@@ -50,6 +64,8 @@ class ExperimentValidatesOnceAtStartAndNeverAtContinueAsNewTest {
     }
     assertEquals(ExperimentState.State.COMPLETED, result.getState().getState());
     assertEquals(12, result.getState().getTrialsCount());
-    assertTrue(result.getState().getContinuedAsNew() >= 1, "continued as new " + result.getState().getContinuedAsNew());
+    assertTrue(
+        result.getState().getContinuedAsNew() >= 1,
+        "continued as new " + result.getState().getContinuedAsNew());
   }
 }

@@ -36,28 +36,46 @@ import org.junit.jupiter.api.Test;
  * trainer reports an error, from the last heartbeat when the worker went silent.
  */
 class FailedStepsHandTheirCheckpointsToTheExperimentTest {
-  private final TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-      .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
-      .build());
+  private final TestWorkflowEnvironment env =
+      TestWorkflowEnvironment.newInstance(
+          TestEnvironmentOptions.newBuilder()
+              .setWorkflowClientOptions(
+                  WorkflowClientOptions.newBuilder()
+                      .setDataConverter(KeelDataConverter.get())
+                      .build())
+              .build());
 
   private static CheckpointRef checkpoint(TrainRequest r, long batches) {
     String uuid = r.getTrialId() + "-" + batches;
-    return CheckpointRef.newBuilder().setUuid(uuid).setUri("test://" + uuid).setTrialId(r.getTrialId())
-        .setExperimentId(r.getExperimentId()).setBatches(batches).setSizeBytes(10).build();
+    return CheckpointRef.newBuilder()
+        .setUuid(uuid)
+        .setUri("test://" + uuid)
+        .setTrialId(r.getTrialId())
+        .setExperimentId(r.getExperimentId())
+        .setBatches(batches)
+        .setSizeBytes(10)
+        .build();
   }
 
   /** Holds trial-2's attempt silent until the test ends. */
-  private final java.util.concurrent.CountDownLatch testDone = new java.util.concurrent.CountDownLatch(1);
+  private final java.util.concurrent.CountDownLatch testDone =
+      new java.util.concurrent.CountDownLatch(1);
 
   /** trial-1 fails with its checkpoints as details; trial-2 heartbeats them and goes silent. */
   final class FailingTrainer implements TrainingActivities {
     @Override
     public TrainResult train(TrainRequest r) {
-      TrainProgress written = TrainProgress.newBuilder()
-          .addWrittenCheckpoints(checkpoint(r, 5)).addWrittenCheckpoints(checkpoint(r, 10)).build();
+      TrainProgress written =
+          TrainProgress.newBuilder()
+              .addWrittenCheckpoints(checkpoint(r, 5))
+              .addWrittenCheckpoints(checkpoint(r, 10))
+              .build();
       if (r.getTrialId().equals("trial-1")) {
-        throw ApplicationFailure.newBuilder().setMessage("No space left on device").setType("java.io.IOException")
-            .setDetails(written).build();
+        throw ApplicationFailure.newBuilder()
+            .setMessage("No space left on device")
+            .setType("java.io.IOException")
+            .setDetails(written)
+            .build();
       }
       Activity.getExecutionContext().heartbeat(written);
       try {
@@ -82,10 +100,21 @@ class FailedStepsHandTheirCheckpointsToTheExperimentTest {
     KeelWorkflows.register(env.newWorker(TaskQueues.CONTROL));
     env.newWorker(TaskQueues.train("cpu")).registerActivitiesImplementations(new FailingTrainer());
     env.start();
-    ExperimentWorkflow wf = env.getWorkflowClient().newWorkflowStub(ExperimentWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId("exp-failed-steps").build());
-    ExperimentResult result = wf.run(ExperimentRequest.newBuilder()
-        .setConfig(ExperimentConfigLoaders.experimentLoader().fromYaml("""
+    ExperimentWorkflow wf =
+        env.getWorkflowClient()
+            .newWorkflowStub(
+                ExperimentWorkflow.class,
+                WorkflowOptions.newBuilder()
+                    .setTaskQueue(TaskQueues.CONTROL)
+                    .setWorkflowId("exp-failed-steps")
+                    .build());
+    ExperimentResult result =
+        wf.run(
+            ExperimentRequest.newBuilder()
+                .setConfig(
+                    ExperimentConfigLoaders.experimentLoader()
+                        .fromYaml(
+                            """
             name: failed-steps
             data: {table: formula}
             hyperparameters:
@@ -94,21 +123,31 @@ class FailedStepsHandTheirCheckpointsToTheExperimentTest {
             min_checkpoint_period: {batches: 5}
             max_restarts: 0
             """))
-        .setOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true).setHeartbeatTimeoutSeconds(1)).build());
+                .setOptions(
+                    ExperimentRunOptions.newBuilder()
+                        .setWithoutCatalog(true)
+                        .setHeartbeatTimeoutSeconds(1))
+                .build());
 
     Map<Long, TrialState> trials = new TreeMap<>();
     result.getState().getTrialsList().forEach(t -> trials.put(t.getTrialId(), t));
     assertEquals(2, trials.size());
     for (TrialState t : trials.values()) {
       assertEquals(TrialState.State.ERRORED, t.getState(), t.toString());
-      assertEquals(List.of(5L, 10L), t.getPeriodicCheckpointsList().stream().map(CheckpointRef::getBatches).toList(),
+      assertEquals(
+          List.of(5L, 10L),
+          t.getPeriodicCheckpointsList().stream().map(CheckpointRef::getBatches).toList(),
           t.toString());
       assertEquals(0, t.getCheckpointsCount(), "never validated");
     }
-    assertTrue(trials.get(1L).getError().contains("No space left on device"), trials.get(1L).getError());
+    assertTrue(
+        trials.get(1L).getError().contains("No space left on device"), trials.get(1L).getError());
     // What GC does with them: the latest of each trial is kept, the earlier ones go.
-    List<String> deleted = new CheckpointGcPolicy(ConfigDefaults.withDefaults(dev.keel.api.v1.CheckpointStorage.getDefaultInstance()), false)
-        .delete(List.copyOf(trials.values())).stream().map(CheckpointRef::getUuid).toList();
+    List<String> deleted =
+        new CheckpointGcPolicy(
+                ConfigDefaults.withDefaults(dev.keel.api.v1.CheckpointStorage.getDefaultInstance()),
+                false)
+            .delete(List.copyOf(trials.values())).stream().map(CheckpointRef::getUuid).toList();
     assertEquals(List.of("trial-1-5", "trial-2-5"), deleted);
   }
 }

@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class FormulaTrainingActivities implements TrainingActivities {
   final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
-  public final java.util.List<TrainRequest> requests = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+  public final java.util.List<TrainRequest> requests =
+      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
   private final Map<String, Integer> failFirstAttempts;
 
   public FormulaTrainingActivities(Map<String, Integer> failFirstAttempts) {
@@ -36,17 +37,25 @@ public final class FormulaTrainingActivities implements TrainingActivities {
     requests.add(r);
     int attempt = Activity.getExecutionContext().getInfo().getAttempt();
     if (attempt <= failFirstAttempts.getOrDefault(r.getTrialId(), 0)) {
-      throw new IllegalStateException("worker of " + r.getTrialId() + " crashed (attempt " + attempt + ")");
+      throw new IllegalStateException(
+          "worker of " + r.getTrialId() + " crashed (attempt " + attempt + ")");
     }
     double lr = r.getHparamsOrThrow("lr").getNumberValue();
     if (lr > 1) {
-      throw ApplicationFailure.newNonRetryableFailure("loss is NaN at batch 1 (lr=" + lr + ")", FailureTypes.INVALID_HYPERPARAMETER);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "loss is NaN at batch 1 (lr=" + lr + ")", FailureTypes.INVALID_HYPERPARAMETER);
     }
     long batches = r.getBaseBatches() + r.getTargetLength().getBatches();
     String uuid = r.getExperimentId() + "-" + r.getTrialId() + "-" + batches;
     return TrainResult.newBuilder()
-        .setCheckpoint(CheckpointRef.newBuilder().setUuid(uuid).setUri("test://" + uuid).setTrialId(r.getTrialId())
-            .setExperimentId(r.getExperimentId()).setBatches(batches).setSizeBytes(1000))
+        .setCheckpoint(
+            CheckpointRef.newBuilder()
+                .setUuid(uuid)
+                .setUri("test://" + uuid)
+                .setTrialId(r.getTrialId())
+                .setExperimentId(r.getExperimentId())
+                .setBatches(batches)
+                .setSizeBytes(1000))
         .putValidationMetrics("validation_loss", loss(lr, batches))
         .setBatches(batches)
         .setAttempt(attempt)

@@ -46,8 +46,13 @@ final class GatedTrainingActivities implements TrainingActivities {
     long batches = r.getTargetLength().getBatches();
     String uuid = r.getTrialId() + "-" + batches;
     return TrainResult.newBuilder()
-        .setCheckpoint(CheckpointRef.newBuilder().setUuid(uuid).setUri("test://" + uuid).setBatches(batches))
-        .putValidationMetrics("validation_loss", FormulaTrainingActivities.loss(r.getHparamsOrThrow("lr").getNumberValue(), batches))
-        .setBatches(batches).setAttempt(1).build();
+        .setCheckpoint(
+            CheckpointRef.newBuilder().setUuid(uuid).setUri("test://" + uuid).setBatches(batches))
+        .putValidationMetrics(
+            "validation_loss",
+            FormulaTrainingActivities.loss(r.getHparamsOrThrow("lr").getNumberValue(), batches))
+        .setBatches(batches)
+        .setAttempt(1)
+        .build();
   }
 }

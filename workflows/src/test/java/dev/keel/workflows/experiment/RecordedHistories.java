@@ -9,8 +9,8 @@ import java.nio.file.Path;
 /**
  * Histories of real runs, committed under {@code src/test/resources/histories/} and replayed by
  * {@link RecordedHistoriesReplayTest} so that a non-deterministic change to workflow code fails the
- * build. Re-record deliberately (after an intended, versioned change) with
- * {@code ./mvnw -pl workflows test -Dkeel.recordHistories=true}.
+ * build. Re-record deliberately (after an intended, versioned change) with {@code ./mvnw -pl
+ * workflows test -Dkeel.recordHistories=true}.
  */
 final class RecordedHistories {
   static final Path DIR = Path.of("src/test/resources/histories");

@@ -13,7 +13,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
-/** Every committed history replays against today's workflow code without a non-determinism error. */
+/**
+ * Every committed history replays against today's workflow code without a non-determinism error.
+ */
 class RecordedHistoriesReplayTest {
 
   @TestFactory
@@ -23,11 +25,19 @@ class RecordedHistoriesReplayTest {
       files = s.filter(p -> p.toString().endsWith(".json")).sorted().toList();
     }
     assertTrue(files.size() >= 5, "expected the committed histories, found " + files);
-    return files.stream().map(file -> DynamicTest.dynamicTest(file.getFileName().toString(), () -> {
-      String json = Files.readString(file);
-      String workflowId = file.getFileName().toString().replace(".json", "");
-      WorkflowReplayer.replayWorkflowExecution(WorkflowExecutionHistory.fromJson(json, workflowId),
-          ExperimentWorkflowImpl.class, TrialWorkflowImpl.class, PipelineWorkflowImpl.class);
-    }));
+    return files.stream()
+        .map(
+            file ->
+                DynamicTest.dynamicTest(
+                    file.getFileName().toString(),
+                    () -> {
+                      String json = Files.readString(file);
+                      String workflowId = file.getFileName().toString().replace(".json", "");
+                      WorkflowReplayer.replayWorkflowExecution(
+                          WorkflowExecutionHistory.fromJson(json, workflowId),
+                          ExperimentWorkflowImpl.class,
+                          TrialWorkflowImpl.class,
+                          PipelineWorkflowImpl.class);
+                    }));
   }
 }

@@ -28,17 +28,30 @@ import java.util.Optional;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
-/** The searcher's operations become trial starts and commands, and trial reports reach the searcher; no Temporal needed. */
+/**
+ * The searcher's operations become trial starts and commands, and trial reports reach the searcher;
+ * no Temporal needed.
+ */
 class SearcherDriverTurnsOperationsIntoTrialWorkTest {
   private final ScriptedSearcher searcher = new ScriptedSearcher();
   private final RecordingTrialWorkflows workflows = new RecordingTrialWorkflows();
   private final TrialBook book = new TrialBook(true);
   private final ExperimentControl control = new ExperimentControl();
   private final CatalogBuffer catalog = new CatalogBuffer("exp", null, 1000, () -> 0L);
-  private final SearcherDriver driver = new SearcherDriver(searcher,
-      new SearcherDriver.TrialSetup("exp", ExperimentConfig.getDefaultInstance(), TableRef.newBuilder().setUri("t").build(),
-          600, 60, Optional.empty()),
-      book, control, catalog, workflows);
+  private final SearcherDriver driver =
+      new SearcherDriver(
+          searcher,
+          new SearcherDriver.TrialSetup(
+              "exp",
+              ExperimentConfig.getDefaultInstance(),
+              TableRef.newBuilder().setUri("t").build(),
+              600,
+              60,
+              Optional.empty()),
+          book,
+          control,
+          catalog,
+          workflows);
 
   @Test
   void aTrialStartsAtItsFirstValidateAfterWithThatTargetAndIsAcknowledged() {
@@ -67,9 +80,16 @@ class SearcherDriverTurnsOperationsIntoTrialWorkTest {
     report(validation(1, 16));
     assertTrue(book.anyBusy(), "asked to close");
     searcher.next(new Shutdown());
-    report(TrialReport.newBuilder().setTrialId(1).setClosed(TrialReport.Closed.getDefaultInstance()).build());
-    assertEquals(List.of("start exp/trial-1", "exp/trial-1 TRAIN_TO_LENGTH", "exp/trial-1 CLOSE"), workflows.calls);
-    assertEquals(List.of("created 1", "validated 1 at 8", "validated 1 at 16", "closed 1"), searcher.events);
+    report(
+        TrialReport.newBuilder()
+            .setTrialId(1)
+            .setClosed(TrialReport.Closed.getDefaultInstance())
+            .build());
+    assertEquals(
+        List.of("start exp/trial-1", "exp/trial-1 TRAIN_TO_LENGTH", "exp/trial-1 CLOSE"),
+        workflows.calls);
+    assertEquals(
+        List.of("created 1", "validated 1 at 8", "validated 1 at 16", "closed 1"), searcher.events);
     assertTrue(driver.searchOver());
     assertEquals(1.0, driver.progress());
   }
@@ -79,7 +99,8 @@ class SearcherDriverTurnsOperationsIntoTrialWorkTest {
     searcher.initial(create(1), validateAfter(1, 8));
     driver.begin();
     driver.applyOperations();
-    searcher.next(new Create(2, new TreeMap<>(), Optional.of(new WarmStart(1, TrainingLength.batches(8)))),
+    searcher.next(
+        new Create(2, new TreeMap<>(), Optional.of(new WarmStart(1, TrainingLength.batches(8)))),
         validateAfter(2, 16));
     control.pause();
     control.apply(ignoringEffects());
@@ -122,8 +143,11 @@ class SearcherDriverTurnsOperationsIntoTrialWorkTest {
     searcher.initial(create(1), validateAfter(1, 8));
     driver.begin();
     driver.applyOperations();
-    report(TrialReport.newBuilder().setTrialId(1)
-        .setExit(TrialReport.Exit.newBuilder().setReason(TrialReport.Exit.Reason.INVALID_HP)).build());
+    report(
+        TrialReport.newBuilder()
+            .setTrialId(1)
+            .setExit(TrialReport.Exit.newBuilder().setReason(TrialReport.Exit.Reason.INVALID_HP))
+            .build());
     driver.commandAll(TrialCommand.newBuilder().setPause(true).build());
     assertEquals(List.of("start exp/trial-1"), workflows.calls);
     assertEquals(List.of("created 1", "exited 1 INVALID_HP"), searcher.events);
@@ -135,7 +159,8 @@ class SearcherDriverTurnsOperationsIntoTrialWorkTest {
   }
 
   private static Create create(long id) {
-    return new Create(id, new TreeMap<>(java.util.Map.of("lr", Value.newBuilder().setNumberValue(0.1).build())));
+    return new Create(
+        id, new TreeMap<>(java.util.Map.of("lr", Value.newBuilder().setNumberValue(0.1).build())));
   }
 
   private static ValidateAfter validateAfter(long id, long batches) {
@@ -143,9 +168,15 @@ class SearcherDriverTurnsOperationsIntoTrialWorkTest {
   }
 
   private static TrialReport validation(long id, long batches) {
-    return TrialReport.newBuilder().setTrialId(id).setValidation(TrialReport.Validation.newBuilder()
-        .setLength(TrainingLength.batches(batches).toProto()).setMetric(1.0 / batches)
-        .setCheckpoint(CheckpointRef.newBuilder().setUuid(id + "-" + batches).setBatches(batches))).build();
+    return TrialReport.newBuilder()
+        .setTrialId(id)
+        .setValidation(
+            TrialReport.Validation.newBuilder()
+                .setLength(TrainingLength.batches(batches).toProto())
+                .setMetric(1.0 / batches)
+                .setCheckpoint(
+                    CheckpointRef.newBuilder().setUuid(id + "-" + batches).setBatches(batches)))
+        .build();
   }
 
   private static ExperimentControl.Effects ignoringEffects() {

@@ -20,22 +20,39 @@ class TrialBookKeepsWhatTrialsReportedTest {
   private final TrialBook book = new TrialBook(true);
 
   private static TrialState.Builder trial(long id, long target) {
-    return TrialState.newBuilder().setTrialId(id).setWorkflowId("exp/trial-" + id).setState(TrialState.State.ACTIVE)
-        .setTargetLength(TrainingLength.batches(target).toProto()).setCompletedLength(TrainingLength.batches(0).toProto());
+    return TrialState.newBuilder()
+        .setTrialId(id)
+        .setWorkflowId("exp/trial-" + id)
+        .setState(TrialState.State.ACTIVE)
+        .setTargetLength(TrainingLength.batches(target).toProto())
+        .setCompletedLength(TrainingLength.batches(0).toProto());
   }
 
   private static TrialReport validation(long id, long batches, double metric) {
-    return TrialReport.newBuilder().setTrialId(id).setValidation(TrialReport.Validation.newBuilder()
-        .setLength(TrainingLength.batches(batches).toProto()).setMetric(metric).putMetrics("loss", metric)
-        .setCheckpoint(CheckpointRef.newBuilder().setUuid(id + "-" + batches).setBatches(batches))).build();
+    return TrialReport.newBuilder()
+        .setTrialId(id)
+        .setValidation(
+            TrialReport.Validation.newBuilder()
+                .setLength(TrainingLength.batches(batches).toProto())
+                .setMetric(metric)
+                .putMetrics("loss", metric)
+                .setCheckpoint(
+                    CheckpointRef.newBuilder().setUuid(id + "-" + batches).setBatches(batches)))
+        .build();
   }
 
   private static TrialReport exit(long id, TrialReport.Exit.Reason reason) {
-    return TrialReport.newBuilder().setTrialId(id).setExit(TrialReport.Exit.newBuilder().setReason(reason)).build();
+    return TrialReport.newBuilder()
+        .setTrialId(id)
+        .setExit(TrialReport.Exit.newBuilder().setReason(reason))
+        .build();
   }
 
   private static TrialReport closed(long id) {
-    return TrialReport.newBuilder().setTrialId(id).setClosed(TrialReport.Closed.getDefaultInstance()).build();
+    return TrialReport.newBuilder()
+        .setTrialId(id)
+        .setClosed(TrialReport.Closed.getDefaultInstance())
+        .build();
   }
 
   @Test
@@ -48,7 +65,9 @@ class TrialBookKeepsWhatTrialsReportedTest {
     CheckpointRef c = t.getLatestCheckpoint();
     assertEquals(0.5, c.getMetricsOrThrow(CheckpointMetrics.SEARCHER_METRIC));
     assertEquals(8.0, c.getMetricsOrThrow(CheckpointMetrics.LENGTH));
-    assertEquals(List.of("metrics", "checkpoints"), catalog.pending().stream().map(CatalogRow::getKind).toList());
+    assertEquals(
+        List.of("metrics", "checkpoints"),
+        catalog.pending().stream().map(CatalogRow::getKind).toList());
     assertTrue(catalog.pending().stream().allMatch(r -> r.getTimeMillis() == 42L));
   }
 
@@ -60,12 +79,17 @@ class TrialBookKeepsWhatTrialsReportedTest {
     book.record(exit(1, TrialReport.Exit.Reason.USER_STOPPED), catalog);
     book.record(exit(2, TrialReport.Exit.Reason.INVALID_HP), catalog);
     book.record(exit(3, TrialReport.Exit.Reason.ERRORED), catalog);
-    assertEquals(List.of(TrialState.State.KILLED, TrialState.State.INVALID_HP, TrialState.State.ERRORED),
+    assertEquals(
+        List.of(TrialState.State.KILLED, TrialState.State.INVALID_HP, TrialState.State.ERRORED),
         book.snapshot().stream().map(TrialState::getState).toList());
     assertTrue(book.allEnded());
     assertEquals(Optional.empty(), book.listening(1), "an ended trial takes no more commands");
-    assertEquals(List.of("KILLED", "INVALID_HP", "ERRORED"),
-        catalog.pending().stream().filter(r -> r.getKind().equals("trials")).map(CatalogRow::getState).toList());
+    assertEquals(
+        List.of("KILLED", "INVALID_HP", "ERRORED"),
+        catalog.pending().stream()
+            .filter(r -> r.getKind().equals("trials"))
+            .map(CatalogRow::getState)
+            .toList());
   }
 
   @Test
@@ -76,7 +100,8 @@ class TrialBookKeepsWhatTrialsReportedTest {
     book.record(validation(2, 8, 0.3), catalog);
     book.record(validation(1, 8, 0.3), catalog);
     assertEquals(0.3, book.bestMetric().getAsDouble());
-    assertEquals(1, book.bestTrialId(), "trial 2 reached 0.3 first, but the tie goes to the lower trial");
+    assertEquals(
+        1, book.bestTrialId(), "trial 2 reached 0.3 first, but the tie goes to the lower trial");
     book.record(validation(3, 12, 0.3), catalog);
     assertEquals(3, book.bestTrialId(), "trained longer");
     assertEquals("3-12", book.bestCheckpoint().orElseThrow().getUuid());
@@ -93,7 +118,8 @@ class TrialBookKeepsWhatTrialsReportedTest {
     book.record(validation(1, 30, 0.7), catalog);
     assertEquals("1-20", book.checkpointAt(1, TrainingLength.batches(25)).orElseThrow().getUuid());
     assertEquals(Optional.empty(), book.checkpointAt(1, TrainingLength.batches(5)));
-    assertEquals(Optional.empty(), book.checkpointAt(7, TrainingLength.batches(30)), "no such parent");
+    assertEquals(
+        Optional.empty(), book.checkpointAt(7, TrainingLength.batches(30)), "no such parent");
   }
 
   @Test

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class TrialRestartsFromCheckpointAndInvalidHyperparametersAreNotRetriedTest {
-  private final FormulaTrainingActivities trainer = new FormulaTrainingActivities(
-      Map.of("trial-1", 2, "trial-2", 10));
+  private final FormulaTrainingActivities trainer =
+      new FormulaTrainingActivities(Map.of("trial-1", 2, "trial-2", 10));
   private final TestWorkflowEnvironment env = ExperimentTestSupport.environment(trainer);
 
   @AfterEach
@@ -37,15 +37,27 @@ class TrialRestartsFromCheckpointAndInvalidHyperparametersAreNotRetriedTest {
   }
 
   private ExperimentResult run(String id, String yaml) {
-    ExperimentWorkflow wf = env.getWorkflowClient().newWorkflowStub(ExperimentWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build());
-    return wf.run(ExperimentRequest.newBuilder().setConfig(ExperimentTestSupport.config(yaml))
-        .setOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true)).build());
+    ExperimentWorkflow wf =
+        env.getWorkflowClient()
+            .newWorkflowStub(
+                ExperimentWorkflow.class,
+                WorkflowOptions.newBuilder()
+                    .setTaskQueue(TaskQueues.CONTROL)
+                    .setWorkflowId(id)
+                    .build());
+    return wf.run(
+        ExperimentRequest.newBuilder()
+            .setConfig(ExperimentTestSupport.config(yaml))
+            .setOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true))
+            .build());
   }
 
   @Test
   void crashesWithinMaxRestartsRecoverAndTheRestAreErrorsOrInvalid() {
-    ExperimentResult result = run("exp-restarts", """
+    ExperimentResult result =
+        run(
+            "exp-restarts",
+            """
         name: restarts
         data: {table: formula}
         hyperparameters:
@@ -74,7 +86,10 @@ class TrialRestartsFromCheckpointAndInvalidHyperparametersAreNotRetriedTest {
 
   @Test
   void ashaWithCrashingTrialsStillFinishesAndIsRecordedForReplay() {
-    ExperimentResult result = run("exp-asha-restarts", """
+    ExperimentResult result =
+        run(
+            "exp-asha-restarts",
+            """
         name: asha-restarts
         data: {table: formula}
         hyperparameters:
@@ -86,48 +101,88 @@ class TrialRestartsFromCheckpointAndInvalidHyperparametersAreNotRetriedTest {
         """);
     assertEquals(ExperimentState.State.COMPLETED, result.getState().getState());
     assertEquals(12, result.getState().getTrialsCount());
-    TrialState first = result.getState().getTrialsList().stream().filter(t -> t.getTrialId() == 1).findFirst().orElseThrow();
+    TrialState first =
+        result.getState().getTrialsList().stream()
+            .filter(t -> t.getTrialId() == 1)
+            .findFirst()
+            .orElseThrow();
     assertEquals(2, first.getRestarts());
     RecordedHistories.save(env.getWorkflowClient(), "exp-asha-restarts", "exp-asha-restarts");
-    RecordedHistories.save(env.getWorkflowClient(), TrialWorkflow.workflowId("exp-asha-restarts", 1), "exp-asha-restarts-trial-1");
+    RecordedHistories.save(
+        env.getWorkflowClient(),
+        TrialWorkflow.workflowId("exp-asha-restarts", 1),
+        "exp-asha-restarts-trial-1");
   }
 
   @Test
   void experimentSearchAttributesShowStateAndBestMetric() {
-    ExperimentResult result = run("exp-visible", """
+    ExperimentResult result =
+        run(
+            "exp-visible",
+            """
         name: visible
         data: {table: formula}
         hyperparameters: {lr: 0.01}
         searcher: {name: single, metric: validation_loss, smaller_is_better: true, max_length: {batches: 4}}
         """);
-    var info = env.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
-        .setNamespace(env.getNamespace()).setExecution(WorkflowExecution.newBuilder().setWorkflowId("exp-visible")).build())
-        .getWorkflowExecutionInfo().getSearchAttributes().getIndexedFieldsMap();
+    var info =
+        env.getWorkflowServiceStubs()
+            .blockingStub()
+            .describeWorkflowExecution(
+                DescribeWorkflowExecutionRequest.newBuilder()
+                    .setNamespace(env.getNamespace())
+                    .setExecution(WorkflowExecution.newBuilder().setWorkflowId("exp-visible"))
+                    .build())
+            .getWorkflowExecutionInfo()
+            .getSearchAttributes()
+            .getIndexedFieldsMap();
     var converter = GlobalDataConverter.get();
-    assertEquals("COMPLETED", converter.fromPayload(info.get(KeelSearchAttributes.STATE.getName()), String.class, String.class));
-    assertEquals("visible", converter.fromPayload(info.get(KeelSearchAttributes.EXPERIMENT.getName()), String.class, String.class));
-    assertEquals(result.getState().getBestMetric(),
-        converter.fromPayload(info.get(KeelSearchAttributes.BEST_METRIC.getName()), Double.class, Double.class));
+    assertEquals(
+        "COMPLETED",
+        converter.fromPayload(
+            info.get(KeelSearchAttributes.STATE.getName()), String.class, String.class));
+    assertEquals(
+        "visible",
+        converter.fromPayload(
+            info.get(KeelSearchAttributes.EXPERIMENT.getName()), String.class, String.class));
+    assertEquals(
+        result.getState().getBestMetric(),
+        converter.fromPayload(
+            info.get(KeelSearchAttributes.BEST_METRIC.getName()), Double.class, Double.class));
   }
 
   @Test
   void invalidConfigThatSlipsPastTheClientFailsTheExperimentWithEveryFieldPath() throws Exception {
     // Built without the validating loader, as a client of another language might send it.
     ExperimentConfig.Builder bad = ExperimentConfig.newBuilder();
-    com.google.protobuf.util.JsonFormat.parser().merge("""
+    com.google.protobuf.util.JsonFormat.parser()
+        .merge(
+            """
         {"name": "bad", "data": {"table": "formula"},
          "hyperparameters": {"lr": {"type": "log", "minval": -1, "maxval": -4, "base": 0}},
          "searcher": {"name": "adaptive_asha", "metric": "validation_loss", "max_trials": 4, "divisor": 1,
                       "max_length": {"batches": 8}}}
-        """, bad);
-    ExperimentWorkflow wf = env.getWorkflowClient().newWorkflowStub(ExperimentWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId("exp-bad").build());
-    WorkflowFailedException e = assertThrows(WorkflowFailedException.class,
-        () -> wf.run(ExperimentRequest.newBuilder().setConfig(bad).build()));
+        """,
+            bad);
+    ExperimentWorkflow wf =
+        env.getWorkflowClient()
+            .newWorkflowStub(
+                ExperimentWorkflow.class,
+                WorkflowOptions.newBuilder()
+                    .setTaskQueue(TaskQueues.CONTROL)
+                    .setWorkflowId("exp-bad")
+                    .build());
+    WorkflowFailedException e =
+        assertThrows(
+            WorkflowFailedException.class,
+            () -> wf.run(ExperimentRequest.newBuilder().setConfig(bad).build()));
     ApplicationFailure failure = assertInstanceOf(ApplicationFailure.class, e.getCause());
     assertEquals(FailureTypes.INVALID_EXPERIMENT_CONFIG, failure.getType());
-    for (String expected : List.of("hyperparameters.lr.base: must be > 0 and != 1, got 0",
-        "hyperparameters.lr.minval: must be <= maxval (-4), got -1", "searcher.divisor: must be >= 2, got 1")) {
+    for (String expected :
+        List.of(
+            "hyperparameters.lr.base: must be > 0 and != 1, got 0",
+            "hyperparameters.lr.minval: must be <= maxval (-4), got -1",
+            "searcher.divisor: must be >= 2, got 1")) {
       assertTrue(failure.getOriginalMessage().contains(expected), failure.getOriginalMessage());
     }
   }

@@ -31,14 +31,27 @@ class TrialsWarmStartFromParentsAndSourceCheckpointsTest {
   }
 
   private ExperimentResult run(String id, ExperimentRequest.Builder request) {
-    ExperimentWorkflow wf = env.getWorkflowClient().newWorkflowStub(ExperimentWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build());
-    return wf.run(request.setOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true)).build());
+    ExperimentWorkflow wf =
+        env.getWorkflowClient()
+            .newWorkflowStub(
+                ExperimentWorkflow.class,
+                WorkflowOptions.newBuilder()
+                    .setTaskQueue(TaskQueues.CONTROL)
+                    .setWorkflowId(id)
+                    .build());
+    return wf.run(
+        request.setOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true)).build());
   }
 
   @Test
   void pbtChildrenStartFromTheirParentsCheckpointAndInheritItsLength() {
-    ExperimentResult result = run("exp-pbt", ExperimentRequest.newBuilder().setConfig(ExperimentTestSupport.config("""
+    ExperimentResult result =
+        run(
+            "exp-pbt",
+            ExperimentRequest.newBuilder()
+                .setConfig(
+                    ExperimentTestSupport.config(
+                        """
         name: pbt
         data: {table: formula}
         hyperparameters:
@@ -50,14 +63,23 @@ class TrialsWarmStartFromParentsAndSourceCheckpointsTest {
     assertEquals(ExperimentState.State.COMPLETED, result.getState().getState());
     Map<Long, TrialState> trials = new TreeMap<>();
     result.getState().getTrialsList().forEach(t -> trials.put(t.getTrialId(), t));
-    List<TrialState> forks = trials.values().stream().filter(t -> t.getParentTrialId() != 0).toList();
+    List<TrialState> forks =
+        trials.values().stream().filter(t -> t.getParentTrialId() != 0).toList();
     assertFalse(forks.isEmpty(), "PBT forked no trial");
     for (TrialState fork : forks) {
       TrialState parent = trials.get(fork.getParentTrialId());
-      assertTrue(parent.getCheckpointsList().stream().anyMatch(c -> c.getUuid().equals(fork.getSourceCheckpoint().getUuid())),
-          "trial " + fork.getTrialId() + " forks from a checkpoint of trial " + parent.getTrialId());
-      TrainRequest first = trainer.requests.stream().filter(r -> r.getTrialId().equals("trial-" + fork.getTrialId()))
-          .findFirst().orElseThrow();
+      assertTrue(
+          parent.getCheckpointsList().stream()
+              .anyMatch(c -> c.getUuid().equals(fork.getSourceCheckpoint().getUuid())),
+          "trial "
+              + fork.getTrialId()
+              + " forks from a checkpoint of trial "
+              + parent.getTrialId());
+      TrainRequest first =
+          trainer.requests.stream()
+              .filter(r -> r.getTrialId().equals("trial-" + fork.getTrialId()))
+              .findFirst()
+              .orElseThrow();
       assertEquals(fork.getSourceCheckpoint().getUuid(), first.getStartFrom().getUuid());
       assertEquals(0, first.getBaseBatches(), "a PBT fork's lengths count the inherited training");
     }
@@ -65,8 +87,20 @@ class TrialsWarmStartFromParentsAndSourceCheckpointsTest {
 
   @Test
   void fineTuningStartsEveryTrialFromTheGivenCheckpointAndCountsLengthFromIt() {
-    CheckpointRef source = CheckpointRef.newBuilder().setUuid("source-ckpt").setUri("test://source-ckpt").setBatches(100).build();
-    ExperimentResult result = run("exp-finetune", ExperimentRequest.newBuilder().setWarmStart(source).setConfig(ExperimentTestSupport.config("""
+    CheckpointRef source =
+        CheckpointRef.newBuilder()
+            .setUuid("source-ckpt")
+            .setUri("test://source-ckpt")
+            .setBatches(100)
+            .build();
+    ExperimentResult result =
+        run(
+            "exp-finetune",
+            ExperimentRequest.newBuilder()
+                .setWarmStart(source)
+                .setConfig(
+                    ExperimentTestSupport.config(
+                        """
         name: finetune
         data: {table: formula, version: 4}
         hyperparameters: {lr: 0.01}

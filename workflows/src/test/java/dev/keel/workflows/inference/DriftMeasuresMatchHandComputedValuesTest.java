@@ -16,9 +16,16 @@ import org.junit.jupiter.api.Test;
 class DriftMeasuresMatchHandComputedValuesTest {
   private static final double EPS = 1e-12;
 
-  /** Training data: 4 features; feature 3 is nearly constant (variance 0.01, mean variance about 9.3). */
-  private static final InputStatistics TRAIN = stats(1000, new double[] {10, 20, 30, 5}, new double[] {4, 9, 24, 0.01},
-      new long[] {500, 300, 200});
+  /**
+   * Training data: 4 features; feature 3 is nearly constant (variance 0.01, mean variance about
+   * 9.3).
+   */
+  private static final InputStatistics TRAIN =
+      stats(
+          1000,
+          new double[] {10, 20, 30, 5},
+          new double[] {4, 9, 24, 0.01},
+          new long[] {500, 300, 200});
 
   private static InputStatistics stats(long rows, double[] mean, double[] variance, long[] labels) {
     InputStatistics.Builder b = InputStatistics.newBuilder().setRows(rows);
@@ -32,22 +39,35 @@ class DriftMeasuresMatchHandComputedValuesTest {
   }
 
   private static DriftReport report(InputStatistics run, String measure, double threshold) {
-    return DriftCheck.report(run, TRAIN, DriftConfigRules.withDefaults(
-        DriftConfig.newBuilder().setMeasure(measure).setThreshold(threshold).setTopFeatures(2).build()));
+    return DriftCheck.report(
+        run,
+        TRAIN,
+        DriftConfigRules.withDefaults(
+            DriftConfig.newBuilder()
+                .setMeasure(measure)
+                .setThreshold(threshold)
+                .setTopFeatures(2)
+                .build()));
   }
 
   @Test
   void meanShiftAveragesStandardizedShiftsAndLeavesNearConstantFeaturesOut() {
-    // |12-10|/2 = 1, |20-20|/3 = 0, |30-36|/sqrt(24) = 1.2247..., feature 3 left out although it moved by 95 sd
-    InputStatistics run = stats(200, new double[] {12, 20, 36, 5.95}, new double[] {4, 9, 24, 0.01},
-        new long[] {100, 60, 40});
+    // |12-10|/2 = 1, |20-20|/3 = 0, |30-36|/sqrt(24) = 1.2247..., feature 3 left out although it
+    // moved by 95 sd
+    InputStatistics run =
+        stats(
+            200,
+            new double[] {12, 20, 36, 5.95},
+            new double[] {4, 9, 24, 0.01},
+            new long[] {100, 60, 40});
     DriftReport r = report(run, "mean_shift", 0.5);
     double expected = (1 + 0 + 6 / Math.sqrt(24)) / 3;
     assertEquals(expected, r.getMeanShift(), EPS);
     assertEquals(expected, r.getScore(), EPS);
     assertEquals(3, r.getFeaturesCompared());
     assertTrue(r.getDrifted(), "0.7416 > 0.5");
-    assertEquals(List.of(2, 0), r.getTopFeaturesList().stream().map(FeatureShift::getFeature).toList());
+    assertEquals(
+        List.of(2, 0), r.getTopFeaturesList().stream().map(FeatureShift::getFeature).toList());
     assertEquals(36, r.getTopFeatures(0).getMean(), EPS);
     assertEquals(30, r.getTopFeatures(0).getReferenceMean(), EPS);
     // the same predicted-label distribution as the training labels: no label drift
@@ -58,11 +78,18 @@ class DriftMeasuresMatchHandComputedValuesTest {
   @Test
   void labelMeasuresCompareThePredictedWithTheTrainingLabelDistribution() {
     // run: 0.2, 0.2, 0.5, 0.1 (a label training never had); training: 0.5, 0.3, 0.2, 0
-    InputStatistics run = stats(100, new double[] {10, 20, 30, 5}, new double[] {4, 9, 24, 0.01},
-        new long[] {20, 20, 50, 10});
+    InputStatistics run =
+        stats(
+            100,
+            new double[] {10, 20, 30, 5},
+            new double[] {4, 9, 24, 0.01},
+            new long[] {20, 20, 50, 10});
     double tv = (0.3 + 0.1 + 0.3 + 0.1) / 2;
-    double psi = (0.2 - 0.5) * Math.log(0.2 / 0.5) + (0.2 - 0.3) * Math.log(0.2 / 0.3)
-        + (0.5 - 0.2) * Math.log(0.5 / 0.2) + (0.1 - 1e-4) * Math.log(0.1 / 1e-4);
+    double psi =
+        (0.2 - 0.5) * Math.log(0.2 / 0.5)
+            + (0.2 - 0.3) * Math.log(0.2 / 0.3)
+            + (0.5 - 0.2) * Math.log(0.5 / 0.2)
+            + (0.1 - 1e-4) * Math.log(0.1 / 1e-4);
     DriftReport byTv = report(run, "total_variation", 0.5);
     assertEquals(tv, byTv.getTotalVariation(), EPS);
     assertEquals(tv, byTv.getScore(), EPS);

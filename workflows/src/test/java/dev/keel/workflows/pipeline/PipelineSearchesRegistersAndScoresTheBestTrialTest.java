@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.keel.workflows.testing.KeelTestEnvironments;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.catalog.CatalogActivities;
@@ -38,6 +37,7 @@ import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.experiment.FormulaTrainingActivities;
 import dev.keel.workflows.testing.InMemoryModelRegistry;
+import dev.keel.workflows.testing.KeelTestEnvironments;
 import dev.keel.workflows.testing.OnePartitionScorer;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
@@ -54,12 +54,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The pipeline's stages with the search as a child experiment: a formula trainer (the best learning rate is
- * 0.01, see {@link FormulaTrainingActivities}) and the registry's contract in memory; the Delta-backed registry
- * and the real trainer are tested in their modules and end to end in the service.
+ * The pipeline's stages with the search as a child experiment: a formula trainer (the best learning
+ * rate is 0.01, see {@link FormulaTrainingActivities}) and the registry's contract in memory; the
+ * Delta-backed registry and the real trainer are tested in their modules and end to end in the
+ * service.
  */
 class PipelineSearchesRegistersAndScoresTheBestTrialTest {
-  private static final String SEARCH = """
+  private static final String SEARCH =
+      """
       name: grid-search
       hyperparameters: {lr: {type: categorical, vals: [0.001, 0.01, 0.1, 0.3]}, batch_size: 32}
       searcher: {name: grid, metric: validation_loss, smaller_is_better: true, max_length: {batches: 100}}
@@ -80,14 +82,26 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
   void start() {
     env = KeelTestEnvironments.create();
     KeelTestEnvironments.control(env).registerActivitiesImplementations(registry, catalog);
-    env.newWorker(TaskQueues.ETL).registerActivitiesImplementations((IngestActivities) r -> {
-      ingested.add(r);
-      return IngestResult.newBuilder().setTable(TableRef.newBuilder().setUri("file:///t/" + r.getTableUri()).setVersion(3))
-          .setRows(70_000).build();
-    });
+    env.newWorker(TaskQueues.ETL)
+        .registerActivitiesImplementations(
+            (IngestActivities)
+                r -> {
+                  ingested.add(r);
+                  return IngestResult.newBuilder()
+                      .setTable(
+                          TableRef.newBuilder()
+                              .setUri("file:///t/" + r.getTableUri())
+                              .setVersion(3))
+                      .setRows(70_000)
+                      .build();
+                });
     // version v of a model gets accuracy[v] right (0.9 unless a test says otherwise)
-    env.newWorker(TaskQueues.INFER).registerActivitiesImplementations(new OnePartitionScorer(scored, 10_000,
-        r -> Math.round(10_000 * accuracy.getOrDefault(r.getModelVersion(), 0.9))));
+    env.newWorker(TaskQueues.INFER)
+        .registerActivitiesImplementations(
+            new OnePartitionScorer(
+                scored,
+                10_000,
+                r -> Math.round(10_000 * accuracy.getOrDefault(r.getModelVersion(), 0.9))));
     env.newWorker(TaskQueues.train("cpu")).registerActivitiesImplementations(trainer);
     env.start();
     client = env.getWorkflowClient();
@@ -104,21 +118,32 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
 
     String experimentId = ExperimentWorkflow.childId("search");
     assertEquals(experimentId, result.getExperimentId());
-    ExperimentResult experiment = client.newUntypedWorkflowStub(experimentId).getResult(ExperimentResult.class);
+    ExperimentResult experiment =
+        client.newUntypedWorkflowStub(experimentId).getResult(ExperimentResult.class);
     assertEquals(ExperimentState.State.COMPLETED, experiment.getState().getState());
     assertEquals(4, experiment.getState().getTrialsCount());
     assertEquals(4, trainer.requests.size(), "only the four trials trained: " + trainer.requests);
-    assertTrue(trainer.requests.stream().allMatch(r -> r.getData().equals(result.getData())), "trials train on the ETL's version");
-    assertEquals(TableRef.newBuilder().setUri("file:///t/fashion").setVersion(3).build(), result.getData());
+    assertTrue(
+        trainer.requests.stream().allMatch(r -> r.getData().equals(result.getData())),
+        "trials train on the ETL's version");
+    assertEquals(
+        TableRef.newBuilder().setUri("file:///t/fashion").setVersion(3).build(), result.getData());
 
     CheckpointRef best = experiment.getBestCheckpoint();
     long bestTrial = experiment.getState().getBestTrialId();
-    assertEquals(0.01, experiment.getState().getTrials((int) bestTrial - 1).getHparamsOrThrow("lr").getNumberValue());
+    assertEquals(
+        0.01,
+        experiment
+            .getState()
+            .getTrials((int) bestTrial - 1)
+            .getHparamsOrThrow("lr")
+            .getNumberValue());
     assertEquals(List.of("train: no final_training"), result.getSkippedList());
     assertEquals(best, registry.registered.get(0).getCheckpoint());
     assertEquals(0.01, registry.registered.get(0).getHparamsOrThrow("lr").getNumberValue());
     assertEquals("trial-" + bestTrial, registry.registered.get(0).getTrialId());
-    assertEquals("grid-search", result.getModel().getName(), "the model is named after the pipeline");
+    assertEquals(
+        "grid-search", result.getModel().getName(), "the model is named after the pipeline");
     assertEquals("registry://grid-search/1/", scored.get(0).getCheckpoint().getUri());
     assertEquals("fashion_cnn", scored.get(0).getModel().getName());
     assertEquals(0.01, scored.get(0).getHparamsOrThrow("lr").getNumberValue());
@@ -126,44 +151,81 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
 
   @Test
   void aFinalTrainingGoesOnFromTheBestCheckpointToTheLongerLength() {
-    PipelineResult result = run("longer", pipeline(SEARCH)
-        .setFinalTraining(dev.keel.api.v1.FinalTraining.newBuilder()
-            .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(400)))
-        .build());
+    PipelineResult result =
+        run(
+            "longer",
+            pipeline(SEARCH)
+                .setFinalTraining(
+                    dev.keel.api.v1.FinalTraining.newBuilder()
+                        .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(400)))
+                .build());
 
     TrainRequest last = trainer.requests.get(trainer.requests.size() - 1);
     assertEquals("longer", last.getExperimentId());
     assertEquals(400, last.getTargetLength().getBatches());
-    assertEquals(0, last.getBaseBatches(), "the length counts from the start, the checkpoint's 100 included");
+    assertEquals(
+        0,
+        last.getBaseBatches(),
+        "the length counts from the start, the checkpoint's 100 included");
     assertEquals(result.getExperimentId(), last.getStartFrom().getExperimentId());
     assertEquals(100, last.getStartFrom().getBatches());
     assertEquals(0.01, last.getHparamsOrThrow("lr").getNumberValue());
-    assertEquals(5 + Long.parseLong(last.getStartFrom().getTrialId().substring("trial-".length())), last.getSeed());
+    assertEquals(
+        5 + Long.parseLong(last.getStartFrom().getTrialId().substring("trial-".length())),
+        last.getSeed());
     assertEquals(result.getTrain().getCheckpoint(), registry.registered.get(0).getCheckpoint());
     assertEquals(400, result.getCheckpoint().getBatches());
   }
 
   @Test
   void aReusedModelAndTableAreScoredWithoutEtlSearchOrTraining() {
-    registry.add(ModelVersion.newBuilder().setName("fashion").setVersion(2).setStage("champion")
-        .setCheckpoint(CheckpointRef.newBuilder().setUuid("c-2").setUri("registry://fashion/2/"))
-        .setConfig(ExperimentConfig.newBuilder().setModel(ModelSpec.newBuilder().setName("fashion_cnn"))).build());
-    PipelineResult result = run("rescore", PipelineRequest.newBuilder().setName("rescore")
-        .setReuse(PipelineReuse.newBuilder().setTable(DataSpec.newBuilder().setTable("fashion").setVersion(1))
-            .setModel(ModelVersionRef.newBuilder().setName("fashion").setVersion(2)))
-        .build());
+    registry.add(
+        ModelVersion.newBuilder()
+            .setName("fashion")
+            .setVersion(2)
+            .setStage("champion")
+            .setCheckpoint(
+                CheckpointRef.newBuilder().setUuid("c-2").setUri("registry://fashion/2/"))
+            .setConfig(
+                ExperimentConfig.newBuilder()
+                    .setModel(ModelSpec.newBuilder().setName("fashion_cnn")))
+            .build());
+    PipelineResult result =
+        run(
+            "rescore",
+            PipelineRequest.newBuilder()
+                .setName("rescore")
+                .setReuse(
+                    PipelineReuse.newBuilder()
+                        .setTable(DataSpec.newBuilder().setTable("fashion").setVersion(1))
+                        .setModel(ModelVersionRef.newBuilder().setName("fashion").setVersion(2)))
+                .build());
 
-    assertEquals(List.of("etl: reuse.table fashion @ version 1", "search: reuse.model fashion v2", "train: reuse.model",
-        "register: reuse.model", "promote: reuse.model"), result.getSkippedList());
+    assertEquals(
+        List.of(
+            "etl: reuse.table fashion @ version 1",
+            "search: reuse.model fashion v2",
+            "train: reuse.model",
+            "register: reuse.model",
+            "promote: reuse.model"),
+        result.getSkippedList());
     assertTrue(ingested.isEmpty());
     assertTrue(trainer.requests.isEmpty());
     assertTrue(registry.registered.isEmpty());
-    assertEquals(TableRef.newBuilder().setUri("file:///t/fashion").setVersion(1).build(), scored.get(0).getData());
+    assertEquals(
+        TableRef.newBuilder().setUri("file:///t/fashion").setVersion(1).build(),
+        scored.get(0).getData());
     assertEquals("registry://fashion/2/", scored.get(0).getCheckpoint().getUri());
     assertEquals("rescore_predictions", scored.get(0).getPredictionsTableUri());
-    assertTrue(client.fetchHistory("rescore").getEvents().stream()
-        .filter(HistoryEvent::hasStartChildWorkflowExecutionInitiatedEventAttributes)
-        .allMatch(e -> e.getStartChildWorkflowExecutionInitiatedEventAttributes().getWorkflowType().getName().equals("Inference")),
+    assertTrue(
+        client.fetchHistory("rescore").getEvents().stream()
+            .filter(HistoryEvent::hasStartChildWorkflowExecutionInitiatedEventAttributes)
+            .allMatch(
+                e ->
+                    e.getStartChildWorkflowExecutionInitiatedEventAttributes()
+                        .getWorkflowType()
+                        .getName()
+                        .equals("Inference")),
         "no search: the only child is the infer stage's");
   }
 
@@ -171,36 +233,70 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
   void aReusedExperimentsBestTrialTrainsOnTheNewDataWithoutASearch() {
     PipelineRequest first = pipeline(SEARCH).build();
     run("first", first);
-    ExperimentResult searched = client.newUntypedWorkflowStub(ExperimentWorkflow.childId("first")).getResult(ExperimentResult.class);
-    catalog.records.put("exp-7", ExperimentRecord.newBuilder().setConfig(first.getExperiment()).setResult(searched).build());
+    ExperimentResult searched =
+        client
+            .newUntypedWorkflowStub(ExperimentWorkflow.childId("first"))
+            .getResult(ExperimentResult.class);
+    catalog.records.put(
+        "exp-7",
+        ExperimentRecord.newBuilder().setConfig(first.getExperiment()).setResult(searched).build());
     trainer.requests.clear();
     registry.registered.clear();
 
-    PipelineResult result = run("retrain", PipelineRequest.newBuilder().setName("retrain")
-        .setReuse(PipelineReuse.newBuilder().setTable(DataSpec.newBuilder().setTable("fashion").setVersion(7))
-            .setExperimentId("exp-7"))
-        .setFinalTraining(dev.keel.api.v1.FinalTraining.newBuilder().setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(300)))
-        .build());
+    PipelineResult result =
+        run(
+            "retrain",
+            PipelineRequest.newBuilder()
+                .setName("retrain")
+                .setReuse(
+                    PipelineReuse.newBuilder()
+                        .setTable(DataSpec.newBuilder().setTable("fashion").setVersion(7))
+                        .setExperimentId("exp-7"))
+                .setFinalTraining(
+                    dev.keel.api.v1.FinalTraining.newBuilder()
+                        .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(300)))
+                .build());
 
-    assertEquals(List.of("etl: reuse.table fashion @ version 7", "search: reuse.experiment_id exp-7"), result.getSkippedList());
+    assertEquals(
+        List.of("etl: reuse.table fashion @ version 7", "search: reuse.experiment_id exp-7"),
+        result.getSkippedList());
     assertEquals(1, trainer.requests.size(), "only the final training: " + trainer.requests);
     TrainRequest last = trainer.requests.get(0);
     assertEquals(searched.getBestCheckpoint(), last.getStartFrom());
-    assertEquals(TableRef.newBuilder().setUri("file:///t/fashion").setVersion(7).build(), last.getData());
+    assertEquals(
+        TableRef.newBuilder().setUri("file:///t/fashion").setVersion(7).build(), last.getData());
     assertEquals(0.01, last.getHparamsOrThrow("lr").getNumberValue());
     assertEquals("exp-7", registry.registered.get(0).getExperimentId());
-    assertEquals(7, registry.registered.get(0).getData().getVersion(), "the model last trained on version 7");
-    assertTrue(client.fetchHistory("retrain").getEvents().stream()
-        .filter(HistoryEvent::hasStartChildWorkflowExecutionInitiatedEventAttributes)
-        .allMatch(e -> e.getStartChildWorkflowExecutionInitiatedEventAttributes().getWorkflowType().getName().equals("Inference")),
+    assertEquals(
+        7,
+        registry.registered.get(0).getData().getVersion(),
+        "the model last trained on version 7");
+    assertTrue(
+        client.fetchHistory("retrain").getEvents().stream()
+            .filter(HistoryEvent::hasStartChildWorkflowExecutionInitiatedEventAttributes)
+            .allMatch(
+                e ->
+                    e.getStartChildWorkflowExecutionInitiatedEventAttributes()
+                        .getWorkflowType()
+                        .getName()
+                        .equals("Inference")),
         "no search: the only child is the infer stage's");
   }
 
   @Test
-  void aChallengerBecomesChampionOnlyWhenItBeatsTheChampionOnTheSameDataAndEveryComparisonIsRecorded() {
-    registry.add(ModelVersion.newBuilder().setName("grid-search").setVersion(1).setStage("champion")
-        .setCheckpoint(CheckpointRef.newBuilder().setUuid("c-1").setUri("registry://grid-search/1/"))
-        .setConfig(ExperimentConfig.newBuilder().setModel(ModelSpec.newBuilder().setName("fashion_cnn"))).build());
+  void
+      aChallengerBecomesChampionOnlyWhenItBeatsTheChampionOnTheSameDataAndEveryComparisonIsRecorded() {
+    registry.add(
+        ModelVersion.newBuilder()
+            .setName("grid-search")
+            .setVersion(1)
+            .setStage("champion")
+            .setCheckpoint(
+                CheckpointRef.newBuilder().setUuid("c-1").setUri("registry://grid-search/1/"))
+            .setConfig(
+                ExperimentConfig.newBuilder()
+                    .setModel(ModelSpec.newBuilder().setName("fashion_cnn")))
+            .build());
     accuracy.put("grid-search/1", 0.88);
     accuracy.put("grid-search/2", 0.91);
     accuracy.put("grid-search/3", 0.87);
@@ -215,24 +311,43 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
     assertEquals("promoted", won.getDecision());
     assertEquals(better.getData(), won.getData());
     assertEquals("test", won.getSplit());
-    InferenceRequest championScored = scored.stream().filter(InferenceRequest::getEvaluateOnly).findFirst().orElseThrow();
+    InferenceRequest championScored =
+        scored.stream().filter(InferenceRequest::getEvaluateOnly).findFirst().orElseThrow();
     assertEquals("registry://grid-search/1/", championScored.getCheckpoint().getUri());
-    assertEquals(better.getData(), championScored.getData(), "the champion is measured on the challenger's data version");
-    assertEquals("archived", registry.describe(ModelVersionRef.newBuilder().setName("grid-search").setVersion(1).build()).getStage());
+    assertEquals(
+        better.getData(),
+        championScored.getData(),
+        "the champion is measured on the challenger's data version");
+    assertEquals(
+        "archived",
+        registry
+            .describe(ModelVersionRef.newBuilder().setName("grid-search").setVersion(1).build())
+            .getStage());
 
     PipelineResult worse = run("worse", pipeline(SEARCH).build());
     assertEquals("candidate", worse.getModel().getStage());
     assertEquals("kept_champion", worse.getComparison().getDecision());
     assertEquals(2, worse.getComparison().getChampion().getVersion());
-    assertEquals(List.of("better", "worse"), registry.comparisons.stream().map(Comparison::getDecidedBy).toList());
+    assertEquals(
+        List.of("better", "worse"),
+        registry.comparisons.stream().map(Comparison::getDecidedBy).toList());
   }
 
   @Test
   void aModelVersionThatDoesNotExistFailsTheRunOnceNamingIt() {
-    WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> run("missing", PipelineRequest.newBuilder()
-        .setReuse(PipelineReuse.newBuilder().setTable(DataSpec.newBuilder().setTable("fashion"))
-            .setModel(ModelVersionRef.newBuilder().setName("fashion").setVersion(9)))
-        .build()));
+    WorkflowFailedException e =
+        assertThrows(
+            WorkflowFailedException.class,
+            () ->
+                run(
+                    "missing",
+                    PipelineRequest.newBuilder()
+                        .setReuse(
+                            PipelineReuse.newBuilder()
+                                .setTable(DataSpec.newBuilder().setTable("fashion"))
+                                .setModel(
+                                    ModelVersionRef.newBuilder().setName("fashion").setVersion(9)))
+                        .build()));
     ApplicationFailure cause = rootCause(e);
     assertEquals(FailureTypes.INVALID_MODEL, cause.getType());
     assertEquals("model 'fashion' has no version 9", cause.getOriginalMessage());
@@ -242,28 +357,39 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
   @Test
   void aSearchWhoseTrialsAllFailEndsThePipelineWithoutRegisteringAnything() {
     String allInvalid = SEARCH.replace("[0.001, 0.01, 0.1, 0.3]", "[2, 3]");
-    WorkflowFailedException e = assertThrows(WorkflowFailedException.class, () -> run("nan", pipeline(allInvalid).build()));
+    WorkflowFailedException e =
+        assertThrows(WorkflowFailedException.class, () -> run("nan", pipeline(allInvalid).build()));
     ApplicationFailure cause = rootCause(e);
     assertEquals(FailureTypes.SEARCH_FOUND_NO_MODEL, cause.getType());
-    assertTrue(cause.getOriginalMessage().startsWith("experiment nan-experiment ended "), cause.getOriginalMessage());
+    assertTrue(
+        cause.getOriginalMessage().startsWith("experiment nan-experiment ended "),
+        cause.getOriginalMessage());
     assertTrue(registry.registered.isEmpty());
     assertTrue(scored.isEmpty());
   }
 
   private PipelineResult run(String id, PipelineRequest request) {
-    return client.newWorkflowStub(PipelineWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build()).run(request);
+    return client
+        .newWorkflowStub(
+            PipelineWorkflow.class,
+            WorkflowOptions.newBuilder().setTaskQueue(TaskQueues.CONTROL).setWorkflowId(id).build())
+        .run(request);
   }
 
   /** A pipeline file around an experiment's YAML, loaded as {@code keel submit} loads it. */
   private static PipelineRequest.Builder pipeline(String experimentYaml) {
-    return ExperimentConfigLoaders.pipelineLoader().fromYaml("""
+    return ExperimentConfigLoaders.pipelineLoader()
+        .fromYaml(
+            """
         name: %s
         source: {format: fashion_mnist, uri: /data}
         target_table: fashion
         experiment:
-        %s""".formatted(experimentYaml.lines().findFirst().orElseThrow().substring("name: ".length()),
-            experimentYaml.indent(2))).toBuilder()
+        %s"""
+                .formatted(
+                    experimentYaml.lines().findFirst().orElseThrow().substring("name: ".length()),
+                    experimentYaml.indent(2)))
+        .toBuilder()
         .setExperimentOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true));
   }
 
@@ -275,7 +401,10 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
     return assertInstanceOf(ApplicationFailure.class, c);
   }
 
-  /** Pins a table at the version asked for, or version 5 as the latest; holds the records of finished experiments. */
+  /**
+   * Pins a table at the version asked for, or version 5 as the latest; holds the records of
+   * finished experiments.
+   */
   private static final class PinningCatalog implements CatalogActivities {
     final Map<String, ExperimentRecord> records = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -283,7 +412,8 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
     public ExperimentRecord experimentRecord(ExperimentRecordRequest r) {
       ExperimentRecord record = records.get(r.getExperimentId());
       if (record == null) {
-        throw ApplicationFailure.newNonRetryableFailure("no experiment '" + r.getExperimentId() + "' in the catalog",
+        throw ApplicationFailure.newNonRetryableFailure(
+            "no experiment '" + r.getExperimentId() + "' in the catalog",
             FailureTypes.INVALID_ARGUMENT);
       }
       return record;
@@ -292,7 +422,10 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
     @Override
     public DescribeTableResult describeTable(DescribeTableRequest r) {
       return DescribeTableResult.newBuilder()
-          .setTable(TableRef.newBuilder().setUri("file:///t/" + r.getTable()).setVersion(r.hasVersion() ? r.getVersion() : 5))
+          .setTable(
+              TableRef.newBuilder()
+                  .setUri("file:///t/" + r.getTable())
+                  .setVersion(r.hasVersion() ? r.getVersion() : 5))
           .build();
     }
 

@@ -12,8 +12,8 @@ import io.temporal.failure.ApplicationFailure;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A rank's side of the gang rendezvous, played for real through the workflow's signal and query from
- * inside a Train activity, as {@code GangMember} plays it on a worker.
+ * A rank's side of the gang rendezvous, played for real through the workflow's signal and query
+ * from inside a Train activity, as {@code GangMember} plays it on a worker.
  */
 public final class FakeRank {
   private FakeRank() {}
@@ -27,10 +27,17 @@ public final class FakeRank {
     ActivityExecutionContext ctx = Activity.getExecutionContext();
     WorkflowStub wf = ctx.getWorkflowClient().newUntypedWorkflowStub(ctx.getInfo().getWorkflowId());
     String gangId = r.getGang().getGangId();
-    RankStarted.Builder started = RankStarted.newBuilder().setGangId(gangId).setRank(RankInfo.newBuilder()
-        .setRank(r.getGang().getRank()).setWorkerIdentity("worker-" + r.getGang().getRank()).setDevice("cpu"));
+    RankStarted.Builder started =
+        RankStarted.newBuilder()
+            .setGangId(gangId)
+            .setRank(
+                RankInfo.newBuilder()
+                    .setRank(r.getGang().getRank())
+                    .setWorkerIdentity("worker-" + r.getGang().getRank())
+                    .setDevice("cpu"));
     if (r.getGang().getRank() == 0) {
-      started.setRendezvous(Rendezvous.newBuilder().setGangId(gangId).setHost("127.0.0.1").setPort(29500));
+      started.setRendezvous(
+          Rendezvous.newBuilder().setGangId(gangId).setHost("127.0.0.1").setPort(29500));
     }
     wf.signal(GangRendezvous.RANK_STARTED, started.build());
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

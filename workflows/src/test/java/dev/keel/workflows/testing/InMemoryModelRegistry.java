@@ -13,11 +13,13 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * The registry's contract for orchestration tests (the Delta-backed one is tested in the tables module):
- * versions count up per name, the copy gets a {@code registry://} URI, a repeated key returns the first version.
+ * The registry's contract for orchestration tests (the Delta-backed one is tested in the tables
+ * module): versions count up per name, the copy gets a {@code registry://} URI, a repeated key
+ * returns the first version.
  */
 public final class InMemoryModelRegistry implements ModelRegistryActivities {
-  public final List<RegisterModelRequest> registered = Collections.synchronizedList(new ArrayList<>());
+  public final List<RegisterModelRequest> registered =
+      Collections.synchronizedList(new ArrayList<>());
   private final List<ModelVersion> versions = Collections.synchronizedList(new ArrayList<>());
 
   /** A version that exists before the test runs, e.g. for pipelines that reuse a model. */
@@ -36,24 +38,42 @@ public final class InMemoryModelRegistry implements ModelRegistryActivities {
       }
     }
     long next = versions.stream().filter(v -> v.getName().equals(r.getName())).count() + 1;
-    return add(ModelVersion.newBuilder().setName(r.getName()).setVersion(next).setStage("candidate")
-        .setCheckpoint(r.getCheckpoint().toBuilder().setUri("registry://" + r.getName() + "/" + next + "/"))
-        .setSourceCheckpointUri(r.getCheckpoint().getUri()).setConfig(r.getConfig()).putAllHparams(r.getHparamsMap())
-        .setData(r.getData()).setExperimentId(r.getExperimentId()).setTrialId(r.getTrialId()).setRegisteredBy(key)
-        .build());
+    return add(
+        ModelVersion.newBuilder()
+            .setName(r.getName())
+            .setVersion(next)
+            .setStage("candidate")
+            .setCheckpoint(
+                r.getCheckpoint().toBuilder()
+                    .setUri("registry://" + r.getName() + "/" + next + "/"))
+            .setSourceCheckpointUri(r.getCheckpoint().getUri())
+            .setConfig(r.getConfig())
+            .putAllHparams(r.getHparamsMap())
+            .setData(r.getData())
+            .setExperimentId(r.getExperimentId())
+            .setTrialId(r.getTrialId())
+            .setRegisteredBy(key)
+            .build());
   }
 
   @Override
   public ModelVersion describe(ModelVersionRef ref) {
-    return versions.stream().filter(v -> v.getName().equals(ref.getName()) && v.getVersion() == ref.getVersion())
-        .findFirst().orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
-            "model '" + ref.getName() + "' has no version " + ref.getVersion(), FailureTypes.INVALID_MODEL));
+    return versions.stream()
+        .filter(v -> v.getName().equals(ref.getName()) && v.getVersion() == ref.getVersion())
+        .findFirst()
+        .orElseThrow(
+            () ->
+                ApplicationFailure.newNonRetryableFailure(
+                    "model '" + ref.getName() + "' has no version " + ref.getVersion(),
+                    FailureTypes.INVALID_MODEL));
   }
 
   @Override
   public ModelVersion champion(ModelVersionRef name) {
-    return versions.stream().filter(v -> v.getName().equals(name.getName()) && "champion".equals(v.getStage()))
-        .findFirst().orElse(ModelVersion.getDefaultInstance());
+    return versions.stream()
+        .filter(v -> v.getName().equals(name.getName()) && "champion".equals(v.getStage()))
+        .findFirst()
+        .orElse(ModelVersion.getDefaultInstance());
   }
 
   @Override

@@ -9,7 +9,10 @@ import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 
-/** Temporal's in-memory test server as Keel's workers see a cluster: Keel's data converter and search attributes. */
+/**
+ * Temporal's in-memory test server as Keel's workers see a cluster: Keel's data converter and
+ * search attributes.
+ */
 public final class KeelTestEnvironments {
   private KeelTestEnvironments() {}
 
@@ -19,15 +22,23 @@ public final class KeelTestEnvironments {
   }
 
   public static TestWorkflowEnvironment create(boolean timeSkipping) {
-    TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(KeelDataConverter.get()).build())
-        .setUseTimeskipping(timeSkipping)
-        .build());
+    TestWorkflowEnvironment env =
+        TestWorkflowEnvironment.newInstance(
+            TestEnvironmentOptions.newBuilder()
+                .setWorkflowClientOptions(
+                    WorkflowClientOptions.newBuilder()
+                        .setDataConverter(KeelDataConverter.get())
+                        .build())
+                .setUseTimeskipping(timeSkipping)
+                .build());
     KeelSearchAttributes.ALL.forEach(a -> env.registerSearchAttribute(a.name(), a.type()));
     return env;
   }
 
-  /** A {@code keel-control} worker with Keel's workflows registered; activities may be added before {@code start()}. */
+  /**
+   * A {@code keel-control} worker with Keel's workflows registered; activities may be added before
+   * {@code start()}.
+   */
   public static Worker control(TestWorkflowEnvironment env) {
     Worker control = env.newWorker(TaskQueues.CONTROL);
     KeelWorkflows.register(control);

@@ -14,8 +14,9 @@ import java.util.function.ToLongFunction;
 
 /**
  * Inference activities for pipeline tests, where scoring is not what is tested: every request is
- * one partition of {@code rows} rows with {@code correct} of them right, committed as version 0. The
- * requests the pipeline sent are recorded. (The real activities are tested in the inference module.)
+ * one partition of {@code rows} rows with {@code correct} of them right, committed as version 0.
+ * The requests the pipeline sent are recorded. (The real activities are tested in the inference
+ * module.)
  */
 public final class OnePartitionScorer implements InferenceActivities {
   private final List<InferenceRequest> scored;
@@ -26,8 +27,12 @@ public final class OnePartitionScorer implements InferenceActivities {
     this(scored, rows, r -> correct);
   }
 
-  /** {@code correct} tells how many rows a request's checkpoint gets right, e.g. to make one model better. */
-  public OnePartitionScorer(List<InferenceRequest> scored, long rows, ToLongFunction<InferenceRequest> correct) {
+  /**
+   * {@code correct} tells how many rows a request's checkpoint gets right, e.g. to make one model
+   * better.
+   */
+  public OnePartitionScorer(
+      List<InferenceRequest> scored, long rows, ToLongFunction<InferenceRequest> correct) {
     this.scored = scored;
     this.rows = rows;
     this.correct = correct;
@@ -36,13 +41,19 @@ public final class OnePartitionScorer implements InferenceActivities {
   @Override
   public InferencePlan plan(InferenceRequest r) {
     scored.add(r);
-    return InferencePlan.newBuilder().setPredictionsTableUri(r.getPredictionsTableUri()).setRows(rows)
-        .addPartitions(InferencePartition.newBuilder().setRows(rows)).build();
+    return InferencePlan.newBuilder()
+        .setPredictionsTableUri(r.getPredictionsTableUri())
+        .setRows(rows)
+        .addPartitions(InferencePartition.newBuilder().setRows(rows))
+        .build();
   }
 
   @Override
   public ScorePartitionResult scorePartition(ScorePartitionRequest r) {
-    return ScorePartitionResult.newBuilder().setRows(rows).setCorrect(correct.applyAsLong(r.getRequest())).build();
+    return ScorePartitionResult.newBuilder()
+        .setRows(rows)
+        .setCorrect(correct.applyAsLong(r.getRequest()))
+        .build();
   }
 
   @Override

@@ -3,7 +3,6 @@ package dev.keel.workflows.training;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.keel.workflows.testing.KeelTestEnvironments;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.etl.IngestActivities;
 import dev.keel.activities.train.TrainingActivities;
@@ -28,6 +27,7 @@ import dev.keel.workflows.experiment.TrialWorkflow;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import dev.keel.workflows.testing.FakeRank;
 import dev.keel.workflows.testing.InMemoryModelRegistry;
+import dev.keel.workflows.testing.KeelTestEnvironments;
 import dev.keel.workflows.testing.OnePartitionScorer;
 import io.temporal.api.history.v1.ActivityTaskScheduledEventAttributes;
 import io.temporal.api.history.v1.HistoryEvent;
@@ -47,7 +47,8 @@ import org.junit.jupiter.api.Test;
  * defaults. Lengths reach the trainer with their unit.
  */
 class PipelineAndTrialTrainAlikeTest {
-  private static final String CONFIG = """
+  private static final String CONFIG =
+      """
       name: alike
       data: {table: fashion}
       hyperparameters: {lr: 0.01, batch_size: 32}
@@ -56,8 +57,10 @@ class PipelineAndTrialTrainAlikeTest {
       """;
 
   private final Map<String, TrainRequest> trained = new ConcurrentHashMap<>();
-  private final List<InferenceRequest> scored = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-  private final List<TrainRequest> ranks = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+  private final List<InferenceRequest> scored =
+      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+  private final List<TrainRequest> ranks =
+      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
   private final InMemoryModelRegistry registry = new InMemoryModelRegistry();
   private TestWorkflowEnvironment env;
   private WorkflowClient client;
@@ -66,9 +69,12 @@ class PipelineAndTrialTrainAlikeTest {
   void start() {
     env = KeelTestEnvironments.create();
     KeelTestEnvironments.control(env).registerActivitiesImplementations(registry);
-    env.newWorker(TaskQueues.ETL).registerActivitiesImplementations((IngestActivities) this::ingest);
-    env.newWorker(TaskQueues.INFER).registerActivitiesImplementations(new OnePartitionScorer(scored, 10, 5));
-    env.newWorker(TaskQueues.train("cpu")).registerActivitiesImplementations((TrainingActivities) this::train);
+    env.newWorker(TaskQueues.ETL)
+        .registerActivitiesImplementations((IngestActivities) this::ingest);
+    env.newWorker(TaskQueues.INFER)
+        .registerActivitiesImplementations(new OnePartitionScorer(scored, 10, 5));
+    env.newWorker(TaskQueues.train("cpu"))
+        .registerActivitiesImplementations((TrainingActivities) this::train);
     env.start();
     client = env.getWorkflowClient();
   }
@@ -81,12 +87,19 @@ class PipelineAndTrialTrainAlikeTest {
   @Test
   void theFinalTrainingGoesOnFromTheBestCheckpointWithATrialsOptionsAndSeed() {
     ExperimentConfig config = ExperimentConfigLoaders.experimentLoader().fromYaml(CONFIG);
-    PipelineResult result = client.newWorkflowStub(PipelineWorkflow.class, options("pipe")).run(pipeline(config)
-        .setFinalTraining(FinalTraining.newBuilder().setMaxLength(Length.newBuilder().setEpochs(4))).build());
+    PipelineResult result =
+        client
+            .newWorkflowStub(PipelineWorkflow.class, options("pipe"))
+            .run(
+                pipeline(config)
+                    .setFinalTraining(
+                        FinalTraining.newBuilder().setMaxLength(Length.newBuilder().setEpochs(4)))
+                    .build());
 
     String experimentId = ExperimentWorkflow.childId("pipe");
     ActivityTaskScheduledEventAttributes finalTraining = scheduledTrain("pipe");
-    ActivityTaskScheduledEventAttributes trial = scheduledTrain(TrialWorkflow.workflowId(experimentId, 1));
+    ActivityTaskScheduledEventAttributes trial =
+        scheduledTrain(TrialWorkflow.workflowId(experimentId, 1));
     assertEquals(withoutIds(trial), withoutIds(finalTraining));
 
     TrainRequest fromPipeline = trained.get("pipe");
@@ -94,54 +107,96 @@ class PipelineAndTrialTrainAlikeTest {
     assertEquals("epochs: 4\n", fromPipeline.getTargetLength().toString());
     assertEquals("batches: 200\n", fromPipeline.getCheckpointPeriod().toString());
     assertEquals(5000.0 / 60000.0, fromPipeline.getValidationFraction());
-    assertEquals(dev.keel.api.v1.ValidationSpec.newBuilder().setFraction(5000.0 / 60000.0).setStratify(true).setSeed(0)
-        .build(), fromPipeline.getValidation(), "a new run validates on rows chosen by row-id hash, per label");
+    assertEquals(
+        dev.keel.api.v1.ValidationSpec.newBuilder()
+            .setFraction(5000.0 / 60000.0)
+            .setStratify(true)
+            .setSeed(0)
+            .build(),
+        fromPipeline.getValidation(),
+        "a new run validates on rows chosen by row-id hash, per label");
     assertEquals(8, fromTrial.getSeed(), "trial 1's seed is the config's plus its number");
-    // the trial's request, but for the pipeline, from the trial's checkpoint and on to the longer length
-    assertEquals(fromTrial.toBuilder().clearExperimentId().setTargetLength(fromPipeline.getTargetLength()).build(),
+    // the trial's request, but for the pipeline, from the trial's checkpoint and on to the longer
+    // length
+    assertEquals(
+        fromTrial.toBuilder()
+            .clearExperimentId()
+            .setTargetLength(fromPipeline.getTargetLength())
+            .build(),
         fromPipeline.toBuilder().clearExperimentId().clearStartFrom().build());
-    assertEquals(experimentId, fromPipeline.getStartFrom().getUuid(), "the best trial's checkpoint");
+    assertEquals(
+        experimentId, fromPipeline.getStartFrom().getUuid(), "the best trial's checkpoint");
     assertEquals(2, fromPipeline.getStartFrom().getMetricsOrThrow("length"));
-    assertEquals("pipe", result.getCheckpoint().getUuid(), "the final training's checkpoint is registered");
+    assertEquals(
+        "pipe", result.getCheckpoint().getUuid(), "the final training's checkpoint is registered");
     assertEquals(1, registry.registered.size());
     assertEquals(experimentId, registry.registered.get(0).getExperimentId());
     assertEquals("trial-1", registry.registered.get(0).getTrialId());
-    assertEquals("registry://alike/1/", scored.get(0).getCheckpoint().getUri(), "the registry's copy is scored");
-    assertEquals("alike_predictions", scored.get(0).getPredictionsTableUri(), "each pipeline its own predictions table");
+    assertEquals(
+        "registry://alike/1/",
+        scored.get(0).getCheckpoint().getUri(),
+        "the registry's copy is scored");
+    assertEquals(
+        "alike_predictions",
+        scored.get(0).getPredictionsTableUri(),
+        "each pipeline its own predictions table");
     assertEquals(List.of(), result.getSkippedList());
   }
 
   @Test
   void aFinalTrainingWithTwoSlotsTrainsOnAGangOfTwoRanks() {
     ExperimentConfig config = ExperimentConfigLoaders.experimentLoader().fromYaml(CONFIG);
-    PipelineResult result = client.newWorkflowStub(PipelineWorkflow.class, options("pipe-gang")).run(pipeline(config)
-        .setFinalTraining(FinalTraining.newBuilder().setMaxLength(Length.newBuilder().setEpochs(3)).setSlotsPerTrial(2))
-        .build());
+    PipelineResult result =
+        client
+            .newWorkflowStub(PipelineWorkflow.class, options("pipe-gang"))
+            .run(
+                pipeline(config)
+                    .setFinalTraining(
+                        FinalTraining.newBuilder()
+                            .setMaxLength(Length.newBuilder().setEpochs(3))
+                            .setSlotsPerTrial(2))
+                    .build());
 
     assertEquals(List.of(0, 1), ranks.stream().map(r -> r.getGang().getRank()).sorted().toList());
-    assertEquals(1, ranks.stream().map(r -> r.getGang().getGangId()).distinct().count(), ranks.toString());
-    assertTrue(ranks.get(0).getGang().getGangId().startsWith("pipe-gang/gang-"), ranks.get(0).getGang().getGangId());
+    assertEquals(
+        1, ranks.stream().map(r -> r.getGang().getGangId()).distinct().count(), ranks.toString());
+    assertTrue(
+        ranks.get(0).getGang().getGangId().startsWith("pipe-gang/gang-"),
+        ranks.get(0).getGang().getGangId());
     assertEquals(List.of(2, 2), ranks.stream().map(r -> r.getGang().getWorldSize()).toList());
-    assertEquals(List.of(0, 1), result.getTrain().getRanksList().stream().map(RankInfo::getRank).toList());
-    assertEquals("pipe-gang", result.getInference().getCheckpointUuid(), "rank 0's checkpoint is scored");
+    assertEquals(
+        List.of(0, 1), result.getTrain().getRanksList().stream().map(RankInfo::getRank).toList());
+    assertEquals(
+        "pipe-gang", result.getInference().getCheckpointUuid(), "rank 0's checkpoint is scored");
   }
 
   private static PipelineRequest.Builder pipeline(ExperimentConfig config) {
-    return PipelineRequest.newBuilder().setName("alike")
+    return PipelineRequest.newBuilder()
+        .setName("alike")
         .setSource(DataSource.newBuilder().setFormat("fashion_mnist").setUri("/data"))
-        .setTargetTable("fashion").setExperiment(config)
+        .setTargetTable("fashion")
+        .setExperiment(config)
         .setExperimentOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true));
   }
 
-  private static ActivityTaskScheduledEventAttributes withoutIds(ActivityTaskScheduledEventAttributes a) {
-    return a.toBuilder().clearActivityId().clearInput().clearWorkflowTaskCompletedEventId().clearHeader().build();
+  private static ActivityTaskScheduledEventAttributes withoutIds(
+      ActivityTaskScheduledEventAttributes a) {
+    return a.toBuilder()
+        .clearActivityId()
+        .clearInput()
+        .clearWorkflowTaskCompletedEventId()
+        .clearHeader()
+        .build();
   }
 
   private ActivityTaskScheduledEventAttributes scheduledTrain(String workflowId) {
     List<HistoryEvent> events = client.fetchHistory(workflowId).getEvents();
-    return events.stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
+    return events.stream()
+        .filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
         .map(HistoryEvent::getActivityTaskScheduledEventAttributes)
-        .filter(a -> a.getActivityType().getName().equals("Train")).findFirst().orElseThrow();
+        .filter(a -> a.getActivityType().getName().equals("Train"))
+        .findFirst()
+        .orElseThrow();
   }
 
   private static WorkflowOptions options(String id) {
@@ -149,9 +204,11 @@ class PipelineAndTrialTrainAlikeTest {
   }
 
   private IngestResult ingest(IngestRequest r) {
-    return IngestResult.newBuilder().setTable(TableRef.newBuilder().setUri(r.getTableUri()).setVersion(3)).setRows(10).build();
+    return IngestResult.newBuilder()
+        .setTable(TableRef.newBuilder().setUri(r.getTableUri()).setVersion(3))
+        .setRows(10)
+        .build();
   }
-
 
   private TrainResult train(TrainRequest r) {
     if (r.hasGang()) {
@@ -163,8 +220,15 @@ class PipelineAndTrialTrainAlikeTest {
     }
     trained.put(r.getExperimentId(), r);
     return TrainResult.newBuilder()
-        .setCheckpoint(CheckpointRef.newBuilder().setUuid(r.getExperimentId()).setUri("test://" + r.getExperimentId())
-            .setExperimentId(r.getExperimentId()).setTrialId(r.getTrialId()))
-        .putValidationMetrics("validation_loss", 0.25).setBatches(1).setAttempt(1).build();
+        .setCheckpoint(
+            CheckpointRef.newBuilder()
+                .setUuid(r.getExperimentId())
+                .setUri("test://" + r.getExperimentId())
+                .setExperimentId(r.getExperimentId())
+                .setTrialId(r.getTrialId()))
+        .putValidationMetrics("validation_loss", 0.25)
+        .setBatches(1)
+        .setAttempt(1)
+        .build();
   }
 }

@@ -12,6 +12,7 @@ import dev.keel.service.worker.WorkerHostOptions.Role;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.catalog.ExperimentList;
 import io.temporal.client.WorkflowClient;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -436,7 +437,7 @@ public final class ApiLoadBenchmark {
           } else {
             calls.get(endpoint).error(r.statusCode() + " " + r.body());
           }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
           calls.get(endpoint).error(e.toString());
         }
         if (thinkMs > 0) {

@@ -1,5 +1,6 @@
 package dev.keel.benchmarks;
 
+import com.google.protobuf.Value;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.etl.fashionmnist.IdxFiles;
@@ -200,9 +201,7 @@ public final class DataParallelBenchmark {
                 .setExperimentId("dp-bench")
                 .setTrialId("rank-" + rank + "-" + System.nanoTime())
                 .setModel(ModelSpec.newBuilder().setName(FashionCnn.NAME))
-                .putHparams(
-                    "batch_size",
-                    com.google.protobuf.Value.newBuilder().setNumberValue(GLOBAL_BATCH).build())
+                .putHparams("batch_size", Value.newBuilder().setNumberValue(GLOBAL_BATCH).build())
                 .setTargetBatches(WARMUP + batches)
                 .setThreads(threads)
                 .setSeed(1)

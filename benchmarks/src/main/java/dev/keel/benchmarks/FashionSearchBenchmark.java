@@ -33,6 +33,7 @@ import io.temporal.client.WorkflowClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -395,7 +396,7 @@ public final class FashionSearchBenchmark {
             "Measured by FashionSearchBenchmark (%s): validation accuracy of a random search on Fashion-MNIST with fashion_cnn,"
                 + " batch size 128, %d batches max, validated every 128 batches, %d CPU workers x %d thread(s);"
                 + " seconds_per_unit is wall time per batch including validation and checkpoints",
-            java.time.LocalDate.now(),
+            LocalDate.now(),
             maxLength,
             workers,
             threads));

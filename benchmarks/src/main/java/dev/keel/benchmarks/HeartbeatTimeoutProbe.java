@@ -18,6 +18,7 @@ import io.temporal.api.workflow.v1.PendingActivityInfo;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionResponse;
 import io.temporal.client.WorkflowClient;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -410,7 +411,7 @@ public final class HeartbeatTimeoutProbe {
     throw new IllegalStateException("timed out waiting for " + what);
   }
 
-  private static int freePort() throws java.io.IOException {
+  private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket()) {
       s.bind(new InetSocketAddress("127.0.0.1", 0));
       return s.getLocalPort();

@@ -1,6 +1,7 @@
 package dev.keel.benchmarks;
 
 import com.google.protobuf.Value;
+import com.sun.management.OperatingSystemMXBean;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.InferenceRequest;
@@ -31,6 +32,7 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -421,8 +423,7 @@ public final class InferenceBenchmark {
   }
 
   private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean)
-            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+    return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
   }
 

@@ -4,6 +4,8 @@ import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
 import com.google.protobuf.Value;
+import com.google.protobuf.util.Timestamps;
+import com.sun.management.OperatingSystemMXBean;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.config.ConfigDefaults;
@@ -12,6 +14,7 @@ import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.IngestResult;
+import dev.keel.api.v1.Length;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.gpu.model.FashionCnn;
@@ -38,10 +41,12 @@ import dev.keel.tables.dataset.LabeledImages;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -137,7 +142,7 @@ public final class PlatformOverheadBenchmark {
           base.toBuilder()
               .setSearcher(
                   base.getSearcher().toBuilder()
-                      .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(batches)))
+                      .setMaxLength(Length.newBuilder().setBatches(batches)))
               .build();
     } else {
       int trainingRows =
@@ -181,7 +186,7 @@ public final class PlatformOverheadBenchmark {
       final ExperimentConfig config = base;
       for (int rep = -1; rep < reps; rep++) {
         List<String> order = new ArrayList<>(variants);
-        java.util.Collections.rotate(order, -Math.max(rep, 0));
+        Collections.rotate(order, -Math.max(rep, 0));
         for (String v : order) {
           double seconds;
           String m;
@@ -242,10 +247,8 @@ public final class PlatformOverheadBenchmark {
         client.newUntypedWorkflowStub(id).getResult(ExperimentResult.class);
         long returned = System.currentTimeMillis();
         var events = client.fetchHistory(id).getEvents();
-        long first = com.google.protobuf.util.Timestamps.toMillis(events.get(0).getEventTime());
-        long last =
-            com.google.protobuf.util.Timestamps.toMillis(
-                events.get(events.size() - 1).getEventTime());
+        long first = Timestamps.toMillis(events.get(0).getEventTime());
+        long last = Timestamps.toMillis(events.get(events.size() - 1).getEventTime());
         System.out.printf(
             Locale.ROOT,
             "client: start() took %d ms (workflow started %d ms after the call);"
@@ -329,8 +332,7 @@ public final class PlatformOverheadBenchmark {
    * CPU time of this whole JVM: for Keel that is the Temporal server, the workers and the trainer.
    */
   private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean)
-            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+    return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
   }
 
@@ -374,12 +376,12 @@ public final class PlatformOverheadBenchmark {
   /** The workflow's history events with milliseconds since its first event (--profile). */
   static void printTimeline(WorkflowClient client, String workflowId) {
     var events = client.fetchHistory(workflowId).getEvents();
-    long t0 = com.google.protobuf.util.Timestamps.toMillis(events.get(0).getEventTime());
+    long t0 = Timestamps.toMillis(events.get(0).getEventTime());
     long prev = t0;
     System.out.println(
         "timeline of " + workflowId + " (ms since start, +ms since previous event):");
     for (var e : events) {
-      long t = com.google.protobuf.util.Timestamps.toMillis(e.getEventTime());
+      long t = Timestamps.toMillis(e.getEventTime());
       String what = e.getEventType().name().replace("EVENT_TYPE_", "");
       if (e.hasActivityTaskScheduledEventAttributes()) {
         what += " " + e.getActivityTaskScheduledEventAttributes().getActivityType().getName();

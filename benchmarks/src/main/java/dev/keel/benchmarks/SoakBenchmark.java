@@ -35,8 +35,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -48,6 +50,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -538,7 +541,7 @@ public final class SoakBenchmark {
                   + " SIGKILL "
                   + c.name
                   + " (pending activity types "
-                  + new java.util.TreeSet<>(pendingActivityTypes)
+                  + new TreeSet<>(pendingActivityTypes)
                   + "), restarted after "
                   + downMs / 1000
                   + " s");
@@ -950,9 +953,8 @@ public final class SoakBenchmark {
   /** Whether the fault logged as "HH:mm:ss …" happened within [from - 60 s, to]. */
   private static boolean overlaps(String fault, Instant from, Instant to) {
     String hms = fault.substring(0, 8);
-    Instant day = to.truncatedTo(java.time.temporal.ChronoUnit.DAYS);
-    Instant at =
-        day.plus(Duration.between(java.time.LocalTime.MIDNIGHT, java.time.LocalTime.parse(hms)));
+    Instant day = to.truncatedTo(ChronoUnit.DAYS);
+    Instant at = day.plus(Duration.between(LocalTime.MIDNIGHT, LocalTime.parse(hms)));
     return !at.isBefore(from.minusSeconds(60)) && !at.isAfter(to);
   }
 
@@ -974,7 +976,7 @@ public final class SoakBenchmark {
         new TreeMap<>(kills),
         userErrors.size(),
         Duration.between(lastProgress, Instant.now()).toMillis() / 1000.0,
-        new java.util.TreeSet<>(pendingActivityTypes),
+        new TreeSet<>(pendingActivityTypes),
         Machine.loadAverages());
   }
 

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -131,7 +132,7 @@ final class WorkerProcesses implements AutoCloseable {
     }
     for (Process p : processes) {
       try {
-        if (!p.waitFor(15, java.util.concurrent.TimeUnit.SECONDS)) {
+        if (!p.waitFor(15, TimeUnit.SECONDS)) {
           p.destroyForcibly();
         }
       } catch (InterruptedException e) {

@@ -3,9 +3,13 @@ package dev.keel.etl;
 import dev.keel.tables.Columns;
 import dev.keel.tables.TableSchemas;
 import io.delta.kernel.types.StructType;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.IntStream;
 
 /**
  * The good records of a source, decoded and ready to commit: label indices into {@code classNames},
@@ -116,16 +120,15 @@ record Decoded(
    * id {@code firstId + i}.
    */
   List<Columns> groups(long firstId) {
-    List<Columns> out = new java.util.ArrayList<>();
-    for (String split : new java.util.TreeSet<>(java.util.Arrays.asList(splits))) {
-      int[] rowsOfSplit =
-          java.util.stream.IntStream.range(0, rows).filter(i -> splits[i].equals(split)).toArray();
+    List<Columns> out = new ArrayList<>();
+    for (String split : new TreeSet<>(Arrays.asList(splits))) {
+      int[] rowsOfSplit = IntStream.range(0, rows).filter(i -> splits[i].equals(split)).toArray();
       for (int from = 0; from < rowsOfSplit.length; from += FILE_ROWS) {
         out.add(
             group(
                 firstId,
                 split,
-                java.util.Arrays.copyOfRange(
+                Arrays.copyOfRange(
                     rowsOfSplit, from, Math.min(rowsOfSplit.length, from + FILE_ROWS))));
       }
     }

@@ -41,6 +41,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -383,7 +384,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
     if (s == null || s.isBlank()) {
       return null;
     }
-    String[] p = s.strip().toLowerCase(java.util.Locale.ROOT).split("x");
+    String[] p = s.strip().toLowerCase(Locale.ROOT).split("x");
     try {
       int h = Integer.parseInt(p[0].strip());
       int w = p.length > 1 ? Integer.parseInt(p[1].strip()) : h;

@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -62,7 +63,7 @@ class CsvAndParquetBecomeLabeledFeatureRowsTest {
     List<String> classes =
         new ArrayList<>(
             new TreeSet<>(
-                java.util.stream.IntStream.range(0, n)
+                IntStream.range(0, n)
                     .mapToObj(i -> RealData.className(RealData.label(i)))
                     .toList()));
     Map<String, String> props = TableRows.properties(table, 0);

@@ -19,6 +19,7 @@ import dev.keel.tables.DeltaTables;
 import dev.keel.tables.TableSchemas;
 import dev.keel.tables.dataset.LabeledImages;
 import io.delta.standalone.DeltaLog;
+import io.delta.standalone.Snapshot;
 import io.delta.standalone.actions.AddFile;
 import io.delta.standalone.data.CloseableIterator;
 import io.delta.standalone.data.RowRecord;
@@ -78,8 +79,7 @@ class IngestActivitiesImplTest {
   @Test
   void deltaStandaloneReadsTheTable() throws Exception {
     DeltaLog log = DeltaLog.forTable(new Configuration(), root.resolve("fashion").toString());
-    io.delta.standalone.Snapshot snap =
-        log.getSnapshotForVersionAsOf(first.getTable().getVersion());
+    Snapshot snap = log.getSnapshotForVersionAsOf(first.getTable().getVersion());
     var schema = snap.getMetadata().getSchema();
     assertEquals(List.of("id", "label", "split", "image"), Arrays.asList(schema.getFieldNames()));
     assertEquals("long", schema.get("id").getDataType().getTypeName());

@@ -11,6 +11,7 @@ import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.etl.fashionmnist.IdxFiles;
+import dev.keel.etl.history.DataTableHistory;
 import dev.keel.etl.testing.RealData;
 import dev.keel.etl.testing.TableRows;
 import dev.keel.tables.dataset.LabeledImages;
@@ -21,6 +22,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -65,7 +67,7 @@ class LabelLimitsKeepTheFirstTrainRowsOfAClassAndEveryTestRowTest {
     // the first 50 sneakers of the training file, in its order
     LabeledImages train = IdxFiles.read(RealData.FASHION, "train");
     int[] firstSneakers =
-        java.util.stream.IntStream.range(0, train.size())
+        IntStream.range(0, train.size())
             .filter(i -> train.labels()[i] == SNEAKER)
             .limit(50)
             .toArray();
@@ -89,9 +91,7 @@ class LabelLimitsKeepTheFirstTrainRowsOfAClassAndEveryTestRowTest {
         Map.of(SNEAKER, 7_000L),
         Map.of(SNEAKER, TableRows.perLabel(TableRows.read(table, 1)).get(SNEAKER)));
     // keel data describe tells the story: the limits of v0, then the whole class
-    String described =
-        dev.keel.etl.history.DataTableHistory.render(
-            dev.keel.etl.history.DataTableHistory.describe(table));
+    String described = DataTableHistory.render(DataTableHistory.describe(table));
     assertTrue(
         described.contains("        label limits:   sneaker=50 (train rows kept)\n"), described);
     assertEquals(1, described.lines().filter(l -> l.contains("label limits")).count(), described);

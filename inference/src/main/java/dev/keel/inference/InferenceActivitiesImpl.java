@@ -40,8 +40,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
@@ -73,7 +75,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
    * Scoring lanes by lanes x threads per lane (one entry unless requests ask for other thread
    * counts).
    */
-  private final java.util.Map<String, ScoringLanes> lanes = new java.util.HashMap<>();
+  private final Map<String, ScoringLanes> lanes = new HashMap<>();
 
   /**
    * @param storage resolves table names in requests ({@code tables/<name>}); null means requests

@@ -35,6 +35,7 @@ import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -73,7 +74,7 @@ final class TablePartitions {
     Snapshot snapshot = DeltaTables.snapshotAt(engine, table.getUri(), table.getVersion());
     requireColumns(snapshot, table);
     String name = DeltaTables.displayUri(table.getUri()) + " v" + table.getVersion();
-    Map<String, long[]> perFile = new java.util.LinkedHashMap<>(); // path -> rows of the split
+    Map<String, long[]> perFile = new LinkedHashMap<>(); // path -> rows of the split
     Map<String, Long> splits = new TreeMap<>();
     // Delta's file statistics skip the files that hold none of the split (the ETL writes a file per
     // split); only when nothing is left are all files read, for the message that lists the splits

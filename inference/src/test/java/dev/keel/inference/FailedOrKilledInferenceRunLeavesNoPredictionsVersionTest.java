@@ -12,6 +12,7 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
@@ -100,6 +101,6 @@ class FailedOrKilledInferenceRunLeavesNoPredictionsVersionTest {
   }
 
   private static Path runDirectory(String table, String runId) {
-    return Path.of(java.net.URI.create(InferenceActivitiesImpl.runDirectory(table, runId)));
+    return Path.of(URI.create(InferenceActivitiesImpl.runDirectory(table, runId)));
   }
 }

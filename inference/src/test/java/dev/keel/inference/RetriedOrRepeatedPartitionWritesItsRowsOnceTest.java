@@ -2,6 +2,7 @@ package dev.keel.inference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.keel.activities.infer.InferenceActivities;
 import dev.keel.api.v1.CommitPredictionsRequest;
 import dev.keel.api.v1.InferencePlan;
 import dev.keel.api.v1.InferenceRequest;
@@ -54,7 +55,7 @@ class RetriedOrRepeatedPartitionWritesItsRowsOnceTest {
     TestActivityEnvironment activities = TestActivityEnvironment.newInstance();
     try (InferenceTestBed bed = new InferenceTestBed()) {
       activities.registerActivitiesImplementations(bed.real);
-      var stub = activities.newActivityStub(dev.keel.activities.infer.InferenceActivities.class);
+      var stub = activities.newActivityStub(InferenceActivities.class);
       InferenceRequest request = bed.request("twice").build();
       InferencePlan plan = stub.plan(request);
       String runId = "run-twice";

@@ -23,6 +23,7 @@ import dev.keel.tables.drift.DriftTable;
 import dev.keel.tables.registry.ModelRegistryTable;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ApplicationFailure;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -198,7 +199,7 @@ class ShiftedInputDriftsPastTheThresholdAndMarksItsRunTest {
 
   private static Columns columns(LabeledImages images, String split) {
     String[] splits = new String[images.size()];
-    java.util.Arrays.fill(splits, split);
+    Arrays.fill(splits, split);
     return Columns.of(images.size())
         .add("id", images.ids())
         .add("label", images.labels())

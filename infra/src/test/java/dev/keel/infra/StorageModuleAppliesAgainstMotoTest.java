@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -53,7 +54,7 @@ class StorageModuleAppliesAgainstMotoTest {
             && pab.restrictPublicBuckets(),
         () -> "public access not fully blocked: " + pab);
 
-    Map<String, LifecycleRule> rules = new java.util.HashMap<>();
+    Map<String, LifecycleRule> rules = new HashMap<>();
     s3.getBucketLifecycleConfiguration(b -> b.bucket(bucket))
         .rules()
         .forEach(r -> rules.put(r.id(), r));

@@ -7,6 +7,7 @@ import dev.keel.search.sim.RandomMetricOracle;
 import dev.keel.search.sim.SimulationResult;
 import dev.keel.search.sim.Simulator;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -54,7 +55,7 @@ public record SearchPreview(
                   }
                 })
             .run(searcher, Searchers.seed(config));
-    Map<String, Map<Long, Integer>> counts = new java.util.LinkedHashMap<>();
+    Map<String, Map<Long, Integer>> counts = new LinkedHashMap<>();
     finalLength.forEach(
         (trial, length) ->
             counts

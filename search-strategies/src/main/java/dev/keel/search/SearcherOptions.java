@@ -1,5 +1,7 @@
 package dev.keel.search;
 
+import dev.keel.api.v1.SearcherConfig;
+
 /**
  * Searcher knobs that {@code SearcherConfig} does not carry (yet). Defaults apply when a searcher
  * is built from the config alone; a snapshot records the options in use.
@@ -59,7 +61,7 @@ public record SearcherOptions(
   }
 
   /** The knobs the config sets, defaults for the rest. */
-  public static SearcherOptions of(dev.keel.api.v1.SearcherConfig s) {
+  public static SearcherOptions of(SearcherConfig s) {
     SearcherOptions d = defaults();
     return new SearcherOptions(
         s.getSampler().isEmpty() ? d.ashaSampler() : s.getSampler(),

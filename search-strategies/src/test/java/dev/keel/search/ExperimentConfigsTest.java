@@ -8,6 +8,7 @@ import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.ExperimentConfig;
 import java.util.List;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -288,7 +289,7 @@ class ExperimentConfigsTest {
         "{\"data\": {\"table\": \"t\"}, \"searcher\": {\"name\": \"single\", \"metric\": \"m\", \"max_length\": {\"batches\": 1}}}";
     assertEquals("single", ExperimentConfigLoaders.load(json).config().getSearcher().getName());
     ExperimentConfig unchecked = ExperimentConfig.getDefaultInstance();
-    org.junit.jupiter.api.Assertions.assertThrows(
+    Assertions.assertThrows(
         IllegalArgumentException.class, () -> ExperimentConfigLoaders.load(loader -> unchecked));
   }
 }

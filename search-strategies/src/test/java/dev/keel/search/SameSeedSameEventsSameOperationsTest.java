@@ -3,6 +3,7 @@ package dev.keel.search;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import dev.keel.api.v1.Reproducibility;
 import dev.keel.search.sim.FaultModel;
 import dev.keel.search.sim.SimEvent;
 import dev.keel.search.sim.SimulationResult;
@@ -60,7 +61,7 @@ class SameSeedSameEventsSameOperationsTest {
     var noSeed =
         s.config().toBuilder()
             .setSearcher(s.config().getSearcher().toBuilder().setSeed(0))
-            .setReproducibility(dev.keel.api.v1.Reproducibility.newBuilder().setSeed(11))
+            .setReproducibility(Reproducibility.newBuilder().setSeed(11))
             .build();
     assertEquals(
         s.searcher().initialOperations(),

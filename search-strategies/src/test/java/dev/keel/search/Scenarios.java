@@ -1,10 +1,15 @@
 package dev.keel.search;
 
+import com.google.protobuf.Value;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.Hyperparameter;
 import dev.keel.api.v1.Length;
 import dev.keel.api.v1.SearcherConfig;
 import dev.keel.search.sim.SyntheticOracle;
 import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * Small configs of every searcher on the synthetic oracle's hyperparameters, for property tests.
@@ -84,13 +89,11 @@ public final class Scenarios {
             d));
   }
 
-  static java.util.Map<String, dev.keel.api.v1.Hyperparameter> constants() {
-    java.util.Map<String, dev.keel.api.v1.Hyperparameter> hps = new java.util.TreeMap<>();
-    java.util.SortedMap<String, com.google.protobuf.Value> opt = SyntheticOracle.optimum();
+  static Map<String, Hyperparameter> constants() {
+    Map<String, Hyperparameter> hps = new TreeMap<>();
+    SortedMap<String, Value> opt = SyntheticOracle.optimum();
     opt.forEach(
-        (k, v) ->
-            hps.put(
-                k, dev.keel.api.v1.Hyperparameter.newBuilder().setType("const").setVal(v).build()));
+        (k, v) -> hps.put(k, Hyperparameter.newBuilder().setType("const").setVal(v).build()));
     return hps;
   }
 }

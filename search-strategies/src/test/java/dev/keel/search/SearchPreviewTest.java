@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.api.config.ConfigLimits;
 import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.Length;
 import dev.keel.search.asha.AshaPlan;
 import dev.keel.search.sim.SimulationStoppedException;
 import java.util.Set;
@@ -21,7 +22,7 @@ class SearchPreviewTest {
         Scenarios.config(
             Scenarios.searcher("adaptive_asha", 1)
                 .setMaxTrials(300)
-                .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(2560)));
+                .setMaxLength(Length.newBuilder().setBatches(2560)));
     SearchPreview p = Searchers.preview(c);
     assertEquals(300, p.trials());
     assertEquals(300, p.rows().stream().mapToInt(SearchPreview.Row::trials).sum());
@@ -62,7 +63,7 @@ class SearchPreviewTest {
                   .setMaxTrials(ConfigLimits.MAX_TRIALS)
                   .setMaxConcurrentTrials(16)
                   .setStopOnce(stopOnce)
-                  .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(2560)));
+                  .setMaxLength(Length.newBuilder().setBatches(2560)));
       SearchPreview p = Searchers.preview(c);
       assertEquals(ConfigLimits.MAX_TRIALS, p.trials(), "stop_once " + stopOnce);
       assertEquals(

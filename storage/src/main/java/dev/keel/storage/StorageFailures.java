@@ -2,6 +2,7 @@ package dev.keel.storage;
 
 import dev.keel.activities.FailureTypes;
 import io.temporal.failure.ApplicationFailure;
+import java.nio.file.AccessDeniedException;
 import java.util.Optional;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
@@ -81,7 +82,7 @@ public final class StorageFailures {
       if (cls.equals("org.apache.hadoop.fs.s3a.UnknownStoreException")) {
         return Optional.of("the bucket does not exist");
       }
-      if (t instanceof java.nio.file.AccessDeniedException) {
+      if (t instanceof AccessDeniedException) {
         return Optional.of(
             "access denied ("
                 + firstLine(t.getMessage())

@@ -22,6 +22,12 @@ import io.delta.kernel.expressions.Predicate;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.data.ScanStateRow;
 import io.delta.kernel.internal.util.Utils;
+import io.delta.kernel.types.ArrayType;
+import io.delta.kernel.types.BinaryType;
+import io.delta.kernel.types.FloatType;
+import io.delta.kernel.types.IntegerType;
+import io.delta.kernel.types.LongType;
+import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
@@ -48,18 +54,16 @@ public final class DeltaDatasetReader implements DatasetReader {
   private static final String FEATURES = "features";
   private static final StructType IMAGES_READ_SCHEMA =
       new StructType()
-          .add("id", io.delta.kernel.types.LongType.LONG)
-          .add("label", io.delta.kernel.types.IntegerType.INTEGER)
-          .add("split", io.delta.kernel.types.StringType.STRING)
-          .add(IMAGE, io.delta.kernel.types.BinaryType.BINARY);
+          .add("id", LongType.LONG)
+          .add("label", IntegerType.INTEGER)
+          .add("split", StringType.STRING)
+          .add(IMAGE, BinaryType.BINARY);
   private static final StructType FEATURES_READ_SCHEMA =
       new StructType()
-          .add("id", io.delta.kernel.types.LongType.LONG)
-          .add("label", io.delta.kernel.types.IntegerType.INTEGER)
-          .add("split", io.delta.kernel.types.StringType.STRING)
-          .add(
-              FEATURES,
-              new io.delta.kernel.types.ArrayType(io.delta.kernel.types.FloatType.FLOAT, true));
+          .add("id", LongType.LONG)
+          .add("label", IntegerType.INTEGER)
+          .add("split", StringType.STRING)
+          .add(FEATURES, new ArrayType(FloatType.FLOAT, true));
 
   private final Engine engine;
 

@@ -17,7 +17,9 @@ import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.ConcurrentTransactionException;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
+import io.delta.kernel.expressions.Column;
 import io.delta.kernel.hook.PostCommitHook;
+import io.delta.kernel.internal.TableImpl;
 import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.statistics.DataFileStatistics;
 import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
@@ -242,7 +244,7 @@ public final class DeltaTableWriter {
         // REPLACE TABLE: one commit removes every current file and adds the new ones; older
         // versions stay readable by time travel.
         TransactionBuilder b =
-            ((io.delta.kernel.internal.TableImpl) Table.forPath(engine, path))
+            ((TableImpl) Table.forPath(engine, path))
                 .createReplaceTableTransactionBuilder(engine, engineInfo)
                 .withSchema(engine, schema)
                 .withTableProperties(engine, creationProperties());
@@ -387,9 +389,9 @@ public final class DeltaTableWriter {
               Optional.empty()));
     }
     int indexed = firstBinaryColumn(schema) < 0 ? schema.length() : firstBinaryColumn(schema);
-    List<io.delta.kernel.expressions.Column> statsColumns = new ArrayList<>();
+    List<Column> statsColumns = new ArrayList<>();
     for (int i = 0; i < indexed; i++) {
-      statsColumns.add(new io.delta.kernel.expressions.Column(schema.at(i).getName()));
+      statsColumns.add(new Column(schema.at(i).getName()));
     }
     List<DataFileStatus> out = new ArrayList<>();
     try {

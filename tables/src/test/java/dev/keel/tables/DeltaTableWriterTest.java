@@ -6,14 +6,24 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delta.kernel.exceptions.ConcurrentTransactionException;
+import io.delta.kernel.utils.DataFileStatus;
 import io.delta.standalone.DeltaLog;
+import io.delta.standalone.Snapshot;
 import io.delta.standalone.data.CloseableIterator;
 import io.delta.standalone.data.RowRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,8 +52,8 @@ class DeltaTableWriterTest {
     }
     String[] uris = new String[n];
     String[] runs = new String[n];
-    java.util.Arrays.fill(uris, "file:///source");
-    java.util.Arrays.fill(runs, "run-" + ckpt);
+    Arrays.fill(uris, "file:///source");
+    Arrays.fill(runs, "run-" + ckpt);
     return Columns.of(n)
         .add("id", ids)
         .add("predicted_label", labels)
@@ -66,7 +76,7 @@ class DeltaTableWriterTest {
         "staging creates no table");
     assertEquals(300, first.get(0).getStatistics().orElseThrow().getNumRecords());
 
-    List<io.delta.kernel.utils.DataFileStatus> all = new ArrayList<>(first);
+    List<DataFileStatus> all = new ArrayList<>(first);
     all.addAll(second);
     assertEquals(0, w.newAppend().addFiles(all).commit());
     DeltaLog log = DeltaLog.forTable(new Configuration(), dir.resolve("staged").toString());
@@ -128,7 +138,7 @@ class DeltaTableWriterTest {
             .transactionId("t", 1)
             .commit());
     assertThrows(
-        io.delta.kernel.exceptions.ConcurrentTransactionException.class,
+        ConcurrentTransactionException.class,
         () ->
             w.newAppend()
                 .add(predictions(7, 0, "ckpt-c", 0))
@@ -172,11 +182,11 @@ class DeltaTableWriterTest {
   @Test
   void racingCreatorsWithTheSameTransactionIdCommitOnce() throws Exception {
     String uri = dir.resolve("race").toString();
-    var bothWritten = new java.util.concurrent.CyclicBarrier(2);
+    var bothWritten = new CyclicBarrier(2);
     Runnable waitForOther = waitOnce(bothWritten);
-    var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+    var pool = Executors.newFixedThreadPool(2);
     try {
-      List<java.util.concurrent.Future<Long>> results = new ArrayList<>();
+      List<Future<Long>> results = new ArrayList<>();
       for (int t = 0; t < 2; t++) {
         results.add(
             pool.submit(
@@ -192,7 +202,7 @@ class DeltaTableWriterTest {
       for (var f : results) {
         try {
           outcomes.add(f.get());
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
           outcomes.add(e.getCause().getClass().getSimpleName());
         }
       }
@@ -207,11 +217,11 @@ class DeltaTableWriterTest {
   @Test
   void racingCreatorsWithoutTransactionIdBothCommit() throws Exception {
     String uri = dir.resolve("race2").toString();
-    var bothWritten = new java.util.concurrent.CyclicBarrier(2);
+    var bothWritten = new CyclicBarrier(2);
     Runnable waitForOther = waitOnce(bothWritten);
-    var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+    var pool = Executors.newFixedThreadPool(2);
     try {
-      List<java.util.concurrent.Future<Long>> results = new ArrayList<>();
+      List<Future<Long>> results = new ArrayList<>();
       for (int t = 0; t < 2; t++) {
         results.add(
             pool.submit(
@@ -222,11 +232,11 @@ class DeltaTableWriterTest {
                         .beforeCommit(waitForOther)
                         .commit()));
       }
-      java.util.Set<Long> versions = new java.util.TreeSet<>();
+      Set<Long> versions = new TreeSet<>();
       for (var f : results) {
         versions.add(f.get());
       }
-      assertEquals(java.util.Set.of(0L, 1L), versions);
+      assertEquals(Set.of(0L, 1L), versions);
     } finally {
       pool.shutdownNow();
     }
@@ -276,7 +286,7 @@ class DeltaTableWriterTest {
   }
 
   /** A before-commit hook that waits for the other writer on each thread's first attempt only. */
-  static Runnable waitOnce(java.util.concurrent.CyclicBarrier barrier) {
+  static Runnable waitOnce(CyclicBarrier barrier) {
     ThreadLocal<Boolean> done = ThreadLocal.withInitial(() -> false);
     return () -> {
       if (done.get()) {
@@ -284,14 +294,14 @@ class DeltaTableWriterTest {
       }
       done.set(true);
       try {
-        barrier.await(30, java.util.concurrent.TimeUnit.SECONDS);
+        barrier.await(30, TimeUnit.SECONDS);
       } catch (Exception e) {
         throw new IllegalStateException(e);
       }
     };
   }
 
-  static long count(io.delta.standalone.Snapshot s) throws Exception {
+  static long count(Snapshot s) throws Exception {
     long n = 0;
     try (CloseableIterator<RowRecord> rows = s.open()) {
       while (rows.hasNext()) {

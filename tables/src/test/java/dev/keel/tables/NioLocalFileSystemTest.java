@@ -7,11 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.FileNotFoundException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options;
@@ -63,8 +69,7 @@ class NioLocalFileSystemTest {
       out.write("{}\n".getBytes(StandardCharsets.UTF_8));
     }
     assertThrows(
-        org.apache.hadoop.fs.FileAlreadyExistsException.class,
-        () -> fc.rename(tmp, committed, Options.Rename.NONE));
+        FileAlreadyExistsException.class, () -> fc.rename(tmp, committed, Options.Rename.NONE));
     assertThrows(
         FileNotFoundException.class,
         () -> fc.rename(new Path(dir.toUri().toString(), "nope"), committed));
@@ -83,12 +88,12 @@ class NioLocalFileSystemTest {
     Path committed = new Path(dir.toUri().toString(), "log/00000.json");
     FileContext fc = FileContext.getFileContext(committed.toUri(), conf);
     int writers = 4;
-    var pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+    var pool = Executors.newFixedThreadPool(writers);
     try {
       for (int round = 0; round < 150; round++) {
         Files.deleteIfExists(dir.resolve("log/00000.json"));
-        var ready = new java.util.concurrent.CyclicBarrier(writers);
-        List<java.util.concurrent.Future<Boolean>> won = new java.util.ArrayList<>();
+        var ready = new CyclicBarrier(writers);
+        List<Future<Boolean>> won = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
           Path tmp = new Path(dir.toUri().toString(), "log/.00000.json." + w + ".tmp");
           Files.createDirectories(dir.resolve("log"));
@@ -100,8 +105,8 @@ class NioLocalFileSystemTest {
                     try {
                       fc.rename(tmp, committed, Options.Rename.NONE);
                       return true;
-                    } catch (org.apache.hadoop.fs.FileAlreadyExistsException lost) {
-                      Files.delete(java.nio.file.Paths.get(tmp.toUri().getPath()));
+                    } catch (FileAlreadyExistsException lost) {
+                      Files.delete(Paths.get(tmp.toUri().getPath()));
                       return false;
                     }
                   }));

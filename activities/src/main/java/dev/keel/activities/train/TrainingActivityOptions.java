@@ -6,6 +6,7 @@ import io.temporal.activity.ActivityCancellationType;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import java.time.Duration;
+import java.util.Arrays;
 
 /**
  * How every caller of {@link TrainingActivities} runs it: a pipeline's training and a trial's step
@@ -78,7 +79,7 @@ public final class TrainingActivityOptions {
    * restart can help.
    */
   public static boolean isPermanent(String failureType) {
-    return java.util.Arrays.asList(DO_NOT_RETRY).contains(failureType);
+    return Arrays.asList(DO_NOT_RETRY).contains(failureType);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.keel.api.config;
 
+import com.google.protobuf.Value;
 import dev.keel.api.length.LengthUnit;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointStorage;
@@ -8,6 +9,7 @@ import dev.keel.api.v1.Hyperparameter;
 import dev.keel.api.v1.Length;
 import dev.keel.api.v1.SearcherConfig;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -155,16 +157,16 @@ public final class ExperimentConfigValidator {
     if (hp == null) {
       return;
     }
-    List<com.google.protobuf.Value> sizes =
+    List<Value> sizes =
         "const".equals(hp.getType())
             ? List.of(hp.getVal())
             : "categorical".equals(hp.getType()) ? hp.getValsList() : List.of();
-    for (com.google.protobuf.Value v : sizes) {
+    for (Value v : sizes) {
       if (v.hasNumberValue() && v.getNumberValue() % slots != 0) {
         problems.add(
             Problems.at(path, "hyperparameters.batch_size"),
             String.format(
-                java.util.Locale.ROOT,
+                Locale.ROOT,
                 "%.0f cannot be split evenly over resources.slots_per_trial = %d ranks (the batch size is the global one)",
                 v.getNumberValue(),
                 slots));

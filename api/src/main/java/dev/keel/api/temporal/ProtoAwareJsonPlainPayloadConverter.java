@@ -1,5 +1,6 @@
 package dev.keel.api.temporal;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
@@ -40,8 +41,8 @@ public final class ProtoAwareJsonPlainPayloadConverter implements PayloadConvert
         String json = JsonFormat.printer().preservingProtoFieldNames().print(message);
         return Optional.of(
             Payload.newBuilder()
-                .putMetadata("encoding", com.google.protobuf.ByteString.copyFromUtf8(JSON_PLAIN))
-                .setData(com.google.protobuf.ByteString.copyFromUtf8(json))
+                .putMetadata("encoding", ByteString.copyFromUtf8(JSON_PLAIN))
+                .setData(ByteString.copyFromUtf8(json))
                 .build());
       } catch (InvalidProtocolBufferException e) {
         throw new DataConverterException(e);

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.ExperimentConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -120,7 +122,7 @@ class ExperimentConfigLoaderTest {
   @Test
   void jsonAndYamlGiveTheSameMessage() throws Exception {
     ExperimentConfig fromYaml = LOADER.fromYaml(VALID);
-    String json = com.google.protobuf.util.JsonFormat.printer().print(fromYaml);
+    String json = JsonFormat.printer().print(fromYaml);
     assertEquals(fromYaml, LOADER.fromJson(json));
   }
 
@@ -197,7 +199,7 @@ class ExperimentConfigLoaderTest {
 
   @Test
   void searcherRulesAnswerInPlaceAndLearnWhetherTheHyperparametersAreWellFormed() {
-    List<Boolean> verdicts = new java.util.ArrayList<>();
+    List<Boolean> verdicts = new ArrayList<>();
     SearcherRules rules =
         (c, wellFormed) -> {
           verdicts.add(wellFormed);

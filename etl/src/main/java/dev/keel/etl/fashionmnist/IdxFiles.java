@@ -3,6 +3,7 @@ package dev.keel.etl.fashionmnist;
 import dev.keel.tables.dataset.LabeledImages;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
@@ -34,6 +35,6 @@ public final class IdxFiles {
     if (Files.exists(raw)) {
       return raw;
     }
-    throw new java.nio.file.NoSuchFileException(gz.toString());
+    throw new NoSuchFileException(gz.toString());
   }
 }

@@ -1,11 +1,13 @@
 package dev.keel.etl.fashionmnist;
 
+import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.zip.GZIPInputStream;
 
 /** Reads the IDX files of (Fashion-)MNIST, gzipped or not. */
@@ -60,11 +62,7 @@ public final class IdxReader {
         read++;
       }
       return new Images(
-          read,
-          rows,
-          cols,
-          read == count ? pixels : java.util.Arrays.copyOf(pixels, read * size),
-          count);
+          read, rows, cols, read == count ? pixels : Arrays.copyOf(pixels, read * size), count);
     }
   }
 
@@ -86,7 +84,7 @@ public final class IdxReader {
         }
         read += r;
       }
-      return new Labels(read == count ? labels : java.util.Arrays.copyOf(labels, read), count);
+      return new Labels(read == count ? labels : Arrays.copyOf(labels, read), count);
     }
   }
 
@@ -116,7 +114,7 @@ public final class IdxReader {
     InputStream raw = Files.newInputStream(file);
     InputStream in =
         file.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
-    return new DataInputStream(new java.io.BufferedInputStream(in, 1 << 16));
+    return new DataInputStream(new BufferedInputStream(in, 1 << 16));
   }
 
   /**

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * Reads every version of a data table: when it was committed, what the ingest that wrote it
@@ -144,7 +145,7 @@ public final class DataTableHistory {
       if (v.getRowsPerLabelCount() > 0) {
         sb.append("        rows per label: ").append(counts(v.getRowsPerLabelMap())).append('\n');
       }
-      new java.util.TreeMap<>(v.getRowsPerSplitLabelMap())
+      new TreeMap<>(v.getRowsPerSplitLabelMap())
           .forEach(
               (split, labels) ->
                   sb.append(
@@ -164,7 +165,7 @@ public final class DataTableHistory {
 
   private static String counts(Map<String, Long> m) {
     StringBuilder sb = new StringBuilder();
-    new java.util.TreeMap<>(m)
+    new TreeMap<>(m)
         .forEach((k, n) -> sb.append(sb.isEmpty() ? "" : ", ").append(k).append('=').append(n));
     return sb.toString();
   }

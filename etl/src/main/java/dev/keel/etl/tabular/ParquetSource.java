@@ -3,6 +3,7 @@ package dev.keel.etl.tabular;
 import dev.keel.etl.BadRecords;
 import dev.keel.etl.HashSplit;
 import dev.keel.etl.source.SourceFiles;
+import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.file.Path;
@@ -89,7 +90,7 @@ public final class ParquetSource {
           }
         }
       } catch (IOException | RuntimeException e) {
-        if (e instanceof io.temporal.failure.ApplicationFailure a) {
+        if (e instanceof ApplicationFailure a) {
           throw a;
         }
         bad.report(f.relative(), "unreadable Parquet file (" + e.getMessage() + ")");

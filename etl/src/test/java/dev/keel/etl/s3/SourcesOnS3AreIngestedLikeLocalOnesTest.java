@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -122,7 +123,7 @@ class SourcesOnS3AreIngestedLikeLocalOnesTest {
             new ConfigProblem("source.uri", uri + " does not exist (no S3 object at or under it)")),
         SourceCheck.problems(source));
     ApplicationFailure f =
-        org.junit.jupiter.api.Assertions.assertThrows(
+        Assertions.assertThrows(
             ApplicationFailure.class,
             () ->
                 new IngestActivitiesImpl()

@@ -1,12 +1,17 @@
 package dev.keel.etl.testing;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.function.IntFunction;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.example.ExampleParquetWriter;
 import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
 
@@ -34,11 +39,7 @@ public final class ParquetFiles {
    * {@code noLabel}.
    */
   public static void write(
-      Path file,
-      int from,
-      int to,
-      java.util.function.IntFunction<String> splitOf,
-      java.util.Set<Integer> noLabel)
+      Path file, int from, int to, IntFunction<String> splitOf, Set<Integer> noLabel)
       throws IOException {
     write(
         file,
@@ -48,8 +49,7 @@ public final class ParquetFiles {
         i ->
             noLabel.contains(i)
                 ? null
-                : RealData.className(RealData.label(i))
-                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                : RealData.className(RealData.label(i)).getBytes(StandardCharsets.UTF_8));
   }
 
   /**
@@ -57,15 +57,11 @@ public final class ParquetFiles {
    * written.
    */
   public static void write(
-      Path file,
-      int from,
-      int to,
-      java.util.function.IntFunction<String> splitOf,
-      java.util.function.IntFunction<byte[]> labelBytes)
+      Path file, int from, int to, IntFunction<String> splitOf, IntFunction<byte[]> labelBytes)
       throws IOException {
     MessageType schema = schema(splitOf != null);
     SimpleGroupFactory f = new SimpleGroupFactory(schema);
-    java.nio.file.Files.createDirectories(file.getParent());
+    Files.createDirectories(file.getParent());
     try (ParquetWriter<Group> w =
         ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema).build()) {
       for (int i = from; i < to; i++) {
@@ -76,7 +72,7 @@ public final class ParquetFiles {
         }
         byte[] label = labelBytes.apply(i);
         if (label != null) {
-          g.append("label", org.apache.parquet.io.api.Binary.fromConstantByteArray(label));
+          g.append("label", Binary.fromConstantByteArray(label));
         }
         if (splitOf != null) {
           g.append("split", splitOf.apply(i));

@@ -4,6 +4,7 @@ import ai.djl.training.tracker.Tracker;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.TrainingHyperparameters;
+import java.util.Locale;
 
 /** Builds the optimizer a trial's hyperparameters ask for. */
 public final class Optimizers {
@@ -22,8 +23,7 @@ public final class Optimizers {
       throw new InvalidFieldException("hyperparameters.weight_decay", "must be >= 0, got " + wd);
     }
     Tracker rate = learningRate(hp, lr);
-    String name =
-        hp.getString(TrainingHyperparameters.OPTIMIZER).trim().toLowerCase(java.util.Locale.ROOT);
+    String name = hp.getString(TrainingHyperparameters.OPTIMIZER).trim().toLowerCase(Locale.ROOT);
     switch (name) {
       case "adam":
         return new ResumableAdam(rate, (float) wd);
@@ -50,7 +50,7 @@ public final class Optimizers {
    */
   private static Tracker learningRate(Hyperparameters hp, double lr) {
     String schedule =
-        hp.getString(TrainingHyperparameters.LR_SCHEDULE).trim().toLowerCase(java.util.Locale.ROOT);
+        hp.getString(TrainingHyperparameters.LR_SCHEDULE).trim().toLowerCase(Locale.ROOT);
     switch (schedule) {
       case "constant":
         return Tracker.fixed((float) lr);

@@ -6,7 +6,9 @@ import ai.djl.training.optimizer.Optimizer;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.util.Collections;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -121,8 +123,8 @@ public abstract class ResumableOptimizer extends Optimizer implements AutoClosea
   }
 
   /** Parameter ids that have state, sorted. */
-  public java.util.Set<String> parameterIds() {
-    return java.util.Collections.unmodifiableSet(states.keySet());
+  public Set<String> parameterIds() {
+    return Collections.unmodifiableSet(states.keySet());
   }
 
   /** Frees the state arrays. */

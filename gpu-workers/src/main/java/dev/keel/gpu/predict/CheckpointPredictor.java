@@ -1,8 +1,10 @@
 package dev.keel.gpu.predict;
 
+import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
+import ai.djl.pytorch.jni.JniUtils;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.gpu.model.DataShape;
 import dev.keel.gpu.model.Hyperparameters;
@@ -49,9 +51,9 @@ public final class CheckpointPredictor implements AutoCloseable {
   public static CheckpointPredictor open(String uri, ModelRegistry registry, int threads)
       throws IOException {
     if (threads > 0) {
-      ai.djl.engine.Engine.getInstance();
-      if (ai.djl.pytorch.jni.JniUtils.getNumThreads() != threads) {
-        ai.djl.pytorch.jni.JniUtils.setNumThreads(threads);
+      Engine.getInstance();
+      if (JniUtils.getNumThreads() != threads) {
+        JniUtils.setNumThreads(threads);
       }
     }
     VerifiedCheckpoint checkpoint = VerifiedCheckpoint.open(CheckpointStorage.forRoot(uri), uri);
@@ -70,7 +72,7 @@ public final class CheckpointPredictor implements AutoCloseable {
 
   /** Whether predictors run on the CPU: the engine's default device, a GPU when one is visible. */
   public static boolean cpuOnly() {
-    return !ai.djl.engine.Engine.getInstance().defaultDevice().isGpu();
+    return !Engine.getInstance().defaultDevice().isGpu();
   }
 
   public CheckpointMetadata metadata() {

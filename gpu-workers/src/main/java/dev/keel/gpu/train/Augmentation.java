@@ -8,6 +8,7 @@ import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.TrainingHyperparameters;
 import dev.keel.tables.dataset.LabeledExamples;
 import dev.keel.tables.dataset.LabeledImages;
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -117,7 +118,7 @@ public final class Augmentation {
    */
   private static void translate(
       float[] x, int first, int width, int height, int dx, int dy, float[] moved) {
-    java.util.Arrays.fill(moved, 0f);
+    Arrays.fill(moved, 0f);
     for (int r = Math.max(0, dy); r < Math.min(height, height + dy); r++) {
       int from = first + (r - dy) * width;
       int to = r * width;

@@ -1,5 +1,7 @@
 package dev.keel.gpu.train;
 
+import dev.keel.api.checkpoint.CheckpointMetrics;
+
 /** Metric names in checkpoints and results (what {@code searcher.metric} can name). */
 public final class Metrics {
   public static final String VALIDATION_ACCURACY = "validation_accuracy";
@@ -10,7 +12,7 @@ public final class Metrics {
   public static final String VALIDATION_LOSS = "validation_loss";
 
   /** Mean training loss of the last (up to) 50 batches. */
-  public static final String TRAIN_LOSS = dev.keel.api.checkpoint.CheckpointMetrics.TRAIN_LOSS;
+  public static final String TRAIN_LOSS = CheckpointMetrics.TRAIN_LOSS;
 
   private Metrics() {}
 }

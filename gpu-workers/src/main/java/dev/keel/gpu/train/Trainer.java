@@ -17,9 +17,12 @@ import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.tables.dataset.LabeledExamples;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -253,7 +256,7 @@ public final class Trainer {
       return global;
     }
     int n = global.length / exchange.size();
-    return java.util.Arrays.copyOfRange(global, exchange.rank() * n, (exchange.rank() + 1) * n);
+    return Arrays.copyOfRange(global, exchange.rank() * n, (exchange.rank() + 1) * n);
   }
 
   private TrainingProgress progress(
@@ -292,9 +295,9 @@ public final class Trainer {
         Instant.now().toString());
   }
 
-  private void stopIfAbandoned(long batch) throws java.io.InterruptedIOException {
+  private void stopIfAbandoned(long batch) throws InterruptedIOException {
     if (abandoned) {
-      throw new java.io.InterruptedIOException(
+      throw new InterruptedIOException(
           "trial "
               + plan.trialId()
               + ": training abandoned at batch "
@@ -319,8 +322,8 @@ public final class Trainer {
   }
 
   private void warnIfOrderDiffers(CheckpointMetadata md, int trainExamples) {
-    if (!java.util.Objects.equals(md.experimentId(), plan.experimentId())
-        || !java.util.Objects.equals(md.trialId(), plan.trialId())) {
+    if (!Objects.equals(md.experimentId(), plan.experimentId())
+        || !Objects.equals(md.trialId(), plan.trialId())) {
       // a fork (fine-tuning, a warm start, PBT): another trial's checkpoint, often on other data;
       // nothing to resume
       log.info(

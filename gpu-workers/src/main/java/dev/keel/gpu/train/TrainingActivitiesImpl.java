@@ -1,5 +1,6 @@
 package dev.keel.gpu.train;
 
+import ai.djl.engine.Engine;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.v1.CheckpointRef;
@@ -27,7 +28,13 @@ import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -113,7 +120,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
    * catalog and GC instead of leaving them on disk unknown.
    */
   private static ApplicationFailure withWrittenCheckpoints(
-      ApplicationFailure f, java.util.List<CheckpointRef> written) {
+      ApplicationFailure f, List<CheckpointRef> written) {
     if (written.isEmpty()) {
       return f;
     }
@@ -151,7 +158,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
             .setRank(request.getGang().getRank())
             .setWorkerIdentity(RankIdentity.workerIdentity())
             .setHost(RankIdentity.host())
-            .setDevice(ai.djl.engine.Engine.getInstance().defaultDevice().toString())
+            .setDevice(Engine.getInstance().defaultDevice().toString())
             .build();
     try {
       TrainResult result =
@@ -207,7 +214,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
                   plan.modelSpec().getName().isEmpty()
                       ? plan.modelSpec().getClass_()
                       : plan.modelSpec().getName())
-              .set("hyperparameters", new java.util.TreeMap<>(plan.hyperparameters().asMap()))
+              .set("hyperparameters", new TreeMap<>(plan.hyperparameters().asMap()))
               .set("data", plan.data().getUri() + "@" + plan.data().getVersion())
               .set("validation", plan.validation().describe())
               .set("seed", plan.seed())
@@ -294,8 +301,8 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     private final ActivityExecutionContext ctx;
     private final long intervalNanos;
     private final Object lock = new Object();
-    private final java.util.concurrent.ScheduledExecutorService keepAlive;
-    private final java.util.List<CheckpointRef> written = new java.util.ArrayList<>();
+    private final ScheduledExecutorService keepAlive;
+    private final List<CheckpointRef> written = new ArrayList<>();
     private boolean training;
     private long last = System.nanoTime();
 
@@ -322,7 +329,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
       long period = Math.max(100, timeout.toMillis() / 3);
       TrainProgress details = previous.orElse(TrainProgress.getDefaultInstance());
       keepAlive =
-          java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+          Executors.newSingleThreadScheduledExecutor(
               r -> {
                 Thread t = new Thread(r, "train-heartbeat-keepalive");
                 t.setDaemon(true);
@@ -343,7 +350,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
           },
           period,
           period,
-          java.util.concurrent.TimeUnit.MILLISECONDS);
+          TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -385,8 +392,8 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     }
 
     /** Every checkpoint committed by this activity so far, over all attempts, oldest first. */
-    java.util.List<CheckpointRef> written() {
-      return java.util.List.copyOf(written);
+    List<CheckpointRef> written() {
+      return List.copyOf(written);
     }
   }
 }

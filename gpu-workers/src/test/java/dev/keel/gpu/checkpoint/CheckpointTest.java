@@ -26,6 +26,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -152,7 +153,7 @@ class CheckpointTest {
   void truncatedFileAndTruncatedManifestAreRefused() throws IOException {
     CheckpointRef ref = writeTrained();
     Path md = dir(ref).resolve(CheckpointFiles.METADATA);
-    Files.write(md, java.util.Arrays.copyOf(Files.readAllBytes(md), 10));
+    Files.write(md, Arrays.copyOf(Files.readAllBytes(md), 10));
     assertEquals(
         CheckpointFiles.METADATA,
         assertThrows(CorruptCheckpointException.class, () -> VerifiedCheckpoint.open(ref)).file());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -16,7 +17,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -163,18 +166,18 @@ class DeviceDiscoveryWithoutAGpuFallsBackToTheCpuInOneLineTest {
           assertEquals(
               listed.lines().filter(l -> l.startsWith("GPU ")).count(), d.gpus().size(), listed);
         }
-      } catch (java.io.IOException noNvidiaSmi) {
+      } catch (IOException noNvidiaSmi) {
         // the driver's own count above is the check then
       }
     }
     List<SlotDevice> slots =
-        SlotAssignment.assign(d, SlotAssignment.defaultSlots(d), java.util.Optional.empty());
+        SlotAssignment.assign(d, SlotAssignment.defaultSlots(d), Optional.empty());
     assertEquals(d.gpus().size(), slots.size());
     System.out.println(SlotAssignment.summary(d, slots.size()));
   }
 
   private static String platform() {
-    return System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT)
+    return System.getProperty("os.name").toLowerCase(Locale.ROOT)
         + "-"
         + System.getProperty("os.arch");
   }

@@ -9,6 +9,7 @@ import dev.keel.storage.testing.TestDirs;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -83,7 +84,7 @@ class GangRankKilledResumesBitIdenticallyFromRankZerosCheckpointTest {
   }
 
   private static String[] with(String... more) {
-    String[] all = java.util.Arrays.copyOf(RUN, RUN.length + more.length);
+    String[] all = Arrays.copyOf(RUN, RUN.length + more.length);
     System.arraycopy(more, 0, all, RUN.length, more.length);
     return all;
   }

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /** Starts {@link GangRankMain} ranks as separate JVMs and reads what they wrote. */
 final class RankProcesses {
@@ -34,8 +35,7 @@ final class RankProcesses {
       return jvm.output();
     }
 
-    void awaitOutput(java.util.function.Predicate<String> condition, long seconds)
-        throws InterruptedException {
+    void awaitOutput(Predicate<String> condition, long seconds) throws InterruptedException {
       jvm.awaitOutput(condition, TimeUnit.SECONDS.toMillis(seconds));
     }
 

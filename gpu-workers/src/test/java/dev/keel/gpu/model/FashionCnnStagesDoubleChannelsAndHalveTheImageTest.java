@@ -3,6 +3,7 @@ package dev.keel.gpu.model;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
@@ -48,9 +49,7 @@ class FashionCnnStagesDoubleChannelsAndHalveTheImageTest {
       }
       Shape logits =
           net.forward(
-                  new ParameterStore(m, false),
-                  new ai.djl.ndarray.NDList(m.ones(new Shape(2, 1, 28, 28))),
-                  false)
+                  new ParameterStore(m, false), new NDList(m.ones(new Shape(2, 1, 28, 28))), false)
               .singletonOrThrow()
               .getShape();
       return out.toString().strip() + " -> " + logits;

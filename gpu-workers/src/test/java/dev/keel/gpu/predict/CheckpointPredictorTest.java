@@ -20,6 +20,7 @@ import dev.keel.tables.dataset.LabeledImages;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 class CheckpointPredictorTest {
@@ -46,8 +47,7 @@ class CheckpointPredictorTest {
       assertEquals(150, predictor.metadata().batches());
       p = predictor.predict(test, 777);
       Predictions again = predictor.predict(test);
-      assertEquals(
-          java.util.Arrays.toString(p.labels()), java.util.Arrays.toString(again.labels()));
+      assertEquals(Arrays.toString(p.labels()), Arrays.toString(again.labels()));
     }
     assertEquals(test.size(), p.size());
     double accuracy = p.accuracy(test.labels());

@@ -3,6 +3,7 @@ package dev.keel.gpu.tabular;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.Value;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.v1.TableRef;
@@ -98,7 +99,7 @@ class TabularMlpLearnsAFeaturesTableAndItsCheckpointScoresAsTheTrainerEvaluatedT
     Predictions predictions;
     try (CheckpointPredictor predictor = CheckpointPredictor.open(result.getCheckpoint())) {
       predictions = predictor.predict(split.validation(), 333);
-      Map<String, com.google.protobuf.Value> hp = predictor.metadata().hyperparameters();
+      Map<String, Value> hp = predictor.metadata().hyperparameters();
       assertEquals(
           49,
           hp.get("features").getNumberValue(),

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -108,7 +109,7 @@ public final class ChildJvm {
 
   /** Sends the child waiting in {@link #readyThenAwaitGo} its go line. */
   public void go(String line) throws IOException {
-    Writer in = new java.io.OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+    Writer in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
     in.write(line + "\n");
     in.flush();
   }

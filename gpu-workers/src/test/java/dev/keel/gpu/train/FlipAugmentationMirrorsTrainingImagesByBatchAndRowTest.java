@@ -14,6 +14,7 @@ import dev.keel.gpu.model.TabularMlp;
 import dev.keel.gpu.testing.Requests;
 import dev.keel.tables.dataset.LabeledFeatures;
 import dev.keel.tables.dataset.LabeledImages;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -52,11 +53,11 @@ class FlipAugmentationMirrorsTrainingImagesByBatchAndRowTest {
       float[] x = flip.inputs(m, data, rows, 7).toFloatArray();
       int mirrored = 0;
       for (int i = 0; i < N; i++) {
-        float[] original = java.util.Arrays.copyOfRange(plain, i * 6, i * 6 + 6);
+        float[] original = Arrays.copyOfRange(plain, i * 6, i * 6 + 6);
         float[] mirror = {
           original[2], original[1], original[0], original[5], original[4], original[3]
         };
-        float[] got = java.util.Arrays.copyOfRange(x, i * 6, i * 6 + 6);
+        float[] got = Arrays.copyOfRange(x, i * 6, i * 6 + 6);
         assertArrayEquals(flip.mirrors(7, i) ? mirror : original, got, "image " + i);
         mirrored += flip.mirrors(7, i) ? 1 : 0;
       }
@@ -66,16 +67,14 @@ class FlipAugmentationMirrorsTrainingImagesByBatchAndRowTest {
       // others
       assertArrayEquals(x, flip(42, data).inputs(m, data, rows, 7).toFloatArray());
       assertNotEquals(
-          java.util.Arrays.toString(x),
-          java.util.Arrays.toString(flip.inputs(m, data, rows, 8).toFloatArray()));
+          Arrays.toString(x), Arrays.toString(flip.inputs(m, data, rows, 8).toFloatArray()));
       assertNotEquals(
-          java.util.Arrays.toString(x),
-          java.util.Arrays.toString(flip(43, data).inputs(m, data, rows, 7).toFloatArray()));
+          Arrays.toString(x),
+          Arrays.toString(flip(43, data).inputs(m, data, rows, 7).toFloatArray()));
       // a rank given rows 200..399 mirrors them as the whole batch does
       int[] half = Batches.range(200, N);
       assertArrayEquals(
-          java.util.Arrays.copyOfRange(x, 200 * 6, N * 6),
-          flip.inputs(m, data, half, 7).toFloatArray());
+          Arrays.copyOfRange(x, 200 * 6, N * 6), flip.inputs(m, data, half, 7).toFloatArray());
       // none: the plain inputs
       Augmentation none = Augmentation.of(Hyperparameters.defaults(new FashionCnn()), data, 42);
       assertArrayEquals(plain, none.inputs(m, data, rows, 7).toFloatArray());

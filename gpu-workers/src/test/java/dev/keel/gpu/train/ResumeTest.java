@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
@@ -126,7 +127,7 @@ class ResumeTest {
     boolean anyEqual = false;
     for (File f : straightCheckpoints) {
       anyEqual |=
-          java.util.Arrays.equals(
+          Arrays.equals(
               Files.readAllBytes(a.resolve(CheckpointFiles.PARAMETERS)),
               Files.readAllBytes(f.toPath().resolve(CheckpointFiles.PARAMETERS)));
     }

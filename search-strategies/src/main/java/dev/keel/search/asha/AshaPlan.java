@@ -1,8 +1,10 @@
 package dev.keel.search.asha;
 
+import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.SearcherConfig;
 import dev.keel.search.spec.SearchSetup;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -70,7 +72,7 @@ public record AshaPlan(
   public static AshaPlan of(SearcherConfig s) {
     int divisor = s.hasDivisor() ? s.getDivisor() : DEFAULT_DIVISOR;
     int maxTrials = s.getMaxTrials();
-    long maxLength = dev.keel.api.length.TrainingLength.of(s.getMaxLength()).units();
+    long maxLength = TrainingLength.of(s.getMaxLength()).units();
     int rungs = s.hasMaxRungs() ? s.getMaxRungs() : DEFAULT_MAX_RUNGS;
     rungs = Math.min(rungs, floorLog(maxLength, divisor) + 1);
     rungs = Math.min(rungs, floorLog(maxTrials, divisor) + 1);
@@ -151,7 +153,7 @@ public record AshaPlan(
   static int[] zeroConcurrency(int divisor, int[] bracketTrials) {
     int each = Math.max(bracketTrials[bracketTrials.length - 1], divisor);
     int[] out = new int[bracketTrials.length];
-    java.util.Arrays.fill(out, each);
+    Arrays.fill(out, each);
     return out;
   }
 

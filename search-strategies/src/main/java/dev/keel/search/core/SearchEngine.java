@@ -21,6 +21,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -186,7 +187,7 @@ public final class SearchEngine implements Searcher {
     if (!t.createSent) {
       throw new IllegalStateException("trial " + trialId + " was not created yet");
     }
-    java.util.Objects.requireNonNull(reason, "reason");
+    Objects.requireNonNull(reason, "reason");
     return run(
         () -> {
           if (t.requested != 0) {

@@ -26,6 +26,7 @@ import com.google.protobuf.Value;
 import java.io.IOException;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * JSON for searcher state: plain fields of state classes (no getters), sorted properties and map
@@ -95,7 +96,7 @@ public final class StateCodec {
       }
       case STRUCT_VALUE -> {
         ObjectNode o = f.objectNode();
-        new java.util.TreeMap<>(v.getStructValue().getFieldsMap())
+        new TreeMap<>(v.getStructValue().getFieldsMap())
             .forEach((k, e) -> o.set(k, valueToJson(e)));
         yield o;
       }

@@ -18,7 +18,10 @@ import dev.keel.search.Searcher;
 import dev.keel.search.Searchers;
 import dev.keel.search.Shutdown;
 import dev.keel.search.ValidateAfter;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -84,7 +87,7 @@ class AshaPromotesAndStopsByRankTest {
     Searcher s = asha(false, true);
     s.initialOperations();
     double[] metrics = {0.5, 0.3, 0.7, 0.6};
-    List<Operation> all = new java.util.ArrayList<>();
+    List<Operation> all = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       long trial = i + 1;
       s.trialCreated(trial);
@@ -150,10 +153,10 @@ class AshaPromotesAndStopsByRankTest {
                     .setMaxLength(Length.newBuilder().setBatches(256)))
             .build();
     Searcher s = Searchers.create(c);
-    java.util.Map<Long, Long> reached = new java.util.TreeMap<>();
+    Map<Long, Long> reached = new TreeMap<>();
     List<Operation> ops = s.initialOperations();
     while (!s.isShutdown()) {
-      List<Operation> next = new java.util.ArrayList<>();
+      List<Operation> next = new ArrayList<>();
       for (Operation op : ops) {
         if (op instanceof Create created) {
           next.addAll(s.trialCreated(created.trialId()));
@@ -199,7 +202,7 @@ class AshaPromotesAndStopsByRankTest {
     Searcher s = asha(true, true);
     List<Operation> ops = s.initialOperations();
     while (!s.isShutdown()) {
-      List<Operation> next = new java.util.ArrayList<>();
+      List<Operation> next = new ArrayList<>();
       for (Operation op : ops) {
         if (op instanceof Create c) {
           next.addAll(s.trialCreated(c.trialId()));

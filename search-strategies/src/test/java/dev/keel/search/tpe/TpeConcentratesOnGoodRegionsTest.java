@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.Value;
 import dev.keel.search.Scenarios;
 import dev.keel.search.core.Prng;
+import dev.keel.search.space.HyperparameterSampler;
 import dev.keel.search.space.HyperparameterSpace;
 import dev.keel.search.space.RandomSampler;
+import java.util.List;
 import java.util.SortedMap;
 import org.junit.jupiter.api.Test;
 
@@ -20,8 +22,7 @@ class TpeConcentratesOnGoodRegionsTest {
     return Scenarios.ORACLE.expected(hp, 2560);
   }
 
-  private static double meanLossOfNextSamples(
-      dev.keel.search.space.HyperparameterSampler sampler, Prng rng) {
+  private static double meanLossOfNextSamples(HyperparameterSampler sampler, Prng rng) {
     double sum = 0;
     for (int i = 0; i < 200; i++) {
       sum += finalLoss(sampler.next(rng));
@@ -54,9 +55,7 @@ class TpeConcentratesOnGoodRegionsTest {
       assertTrue(lr >= 1e-5 * 0.999999 && lr <= 1.0, "lr " + lr);
       assertTrue(width >= 16 && width <= 256 && width == Math.rint(width), "width " + width);
       assertTrue(dropout >= 0 && dropout <= 0.6, "dropout " + dropout);
-      assertTrue(
-          java.util.List.of("sgd", "adam", "rmsprop")
-              .contains(hp.get("optimizer").getStringValue()));
+      assertTrue(List.of("sgd", "adam", "rmsprop").contains(hp.get("optimizer").getStringValue()));
       tpe.observe(hp, 100, finalLoss(hp));
     }
   }

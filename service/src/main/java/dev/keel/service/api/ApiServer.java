@@ -8,10 +8,13 @@ import dev.keel.tables.drift.DriftTable;
 import dev.keel.tables.registry.ModelRegistryTable;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
+import io.micronaut.web.router.Router;
 import io.temporal.client.WorkflowClient;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /** The Micronaut HTTP server of the REST API, bound to one host and port. */
 public final class ApiServer implements AutoCloseable {
@@ -153,10 +156,10 @@ public final class ApiServer implements AutoCloseable {
    * Every route the server answers but HEAD, as {@code METHOD /path/{variable}} (tests compare them
    * with the OpenAPI document).
    */
-  java.util.SortedSet<String> routes() {
-    java.util.SortedSet<String> out = new java.util.TreeSet<>();
+  SortedSet<String> routes() {
+    SortedSet<String> out = new TreeSet<>();
     context
-        .getBean(io.micronaut.web.router.Router.class)
+        .getBean(Router.class)
         .uriRoutes()
         .filter(
             r ->

@@ -11,6 +11,8 @@ import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.QueryValue;
 import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,9 +42,8 @@ public class AuditController {
     } catch (IllegalArgumentException e) {
       return HttpResponse.badRequest(Map.of("message", e.getMessage()));
     }
-    List<AuditTable.Entry> all =
-        new java.util.ArrayList<>(audit.table().read(Optional.ofNullable(target)));
-    java.util.Collections.reverse(all);
+    List<AuditTable.Entry> all = new ArrayList<>(audit.table().read(Optional.ofNullable(target)));
+    Collections.reverse(all);
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("entries", Paging.slice(all, offset, limit).stream().map(AuditLines::json).toList());
     out.put("total", all.size());

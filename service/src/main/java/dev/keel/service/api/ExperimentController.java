@@ -15,6 +15,7 @@ import dev.keel.service.experiment.ExperimentView;
 import dev.keel.service.experiment.TrialView;
 import dev.keel.service.security.DataRoots;
 import dev.keel.storage.StorageRoot;
+import dev.keel.tables.catalog.Paging;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
@@ -223,7 +224,7 @@ public class ExperimentController {
   private HttpResponse<?> page(
       String id, String list, @Nullable String state, int offset, int limit) {
     try {
-      dev.keel.tables.catalog.Paging.check(offset, limit);
+      Paging.check(offset, limit);
       ExperimentView.checkFilter(list, state);
       return views
           .read(id)

@@ -3,8 +3,10 @@ package dev.keel.service.api;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
@@ -20,6 +22,7 @@ import java.security.interfaces.RSAPrivateKey;
 import java.security.interfaces.RSAPublicKey;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -225,9 +228,9 @@ public final class TlsOptions {
     String text;
     try {
       text = Files.readString(file, StandardCharsets.US_ASCII);
-    } catch (java.nio.file.NoSuchFileException e) {
+    } catch (NoSuchFileException e) {
       throw new IllegalArgumentException(option + " " + file + ": no such file");
-    } catch (java.nio.charset.CharacterCodingException e) {
+    } catch (CharacterCodingException e) {
       throw new IllegalArgumentException(
           option + " " + file + ": not a PEM file (binary content; convert DER with openssl)");
     } catch (IOException e) {
@@ -259,7 +262,7 @@ public final class TlsOptions {
     byte[] spki = publicKey.getEncoded();
     int outer = headerLength(spki, 0);
     int inner = outer + headerLength(spki, outer) + contentLength(spki, outer);
-    return java.util.Arrays.copyOfRange(spki, outer, inner);
+    return Arrays.copyOfRange(spki, outer, inner);
   }
 
   /** PrivateKeyInfo ::= SEQUENCE { version 0, algorithm, privateKey OCTET STRING }. */

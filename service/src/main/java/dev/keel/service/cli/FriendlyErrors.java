@@ -6,6 +6,7 @@ import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.failure.ApplicationFailure;
 import java.io.PrintWriter;
+import java.util.Locale;
 import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
@@ -121,7 +122,7 @@ final class FriendlyErrors implements IExecutionExceptionHandler, IParameterExce
     int failed = root.lastIndexOf("failed: ");
     String reason = failed >= 0 ? root.substring(failed + "failed: ".length()) : root;
     int colon = reason.indexOf(": ");
-    return (colon > 0 ? reason.substring(0, colon) : reason).toLowerCase(java.util.Locale.ROOT);
+    return (colon > 0 ? reason.substring(0, colon) : reason).toLowerCase(Locale.ROOT);
   }
 
   static String rootMessage(Throwable t) {

@@ -1,5 +1,6 @@
 package dev.keel.service.cli;
 
+import dev.keel.api.v1.Length;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.pipeline.DemoRequest;
@@ -147,7 +148,7 @@ final class ScheduleCommand implements Runnable {
         PipelineRequest.Builder b = request.toBuilder();
         b.getExperimentBuilder()
             .getSearcherBuilder()
-            .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(batches));
+            .setMaxLength(Length.newBuilder().setBatches(batches));
         request = ExperimentConfigLoaders.pipelineLoader().validate(b.build(), "pipeline request");
       }
       schedules.create(scheduleId, request, cron, PipelineSchedules.overlap(overlap), paused, note);

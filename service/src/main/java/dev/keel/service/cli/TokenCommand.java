@@ -2,6 +2,7 @@ package dev.keel.service.cli;
 
 import dev.keel.service.security.Role;
 import dev.keel.service.security.TokensFile;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.HexFormat;
@@ -141,8 +142,7 @@ final class TokenCommand implements Runnable {
   static final class Hash implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
-      String token =
-          new String(System.in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+      String token = new String(System.in.readAllBytes(), StandardCharsets.UTF_8).strip();
       if (token.isEmpty()) {
         System.err.println("keel: no token on standard input");
         return 2;

@@ -10,6 +10,7 @@ import dev.keel.storage.StorageRoot;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -77,8 +78,7 @@ public final class DevStack implements AutoCloseable {
 
     /** The storage root, the demo's data directory and the data roots given. */
     public DataRoots roots() {
-      List<String> roots =
-          new java.util.ArrayList<>(List.of(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR));
+      List<String> roots = new ArrayList<>(List.of(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR));
       roots.addAll(dataRoots);
       return DataRoots.of(storage, roots);
     }

@@ -1,6 +1,7 @@
 package dev.keel.service.dev;
 
 import dev.keel.workflows.KeelSearchAttributes;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -13,7 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The Temporal CLI's dev server ({@code temporal server start-dev}): a full Temporal server with
@@ -74,7 +77,7 @@ public final class TemporalCliServer implements AutoCloseable {
     }
     candidates.add(Path.of(TOOLS_BINARY).toAbsolutePath());
     String path = env.getOrDefault("PATH", "");
-    for (String dir : path.split(java.io.File.pathSeparator)) {
+    for (String dir : path.split(File.pathSeparator)) {
       if (!dir.isBlank()) {
         candidates.add(Path.of(dir, "temporal"));
       }
@@ -159,14 +162,14 @@ public final class TemporalCliServer implements AutoCloseable {
     for (ProcessHandle h : previous) {
       try {
         h.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-      } catch (java.util.concurrent.TimeoutException e) {
+      } catch (TimeoutException e) {
         throw new IllegalStateException(
             "cannot start the Temporal dev server: process "
                 + h.pid()
                 + " still runs a server on "
                 + dbFile
                 + " (a `keel dev` that was killed?); stop it and start again");
-      } catch (java.util.concurrent.ExecutionException e) {
+      } catch (ExecutionException e) {
         // onExit never fails; a handle that cannot be watched is gone
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

@@ -11,8 +11,10 @@ import dev.keel.api.v1.Length;
 import dev.keel.api.v1.TrialState;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /** An experiment's state as a terminal table, one row per trial. */
@@ -104,7 +106,7 @@ public final class ExperimentTable {
     try {
       Instant from = Instant.parse(since);
       return " for " + duration(Duration.between(from, Instant.now())) + " (since " + since + ")";
-    } catch (java.time.format.DateTimeParseException e) {
+    } catch (DateTimeParseException e) {
       return " (since " + since + ")";
     }
   }
@@ -152,7 +154,7 @@ public final class ExperimentTable {
   }
 
   private static String hparams(Map<String, Value> hp) {
-    return new java.util.TreeMap<>(hp)
+    return new TreeMap<>(hp)
         .entrySet().stream()
             .map(e -> e.getKey() + "=" + value(e.getValue()))
             .collect(Collectors.joining(" "));

@@ -35,14 +35,21 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
 
@@ -59,8 +66,8 @@ public final class ExperimentView {
   /** How long a reading waits for the workflow's queries. */
   static final Duration QUERY_TIMEOUT = Duration.ofSeconds(10);
 
-  private static final java.util.concurrent.ExecutorService QUERIES =
-      java.util.concurrent.Executors.newCachedThreadPool(
+  private static final ExecutorService QUERIES =
+      Executors.newCachedThreadPool(
           r -> {
             Thread t = new Thread(r, "keel-experiment-query");
             t.setDaemon(true);
@@ -309,16 +316,14 @@ public final class ExperimentView {
    * worker runs does not answer, and the server would hold the call for much longer than a page or
    * a command may wait.
    */
-  private static <T> T withinQueryTimeout(java.util.function.Supplier<T> query)
-      throws TimeoutException {
-    java.util.concurrent.CompletableFuture<T> answer =
-        java.util.concurrent.CompletableFuture.supplyAsync(query, QUERIES);
+  private static <T> T withinQueryTimeout(Supplier<T> query) throws TimeoutException {
+    CompletableFuture<T> answer = CompletableFuture.supplyAsync(query, QUERIES);
     try {
-      return answer.get(QUERY_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      return answer.get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while querying the experiment", e);
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException r) {
         throw r;
       }
@@ -439,7 +444,7 @@ public final class ExperimentView {
   }
 
   private static final Map<ExperimentConfig, Optional<SearchPreview>> PLANS =
-      new java.util.LinkedHashMap<>(16, 0.75f, true) {
+      new LinkedHashMap<>(16, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(
             Map.Entry<ExperimentConfig, Optional<SearchPreview>> eldest) {

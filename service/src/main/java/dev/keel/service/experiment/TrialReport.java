@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keel.tables.catalog.ExperimentHistory;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -162,7 +163,7 @@ public final class TrialReport {
       double d = v.asDouble();
       return d == Math.rint(d) && Math.abs(d) < 1e15
           ? Long.toString((long) d)
-          : java.math.BigDecimal.valueOf(d).toPlainString();
+          : BigDecimal.valueOf(d).toPlainString();
     }
     return v.isTextual() ? v.asText() : v.toString();
   }

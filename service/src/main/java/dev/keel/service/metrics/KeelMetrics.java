@@ -1,5 +1,6 @@
 package dev.keel.service.metrics;
 
+import com.sun.management.OperatingSystemMXBean;
 import com.uber.m3.tally.RootScopeBuilder;
 import com.uber.m3.tally.Scope;
 import com.uber.m3.util.Duration;
@@ -90,8 +91,7 @@ public final class KeelMetrics {
 
   /** {@code process_cpu_seconds_total}: the JVM's CPU time, where the JVM tells it. */
   private static void bindProcessCpuSeconds(MeterRegistry r) {
-    if (ManagementFactory.getOperatingSystemMXBean()
-            instanceof com.sun.management.OperatingSystemMXBean os
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os
         && os.getProcessCpuTime() >= 0) {
       FunctionCounter.builder("process.cpu", os, b -> b.getProcessCpuTime() / 1e9)
           .baseUnit("seconds")

@@ -9,6 +9,12 @@ import static io.temporal.serviceclient.MetricsTag.TASK_FAILURE_TYPE;
 import static io.temporal.serviceclient.MetricsTag.TASK_QUEUE;
 import static io.temporal.serviceclient.MetricsTag.WORKER_TYPE;
 import static io.temporal.serviceclient.MetricsTag.WORKFLOW_TYPE;
+import static io.temporal.serviceclient.MetricsType.TEMPORAL_LONG_REQUEST;
+import static io.temporal.serviceclient.MetricsType.TEMPORAL_LONG_REQUEST_FAILURE;
+import static io.temporal.serviceclient.MetricsType.TEMPORAL_LONG_REQUEST_LATENCY;
+import static io.temporal.serviceclient.MetricsType.TEMPORAL_REQUEST;
+import static io.temporal.serviceclient.MetricsType.TEMPORAL_REQUEST_FAILURE;
+import static io.temporal.serviceclient.MetricsType.TEMPORAL_REQUEST_LATENCY;
 import static java.util.Map.entry;
 
 import io.micrometer.core.instrument.Meter;
@@ -16,7 +22,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
-import io.temporal.serviceclient.MetricsType;
+import io.temporal.worker.MetricsType;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -66,9 +72,9 @@ final class TemporalMeters implements MeterFilter {
   /** The timers that keep buckets. */
   static final Set<String> HISTOGRAMS =
       Set.of(
-          io.temporal.worker.MetricsType.ACTIVITY_SCHEDULE_TO_START_LATENCY,
-          io.temporal.worker.MetricsType.WORKFLOW_TASK_SCHEDULE_TO_START_LATENCY,
-          MetricsType.TEMPORAL_REQUEST_LATENCY);
+          MetricsType.ACTIVITY_SCHEDULE_TO_START_LATENCY,
+          MetricsType.WORKFLOW_TASK_SCHEDULE_TO_START_LATENCY,
+          TEMPORAL_REQUEST_LATENCY);
 
   private static final List<String> DEFAULT_KEYS =
       List.of(TASK_QUEUE, WORKER_TYPE, WORKFLOW_TYPE, ACTIVITY_TYPE);
@@ -83,60 +89,60 @@ final class TemporalMeters implements MeterFilter {
   /** The tag keys each family keeps. */
   static final Map<String, List<String>> KEYS =
       Map.ofEntries(
-          entry(MetricsType.TEMPORAL_REQUEST, RPC),
-          entry(MetricsType.TEMPORAL_REQUEST_LATENCY, RPC),
-          entry(MetricsType.TEMPORAL_REQUEST_FAILURE, RPC_FAILURE),
-          entry(MetricsType.TEMPORAL_LONG_REQUEST, RPC),
-          entry(MetricsType.TEMPORAL_LONG_REQUEST_LATENCY, RPC),
-          entry(MetricsType.TEMPORAL_LONG_REQUEST_FAILURE, RPC_FAILURE),
-          entry(io.temporal.worker.MetricsType.WORKFLOW_COMPLETED_COUNTER, WORKFLOW),
-          entry(io.temporal.worker.MetricsType.WORKFLOW_FAILED_COUNTER, WORKFLOW),
-          entry(io.temporal.worker.MetricsType.WORKFLOW_CANCELED_COUNTER, WORKFLOW),
-          entry(io.temporal.worker.MetricsType.WORKFLOW_CONTINUE_AS_NEW_COUNTER, WORKFLOW),
-          entry(io.temporal.worker.MetricsType.WORKFLOW_E2E_LATENCY, WORKFLOW),
-          entry(io.temporal.worker.MetricsType.CORRUPTED_SIGNALS_COUNTER, WORKFLOW),
-          entry(io.temporal.worker.MetricsType.WORKFLOW_TASK_EXECUTION_LATENCY, WORKFLOW),
-          entry(io.temporal.worker.MetricsType.WORKFLOW_TASK_EXECUTION_TOTAL_LATENCY, WORKFLOW),
-          entry(io.temporal.worker.MetricsType.WORKFLOW_TASK_REPLAY_LATENCY, WORKFLOW),
-          entry(io.temporal.worker.MetricsType.WORKFLOW_TASK_NO_COMPLETION_COUNTER, WORKFLOW),
-          entry(io.temporal.worker.MetricsType.WORKFLOW_TASK_HEARTBEAT_COUNTER, WORKFLOW),
+          entry(TEMPORAL_REQUEST, RPC),
+          entry(TEMPORAL_REQUEST_LATENCY, RPC),
+          entry(TEMPORAL_REQUEST_FAILURE, RPC_FAILURE),
+          entry(TEMPORAL_LONG_REQUEST, RPC),
+          entry(TEMPORAL_LONG_REQUEST_LATENCY, RPC),
+          entry(TEMPORAL_LONG_REQUEST_FAILURE, RPC_FAILURE),
+          entry(MetricsType.WORKFLOW_COMPLETED_COUNTER, WORKFLOW),
+          entry(MetricsType.WORKFLOW_FAILED_COUNTER, WORKFLOW),
+          entry(MetricsType.WORKFLOW_CANCELED_COUNTER, WORKFLOW),
+          entry(MetricsType.WORKFLOW_CONTINUE_AS_NEW_COUNTER, WORKFLOW),
+          entry(MetricsType.WORKFLOW_E2E_LATENCY, WORKFLOW),
+          entry(MetricsType.CORRUPTED_SIGNALS_COUNTER, WORKFLOW),
+          entry(MetricsType.WORKFLOW_TASK_EXECUTION_LATENCY, WORKFLOW),
+          entry(MetricsType.WORKFLOW_TASK_EXECUTION_TOTAL_LATENCY, WORKFLOW),
+          entry(MetricsType.WORKFLOW_TASK_REPLAY_LATENCY, WORKFLOW),
+          entry(MetricsType.WORKFLOW_TASK_NO_COMPLETION_COUNTER, WORKFLOW),
+          entry(MetricsType.WORKFLOW_TASK_HEARTBEAT_COUNTER, WORKFLOW),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_TASK_EXECUTION_FAILURE_COUNTER,
+              MetricsType.WORKFLOW_TASK_EXECUTION_FAILURE_COUNTER,
               List.of(WORKFLOW_TYPE, TASK_FAILURE_TYPE)),
-          entry(io.temporal.worker.MetricsType.WORKFLOW_TASK_SCHEDULE_TO_START_LATENCY, QUEUE),
-          entry(io.temporal.worker.MetricsType.WORKFLOW_TASK_QUEUE_POLL_EMPTY_COUNTER, QUEUE),
-          entry(io.temporal.worker.MetricsType.WORKFLOW_TASK_QUEUE_POLL_SUCCEED_COUNTER, QUEUE),
-          entry(io.temporal.worker.MetricsType.ACTIVITY_POLL_NO_TASK_COUNTER, QUEUE),
-          entry(io.temporal.worker.MetricsType.ACTIVITY_SCHEDULE_TO_START_LATENCY, ACTIVITY),
-          entry(io.temporal.worker.MetricsType.ACTIVITY_EXEC_LATENCY, ACTIVITY),
-          entry(io.temporal.worker.MetricsType.ACTIVITY_SUCCEED_E2E_LATENCY, ACTIVITY),
+          entry(MetricsType.WORKFLOW_TASK_SCHEDULE_TO_START_LATENCY, QUEUE),
+          entry(MetricsType.WORKFLOW_TASK_QUEUE_POLL_EMPTY_COUNTER, QUEUE),
+          entry(MetricsType.WORKFLOW_TASK_QUEUE_POLL_SUCCEED_COUNTER, QUEUE),
+          entry(MetricsType.ACTIVITY_POLL_NO_TASK_COUNTER, QUEUE),
+          entry(MetricsType.ACTIVITY_SCHEDULE_TO_START_LATENCY, ACTIVITY),
+          entry(MetricsType.ACTIVITY_EXEC_LATENCY, ACTIVITY),
+          entry(MetricsType.ACTIVITY_SUCCEED_E2E_LATENCY, ACTIVITY),
           entry(
-              io.temporal.worker.MetricsType.ACTIVITY_EXEC_FAILED_COUNTER,
+              MetricsType.ACTIVITY_EXEC_FAILED_COUNTER,
               List.of(TASK_QUEUE, ACTIVITY_TYPE, EXCEPTION)),
-          entry(io.temporal.worker.MetricsType.ACTIVITY_EXEC_CANCELLED_COUNTER, ACTIVITY),
-          entry(io.temporal.worker.MetricsType.ACTIVITY_CANCELED_COUNTER, ACTIVITY),
-          entry(io.temporal.worker.MetricsType.LOCAL_ACTIVITY_TOTAL_COUNTER, ACTIVITY),
-          entry(io.temporal.worker.MetricsType.LOCAL_ACTIVITY_EXECUTION_LATENCY, ACTIVITY),
-          entry(io.temporal.worker.MetricsType.LOCAL_ACTIVITY_SUCCEED_E2E_LATENCY, ACTIVITY),
-          entry(io.temporal.worker.MetricsType.LOCAL_ACTIVITY_EXEC_CANCELLED_COUNTER, ACTIVITY),
-          entry(io.temporal.worker.MetricsType.LOCAL_ACTIVITY_CANCELED_COUNTER, ACTIVITY),
+          entry(MetricsType.ACTIVITY_EXEC_CANCELLED_COUNTER, ACTIVITY),
+          entry(MetricsType.ACTIVITY_CANCELED_COUNTER, ACTIVITY),
+          entry(MetricsType.LOCAL_ACTIVITY_TOTAL_COUNTER, ACTIVITY),
+          entry(MetricsType.LOCAL_ACTIVITY_EXECUTION_LATENCY, ACTIVITY),
+          entry(MetricsType.LOCAL_ACTIVITY_SUCCEED_E2E_LATENCY, ACTIVITY),
+          entry(MetricsType.LOCAL_ACTIVITY_EXEC_CANCELLED_COUNTER, ACTIVITY),
+          entry(MetricsType.LOCAL_ACTIVITY_CANCELED_COUNTER, ACTIVITY),
           entry(
-              io.temporal.worker.MetricsType.LOCAL_ACTIVITY_EXEC_FAILED_COUNTER,
+              MetricsType.LOCAL_ACTIVITY_EXEC_FAILED_COUNTER,
               List.of(TASK_QUEUE, ACTIVITY_TYPE, EXCEPTION)),
           entry(
-              io.temporal.worker.MetricsType.LOCAL_ACTIVITY_FAILED_COUNTER,
+              MetricsType.LOCAL_ACTIVITY_FAILED_COUNTER,
               List.of(TASK_QUEUE, ACTIVITY_TYPE, EXCEPTION)),
-          entry(io.temporal.worker.MetricsType.WORKER_START_COUNTER, WORKER),
-          entry(io.temporal.worker.MetricsType.POLLER_START_COUNTER, WORKER),
-          entry(io.temporal.worker.MetricsType.NUM_POLLERS, List.of(TASK_QUEUE, POLLER_TYPE)),
-          entry(io.temporal.worker.MetricsType.WORKER_TASK_SLOTS_AVAILABLE, WORKER),
-          entry(io.temporal.worker.MetricsType.WORKER_TASK_SLOTS_USED, WORKER),
-          entry(io.temporal.worker.MetricsType.STICKY_CACHE_HIT, PROCESS),
-          entry(io.temporal.worker.MetricsType.STICKY_CACHE_MISS, PROCESS),
-          entry(io.temporal.worker.MetricsType.STICKY_CACHE_TOTAL_FORCED_EVICTION, PROCESS),
-          entry(io.temporal.worker.MetricsType.STICKY_CACHE_THREAD_FORCED_EVICTION, PROCESS),
-          entry(io.temporal.worker.MetricsType.STICKY_CACHE_SIZE, PROCESS),
-          entry(io.temporal.worker.MetricsType.WORKFLOW_ACTIVE_THREAD_COUNT, PROCESS));
+          entry(MetricsType.WORKER_START_COUNTER, WORKER),
+          entry(MetricsType.POLLER_START_COUNTER, WORKER),
+          entry(MetricsType.NUM_POLLERS, List.of(TASK_QUEUE, POLLER_TYPE)),
+          entry(MetricsType.WORKER_TASK_SLOTS_AVAILABLE, WORKER),
+          entry(MetricsType.WORKER_TASK_SLOTS_USED, WORKER),
+          entry(MetricsType.STICKY_CACHE_HIT, PROCESS),
+          entry(MetricsType.STICKY_CACHE_MISS, PROCESS),
+          entry(MetricsType.STICKY_CACHE_TOTAL_FORCED_EVICTION, PROCESS),
+          entry(MetricsType.STICKY_CACHE_THREAD_FORCED_EVICTION, PROCESS),
+          entry(MetricsType.STICKY_CACHE_SIZE, PROCESS),
+          entry(MetricsType.WORKFLOW_ACTIVE_THREAD_COUNT, PROCESS));
 
   /**
    * The {@code HELP} text of each family (Temporal's SDK metrics reference describes them at
@@ -145,143 +151,119 @@ final class TemporalMeters implements MeterFilter {
   static final Map<String, String> HELP =
       Map.ofEntries(
           entry(
-              MetricsType.TEMPORAL_REQUEST,
+              TEMPORAL_REQUEST,
               "RPCs this process sent to the Temporal frontend, by operation and task queue"),
           entry(
-              MetricsType.TEMPORAL_REQUEST_LATENCY,
+              TEMPORAL_REQUEST_LATENCY,
               "latency of RPCs to the Temporal frontend, by operation and task queue"),
           entry(
-              MetricsType.TEMPORAL_REQUEST_FAILURE,
+              TEMPORAL_REQUEST_FAILURE,
               "RPCs to the Temporal frontend that failed, by operation and gRPC status"),
           entry(
-              MetricsType.TEMPORAL_LONG_REQUEST,
+              TEMPORAL_LONG_REQUEST,
               "long polls this process's workers sent for tasks, by operation and task queue"),
           entry(
-              MetricsType.TEMPORAL_LONG_REQUEST_LATENCY,
+              TEMPORAL_LONG_REQUEST_LATENCY,
               "latency of long polls for tasks (up to the server's poll timeout)"),
           entry(
-              MetricsType.TEMPORAL_LONG_REQUEST_FAILURE,
+              TEMPORAL_LONG_REQUEST_FAILURE,
               "long polls for tasks that failed, by operation and gRPC status"),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_COMPLETED_COUNTER,
+              MetricsType.WORKFLOW_COMPLETED_COUNTER,
               "workflow executions that completed, by workflow type"),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_FAILED_COUNTER,
+              MetricsType.WORKFLOW_FAILED_COUNTER,
               "workflow executions that failed, by workflow type"),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_CANCELED_COUNTER,
+              MetricsType.WORKFLOW_CANCELED_COUNTER,
               "workflow executions that were canceled, by workflow type"),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_CONTINUE_AS_NEW_COUNTER,
+              MetricsType.WORKFLOW_CONTINUE_AS_NEW_COUNTER,
               "workflow executions that continued as new, by workflow type"),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_E2E_LATENCY,
+              MetricsType.WORKFLOW_E2E_LATENCY,
               "time from a workflow execution's start to its close"),
           entry(
-              io.temporal.worker.MetricsType.CORRUPTED_SIGNALS_COUNTER,
+              MetricsType.CORRUPTED_SIGNALS_COUNTER,
               "signals dropped because their payload did not decode"),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_TASK_EXECUTION_LATENCY,
+              MetricsType.WORKFLOW_TASK_EXECUTION_LATENCY,
               "time a worker ran workflow code for one workflow task"),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_TASK_EXECUTION_TOTAL_LATENCY,
+              MetricsType.WORKFLOW_TASK_EXECUTION_TOTAL_LATENCY,
               "time from a workflow task's pickup to its completion, replay included"),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_TASK_REPLAY_LATENCY,
+              MetricsType.WORKFLOW_TASK_REPLAY_LATENCY,
               "time spent replaying history to rebuild a workflow"),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_TASK_NO_COMPLETION_COUNTER,
+              MetricsType.WORKFLOW_TASK_NO_COMPLETION_COUNTER,
               "workflow tasks that ended without a completion"),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_TASK_HEARTBEAT_COUNTER,
+              MetricsType.WORKFLOW_TASK_HEARTBEAT_COUNTER,
               "workflow task heartbeats (long local activities)"),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_TASK_EXECUTION_FAILURE_COUNTER,
+              MetricsType.WORKFLOW_TASK_EXECUTION_FAILURE_COUNTER,
               "workflow tasks that failed (e.g. non-determinism), by failure reason"),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_TASK_SCHEDULE_TO_START_LATENCY,
+              MetricsType.WORKFLOW_TASK_SCHEDULE_TO_START_LATENCY,
               "time a workflow task waited in its queue for a worker"),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_TASK_QUEUE_POLL_EMPTY_COUNTER,
+              MetricsType.WORKFLOW_TASK_QUEUE_POLL_EMPTY_COUNTER,
               "workflow task polls that got no task"),
           entry(
-              io.temporal.worker.MetricsType.WORKFLOW_TASK_QUEUE_POLL_SUCCEED_COUNTER,
+              MetricsType.WORKFLOW_TASK_QUEUE_POLL_SUCCEED_COUNTER,
               "workflow task polls that got a task"),
+          entry(MetricsType.ACTIVITY_POLL_NO_TASK_COUNTER, "activity task polls that got no task"),
           entry(
-              io.temporal.worker.MetricsType.ACTIVITY_POLL_NO_TASK_COUNTER,
-              "activity task polls that got no task"),
-          entry(
-              io.temporal.worker.MetricsType.ACTIVITY_SCHEDULE_TO_START_LATENCY,
+              MetricsType.ACTIVITY_SCHEDULE_TO_START_LATENCY,
               "time an activity task waited in its queue for a worker (a lasting rise: too few workers or slots)"),
+          entry(MetricsType.ACTIVITY_EXEC_LATENCY, "time one activity attempt ran on this worker"),
           entry(
-              io.temporal.worker.MetricsType.ACTIVITY_EXEC_LATENCY,
-              "time one activity attempt ran on this worker"),
-          entry(
-              io.temporal.worker.MetricsType.ACTIVITY_SUCCEED_E2E_LATENCY,
+              MetricsType.ACTIVITY_SUCCEED_E2E_LATENCY,
               "time from an activity's scheduling to its success, retries included"),
           entry(
-              io.temporal.worker.MetricsType.ACTIVITY_EXEC_FAILED_COUNTER,
+              MetricsType.ACTIVITY_EXEC_FAILED_COUNTER,
               "activity attempts that failed on this worker, by exception class (Keel's type: keel_activity_failures_total)"),
           entry(
-              io.temporal.worker.MetricsType.ACTIVITY_EXEC_CANCELLED_COUNTER,
+              MetricsType.ACTIVITY_EXEC_CANCELLED_COUNTER,
               "activity attempts canceled while they ran"),
+          entry(MetricsType.ACTIVITY_CANCELED_COUNTER, "activities that ended canceled"),
+          entry(MetricsType.LOCAL_ACTIVITY_TOTAL_COUNTER, "local activity attempts started"),
           entry(
-              io.temporal.worker.MetricsType.ACTIVITY_CANCELED_COUNTER,
-              "activities that ended canceled"),
+              MetricsType.LOCAL_ACTIVITY_EXECUTION_LATENCY, "time one local activity attempt ran"),
           entry(
-              io.temporal.worker.MetricsType.LOCAL_ACTIVITY_TOTAL_COUNTER,
-              "local activity attempts started"),
-          entry(
-              io.temporal.worker.MetricsType.LOCAL_ACTIVITY_EXECUTION_LATENCY,
-              "time one local activity attempt ran"),
-          entry(
-              io.temporal.worker.MetricsType.LOCAL_ACTIVITY_SUCCEED_E2E_LATENCY,
+              MetricsType.LOCAL_ACTIVITY_SUCCEED_E2E_LATENCY,
               "time from a local activity's scheduling to its success, retries included"),
           entry(
-              io.temporal.worker.MetricsType.LOCAL_ACTIVITY_EXEC_CANCELLED_COUNTER,
+              MetricsType.LOCAL_ACTIVITY_EXEC_CANCELLED_COUNTER,
               "local activity attempts canceled while they ran"),
           entry(
-              io.temporal.worker.MetricsType.LOCAL_ACTIVITY_CANCELED_COUNTER,
-              "local activities that ended canceled"),
+              MetricsType.LOCAL_ACTIVITY_CANCELED_COUNTER, "local activities that ended canceled"),
           entry(
-              io.temporal.worker.MetricsType.LOCAL_ACTIVITY_EXEC_FAILED_COUNTER,
+              MetricsType.LOCAL_ACTIVITY_EXEC_FAILED_COUNTER,
               "local activity attempts that failed, by exception class"),
           entry(
-              io.temporal.worker.MetricsType.LOCAL_ACTIVITY_FAILED_COUNTER,
+              MetricsType.LOCAL_ACTIVITY_FAILED_COUNTER,
               "local activities that failed for good, by exception class"),
+          entry(MetricsType.WORKER_START_COUNTER, "workers started, by task queue and worker type"),
           entry(
-              io.temporal.worker.MetricsType.WORKER_START_COUNTER,
-              "workers started, by task queue and worker type"),
-          entry(
-              io.temporal.worker.MetricsType.POLLER_START_COUNTER,
+              MetricsType.POLLER_START_COUNTER,
               "task pollers started, by task queue and worker type"),
+          entry(MetricsType.NUM_POLLERS, "task pollers running now, by task queue and poller type"),
+          entry(MetricsType.WORKER_TASK_SLOTS_AVAILABLE, "free task slots of each worker"),
+          entry(MetricsType.WORKER_TASK_SLOTS_USED, "task slots of each worker in use"),
+          entry(MetricsType.STICKY_CACHE_HIT, "workflow tasks served from the sticky cache"),
           entry(
-              io.temporal.worker.MetricsType.NUM_POLLERS,
-              "task pollers running now, by task queue and poller type"),
-          entry(
-              io.temporal.worker.MetricsType.WORKER_TASK_SLOTS_AVAILABLE,
-              "free task slots of each worker"),
-          entry(
-              io.temporal.worker.MetricsType.WORKER_TASK_SLOTS_USED,
-              "task slots of each worker in use"),
-          entry(
-              io.temporal.worker.MetricsType.STICKY_CACHE_HIT,
-              "workflow tasks served from the sticky cache"),
-          entry(
-              io.temporal.worker.MetricsType.STICKY_CACHE_MISS,
+              MetricsType.STICKY_CACHE_MISS,
               "workflow tasks that missed the sticky cache (full replay)"),
           entry(
-              io.temporal.worker.MetricsType.STICKY_CACHE_TOTAL_FORCED_EVICTION,
+              MetricsType.STICKY_CACHE_TOTAL_FORCED_EVICTION,
               "workflows evicted from the sticky cache"),
           entry(
-              io.temporal.worker.MetricsType.STICKY_CACHE_THREAD_FORCED_EVICTION,
+              MetricsType.STICKY_CACHE_THREAD_FORCED_EVICTION,
               "cached workflows evicted to free a workflow thread"),
-          entry(
-              io.temporal.worker.MetricsType.STICKY_CACHE_SIZE,
-              "workflows in the sticky cache now"),
-          entry(
-              io.temporal.worker.MetricsType.WORKFLOW_ACTIVE_THREAD_COUNT,
-              "threads running workflow code now"));
+          entry(MetricsType.STICKY_CACHE_SIZE, "workflows in the sticky cache now"),
+          entry(MetricsType.WORKFLOW_ACTIVE_THREAD_COUNT, "threads running workflow code now"));
 
   @Override
   public Meter.Id map(Meter.Id id) {

@@ -2,6 +2,7 @@ package dev.keel.service.model;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
+import com.google.protobuf.Value;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.DriftRecord;
@@ -18,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -228,9 +230,7 @@ public final class ModelTable {
   }
 
   private static int width(
-      String header,
-      List<ModelVersion> versions,
-      java.util.function.Function<ModelVersion, String> column) {
+      String header, List<ModelVersion> versions, Function<ModelVersion, String> column) {
     return Math.max(
         header.length(), versions.stream().mapToInt(v -> column.apply(v).length()).max().orElse(0));
   }
@@ -257,7 +257,7 @@ public final class ModelTable {
             .collect(Collectors.joining(" "));
   }
 
-  private static String value(com.google.protobuf.Value v) {
+  private static String value(Value v) {
     return switch (v.getKindCase()) {
       case NUMBER_VALUE ->
           v.getNumberValue() == Math.rint(v.getNumberValue()) && Math.abs(v.getNumberValue()) < 1e15

@@ -1,6 +1,7 @@
 package dev.keel.service.pipeline;
 
 import ai.djl.ndarray.types.Shape;
+import com.google.protobuf.Value;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.Hyperparameter;
@@ -183,8 +184,8 @@ final class ModelFitCheck {
   /**
    * The experiment's constant hyperparameters: what every trial sets, e.g. a model's input size.
    */
-  private static Map<String, com.google.protobuf.Value> constants(PipelineRequest request) {
-    Map<String, com.google.protobuf.Value> out = new TreeMap<>();
+  private static Map<String, Value> constants(PipelineRequest request) {
+    Map<String, Value> out = new TreeMap<>();
     for (Map.Entry<String, Hyperparameter> e :
         request.getExperiment().getHyperparametersMap().entrySet()) {
       if ("const".equals(e.getValue().getType())) {

@@ -15,6 +15,7 @@ import io.temporal.client.WorkflowOptions;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
 
 /** Starts pipeline workflows with readable ids and reads their progress. */
@@ -77,8 +78,7 @@ public final class PipelineLauncher {
    * @throws ConfigValidationException listing each problem with its field path
    */
   public static void checkSource(PipelineRequest request, String what) {
-    List<ConfigProblem> problems =
-        new java.util.ArrayList<>(SourceCheck.problems(request.getSource()));
+    List<ConfigProblem> problems = new ArrayList<>(SourceCheck.problems(request.getSource()));
     if (problems.isEmpty()) {
       problems.addAll(
           ModelFitCheck.problems(

@@ -11,6 +11,7 @@ import dev.keel.search.Searchers;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
+import io.grpc.StatusRuntimeException;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.workflow.v1.PendingActivityInfo;
@@ -91,7 +92,7 @@ public final class PipelineWatcher {
     try {
       // a closed workflow still answers queries: its final progress has every stage's result
       showStages(client.newWorkflowStub(PipelineWorkflow.class, id).progress());
-    } catch (WorkflowException | io.grpc.StatusRuntimeException unanswered) {
+    } catch (WorkflowException | StatusRuntimeException unanswered) {
       // no worker to answer: the result (or failure) below is all there is
     }
     WorkflowStub stub = client.newUntypedWorkflowStub(id);
@@ -324,7 +325,7 @@ public final class PipelineWatcher {
     ExperimentState e;
     try {
       e = client.newWorkflowStub(ExperimentWorkflow.class, experimentId).state();
-    } catch (WorkflowException | io.grpc.StatusRuntimeException notStartedYet) {
+    } catch (WorkflowException | StatusRuntimeException notStartedYet) {
       return;
     }
     if (e.getTrialsCount() == 0) {
@@ -367,7 +368,7 @@ public final class PipelineWatcher {
               "trial-" + t.getTrialId(),
               activityLine(String.format(Locale.ROOT, "[trial %d] ", t.getTrialId()), a));
         }
-      } catch (io.grpc.StatusRuntimeException notStartedYet) {
+      } catch (StatusRuntimeException notStartedYet) {
         // the trial's workflow starts a moment after the experiment lists it
       }
     }

@@ -6,6 +6,9 @@ import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineWarmStart;
 import dev.keel.search.ExperimentConfigLoaders;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 
 /**
  * The two pipeline requests of the data-versioning story, from {@code keel/story-pipeline.yaml}:
@@ -15,9 +18,8 @@ import java.nio.file.Path;
  */
 public final class StoryRequests {
   public static final String RESOURCE = "keel/story-pipeline.yaml";
-  private static final java.time.format.DateTimeFormatter STAMP =
-      java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
-          .withZone(java.time.ZoneOffset.UTC);
+  private static final DateTimeFormatter STAMP =
+      DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
 
   private StoryRequests() {}
 
@@ -42,7 +44,7 @@ public final class StoryRequests {
    * The demo registers each telling of the story under its own model name, so that the champion the
    * second run warm-starts from is the first run's model, not one of an earlier telling.
    */
-  public static String modelName(java.time.Instant now) {
+  public static String modelName(Instant now) {
     return "fashion-mnist-story-" + STAMP.format(now);
   }
 

@@ -14,6 +14,7 @@ import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -99,7 +100,7 @@ public final class PoolProvisioners {
         // stopped between the list and the query
       }
     }
-    out.sort(java.util.Comparator.comparing(s -> s.getSpec().getName()));
+    out.sort(Comparator.comparing(s -> s.getSpec().getName()));
     return out;
   }
 

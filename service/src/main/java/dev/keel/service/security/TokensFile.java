@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -152,7 +153,7 @@ public final class TokensFile {
         JsonNode t = tokens.get(i);
         String at = "tokens[" + i + "]";
         String name = t.path("name").asText("");
-        String hash = t.path("sha256").asText("").toLowerCase(java.util.Locale.ROOT);
+        String hash = t.path("sha256").asText("").toLowerCase(Locale.ROOT);
         if (!name.matches(NAME)) {
           problems.add(at + ".name: must match " + NAME);
         } else if (!names.add(name)) {

@@ -20,6 +20,7 @@ import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -210,7 +211,7 @@ public final class KeelWorkerHost implements AutoCloseable {
   @Override
   public void close() {
     factory.shutdown();
-    factory.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+    factory.awaitTermination(10, TimeUnit.SECONDS);
     factory.shutdownNow();
     if (inference != null) {
       inference.close();

@@ -9,6 +9,7 @@ import io.temporal.api.operatorservice.v1.ListSearchAttributesRequest;
 import io.temporal.api.operatorservice.v1.ListSearchAttributesResponse;
 import io.temporal.serviceclient.OperatorServiceStubs;
 import io.temporal.serviceclient.OperatorServiceStubsOptions;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -112,7 +113,7 @@ final class SearchAttributeRegistrar {
         // a server that cannot be reached at all (wrong address: an I/O cause) is reported at once
         boolean busy =
             (code == Status.Code.UNAVAILABLE || code == Status.Code.RESOURCE_EXHAUSTED)
-                && !(e.getCause() instanceof java.io.IOException);
+                && !(e.getCause() instanceof IOException);
         if (!busy || System.nanoTime() > deadline) {
           throw e;
         }

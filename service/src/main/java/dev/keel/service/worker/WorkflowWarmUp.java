@@ -24,6 +24,7 @@ import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.experiment.TrialWorkflow;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import dev.keel.workflows.pool.PoolProvisionerWorkflow;
+import io.temporal.api.command.v1.Command;
 import io.temporal.api.common.v1.Payloads;
 import io.temporal.api.common.v1.WorkflowType;
 import io.temporal.api.enums.v1.EventType;
@@ -117,7 +118,7 @@ final class WorkflowWarmUp {
     c.put("io.temporal.internal.replay.", Worker.class);
     // commands a first task may issue that the replayed ones did not, e.g. a version marker
     // (Workflow.getVersion)
-    c.put("io.temporal.api.command.v1.", io.temporal.api.command.v1.Command.class);
+    c.put("io.temporal.api.command.v1.", Command.class);
     return c;
   }
 

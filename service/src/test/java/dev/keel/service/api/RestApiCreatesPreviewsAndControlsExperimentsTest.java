@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.worker.KeelWorkerHost;
+import dev.keel.storage.StorageRoot;
+import dev.keel.storage.testing.TestDirs;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
@@ -44,8 +46,7 @@ class RestApiCreatesPreviewsAndControlsExperimentsTest {
             "127.0.0.1",
             0,
             KeelWorkerHost.client(stubs, "default"),
-            dev.keel.storage.StorageRoot.of(
-                dev.keel.storage.testing.TestDirs.create("api").toString()));
+            StorageRoot.of(TestDirs.create("api").toString()));
   }
 
   @AfterAll

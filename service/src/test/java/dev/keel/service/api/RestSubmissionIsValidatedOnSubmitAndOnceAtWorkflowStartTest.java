@@ -7,6 +7,8 @@ import dev.keel.activities.TaskQueues;
 import dev.keel.search.ValidationProbe;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.worker.KeelWorkerHost;
+import dev.keel.storage.StorageRoot;
+import dev.keel.storage.testing.TestDirs;
 import dev.keel.workflows.KeelWorkflows;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.client.WorkflowClient;
@@ -42,12 +44,7 @@ class RestSubmissionIsValidatedOnSubmitAndOnceAtWorkflowStartTest {
     KeelWorkflows.register(workers.newWorker(TaskQueues.CONTROL));
     workers.start();
     api =
-        ApiServer.start(
-            "127.0.0.1",
-            0,
-            client,
-            dev.keel.storage.StorageRoot.of(
-                dev.keel.storage.testing.TestDirs.create("api").toString()));
+        ApiServer.start("127.0.0.1", 0, client, StorageRoot.of(TestDirs.create("api").toString()));
   }
 
   @AfterAll

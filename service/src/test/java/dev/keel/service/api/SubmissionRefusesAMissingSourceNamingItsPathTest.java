@@ -9,7 +9,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.service.cli.KeelCli;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.pipeline.DemoRequest;
+import dev.keel.service.security.DataRoots;
 import dev.keel.service.worker.KeelWorkerHost;
+import dev.keel.storage.StorageRoot;
+import dev.keel.storage.testing.TestDirs;
 import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -21,6 +24,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,11 +53,9 @@ class SubmissionRefusesAMissingSourceNamingItsPathTest {
             "127.0.0.1",
             0,
             client,
-            dev.keel.service.security.DataRoots.of(
-                dev.keel.storage.StorageRoot.of(
-                    dev.keel.storage.testing.TestDirs.create("api").toString()),
-                java.util.List.of(
-                    System.getProperty("java.io.tmpdir"), "/srv", "/usr/share/datasets")),
+            DataRoots.of(
+                StorageRoot.of(TestDirs.create("api").toString()),
+                List.of(System.getProperty("java.io.tmpdir"), "/srv", "/usr/share/datasets")),
             ApiToken.none());
   }
 

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
@@ -41,7 +42,7 @@ public record TestCertificate(Path certificate, Path key, Certificate cert, Priv
       throws Exception {
     Path store = dir.resolve(name + ".p12");
     List<String> command =
-        new java.util.ArrayList<>(
+        new ArrayList<>(
             List.of(
                 Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
                 "-genkeypair",

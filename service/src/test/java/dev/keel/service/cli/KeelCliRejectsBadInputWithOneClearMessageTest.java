@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.service.pipeline.DemoRequest;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -44,20 +45,18 @@ class KeelCliRejectsBadInputWithOneClearMessageTest {
   @Test
   void validateAcceptsTheShippedDemoRequest(@TempDir Path dir) throws Exception {
     Path request = dir.resolve("demo.yaml");
-    Files.writeString(request, dev.keel.service.pipeline.DemoRequest.text());
+    Files.writeString(request, DemoRequest.text());
     assertEquals("0", run("validate", "--pipeline", request.toString())[0]);
   }
 
   @Test
   void validateRecognisesAPipelineRequestWithoutBeingTold(@TempDir Path dir) throws Exception {
     Path request = dir.resolve("demo-pipeline.yaml");
-    Files.writeString(request, dev.keel.service.pipeline.DemoRequest.text());
+    Files.writeString(request, DemoRequest.text());
     assertEquals("0", run("validate", request.toString())[0]);
 
     // checked as a pipeline: its own problems, not the experiment config's "unknown field"s
-    Files.writeString(
-        request,
-        dev.keel.service.pipeline.DemoRequest.text().replace("target_table: fashion_mnist\n", ""));
+    Files.writeString(request, DemoRequest.text().replace("target_table: fashion_mnist\n", ""));
     String[] r = run("validate", request.toString());
     assertEquals("2", r[0]);
     assertTrue(r[1].contains("target_table"), r[1]);

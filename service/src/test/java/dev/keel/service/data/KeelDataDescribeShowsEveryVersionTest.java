@@ -9,6 +9,7 @@ import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.etl.IngestActivitiesImpl;
+import dev.keel.etl.fashionmnist.IdxFiles;
 import dev.keel.service.api.ApiServer;
 import dev.keel.service.cli.KeelRun;
 import dev.keel.service.dev.LoopbackTemporalServer;
@@ -38,9 +39,7 @@ class KeelDataDescribeShowsEveryVersionTest {
    * number.
    */
   static Path csv(Path file, int from, int to) throws Exception {
-    var t10k =
-        dev.keel.etl.fashionmnist.IdxFiles.read(
-            Path.of(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR), "t10k");
+    var t10k = IdxFiles.read(Path.of(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR), "t10k");
     List<String> lines =
         new ArrayList<>(List.of("top_left,top_right,bottom_left,bottom_right,kind,split"));
     for (int i = from; i < to; i++) {

@@ -28,7 +28,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -207,11 +210,11 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
       // checkpoint GC
       // dropped them by policy at the end (then the catalog says so); the latest is kept; no
       // partial one is left.
-      java.util.Set<Object> collected =
+      Set<Object> collected =
           catalog("checkpoints", id).stream()
               .filter(r -> "DELETED".equals(r.get("state")))
               .map(r -> r.get("uuid"))
-              .collect(java.util.stream.Collectors.toSet());
+              .collect(Collectors.toSet());
       for (CheckpointRef c : paused.getCheckpointsList()) {
         Path dir = Path.of(URI.create(c.getUri()));
         assertTrue(
@@ -237,7 +240,7 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
   // ---- helpers ----
 
   private static String start(
-      String name, java.util.function.UnaryOperator<String> edit, ExperimentRunOptions options) {
+      String name, UnaryOperator<String> edit, ExperimentRunOptions options) {
     return stack.startExperiment(FaultStack.config(edit.apply(CONFIG.formatted(name))), options);
   }
 

@@ -19,6 +19,8 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -131,8 +133,7 @@ class EtlAndInferenceWorkersKilledMidActivityRetryElsewhereWithoutDuplicatesTest
 
   /** {@code numRecords} of a data file's Delta statistics. */
   private static long rows(String statsJson) {
-    java.util.regex.Matcher m =
-        java.util.regex.Pattern.compile("\"numRecords\":(\\d+)").matcher(statsJson);
+    Matcher m = Pattern.compile("\"numRecords\":(\\d+)").matcher(statsJson);
     if (!m.find()) {
       throw new AssertionError("no numRecords in " + statsJson);
     }

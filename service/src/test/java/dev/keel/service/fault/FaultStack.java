@@ -18,6 +18,7 @@ import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.WorkerHostOptions;
 import dev.keel.service.worker.WorkerHostOptions.Role;
 import dev.keel.storage.StorageRoot;
+import io.grpc.StatusRuntimeException;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.PendingActivityState;
@@ -33,6 +34,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -203,7 +205,7 @@ final class FaultStack implements AutoCloseable {
     DescribeWorkflowExecutionResponse d;
     try {
       d = describe(workflowId);
-    } catch (io.grpc.StatusRuntimeException notYetStarted) {
+    } catch (StatusRuntimeException notYetStarted) {
       return false;
     }
     return d.getPendingActivitiesList().stream()
@@ -273,7 +275,7 @@ final class FaultStack implements AutoCloseable {
 
   static void deleteTree(Path dir) throws IOException {
     try (var walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
       }
     }

@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -60,7 +61,7 @@ class PipelineControlWorkerKilledBetweenStagesRedoesNoStageTest {
   @BeforeAll
   static void startStack() throws Exception {
     stack = FaultStack.start("killed-control-pipeline");
-    stack.inProcess(java.util.Set.of(Role.ETL, Role.TRAIN, Role.INFER), 1);
+    stack.inProcess(Set.of(Role.ETL, Role.TRAIN, Role.INFER), 1);
   }
 
   @AfterAll

@@ -9,6 +9,8 @@ import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.TrialState;
 import dev.keel.tables.testing.KernelRows;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -198,8 +200,8 @@ class RealExperimentRecordsItsHistoryAndCollectsCheckpointGarbageTest {
     static Stream<Path> list(Path dir) {
       try {
         return Files.list(dir).toList().stream();
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
     }
   }

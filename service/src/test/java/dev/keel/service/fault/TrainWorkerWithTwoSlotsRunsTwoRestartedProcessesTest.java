@@ -12,9 +12,14 @@ import dev.keel.gpu.device.DeviceDiscovery;
 import dev.keel.gpu.device.DeviceInventory;
 import dev.keel.gpu.device.SlotAssignment;
 import dev.keel.service.fault.FaultStack.ChildWorker;
+import io.grpc.StatusRuntimeException;
 import io.temporal.api.enums.v1.PendingActivityState;
 import io.temporal.api.workflow.v1.PendingActivityInfo;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -208,8 +214,7 @@ class TrainWorkerWithTwoSlotsRunsTwoRestartedProcessesTest {
 
     // --metrics: the worker and each slot process serve their own /metrics; the slots count what
     // they trained
-    Map<String, String> metricsUrls =
-        new java.util.TreeMap<>(); // by the line's prefix: the last one printed
+    Map<String, String> metricsUrls = new TreeMap<>(); // by the line's prefix: the last one printed
     METRICS_LINE
         .matcher(worker.logText())
         .results()
@@ -218,11 +223,11 @@ class TrainWorkerWithTwoSlotsRunsTwoRestartedProcessesTest {
         3, metricsUrls.size(), "the worker's and two slots' metrics lines:\n" + worker.logText());
     double trained = 0;
     for (Map.Entry<String, String> e : metricsUrls.entrySet()) {
-      java.net.http.HttpResponse<String> r =
-          java.net.http.HttpClient.newHttpClient()
+      HttpResponse<String> r =
+          HttpClient.newHttpClient()
               .send(
-                  java.net.http.HttpRequest.newBuilder(java.net.URI.create(e.getValue())).build(),
-                  java.net.http.HttpResponse.BodyHandlers.ofString());
+                  HttpRequest.newBuilder(URI.create(e.getValue())).build(),
+                  HttpResponse.BodyHandlers.ofString());
       assertEquals(200, r.statusCode(), e.getValue());
       assertTrue(r.body().contains("jvm_memory_used_bytes"), e.getValue());
       Matcher samples = SAMPLES_LINE.matcher(r.body());
@@ -316,7 +321,7 @@ class TrainWorkerWithTwoSlotsRunsTwoRestartedProcessesTest {
       List<PendingActivityInfo> pending;
       try {
         pending = stack.describe(experimentId + "/trial-" + trial).getPendingActivitiesList();
-      } catch (io.grpc.StatusRuntimeException notStartedYet) {
+      } catch (StatusRuntimeException notStartedYet) {
         continue;
       }
       for (PendingActivityInfo a : pending) {

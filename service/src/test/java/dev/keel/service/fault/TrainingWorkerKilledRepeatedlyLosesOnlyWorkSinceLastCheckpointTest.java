@@ -13,6 +13,7 @@ import dev.keel.api.v1.TrialState;
 import dev.keel.service.fault.FaultStack.ChildWorker;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.WorkerHostOptions.Role;
+import io.grpc.StatusRuntimeException;
 import io.temporal.api.enums.v1.PendingActivityState;
 import io.temporal.api.workflow.v1.PendingActivityInfo;
 import java.net.URI;
@@ -318,7 +319,7 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
           List<PendingActivityInfo> pending;
           try {
             pending = stack.describe(wf).getPendingActivitiesList();
-          } catch (io.grpc.StatusRuntimeException e) {
+          } catch (StatusRuntimeException e) {
             continue; // not started yet
           }
           for (PendingActivityInfo a : pending) {

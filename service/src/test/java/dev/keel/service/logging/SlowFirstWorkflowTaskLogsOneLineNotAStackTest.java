@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -147,7 +148,7 @@ class SlowFirstWorkflowTaskLogsOneLineNotAStackTest {
       configurator.doConfigure(UserErrorThrowableConverter.class.getResource("/logback.xml"));
       events.setContext(context);
       events.start();
-      context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).addAppender(events);
+      context.getLogger(Logger.ROOT_LOGGER_NAME).addAppender(events);
       body.run();
     } finally {
       context.reset();

@@ -8,6 +8,9 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.LoggingEvent;
 import io.temporal.common.converter.DataConverterException;
 import io.temporal.failure.ApplicationFailure;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -75,9 +78,9 @@ class UserErrorsLogOneLineOtherFailuresTheirStackTest {
   void theShippedLogbackXmlLogsAUserErrorAsTheWarningAndOneLine() throws Exception {
     LoggerContext context = new LoggerContext();
     context.setMDCAdapter(new ch.qos.logback.classic.util.LogbackMDCAdapter());
-    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-    java.io.PrintStream stderr = System.err;
-    System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream stderr = System.err;
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
     try {
       ch.qos.logback.classic.joran.JoranConfigurator configurator =
           new ch.qos.logback.classic.joran.JoranConfigurator();
@@ -95,7 +98,7 @@ class UserErrorsLogOneLineOtherFailuresTheirStackTest {
       context.stop();
       System.setErr(stderr);
     }
-    List<String> lines = err.toString(java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+    List<String> lines = err.toString(StandardCharsets.UTF_8).lines().toList();
     assertTrue(
         lines
             .get(0)

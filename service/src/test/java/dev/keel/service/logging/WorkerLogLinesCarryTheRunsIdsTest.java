@@ -11,8 +11,10 @@ import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.temporal.activity.ActivityInterface;
+import io.temporal.activity.ActivityOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactoryOptions;
@@ -52,9 +54,7 @@ class WorkerLogLinesCarryTheRunsIdsTest {
     public void run() {
       Workflow.newActivityStub(
               Say.class,
-              io.temporal.activity.ActivityOptions.newBuilder()
-                  .setStartToCloseTimeout(Duration.ofSeconds(10))
-                  .build())
+              ActivityOptions.newBuilder().setStartToCloseTimeout(Duration.ofSeconds(10)).build())
           .say("step done");
     }
   }
@@ -68,7 +68,7 @@ class WorkerLogLinesCarryTheRunsIdsTest {
     logger.setLevel(ch.qos.logback.classic.Level.INFO);
     try (TestWorkflowEnvironment env =
         TestWorkflowEnvironment.newInstance(
-            io.temporal.testing.TestEnvironmentOptions.newBuilder()
+            TestEnvironmentOptions.newBuilder()
                 .setWorkerFactoryOptions(
                     WorkerFactoryOptions.newBuilder()
                         .setWorkerInterceptors(new LogContext())

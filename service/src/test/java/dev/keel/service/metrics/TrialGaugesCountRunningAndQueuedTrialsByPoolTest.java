@@ -8,6 +8,7 @@ import dev.keel.service.testing.Poll;
 import dev.keel.service.worker.KeelWorkerHost;
 import io.micrometer.core.instrument.Gauge;
 import io.temporal.serviceclient.WorkflowServiceStubs;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -63,7 +64,7 @@ class TrialGaugesCountRunningAndQueuedTrialsByPoolTest {
                     .get("experiment")
                     .get("running")
                     .asBoolean();
-              } catch (java.io.IOException | InterruptedException e) {
+              } catch (IOException | InterruptedException e) {
                 throw new IllegalStateException(e);
               }
             });

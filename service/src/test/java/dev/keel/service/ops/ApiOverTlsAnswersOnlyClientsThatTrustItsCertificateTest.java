@@ -13,6 +13,7 @@ import dev.keel.service.api.TlsOptions;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -188,7 +189,7 @@ class ApiOverTlsAnswersOnlyClientsThatTrustItsCertificateTest {
       socket.getOutputStream().flush();
       try {
         return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
-      } catch (java.net.SocketException reset) {
+      } catch (SocketException reset) {
         return ""; // the server dropped the connection
       }
     }

@@ -32,6 +32,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -198,7 +199,7 @@ class PipelineOnS3StorageRunsEndToEndTest {
 
     // the pipeline and every child it started, as the server stores them (raw protobuf: payloads
     // included)
-    List<String> ids = new java.util.ArrayList<>(List.of(workflowId));
+    List<String> ids = new ArrayList<>(List.of(workflowId));
     for (int i = 0; i < ids.size(); i++) {
       History history = workers.client().fetchHistory(ids.get(i)).getHistory();
       assertNone(

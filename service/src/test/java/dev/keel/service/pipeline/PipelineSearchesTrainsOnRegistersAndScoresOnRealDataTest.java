@@ -3,6 +3,7 @@ package dev.keel.service.pipeline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.BuildInfo;
 import dev.keel.api.v1.ExperimentResult;
@@ -28,6 +29,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
@@ -176,7 +178,7 @@ class PipelineSearchesTrainsOnRegistersAndScoresOnRealDataTest {
             """
                             .formatted(result.getExperimentId())));
     assertEquals(
-        java.util.List.of(
+        List.of(
             "etl: reuse.table fashion_mnist",
             "search: reuse.experiment_id " + result.getExperimentId()),
         again.getSkippedList());
@@ -229,7 +231,7 @@ class PipelineSearchesTrainsOnRegistersAndScoresOnRealDataTest {
         cli("model", "promote", "search-e2e", "2", "--storage", storage.toString()));
     // paged and filtered by stage, as GET /api/v1/models?stage=&offset=&limit= returns it
     var champions =
-        new com.fasterxml.jackson.databind.ObjectMapper()
+        new ObjectMapper()
             .readTree(
                 cli(
                     "model",
@@ -242,7 +244,7 @@ class PipelineSearchesTrainsOnRegistersAndScoresOnRealDataTest {
     assertEquals(1, champions.get("total").asInt(), champions.toString());
     assertEquals(2, champions.get("versions").get(0).get("version").asInt(), champions.toString());
     var secondPage =
-        new com.fasterxml.jackson.databind.ObjectMapper()
+        new ObjectMapper()
             .readTree(
                 cli(
                     "model",
@@ -257,7 +259,7 @@ class PipelineSearchesTrainsOnRegistersAndScoresOnRealDataTest {
     assertEquals(2, secondPage.get("total").asInt(), secondPage.toString());
     assertEquals(1, secondPage.get("versions").size(), secondPage.toString());
     var archived =
-        new com.fasterxml.jackson.databind.ObjectMapper()
+        new ObjectMapper()
             .readTree(
                 cli(
                     "model",
@@ -270,7 +272,7 @@ class PipelineSearchesTrainsOnRegistersAndScoresOnRealDataTest {
     assertEquals(1, archived.get("total").asInt(), "v1, after v2 was promoted: " + archived);
     assertEquals(
         0,
-        new com.fasterxml.jackson.databind.ObjectMapper()
+        new ObjectMapper()
             .readTree(
                 cli(
                     "model",

@@ -8,9 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.ClassAccuracy;
+import dev.keel.api.v1.ModelSelector;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
+import dev.keel.api.v1.PipelineWarmStart;
+import dev.keel.service.model.ModelTable;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.registry.ModelRegistryTable;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
@@ -112,7 +115,7 @@ class WholeSneakerClassInV1RaisesSneakerAccuracyAndTheWarmStartedModelBecomesCha
     assertEquals(
         1, registry.describe(v0.getModel().getName(), 2).getWarmStartedFrom().getVersion());
     assertTrue(
-        dev.keel.service.model.ModelTable.describe(registry.describe(v0.getModel().getName(), 2))
+        ModelTable.describe(registry.describe(v0.getModel().getName(), 2))
             .contains("warm-started:    from " + v0.getModel().getName() + " v1\n"));
 
     // lineage: the second run's prediction rows name table v1 and the new model
@@ -144,11 +147,9 @@ class WholeSneakerClassInV1RaisesSneakerAccuracyAndTheWarmStartedModelBecomesCha
             .setName("nobody")
             .setTargetTable("nobody")
             .setWarmStart(
-                dev.keel.api.v1.PipelineWarmStart.newBuilder()
+                PipelineWarmStart.newBuilder()
                     .setModel(
-                        dev.keel.api.v1.ModelSelector.newBuilder()
-                            .setName("no-such-model")
-                            .setStage("champion")))
+                        ModelSelector.newBuilder().setName("no-such-model").setStage("champion")))
             .build();
     ModelRegistryTable registry = new ModelRegistryTable(StorageRoot.of(stack.storage.toString()));
     ConfigValidationException refused =

@@ -30,6 +30,7 @@ import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Predicate;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -340,7 +341,7 @@ class PoolProvisionerScalesAGroupOnMotoTest {
 
   /** {@code n} queued one-slot gangs. */
   private static PoolGang[] gangs(int n) {
-    return java.util.stream.IntStream.rangeClosed(1, n)
+    return IntStream.rangeClosed(1, n)
         .mapToObj(i -> gang("experiment-b/trial-" + i, 1, 0))
         .toArray(PoolGang[]::new);
   }

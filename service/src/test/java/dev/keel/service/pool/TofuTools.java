@@ -1,6 +1,7 @@
 package dev.keel.service.pool;
 
 import dev.keel.api.v1.AwsAutoScalingGroup;
+import dev.keel.api.v1.PoolSpec;
 import dev.keel.api.v1.TofuApply;
 import dev.keel.workflows.pool.PoolSpecs;
 import java.io.IOException;
@@ -43,7 +44,7 @@ final class TofuTools {
   /** A tofu actuator spec for {@code dir}, with its defaults. */
   static TofuApply.Builder spec(Path dir, AwsAutoScalingGroup group) {
     return PoolSpecs.withDefaults(
-        dev.keel.api.v1.PoolSpec.newBuilder()
+        PoolSpec.newBuilder()
             .setName("gpu")
             .setTofu(
                 TofuApply.newBuilder()

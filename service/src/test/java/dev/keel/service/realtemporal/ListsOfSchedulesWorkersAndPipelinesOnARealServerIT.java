@@ -15,6 +15,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -90,17 +91,16 @@ class ListsOfSchedulesWorkersAndPipelinesOnARealServerIT {
   void submissionIsWarnedWhenTooFewWorkersPollThePool() {
     RealTemporal.stack();
     assertEquals(
-        java.util.Optional.of(
+        Optional.of(
             "no worker polls keel-train-nowhere: its trials wait for slots until one does"
                 + " (start one with keel worker --roles TRAIN --pool nowhere)"),
         KeelWorkers.slotWarning(RealTemporal.client(), "nowhere", 1));
     assertEquals(
-        java.util.Optional.of(
+        Optional.of(
             "1 worker polls keel-train-cpu, but a trial needs 2 slots at once: its trials"
                 + " wait for slots until enough do (start one with keel worker --roles TRAIN --pool cpu)"),
         KeelWorkers.slotWarning(RealTemporal.client(), "cpu", 2));
-    assertEquals(
-        java.util.Optional.empty(), KeelWorkers.slotWarning(RealTemporal.client(), "cpu", 1));
+    assertEquals(Optional.empty(), KeelWorkers.slotWarning(RealTemporal.client(), "cpu", 1));
   }
 
   private static JsonNode get(ApiServer api, String path) throws Exception {

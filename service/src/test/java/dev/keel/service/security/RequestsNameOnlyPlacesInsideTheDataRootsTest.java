@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -182,9 +183,9 @@ class RequestsNameOnlyPlacesInsideTheDataRootsTest {
             storage.resolve("tables/t").toString(),
             "s3://team-data/keel",
             "s3://team-data/keel/sub/x.csv")) {
-      assertEquals(java.util.Optional.empty(), roots.location("source.uri", inside), inside);
+      assertEquals(Optional.empty(), roots.location("source.uri", inside), inside);
     }
-    assertEquals(java.util.Optional.empty(), roots.table("target_table", "fashion_mnist"));
+    assertEquals(Optional.empty(), roots.table("target_table", "fashion_mnist"));
   }
 
   private static JsonNode refused(String body, String field) throws Exception {

@@ -21,8 +21,10 @@ import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,6 +38,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -534,8 +537,7 @@ class SecurityProbesTest {
               "data/describe " + table,
               "serve",
               "GET",
-              "/api/v1/data/describe?table="
-                  + java.net.URLEncoder.encode(table, StandardCharsets.UTF_8),
+              "/api/v1/data/describe?table=" + URLEncoder.encode(table, StandardCharsets.UTF_8),
               "viewer",
               Map.of(),
               null,
@@ -724,7 +726,7 @@ class SecurityProbesTest {
       s.setSoTimeout(30_000);
       try {
         s.getOutputStream().write(body);
-      } catch (java.net.SocketException closed) {
+      } catch (SocketException closed) {
         // it answered while the body was on its way: read what it said
       }
     }
@@ -767,7 +769,7 @@ class SecurityProbesTest {
       for (int n; (n = in.read(buf)) > 0; ) {
         out.write(buf, 0, n);
       }
-    } catch (SocketTimeoutException | javax.net.ssl.SSLException e) {
+    } catch (SocketTimeoutException | SSLException e) {
       // what came is what it said
     }
     return out.toString(StandardCharsets.UTF_8);

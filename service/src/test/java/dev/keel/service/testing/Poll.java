@@ -1,6 +1,7 @@
 package dev.keel.service.testing;
 
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -33,8 +34,7 @@ public final class Poll {
   }
 
   /** Until {@code condition} holds; fails after {@code timeout}. */
-  public static void until(
-      String what, Duration timeout, java.util.function.BooleanSupplier condition)
+  public static void until(String what, Duration timeout, BooleanSupplier condition)
       throws InterruptedException {
     until(what, timeout, condition::getAsBoolean, Boolean::booleanValue);
   }

@@ -11,6 +11,7 @@ import dev.keel.service.worker.ControlWorkerServesCatalogAndCheckpointGcTest.Pro
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.worker.WorkerFactory;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -88,9 +89,7 @@ class ControlWorkerRunsWithoutDjlTest {
 
     stubs =
         WorkflowServiceStubs.newServiceStubs(
-            io.temporal.serviceclient.WorkflowServiceStubsOptions.newBuilder()
-                .setTarget(server.address())
-                .build());
+            WorkflowServiceStubsOptions.newBuilder().setTarget(server.address()).build());
     probes = WorkerFactory.newInstance(KeelWorkerHost.client(stubs, "default"));
     probes.newWorker("no-djl-probe").registerWorkflowImplementationTypes(ProbeImpl.class);
     probes.start();

@@ -3,9 +3,11 @@ package dev.keel.service.worker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import com.google.protobuf.Message;
 import com.google.protobuf.Value;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.temporal.KeelDataConverter;
+import dev.keel.api.v1.DataSpec;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentRunOptions;
@@ -18,6 +20,7 @@ import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.testing.Poll;
 import dev.keel.service.worker.WorkerHostOptions.Role;
 import dev.keel.storage.StorageRoot;
+import io.grpc.StatusRuntimeException;
 import io.temporal.api.common.v1.Payloads;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.common.v1.WorkflowType;
@@ -60,9 +63,7 @@ class ControlWorkerWarmsUpWorkflowCodeBeforePollingTest {
     PipelineRequest pipeline = DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA));
     ExperimentConfig config =
         pipeline.getExperiment().toBuilder()
-            .setData(
-                dev.keel.api.v1.DataSpec.newBuilder()
-                    .setTable("file:///nonexistent/tables/fashion_mnist"))
+            .setData(DataSpec.newBuilder().setTable("file:///nonexistent/tables/fashion_mnist"))
             .build();
     Map<String, String> types = new LinkedHashMap<>();
     Map<String, byte[]> inputs = new LinkedHashMap<>();
@@ -113,7 +114,7 @@ class ControlWorkerWarmsUpWorkflowCodeBeforePollingTest {
     assertEquals(Map.of(), onWorkflowThreads, "classes a workflow thread loaded (class=thread)");
   }
 
-  private static byte[] encode(com.google.protobuf.Message input) {
+  private static byte[] encode(Message input) {
     return KeelDataConverter.get().toPayloads(input).orElseThrow().toByteArray();
   }
 
@@ -183,7 +184,7 @@ class ControlWorkerWarmsUpWorkflowCodeBeforePollingTest {
             .getPendingActivitiesList()
             .stream()
             .anyMatch(a -> a.getState() == PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED);
-      } catch (io.grpc.StatusRuntimeException notYetStarted) {
+      } catch (StatusRuntimeException notYetStarted) {
         return false;
       }
     }

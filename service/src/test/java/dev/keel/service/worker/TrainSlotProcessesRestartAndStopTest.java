@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -123,9 +124,7 @@ class TrainSlotProcessesRestartAndStopTest {
         new RestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(60));
     assertEquals(
         List.of(1L, 2L, 4L, 8L, 16L, 32L, 60L, 60L),
-        java.util.stream.IntStream.range(0, 8)
-            .mapToObj(i -> b.next(Duration.ofSeconds(3)).toSeconds())
-            .toList());
+        IntStream.range(0, 8).mapToObj(i -> b.next(Duration.ofSeconds(3)).toSeconds()).toList());
     assertEquals(Duration.ofSeconds(1), b.next(Duration.ofMinutes(5)));
     assertEquals(Duration.ofSeconds(2), b.next(Duration.ZERO));
     assertEquals(Duration.ofSeconds(1), b.fresh().next(Duration.ZERO));

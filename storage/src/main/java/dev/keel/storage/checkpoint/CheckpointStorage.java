@@ -1,6 +1,7 @@
 package dev.keel.storage.checkpoint;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Path;
 
 /**
@@ -65,6 +66,6 @@ public interface CheckpointStorage {
           "unsupported checkpoint root " + rootUri + " (file:// or s3://)");
     }
     return new LocalCheckpointStorage(
-        rootUri.startsWith("file:") ? Path.of(java.net.URI.create(rootUri)) : Path.of(rootUri));
+        rootUri.startsWith("file:") ? Path.of(URI.create(rootUri)) : Path.of(rootUri));
   }
 }

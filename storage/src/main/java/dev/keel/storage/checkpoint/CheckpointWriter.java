@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -79,7 +80,7 @@ public final class CheckpointWriter {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException(
           "checkpoint " + uuid + " abandoned before its metadata was known");
-    } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+    } catch (ExecutionException | CancellationException e) {
       throw new IOException("checkpoint " + uuid + " abandoned: its metadata never came", e);
     }
   }

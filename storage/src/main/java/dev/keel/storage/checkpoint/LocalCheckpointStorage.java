@@ -8,6 +8,7 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -145,7 +146,7 @@ public final class LocalCheckpointStorage implements CheckpointStorage {
       BasicFileAttributes a =
           Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
       return a.isRegularFile() ? a.size() : 0;
-    } catch (java.nio.file.NoSuchFileException e) {
+    } catch (NoSuchFileException e) {
       return 0;
     }
   }

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -177,7 +178,7 @@ public final class S3CheckpointStorage implements CheckpointStorage {
       }
       long bytes = 0;
       String manifest = prefix + CheckpointFiles.MANIFEST;
-      objects.sort(java.util.Comparator.comparing((S3Object o) -> !o.key().equals(manifest)));
+      objects.sort(Comparator.comparing((S3Object o) -> !o.key().equals(manifest)));
       for (S3Object o : objects) {
         try {
           s3.deleteObject(b -> b.bucket(location.bucket()).key(o.key()));

@@ -4,6 +4,7 @@ import dev.keel.api.v1.CheckpointRef;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -93,7 +94,7 @@ public final class VerifiedCheckpoint {
           dir.resolve(CheckpointFiles.MANIFEST),
           staged.directory().resolve(CheckpointFiles.MANIFEST));
       return open(target, staged.commit()).ref();
-    } catch (java.nio.file.FileAlreadyExistsException e) {
+    } catch (FileAlreadyExistsException e) {
       return open(target, expected).ref();
     }
   }

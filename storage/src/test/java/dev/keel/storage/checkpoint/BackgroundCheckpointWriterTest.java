@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -139,7 +140,7 @@ class BackgroundCheckpointWriterTest {
     private final CheckpointStorage delegate;
     final CountDownLatch commitReached = new CountDownLatch(1);
     final CountDownLatch stagedFiles = new CountDownLatch(1);
-    final List<String> committed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<String> committed = new CopyOnWriteArrayList<>();
     volatile CountDownLatch gate = new CountDownLatch(0);
     volatile boolean failCommit;
 

@@ -12,6 +12,7 @@ import io.delta.kernel.types.TimestampType;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 /**
  * The four catalog tables under {@code <storage root>/_keel/}: their schemas, and how {@link
@@ -220,8 +221,7 @@ public final class CatalogTables {
     return values;
   }
 
-  private static long[] longs(
-      List<CatalogRow> rows, java.util.function.ToLongFunction<CatalogRow> f) {
+  private static long[] longs(List<CatalogRow> rows, ToLongFunction<CatalogRow> f) {
     long[] out = new long[rows.size()];
     for (int i = 0; i < out.length; i++) {
       out[i] = f.applyAsLong(rows.get(i));

@@ -1,6 +1,7 @@
 package dev.keel.tables.catalog;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
 import com.google.protobuf.Struct;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.checkpoint.BestCheckpoints;
@@ -155,7 +156,7 @@ final class ExperimentRecords {
     return o == null ? "" : (String) o;
   }
 
-  private static <B extends com.google.protobuf.Message.Builder> B parse(String json, B builder) {
+  private static <B extends Message.Builder> B parse(String json, B builder) {
     if (json.isEmpty()) {
       return builder;
     }

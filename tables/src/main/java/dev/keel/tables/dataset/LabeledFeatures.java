@@ -104,6 +104,6 @@ public record LabeledFeatures(
     if (property == null || property.isBlank()) {
       return List.of();
     }
-    return java.util.Arrays.stream(property.split(",", -1)).map(String::strip).toList();
+    return Arrays.stream(property.split(",", -1)).map(String::strip).toList();
   }
 }

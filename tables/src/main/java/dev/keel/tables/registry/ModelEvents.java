@@ -1,6 +1,8 @@
 package dev.keel.tables.registry;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.MessageOrBuilder;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.ModelVersion;
@@ -230,7 +232,7 @@ final class ModelEvents {
     return s.isEmpty() ? null : s;
   }
 
-  private static String toJson(com.google.protobuf.MessageOrBuilder m) {
+  private static String toJson(MessageOrBuilder m) {
     try {
       return JsonFormat.printer().omittingInsignificantWhitespace().print(m);
     } catch (InvalidProtocolBufferException e) {
@@ -244,7 +246,7 @@ final class ModelEvents {
     return b;
   }
 
-  private static void merge(String json, com.google.protobuf.Message.Builder b) {
+  private static void merge(String json, Message.Builder b) {
     try {
       JsonFormat.parser().ignoringUnknownFields().merge(json, b);
     } catch (InvalidProtocolBufferException e) {

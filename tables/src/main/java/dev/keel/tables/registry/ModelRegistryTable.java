@@ -23,6 +23,7 @@ import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -235,13 +236,13 @@ public final class ModelRegistryTable {
     String versus =
         c.hasChampion() && c.hasChampionValue()
             ? String.format(
-                java.util.Locale.ROOT,
+                Locale.ROOT,
                 " vs champion v%d %.4f",
                 c.getChampion().getVersion(),
                 c.getChampionValue())
             : " (no champion yet)";
     return String.format(
-        java.util.Locale.ROOT,
+        Locale.ROOT,
         "%s %.4f%s%s: %s",
         c.getMetric(),
         c.getChallengerValue(),

@@ -1,6 +1,8 @@
 package dev.keel.workflows.experiment;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.MessageOrBuilder;
+import com.google.protobuf.Struct;
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.activities.catalog.CatalogActivities;
 import dev.keel.api.length.TrainingLength;
@@ -175,12 +177,12 @@ final class CatalogBuffer {
   }
 
   private static String hparamsJson(TrialState trial) {
-    com.google.protobuf.Struct.Builder s = com.google.protobuf.Struct.newBuilder();
+    Struct.Builder s = Struct.newBuilder();
     new TreeMap<>(trial.getHparamsMap()).forEach(s::putFields);
     return json(s.build());
   }
 
-  private static String json(com.google.protobuf.MessageOrBuilder m) {
+  private static String json(MessageOrBuilder m) {
     try {
       return JsonFormat.printer()
           .omittingInsignificantWhitespace()

@@ -17,6 +17,7 @@ import dev.keel.api.v1.TrialState;
 import dev.keel.workflows.training.GangTraining;
 import dev.keel.workflows.training.TrainRequests;
 import dev.keel.workflows.training.TrainingFailures;
+import io.temporal.api.enums.v1.RetryState;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
@@ -31,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /** See {@link TrialWorkflow}. Deterministic: all I/O happens in the training activity. */
 public class TrialWorkflowImpl implements TrialWorkflow {
@@ -125,8 +127,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
         if (killed) {
           continue;
         }
-        if (e.getRetryState()
-            == io.temporal.api.enums.v1.RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED) {
+        if (e.getRetryState() == RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED) {
           state.setRestarts(config.getMaxRestarts()); // all used up
         }
         ApplicationFailure app = TrainingFailures.applicationFailure(e);
@@ -144,7 +145,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
             "searcher.metric '"
                 + metricName
                 + "' is not reported by the trial (it reports "
-                + new java.util.TreeSet<>(result.getValidationMetricsMap().keySet())
+                + new TreeSet<>(result.getValidationMetricsMap().keySet())
                 + ")");
       }
       record(result, stepEnd, metric, config.getSearcher().getSmallerIsBetter());
@@ -273,7 +274,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
       ExperimentWorkflow experiment, TrialReport.Exit.Reason reason, String message) {
     state.setState(TrialStates.afterExit(reason)).setError(message == null ? "" : message);
     // checkpoints of failed steps, which no validation report carried to the experiment
-    java.util.List<CheckpointRef> unreported =
+    List<CheckpointRef> unreported =
         state
             .getPeriodicCheckpointsList()
             .subList(reportedPeriodic, state.getPeriodicCheckpointsCount());

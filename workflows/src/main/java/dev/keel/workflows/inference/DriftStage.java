@@ -15,6 +15,7 @@ import dev.keel.api.v1.InputStatistics;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.ReferenceStatisticsRequest;
 import dev.keel.api.v1.TableRef;
+import dev.keel.api.v1.TriggerScheduleRequest;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
@@ -120,7 +121,7 @@ final class DriftStage {
               ScheduleActivityOptions.forTrigger(
                   "Trigger schedule " + schedule + " (" + reason + ")"))
           .trigger(
-              dev.keel.api.v1.TriggerScheduleRequest.newBuilder()
+              TriggerScheduleRequest.newBuilder()
                   .setScheduleId(schedule)
                   .setReason(reason)
                   .build());

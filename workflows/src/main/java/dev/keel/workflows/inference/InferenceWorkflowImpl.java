@@ -23,7 +23,9 @@ import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 
 /** See {@link InferenceWorkflow}. Deterministic: all I/O happens in the activities. */
 public class InferenceWorkflowImpl implements InferenceWorkflow {
@@ -134,7 +136,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
       progress.setStage("done");
       Workflow.setCurrentDetails(
           String.format(
-              java.util.Locale.ROOT,
+              Locale.ROOT,
               "Keel inference: done, evaluated %d rows in %d partitions, accuracy %.4f (nothing written)",
               totals.rows(),
               n,
@@ -157,7 +159,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
             + totals.rows()
             + " rows) to "
             + plan.getPredictionsTableUri());
-    results.sort(java.util.Comparator.comparingInt(ScorePartitionResult::getIndex));
+    results.sort(Comparator.comparingInt(ScorePartitionResult::getIndex));
     CommitPredictionsRequest.Builder commit =
         CommitPredictionsRequest.newBuilder()
             .setPredictionsTableUri(plan.getPredictionsTableUri())
@@ -170,7 +172,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
     progress.setStage("done");
     Workflow.setCurrentDetails(
         String.format(
-            java.util.Locale.ROOT,
+            Locale.ROOT,
             "Keel inference: done, %d rows in %d partitions, accuracy %.4f, %s @ version %d",
             totals.rows(),
             n,
@@ -205,7 +207,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
       result.setDrift(report);
       Workflow.setCurrentDetails(
           String.format(
-              java.util.Locale.ROOT,
+              Locale.ROOT,
               "Keel inference: done, %d rows in %d partitions, %s: %s %.4f %s threshold %.4f%s",
               totals.rows(),
               result.getPartitions(),

@@ -3,6 +3,9 @@ package dev.keel.workflows.inference;
 import dev.keel.api.v1.ClassAccuracy;
 import dev.keel.api.v1.InputStatistics;
 import dev.keel.api.v1.ScorePartitionResult;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * Adds up the partitions' results (rows, correct predictions, per-feature sums, label histogram,
@@ -22,22 +25,22 @@ final class PartitionTotals {
     rows += r.getRows();
     correct += r.getCorrect();
     if (sums.length < r.getFeatureSumsCount()) {
-      sums = java.util.Arrays.copyOf(sums, r.getFeatureSumsCount());
-      squares = java.util.Arrays.copyOf(squares, r.getFeatureSumsCount());
+      sums = Arrays.copyOf(sums, r.getFeatureSumsCount());
+      squares = Arrays.copyOf(squares, r.getFeatureSumsCount());
     }
     for (int j = 0; j < r.getFeatureSumsCount(); j++) {
       sums[j] += r.getFeatureSums(j);
       squares[j] += r.getFeatureSquares(j);
     }
     if (labels.length < r.getPredictedLabelCountsCount()) {
-      labels = java.util.Arrays.copyOf(labels, r.getPredictedLabelCountsCount());
+      labels = Arrays.copyOf(labels, r.getPredictedLabelCountsCount());
     }
     for (int k = 0; k < r.getPredictedLabelCountsCount(); k++) {
       labels[k] += r.getPredictedLabelCounts(k);
     }
     if (labelRows.length < r.getLabelRowsCount()) {
-      labelRows = java.util.Arrays.copyOf(labelRows, r.getLabelRowsCount());
-      labelCorrect = java.util.Arrays.copyOf(labelCorrect, r.getLabelRowsCount());
+      labelRows = Arrays.copyOf(labelRows, r.getLabelRowsCount());
+      labelCorrect = Arrays.copyOf(labelCorrect, r.getLabelRowsCount());
     }
     for (int k = 0; k < r.getLabelRowsCount(); k++) {
       labelRows[k] += r.getLabelRows(k);
@@ -51,8 +54,8 @@ final class PartitionTotals {
    * right for shows 0 in JSON; a class without rows in the scored split is left out (it has no
    * accuracy).
    */
-  java.util.List<ClassAccuracy> classes(java.util.List<String> classNames) {
-    java.util.List<ClassAccuracy> out = new java.util.ArrayList<>();
+  List<ClassAccuracy> classes(List<String> classNames) {
+    List<ClassAccuracy> out = new ArrayList<>();
     for (int l = 0; l < labelRows.length; l++) {
       long n = labelRows[l];
       long c = labelCorrect[l];

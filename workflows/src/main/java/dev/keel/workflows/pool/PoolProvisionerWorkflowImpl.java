@@ -19,6 +19,7 @@ import dev.keel.api.v1.PoolSpec;
 import dev.keel.api.v1.PoolStatus;
 import dev.keel.api.v1.ResizePoolRequest;
 import dev.keel.workflows.experiment.ActivityFailures;
+import io.temporal.activity.ActivityOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
@@ -183,7 +184,7 @@ public class PoolProvisionerWorkflowImpl implements PoolProvisionerWorkflow {
     return true;
   }
 
-  private PoolCapacityActivities capacity(io.temporal.activity.ActivityOptions options) {
+  private PoolCapacityActivities capacity(ActivityOptions options) {
     return Workflow.newActivityStub(PoolCapacityActivities.class, options);
   }
 

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -313,7 +314,7 @@ public final class PoolScaling {
   }
 
   private static List<String> ids(
-      List<PoolInstanceState> instances, java.util.function.Predicate<PoolInstanceState> p) {
+      List<PoolInstanceState> instances, Predicate<PoolInstanceState> p) {
     return instances.stream().filter(p).map(PoolInstanceState::getInstanceId).sorted().toList();
   }
 

@@ -19,8 +19,10 @@ import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 
@@ -41,7 +43,7 @@ public final class GangTraining implements GangRendezvous {
   private final Map<String, Rendezvous> rendezvous = new HashMap<>();
   private final Map<String, TreeMap<Integer, RankInfo>> started = new HashMap<>();
   private final Map<String, Integer> worldSizes = new HashMap<>();
-  private final java.util.Set<String> abandoned = new java.util.HashSet<>();
+  private final Set<String> abandoned = new HashSet<>();
   private static final Duration MIN_FORMATION = Duration.ofSeconds(5);
   private final Consumer<String> waiting;
   private int gangs;

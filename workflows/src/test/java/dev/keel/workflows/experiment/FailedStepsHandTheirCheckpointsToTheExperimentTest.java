@@ -8,6 +8,7 @@ import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.CheckpointStorage;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
@@ -27,6 +28,8 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -58,8 +61,7 @@ class FailedStepsHandTheirCheckpointsToTheExperimentTest {
   }
 
   /** Holds trial-2's attempt silent until the test ends. */
-  private final java.util.concurrent.CountDownLatch testDone =
-      new java.util.concurrent.CountDownLatch(1);
+  private final CountDownLatch testDone = new CountDownLatch(1);
 
   /** trial-1 fails with its checkpoints as details; trial-2 heartbeats them and goes silent. */
   final class FailingTrainer implements TrainingActivities {
@@ -80,7 +82,7 @@ class FailedStepsHandTheirCheckpointsToTheExperimentTest {
       Activity.getExecutionContext().heartbeat(written);
       try {
         // silent past the 1 s heartbeat timeout (the test server skips the time): a dead worker
-        testDone.await(1, java.util.concurrent.TimeUnit.MINUTES);
+        testDone.await(1, TimeUnit.MINUTES);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -145,8 +147,7 @@ class FailedStepsHandTheirCheckpointsToTheExperimentTest {
     // What GC does with them: the latest of each trial is kept, the earlier ones go.
     List<String> deleted =
         new CheckpointGcPolicy(
-                ConfigDefaults.withDefaults(dev.keel.api.v1.CheckpointStorage.getDefaultInstance()),
-                false)
+                ConfigDefaults.withDefaults(CheckpointStorage.getDefaultInstance()), false)
             .delete(List.copyOf(trials.values())).stream().map(CheckpointRef::getUuid).toList();
     assertEquals(List.of("trial-1-5", "trial-2-5"), deleted);
   }

@@ -7,6 +7,9 @@ import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,8 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class FormulaTrainingActivities implements TrainingActivities {
   final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
-  public final java.util.List<TrainRequest> requests =
-      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+  public final List<TrainRequest> requests = Collections.synchronizedList(new ArrayList<>());
   private final Map<String, Integer> failFirstAttempts;
 
   public FormulaTrainingActivities(Map<String, Integer> failFirstAttempts) {

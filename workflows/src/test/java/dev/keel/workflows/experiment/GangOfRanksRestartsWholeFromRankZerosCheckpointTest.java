@@ -25,9 +25,12 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerOptions;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
@@ -59,8 +62,7 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
   /** Counts down once per gang id the ranks see: zero at the third gang. */
   private final CountDownLatch thirdGang = new CountDownLatch(3);
 
-  private final java.util.Set<String> gangsSeen =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<String> gangsSeen = ConcurrentHashMap.newKeySet();
   private TestWorkflowEnvironment env;
 
   @AfterEach
@@ -141,9 +143,7 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
     Worker train =
         env.newWorker(
             TaskQueues.train("cpu"),
-            io.temporal.worker.WorkerOptions.newBuilder()
-                .setMaxConcurrentActivityExecutionSize(slots)
-                .build());
+            WorkerOptions.newBuilder().setMaxConcurrentActivityExecutionSize(slots).build());
     train.registerActivitiesImplementations(ranks);
     env.start();
   }

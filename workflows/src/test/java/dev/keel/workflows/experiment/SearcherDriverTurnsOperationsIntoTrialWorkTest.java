@@ -24,6 +24,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -160,7 +161,7 @@ class SearcherDriverTurnsOperationsIntoTrialWorkTest {
 
   private static Create create(long id) {
     return new Create(
-        id, new TreeMap<>(java.util.Map.of("lr", Value.newBuilder().setNumberValue(0.1).build())));
+        id, new TreeMap<>(Map.of("lr", Value.newBuilder().setNumberValue(0.1).build())));
   }
 
   private static ValidateAfter validateAfter(long id, long batches) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.util.JsonFormat;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.v1.ExperimentConfig;
@@ -23,6 +24,7 @@ import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -65,7 +67,7 @@ class TrialRestartsFromCheckpointAndInvalidHyperparametersAreNotRetriedTest {
         searcher: {name: grid, metric: validation_loss, smaller_is_better: true, max_length: {batches: 8}}
         max_restarts: 3
         """);
-    Map<Long, TrialState> trials = new java.util.TreeMap<>();
+    Map<Long, TrialState> trials = new TreeMap<>();
     result.getState().getTrialsList().forEach(t -> trials.put(t.getTrialId(), t));
     assertEquals(ExperimentState.State.COMPLETED, result.getState().getState());
 
@@ -155,7 +157,7 @@ class TrialRestartsFromCheckpointAndInvalidHyperparametersAreNotRetriedTest {
   void invalidConfigThatSlipsPastTheClientFailsTheExperimentWithEveryFieldPath() throws Exception {
     // Built without the validating loader, as a client of another language might send it.
     ExperimentConfig.Builder bad = ExperimentConfig.newBuilder();
-    com.google.protobuf.util.JsonFormat.parser()
+    JsonFormat.parser()
         .merge(
             """
         {"name": "bad", "data": {"table": "formula"},

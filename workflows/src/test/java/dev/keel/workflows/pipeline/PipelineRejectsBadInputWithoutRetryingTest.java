@@ -16,6 +16,7 @@ import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.common.v1.WorkflowType;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.taskqueue.v1.TaskQueue;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.api.workflowservice.v1.StartWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
@@ -105,7 +106,7 @@ class PipelineRejectsBadInputWithoutRetryingTest {
     return env.getWorkflowServiceStubs()
         .blockingStub()
         .describeWorkflowExecution(
-            io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest.newBuilder()
+            DescribeWorkflowExecutionRequest.newBuilder()
                 .setNamespace(env.getNamespace())
                 .setExecution(WorkflowExecution.newBuilder().setWorkflowId(id))
                 .build())

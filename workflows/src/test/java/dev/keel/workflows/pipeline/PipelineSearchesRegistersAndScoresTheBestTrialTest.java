@@ -22,9 +22,11 @@ import dev.keel.api.v1.ExperimentRecordRequest;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.ExperimentState;
+import dev.keel.api.v1.FinalTraining;
 import dev.keel.api.v1.InferenceRequest;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
+import dev.keel.api.v1.Length;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersionRef;
@@ -49,6 +51,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -72,7 +75,7 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
   private final FormulaTrainingActivities trainer = new FormulaTrainingActivities(Map.of());
   private final InMemoryModelRegistry registry = new InMemoryModelRegistry();
   private final PinningCatalog catalog = new PinningCatalog();
-  private final Map<String, Double> accuracy = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, Double> accuracy = new ConcurrentHashMap<>();
   private final List<InferenceRequest> scored = Collections.synchronizedList(new ArrayList<>());
   private final List<IngestRequest> ingested = Collections.synchronizedList(new ArrayList<>());
   private TestWorkflowEnvironment env;
@@ -156,8 +159,7 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
             "longer",
             pipeline(SEARCH)
                 .setFinalTraining(
-                    dev.keel.api.v1.FinalTraining.newBuilder()
-                        .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(400)))
+                    FinalTraining.newBuilder().setMaxLength(Length.newBuilder().setBatches(400)))
                 .build());
 
     TrainRequest last = trainer.requests.get(trainer.requests.size() - 1);
@@ -253,8 +255,7 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
                         .setTable(DataSpec.newBuilder().setTable("fashion").setVersion(7))
                         .setExperimentId("exp-7"))
                 .setFinalTraining(
-                    dev.keel.api.v1.FinalTraining.newBuilder()
-                        .setMaxLength(dev.keel.api.v1.Length.newBuilder().setBatches(300)))
+                    FinalTraining.newBuilder().setMaxLength(Length.newBuilder().setBatches(300)))
                 .build());
 
     assertEquals(
@@ -406,7 +407,7 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
    * finished experiments.
    */
   private static final class PinningCatalog implements CatalogActivities {
-    final Map<String, ExperimentRecord> records = new java.util.concurrent.ConcurrentHashMap<>();
+    final Map<String, ExperimentRecord> records = new ConcurrentHashMap<>();
 
     @Override
     public ExperimentRecord experimentRecord(ExperimentRecordRequest r) {

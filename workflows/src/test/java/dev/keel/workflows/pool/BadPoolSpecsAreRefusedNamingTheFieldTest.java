@@ -7,6 +7,7 @@ import dev.keel.api.v1.AwsAutoScalingGroup;
 import dev.keel.api.v1.PoolSpec;
 import dev.keel.api.v1.TofuApply;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -140,7 +141,7 @@ class BadPoolSpecsAreRefusedNamingTheFieldTest {
         Stream.of(90_000L, 300_000L, 5_400_000L, 500L, 7_201_000L)
             .map(PoolDurations::format)
             .toList());
-    assertEquals(java.util.OptionalLong.empty(), PoolDurations.parseMillis("5 minutes"));
+    assertEquals(OptionalLong.empty(), PoolDurations.parseMillis("5 minutes"));
   }
 
   private static Arguments bad(

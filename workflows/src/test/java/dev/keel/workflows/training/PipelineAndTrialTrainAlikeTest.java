@@ -21,6 +21,7 @@ import dev.keel.api.v1.RankInfo;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
+import dev.keel.api.v1.ValidationSpec;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.experiment.TrialWorkflow;
@@ -34,6 +35,8 @@ import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -57,10 +60,8 @@ class PipelineAndTrialTrainAlikeTest {
       """;
 
   private final Map<String, TrainRequest> trained = new ConcurrentHashMap<>();
-  private final List<InferenceRequest> scored =
-      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-  private final List<TrainRequest> ranks =
-      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+  private final List<InferenceRequest> scored = Collections.synchronizedList(new ArrayList<>());
+  private final List<TrainRequest> ranks = Collections.synchronizedList(new ArrayList<>());
   private final InMemoryModelRegistry registry = new InMemoryModelRegistry();
   private TestWorkflowEnvironment env;
   private WorkflowClient client;
@@ -108,7 +109,7 @@ class PipelineAndTrialTrainAlikeTest {
     assertEquals("batches: 200\n", fromPipeline.getCheckpointPeriod().toString());
     assertEquals(5000.0 / 60000.0, fromPipeline.getValidationFraction());
     assertEquals(
-        dev.keel.api.v1.ValidationSpec.newBuilder()
+        ValidationSpec.newBuilder()
             .setFraction(5000.0 / 60000.0)
             .setStratify(true)
             .setSeed(0)

@@ -6,6 +6,7 @@ import io.temporal.client.ActivityCompletionException;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -48,20 +49,24 @@ public final class HeartbeatTicker implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    timer.scheduleAtFixedRate(
-        () -> {
-          try {
-            context.heartbeat(null);
-          } catch (ActivityCompletionException ended) {
-            // cancelled or timed out: the attempt is over for the server; its own thread finds out
-            // when it returns
-          } catch (RuntimeException e) {
-            // a failed heartbeat RPC: the next tick tries again
-          }
-        },
-        0,
-        periodMillis,
-        TimeUnit.MILLISECONDS);
+    // the task catches what a heartbeat throws, so the schedule never ends by itself; close() ends
+    // it
+    ScheduledFuture<?> unused =
+        timer.scheduleAtFixedRate(
+            () -> {
+              try {
+                context.heartbeat(null);
+              } catch (ActivityCompletionException ended) {
+                // cancelled or timed out: the attempt is over for the server; its own thread finds
+                // out
+                // when it returns
+              } catch (RuntimeException e) {
+                // a failed heartbeat RPC: the next tick tries again
+              }
+            },
+            0,
+            periodMillis,
+            TimeUnit.MILLISECONDS);
     return new HeartbeatTicker(timer);
   }
 

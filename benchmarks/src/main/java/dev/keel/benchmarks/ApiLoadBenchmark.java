@@ -194,7 +194,7 @@ public final class ApiLoadBenchmark {
       ExecutorService readerPool = Executors.newFixedThreadPool(Math.max(1, readers));
       int think = thinkMs;
       for (int r = 0; r < readers; r++) {
-        readerPool.submit(() -> read(url, ids, calls, stop, think));
+        readerPool.execute(() -> read(url, ids, calls, stop, think));
       }
 
       // every submission starts at the same instant

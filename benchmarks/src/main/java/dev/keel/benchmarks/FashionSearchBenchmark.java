@@ -34,6 +34,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -396,7 +397,7 @@ public final class FashionSearchBenchmark {
             "Measured by FashionSearchBenchmark (%s): validation accuracy of a random search on Fashion-MNIST with fashion_cnn,"
                 + " batch size 128, %d batches max, validated every 128 batches, %d CPU workers x %d thread(s);"
                 + " seconds_per_unit is wall time per batch including validation and checkpoints",
-            LocalDate.now(),
+            LocalDate.now(ZoneId.systemDefault()),
             maxLength,
             workers,
             threads));

@@ -147,7 +147,7 @@ public final class PlatformOverheadBenchmark {
     } else {
       int trainingRows =
           train.size() - (int) Math.round(train.size() * ConfigDefaults.VALIDATION_FRACTION);
-      batches = (trainingRows + 127) / 128; // one epoch, as the worker resolves {epochs: 1}
+      batches = (trainingRows + 127L) / 128; // one epoch, as the worker resolves {epochs: 1}
     }
     System.out.printf(
         Locale.ROOT,
@@ -486,8 +486,10 @@ public final class PlatformOverheadBenchmark {
       public TrainResult train(TrainRequest request) {
         long t0 = System.nanoTime();
         TrainResult r = delegate.train(request);
-        sink.activitySeconds += (System.nanoTime() - t0) / 1e9;
-        sink.trainerSeconds += r.getSeconds();
+        synchronized (sink) {
+          sink.activitySeconds += (System.nanoTime() - t0) / 1e9;
+          sink.trainerSeconds += r.getSeconds();
+        }
         return r;
       }
     }

@@ -535,7 +535,7 @@ public final class SoakBenchmark {
           Child c = candidates.get(random.nextInt(candidates.size()));
           c.kill();
           kills.merge(role, 1, Integer::sum);
-          long downMs = 1000 + random.nextInt(9000);
+          long downMs = 1000L + random.nextInt(9000);
           faultLog.add(
               clock()
                   + " SIGKILL "
@@ -603,10 +603,10 @@ public final class SoakBenchmark {
       h.onExit().get(30, TimeUnit.SECONDS);
     }
     server.close(); // its watchdog has nothing left to stop
-    long downMs = 1000 + random.nextInt(5000);
+    long downMs = 1000L + random.nextInt(5000);
     sleep(downMs);
     long t = System.nanoTime();
-    server = TemporalCliServer.start(binary, temporalPort, uiPort, db, Duration.ofSeconds(120));
+    server = TemporalCliServer.start(binary, temporalPort, uiPort, db, Duration.ofMinutes(2));
     serverDown = false;
     kills.merge("SERVER", 1, Integer::sum);
     faultLog.add(

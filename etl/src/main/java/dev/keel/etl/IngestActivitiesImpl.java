@@ -180,7 +180,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
         source.getUri().isBlank() && source.getFormat().equals(FORMAT_FASHION_MNIST)
             ? DEFAULT_FASHION_MNIST_DIR
             : source.getUri();
-    try (SourceFiles files = openSource(source, given)) {
+    try (SourceFiles files = openSource(given)) {
       String checksum =
           source.getFormat().equals(FORMAT_FASHION_MNIST)
               ? fashionChecksum(files)
@@ -301,7 +301,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
     }
   }
 
-  private static SourceFiles openSource(DataSource source, String given) throws IOException {
+  private static SourceFiles openSource(String given) throws IOException {
     SourceFiles files = SourceFiles.open(given);
     if (files.files().isEmpty()) {
       files.close();

@@ -309,11 +309,7 @@ class SourceTextIsDecodedRecordByRecordInItsEncodingTest {
   @Test
   void submissionNamesTheEncodingTheFileAndTheLine() throws Exception {
     Path latin1 = lateBadByte();
-    Path utf16 =
-        write(
-            root.resolve("utf16.csv"),
-            lines(10, i -> "img-" + i, i -> "x"),
-            StandardCharsets.UTF_16);
+    write(root.resolve("utf16.csv"), lines(10, i -> "img-" + i, i -> "x"), StandardCharsets.UTF_16);
     assertEquals(
         List.of(
             new ConfigProblem(

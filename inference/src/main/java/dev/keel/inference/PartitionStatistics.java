@@ -62,11 +62,11 @@ final class PartitionStatistics {
       for (int j = 0; j < d; j++, o++) {
         int v = px[o] & 0xff;
         sum[j] += v;
-        squares[j] += v * v;
+        squares[j] += (long) v * v;
       }
     }
     for (int j = 0; j < d; j++) {
-      out.addFeatureSums(sum[j]).addFeatureSquares(squares[j]);
+      out.addFeatureSums((double) sum[j]).addFeatureSquares((double) squares[j]);
     }
   }
 

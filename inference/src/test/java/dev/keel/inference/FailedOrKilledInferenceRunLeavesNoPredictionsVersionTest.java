@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,10 +40,12 @@ class FailedOrKilledInferenceRunLeavesNoPredictionsVersionTest {
       // a first, good run makes version 0
       String table = bed.table("failing");
       InferenceResult good = bed.run("good", bed.request("failing").build());
-      assertEquals(
-          InferenceTestBed.PARTITIONS,
-          Files.list(runDirectory(table, good.getRunId())).count(),
-          "a committed run's files stay where they were staged, one directory per partition");
+      try (Stream<Path> staged = Files.list(runDirectory(table, good.getRunId()))) {
+        assertEquals(
+            InferenceTestBed.PARTITIONS,
+            staged.count(),
+            "a committed run's files stay where they were staged, one directory per partition");
+      }
       breakPartition3 = true;
       assertEquals(0, good.getPredictions().getVersion());
 

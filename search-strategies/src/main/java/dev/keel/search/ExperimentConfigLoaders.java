@@ -40,6 +40,8 @@ public final class ExperimentConfigLoaders {
    *     a file)
    * @throws IllegalArgumentException if {@code read} returns a config the loader did not validate
    */
+  // identity on purpose: the very object the loader validated, not an equal copy made afterwards
+  @SuppressWarnings("ReferenceEquality")
   public static ValidatedConfig load(
       Function<ProtoConfigLoader<ExperimentConfig>, ExperimentConfig> read) {
     List<ExperimentConfig> passed = new ArrayList<>();

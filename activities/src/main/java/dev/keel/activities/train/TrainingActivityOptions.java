@@ -17,7 +17,7 @@ public final class TrainingActivityOptions {
    * A dead worker is detected by missing heartbeats; this bound only stops a worker that hangs
    * while still heartbeating, so it is as long as the longest training anyone runs in one activity.
    */
-  public static final Duration START_TO_CLOSE = Duration.ofHours(48);
+  public static final Duration START_TO_CLOSE = Duration.ofDays(2);
 
   public static final Duration INITIAL_RETRY_INTERVAL = Duration.ofSeconds(1);
   public static final Duration MAX_RETRY_INTERVAL = Duration.ofSeconds(30);

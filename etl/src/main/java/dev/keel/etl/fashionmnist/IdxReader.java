@@ -62,7 +62,11 @@ public final class IdxReader {
         read++;
       }
       return new Images(
-          read, rows, cols, read == count ? pixels : Arrays.copyOf(pixels, read * size), count);
+          /* count= */ read,
+          rows,
+          cols,
+          read == count ? pixels : Arrays.copyOf(pixels, read * size),
+          /* declared= */ count);
     }
   }
 

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.stream.Stream;
@@ -57,8 +58,8 @@ public final class DataTableList {
   }
 
   /** The names of the directories under {@code <root>/tables/} that hold a Delta log, sorted. */
-  static TreeSet<String> names(StorageRoot root) {
-    TreeSet<String> out = new TreeSet<>();
+  static NavigableSet<String> names(StorageRoot root) {
+    NavigableSet<String> out = new TreeSet<>();
     if (root.isS3()) {
       S3Uri tables = S3Uri.of(root.uri()).resolve("tables");
       S3Clients.fromEnvironment()

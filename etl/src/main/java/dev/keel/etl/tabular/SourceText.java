@@ -194,8 +194,8 @@ public final class SourceText extends Reader {
     boolean utf16Bom =
         atFileStart
             && in.remaining() >= 2
-            && ((in.get(p) & 0xFF) == 0xFF && (in.get(p + 1) & 0xFF) == 0xFE
-                || (in.get(p) & 0xFF) == 0xFE && (in.get(p + 1) & 0xFF) == 0xFF);
+            && (((in.get(p) & 0xFF) == 0xFF && (in.get(p + 1) & 0xFF) == 0xFE)
+                || ((in.get(p) & 0xFF) == 0xFE && (in.get(p + 1) & 0xFF) == 0xFF));
     int shown = utf16Bom ? 2 : Math.min(length, 4);
     StringBuilder sb =
         new StringBuilder("not valid ")

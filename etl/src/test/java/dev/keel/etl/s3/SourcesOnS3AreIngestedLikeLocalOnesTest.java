@@ -15,6 +15,7 @@ import dev.keel.etl.testing.RealData;
 import dev.keel.etl.testing.TableRows;
 import dev.keel.storage.testing.S3ProxyExtension;
 import io.temporal.failure.ApplicationFailure;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,13 +48,16 @@ class SourcesOnS3AreIngestedLikeLocalOnesTest {
       for (int i = part * 30; i < (part + 1) * 30; i++) {
         lines.add(RealData.csvLine(i, i % 3 == 0 ? "test" : "train"));
       }
-      put(bucket, "raw/rows/part-" + part + ".csv", String.join("\n", lines).getBytes());
+      put(
+          bucket,
+          "raw/rows/part-" + part + ".csv",
+          String.join("\n", lines).getBytes(StandardCharsets.UTF_8));
     }
     put(bucket, "raw/rows/_SUCCESS", new byte[0]);
     put(
         bucket,
         "raw/rowsX/other.csv",
-        "not,this\n1,2".getBytes()); // same key prefix, another folder
+        "not,this\n1,2".getBytes(StandardCharsets.UTF_8)); // same key prefix, another folder
     String table = root.resolve("csv").toString();
     DataSource source =
         DataSource.newBuilder()

@@ -137,7 +137,7 @@ abstract class NativeProcessGroup implements ProcessGroup {
     long[] out = new long[tensors.size()];
     for (int i = 0; i < out.length; i++) {
       NDArray a = Objects.requireNonNull(tensors.get(i), "tensor " + i);
-      if (!(a instanceof PtNDArray)) {
+      if (!(a instanceof PtNDArray pt)) {
         throw new IllegalArgumentException(
             "tensor "
                 + i
@@ -145,7 +145,7 @@ abstract class NativeProcessGroup implements ProcessGroup {
                 + a.getClass().getName()
                 + "; collectives need arrays of DJL's PyTorch engine");
       }
-      out[i] = ((PtNDArray) a).getHandle();
+      out[i] = pt.getHandle();
     }
     return out;
   }

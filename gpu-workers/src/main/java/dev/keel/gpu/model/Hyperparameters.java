@@ -3,6 +3,7 @@ package dev.keel.gpu.model;
 import com.google.protobuf.Value;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -100,7 +101,7 @@ public final class Hyperparameters {
         "expected "
             + typeName(def)
             + ", got "
-            + v.getKindCase().name().toLowerCase().replace("_value", ""));
+            + v.getKindCase().name().toLowerCase(Locale.ROOT).replace("_value", ""));
   }
 
   private static String typeName(Object def) {

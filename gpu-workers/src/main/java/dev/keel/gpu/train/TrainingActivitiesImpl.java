@@ -34,6 +34,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -306,21 +307,17 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     private boolean training;
     private long last = System.nanoTime();
 
-    Heartbeats(ActivityExecutionContext ctx, Duration interval) {
-      this(ctx, interval, null);
-    }
-
     /**
-     * @param previous the details to keep alive while preparing; null: no keep-alive
+     * Heartbeats of one attempt.
+     *
+     * @param previous the previous attempt's details, kept alive while preparing
      */
     Heartbeats(ActivityExecutionContext ctx, Duration interval, Optional<TrainProgress> previous) {
       this.ctx = ctx;
       this.intervalNanos = interval.toNanos();
-      if (previous != null) {
-        previous.ifPresent(p -> written.addAll(p.getWrittenCheckpointsList()));
-      }
+      previous.ifPresent(p -> written.addAll(p.getWrittenCheckpointsList()));
       Duration timeout = ctx.getInfo().getHeartbeatTimeout();
-      if (previous == null || timeout == null || timeout.isZero()) {
+      if (timeout == null || timeout.isZero()) {
         keepAlive = null;
         return;
       }
@@ -335,22 +332,26 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
                 t.setDaemon(true);
                 return t;
               });
-      keepAlive.scheduleWithFixedDelay(
-          () -> {
-            synchronized (lock) {
-              if (training) {
-                return;
-              }
-              try {
-                ctx.heartbeat(details);
-              } catch (RuntimeException e) {
-                // canceled or timed out: the training thread learns it from its first own heartbeat
-              }
-            }
-          },
-          period,
-          period,
-          TimeUnit.MILLISECONDS);
+      // the task catches what a heartbeat throws, so the schedule never ends by itself; close()
+      // ends it
+      ScheduledFuture<?> unused =
+          keepAlive.scheduleWithFixedDelay(
+              () -> {
+                synchronized (lock) {
+                  if (training) {
+                    return;
+                  }
+                  try {
+                    ctx.heartbeat(details);
+                  } catch (RuntimeException e) {
+                    // canceled or timed out: the training thread learns it from its first own
+                    // heartbeat
+                  }
+                }
+              },
+              period,
+              period,
+              TimeUnit.MILLISECONDS);
     }
 
     @Override

@@ -24,9 +24,9 @@ class FashionCnnStagesDoubleChannelsAndHalveTheImageTest {
                 Map.of(),
                 Map.of(
                     "stages",
-                    Requests.num(stages),
+                    Requests.num((double) stages),
                     "width",
-                    Requests.num(width),
+                    Requests.num((double) width),
                     "hidden",
                     Requests.num(32))));
   }

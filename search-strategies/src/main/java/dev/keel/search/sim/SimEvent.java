@@ -13,12 +13,14 @@ public sealed interface SimEvent {
   List<Operation> deliver(Searcher searcher);
 
   record Initial() implements SimEvent {
+    @Override
     public List<Operation> deliver(Searcher s) {
       return s.initialOperations();
     }
   }
 
   record TrialCreated(long trialId) implements SimEvent {
+    @Override
     public List<Operation> deliver(Searcher s) {
       return s.trialCreated(trialId);
     }
@@ -26,18 +28,21 @@ public sealed interface SimEvent {
 
   record ValidationCompleted(long trialId, double metric, TrainingLength length)
       implements SimEvent {
+    @Override
     public List<Operation> deliver(Searcher s) {
       return s.validationCompleted(trialId, metric, length);
     }
   }
 
   record TrialClosed(long trialId) implements SimEvent {
+    @Override
     public List<Operation> deliver(Searcher s) {
       return s.trialClosed(trialId);
     }
   }
 
   record TrialExitedEarly(long trialId, ExitReason reason) implements SimEvent {
+    @Override
     public List<Operation> deliver(Searcher s) {
       return s.trialExitedEarly(trialId, reason);
     }

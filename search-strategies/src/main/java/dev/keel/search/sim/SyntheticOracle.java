@@ -42,7 +42,7 @@ public final class SyntheticOracle implements LearningCurveOracle {
   public static SortedMap<String, Value> optimum() {
     SortedMap<String, Value> x = new TreeMap<>();
     x.put("lr", num(StrictMath.pow(10, -5 + 5 * 0.44)));
-    x.put("width", num(16 + Math.round(0.7 * 240)));
+    x.put("width", num((double) (16 + Math.round(0.7 * 240))));
     x.put("dropout", num(0.3 * 0.6));
     x.put("optimizer", Value.newBuilder().setStringValue("adam").build());
     return x;

@@ -9,7 +9,7 @@ import java.util.List;
 public record IntDimension(String name, long min, long max, int count) implements NumericDimension {
   @Override
   public Value sample(Prng rng) {
-    return Dimension.number(rng.nextLong(min, max));
+    return Dimension.number((double) rng.nextLong(min, max));
   }
 
   @Override
@@ -20,7 +20,7 @@ public record IntDimension(String name, long min, long max, int count) implement
   @Override
   public Value fromUnit(double u) {
     long v = min + (long) Math.floor(NumericDimension.clamp01(u) * (max - min + 1.0));
-    return Dimension.number(Math.min(max, Math.max(min, v)));
+    return Dimension.number((double) Math.min(max, Math.max(min, v)));
   }
 
   @Override
@@ -30,7 +30,7 @@ public record IntDimension(String name, long min, long max, int count) implement
     if (v == (long) old) {
       v += factor >= 1 ? 1 : -1;
     }
-    return Dimension.number(Math.min(max, Math.max(min, v)));
+    return Dimension.number((double) Math.min(max, Math.max(min, v)));
   }
 
   @Override
@@ -38,11 +38,13 @@ public record IntDimension(String name, long min, long max, int count) implement
     long n = gridPoints();
     List<Value> out = new ArrayList<>();
     if (n == 1) {
-      out.add(Dimension.number(roundHalfAwayFromZero((min + max) / 2.0)));
+      out.add(Dimension.number((double) roundHalfAwayFromZero((min + max) / 2.0)));
       return out;
     }
     for (long i = 0; i < n; i++) {
-      out.add(Dimension.number(roundHalfAwayFromZero(min + (double) (i * (max - min)) / (n - 1))));
+      out.add(
+          Dimension.number(
+              (double) roundHalfAwayFromZero(min + (double) (i * (max - min)) / (n - 1))));
     }
     return out;
   }

@@ -89,7 +89,7 @@ class AshaPromotesAndStopsByRankTest {
     double[] metrics = {0.5, 0.3, 0.7, 0.6};
     List<Operation> all = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      long trial = i + 1;
+      long trial = i + 1L;
       s.trialCreated(trial);
       List<Operation> ops = s.validationCompleted(trial, metrics[i], len(2));
       all.addAll(ops);

@@ -114,13 +114,11 @@ final class ExperimentCommand implements Runnable {
    */
   static int follow(ExperimentView view, String id, boolean quiet) {
     // once outside the following, which rides out failed readings: an unreachable Temporal or an
-    // unknown id
-    // at the start ends the command with its one line instead of "still following" forever
-    view.read(id)
-        .orElseThrow(
-            () ->
-                new IllegalArgumentException(
-                    "no experiment " + id + " in Temporal or the catalog"));
+    // unknown id at the start ends the command with its one line instead of "still following"
+    // forever
+    if (view.read(id).isEmpty()) {
+      throw new IllegalArgumentException("no experiment " + id + " in Temporal or the catalog");
+    }
     ExperimentProgress progress =
         new ExperimentProgress(System.out, ExperimentProgress.onTerminal());
     JsonNode last = null;

@@ -2,6 +2,7 @@ package dev.keel.service.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.keel.service.experiment.ExperimentTable;
+import java.io.Console;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,8 +29,23 @@ final class ExperimentProgress {
   }
 
   /** Whether this process writes to a terminal (not redirected). */
+  // the null check is only the first step: Console.isTerminal() decides from Java 22 on
+  @SuppressWarnings("SystemConsoleNull")
   static boolean onTerminal() {
-    return System.console() != null;
+    Console console = System.console();
+    if (console == null) {
+      return false;
+    }
+    // Java 22 to 24 give a console when the output is redirected too (25 gives none again);
+    // Console.isTerminal() (Java 22) says whether it is a terminal. Before 22 a console exists only
+    // on a terminal.
+    try {
+      return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
+    } catch (NoSuchMethodException beforeJava22) {
+      return true;
+    } catch (ReflectiveOperationException e) {
+      return false;
+    }
   }
 
   /** Shows the document of a view reading. */

@@ -1,6 +1,8 @@
 package dev.keel.service.cli;
 
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -48,7 +50,9 @@ public final class KeelCli implements Runnable {
   }
 
   public static int run(String... args) {
-    return run(new PrintWriter(System.err, true), args);
+    // stderr's own encoding, which is the platform's on Java 17
+    return run(
+        new PrintWriter(new OutputStreamWriter(System.err, Charset.defaultCharset()), true), args);
   }
 
   /** Runs one command; errors go to {@code err} as one clear message. */

@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -70,7 +71,7 @@ final class ExperimentRungs {
    * {@code group}.
    */
   ArrayNode inferred(List<BracketRungs> brackets, ArrayNode trials) {
-    Map<Long, TreeSet<Long>> validated = validatedLengths();
+    Map<Long, NavigableSet<Long>> validated = validatedLengths();
     Map<Long, String> stateOf = states(trials);
     Map<String, Map<Long, List<Placed>>> placed = new TreeMap<>();
     validated.forEach(
@@ -131,7 +132,7 @@ final class ExperimentRungs {
    * are on the curves only.
    */
   ArrayNode fromLengths(Set<Long> planned, ArrayNode trials) {
-    Map<Long, TreeSet<Long>> validated = validatedLengths();
+    Map<Long, NavigableSet<Long>> validated = validatedLengths();
     Map<Long, String> stateOf = states(trials);
     long last = planned.stream().mapToLong(Long::longValue).max().orElse(Long.MAX_VALUE);
     Map<Long, List<Placed>> byLength = new TreeMap<>();
@@ -195,8 +196,8 @@ final class ExperimentRungs {
             });
   }
 
-  private Map<Long, TreeSet<Long>> validatedLengths() {
-    Map<Long, TreeSet<Long>> out = new TreeMap<>();
+  private Map<Long, NavigableSet<Long>> validatedLengths() {
+    Map<Long, NavigableSet<Long>> out = new TreeMap<>();
     for (ExperimentHistory.Metric m : records.metrics()) {
       if (m.name().equals(metric)) {
         out.computeIfAbsent(m.trialId(), t -> new TreeSet<>()).add(m.length());

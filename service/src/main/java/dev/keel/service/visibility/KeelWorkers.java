@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -38,7 +39,7 @@ public final class KeelWorkers {
    *     server)
    */
   public static String json(WorkflowClient client, List<String> pools) {
-    Map<String, TreeSet<String>> queuesOf = new TreeMap<>();
+    Map<String, NavigableSet<String>> queuesOf = new TreeMap<>();
     Map<String, Instant> lastSeen = new TreeMap<>();
     Map<String, Object> poolSlots = new LinkedHashMap<>();
     for (String queue : List.of(TaskQueues.CONTROL, TaskQueues.ETL, TaskQueues.INFER)) {
@@ -116,12 +117,12 @@ public final class KeelWorkers {
   }
 
   /** Records who polls {@code queue} (workflow or activity tasks) and returns their identities. */
-  private static TreeSet<String> poll(
+  private static NavigableSet<String> poll(
       WorkflowClient client,
       String queue,
-      Map<String, TreeSet<String>> queuesOf,
+      Map<String, NavigableSet<String>> queuesOf,
       Map<String, Instant> lastSeen) {
-    TreeSet<String> pollers = new TreeSet<>();
+    NavigableSet<String> pollers = new TreeSet<>();
     for (TaskQueueType type :
         List.of(TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)) {
       for (PollerInfo p : pollers(client, queue, type)) {

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -100,7 +101,8 @@ public final class TrainSlotProcesses implements AutoCloseable {
       stop.run();
       return;
     }
-    parent.get().onExit().thenRun(stop);
+    // nothing waits on the outcome: the worker's stop ends this process (System.exit)
+    CompletableFuture<Void> unused = parent.get().onExit().thenRun(stop);
   }
 
   /** The pids of the slot processes alive now, by slot index; for tests and diagnostics. */

@@ -13,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedSet;
@@ -67,7 +68,8 @@ class OpenApiDocumentListsExactlyTheServersRoutesTest {
                 path.getValue()
                     .fieldNames()
                     .forEachRemaining(
-                        method -> documented.add(method.toUpperCase() + " " + path.getKey())));
+                        method ->
+                            documented.add(method.toUpperCase(Locale.ROOT) + " " + path.getKey())));
     assertEquals(api.routes(), documented);
   }
 

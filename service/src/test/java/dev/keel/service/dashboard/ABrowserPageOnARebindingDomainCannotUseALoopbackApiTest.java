@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.service.api.ApiServer;
 import dev.keel.service.api.LoopbackStack;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -44,7 +45,8 @@ class ABrowserPageOnARebindingDomainCannotUseALoopbackApiTest {
       pb.environment().put("NODE_PATH", home.resolve(".tools/node/node_modules").toString());
       pb.environment().put("CHROMIUM", chromium.toString());
       Process browser = pb.start();
-      String out = new String(browser.getInputStream().readAllBytes()).trim();
+      String out =
+          new String(browser.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
       assertTrue(
           browser.waitFor(3, TimeUnit.MINUTES), "rebinding-check.js did not finish in 3 minutes");
       assertEquals(0, browser.exitValue(), out + "\n" + Files.readString(log));

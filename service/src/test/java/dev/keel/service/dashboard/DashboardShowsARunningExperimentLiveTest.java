@@ -16,6 +16,7 @@ import dev.keel.tables.testing.KernelRows;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -126,7 +127,7 @@ class DashboardShowsARunningExperimentLiveTest {
     pb.environment().put("NODE_PATH", modules.toString());
     pb.environment().put("CHROMIUM", chromium.toString());
     Process browser = pb.start();
-    String out = new String(browser.getInputStream().readAllBytes()).trim();
+    String out = new String(browser.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
     assertTrue(
         browser.waitFor(9, TimeUnit.MINUTES), "dashboard-check.js did not finish in 9 minutes");
     assertEquals(0, browser.exitValue(), out + "\n" + Files.readString(log));
@@ -375,12 +376,6 @@ class DashboardShowsARunningExperimentLiveTest {
   private static List<Long> longs(JsonNode array) {
     List<Long> out = new ArrayList<>();
     array.forEach(n -> out.add(n.asLong()));
-    return out;
-  }
-
-  private static List<Long> longs(JsonNode array, String field) {
-    List<Long> out = new ArrayList<>();
-    array.forEach(n -> out.add(n.get(field).asLong()));
     return out;
   }
 }

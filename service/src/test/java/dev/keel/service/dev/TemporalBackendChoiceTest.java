@@ -10,6 +10,7 @@ import dev.keel.storage.StorageRoot;
 import io.temporal.api.enums.v1.ScheduleOverlapPolicy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -63,9 +64,12 @@ class TemporalBackendChoiceTest {
         DevStack.databaseFile(StorageRoot.of(tmp.resolve("data").toString()), quiet));
     ByteArrayOutputStream said = new ByteArrayOutputStream();
     Path db =
-        DevStack.databaseFile(StorageRoot.of("s3://bucket/prefix"), new PrintStream(said, true));
+        DevStack.databaseFile(
+            StorageRoot.of("s3://bucket/prefix"),
+            new PrintStream(said, true, StandardCharsets.UTF_8));
     assertTrue(db.endsWith(Path.of("keel-data/temporal/dev.db")), db.toString());
-    assertTrue(said.toString().contains("not local"), said.toString());
+    String text = said.toString(StandardCharsets.UTF_8);
+    assertTrue(text.contains("not local"), text);
   }
 
   @Test

@@ -198,8 +198,8 @@ class RealExperimentRecordsItsHistoryAndCollectsCheckpointGarbageTest {
   /** Files.list without the checked exception. */
   static final class FaultStackFiles {
     static Stream<Path> list(Path dir) {
-      try {
-        return Files.list(dir).toList().stream();
+      try (Stream<Path> files = Files.list(dir)) {
+        return files.toList().stream();
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

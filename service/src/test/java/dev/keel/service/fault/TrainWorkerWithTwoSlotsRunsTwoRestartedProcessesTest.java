@@ -156,7 +156,7 @@ class TrainWorkerWithTwoSlotsRunsTwoRestartedProcessesTest {
     Map<String, Running> bySlot = new HashMap<>();
     FaultStack.await(
         "both slots training at once",
-        Duration.ofSeconds(120),
+        Duration.ofMinutes(2),
         () -> {
           bySlot.clear();
           for (Running r : running(id)) {
@@ -192,7 +192,7 @@ class TrainWorkerWithTwoSlotsRunsTwoRestartedProcessesTest {
     // other slot is still busy with its own trial.
     FaultStack.await(
         "the retried trial on the restarted slot",
-        Duration.ofSeconds(120),
+        Duration.ofMinutes(2),
         () ->
             running(id).stream()
                 .anyMatch(

@@ -128,7 +128,7 @@ class TrainingWorkerKilledRepeatedlyLosesOnlyWorkSinceLastCheckpointTest {
         }
         // Progress is counted on one trial: when the worker moves on to the other one, count anew.
         Sample first = latestBy(samples, current).get();
-        long more = 5 + random.nextInt(70);
+        long more = 5L + random.nextInt(70);
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         while (stack.running(id)) {
           Sample s = latestBy(samples, current).get();

@@ -14,6 +14,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -146,7 +147,9 @@ class ApiWithoutATokenAnswersOnlyItsLoopbackNamesTest {
   }
 
   private static void assertOneLineWithoutTrace(Reply r) {
-    assertTrue(r.headers().toLowerCase().contains("content-type: application/json"), r.headers());
+    assertTrue(
+        r.headers().toLowerCase(Locale.ROOT).contains("content-type: application/json"),
+        r.headers());
     assertFalse(
         r.body().contains("\n") || r.body().contains("Exception") || r.body().contains("\tat "),
         r.body());
@@ -184,7 +187,7 @@ class ApiWithoutATokenAnswersOnlyItsLoopbackNamesTest {
       int end = reply.indexOf("\r\n\r\n");
       String head = end < 0 ? reply : reply.substring(0, end);
       String body = end < 0 ? "" : reply.substring(end + 4);
-      if (head.toLowerCase().contains("transfer-encoding: chunked")) {
+      if (head.toLowerCase(Locale.ROOT).contains("transfer-encoding: chunked")) {
         body = unchunk(body);
       }
       return new Reply(Integer.parseInt(head.split(" ", 3)[1]), head, body);

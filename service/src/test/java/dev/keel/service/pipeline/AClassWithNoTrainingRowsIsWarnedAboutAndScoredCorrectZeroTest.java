@@ -72,7 +72,7 @@ class AClassWithNoTrainingRowsIsWarnedAboutAndScoredCorrectZeroTest {
     long bags = 0;
     for (int i = 0; i < ROWS; i++) {
       String name = className(t10k.labels()[i]);
-      boolean test = name.equals(BAG) || !name.equals("Trouser") && i % 5 == 0;
+      boolean test = name.equals(BAG) || (!name.equals("Trouser") && i % 5 == 0);
       bags += name.equals(BAG) ? 1 : 0;
       float[] f = new float[16];
       for (int p = 0; p < 784; p++) {

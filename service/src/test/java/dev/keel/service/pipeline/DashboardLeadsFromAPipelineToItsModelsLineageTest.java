@@ -15,6 +15,7 @@ import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.temporal.client.WorkflowOptions;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -83,7 +84,8 @@ class DashboardLeadsFromAPipelineToItsModelsLineageTest {
       pb.environment()
           .put("CHROMIUM", System.getenv().getOrDefault("CHROMIUM", "/usr/bin/chromium"));
       Process browser = pb.start();
-      String out = new String(browser.getInputStream().readAllBytes()).trim();
+      String out =
+          new String(browser.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
       assertTrue(
           browser.waitFor(3, TimeUnit.MINUTES),
           "dashboard-lineage-check.js did not finish in 3 minutes");

@@ -46,7 +46,6 @@ class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
   private static final long BATCHES = 120;
   private static InProcessStack stack;
   private static KeelWorkerHost workers;
-  private static Path storage;
 
   private static String id;
   private static PipelineResult result;
@@ -55,7 +54,6 @@ class PipelineStartsFromPlainJsonAndRunsEndToEndTest {
   static void runPipeline() throws Exception {
     stack = InProcessStack.start("e2e");
     workers = stack.workers;
-    storage = stack.storage;
     PipelineRequest.Builder request =
         DemoRequest.load(Path.of(DemoRequest.DEFAULT_DATA), BATCHES).toBuilder();
     String json = JsonFormat.printer().print(request);

@@ -90,7 +90,7 @@ final class KeelDevProcess {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start keel dev", e);
     }
-    long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
+    long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
     while (System.nanoTime() < deadline) {
       String out = read(log());
       if (out.contains("keel dev is up")) {

@@ -60,7 +60,7 @@ public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities 
       done++;
       try {
         long freed = storage.delete(ref.getUri());
-        CheckpointMeters.BYTES_DELETED.increment(freed);
+        CheckpointMeters.BYTES_DELETED.increment((double) freed);
         bytes += freed;
       } catch (IOException e) {
         throw new UncheckedIOException(

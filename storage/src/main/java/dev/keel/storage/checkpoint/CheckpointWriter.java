@@ -54,7 +54,7 @@ public final class CheckpointWriter {
       manifest.writeTo(dir);
       long manifestBytes = Files.size(dir.resolve(CheckpointFiles.MANIFEST));
       String uri = staged.commit();
-      CheckpointMeters.BYTES_WRITTEN.increment(manifest.totalBytes() + manifestBytes);
+      CheckpointMeters.BYTES_WRITTEN.increment((double) (manifest.totalBytes() + manifestBytes));
       return CheckpointRef.newBuilder()
           .setUuid(md.uuid())
           .setUri(uri)

@@ -59,11 +59,11 @@ class CheckpointGcActivitiesImplTest {
   void committedAndDeletedBytesAreCountedInTheProcessMetrics() throws IOException {
     double written = bytes("keel.checkpoint.written");
     CheckpointRef c = FakeCheckpoints.write(storage, "exp", "trial-3", "c", 3000);
-    assertEquals(c.getSizeBytes(), bytes("keel.checkpoint.written") - written, 0.0);
+    assertEquals((double) c.getSizeBytes(), bytes("keel.checkpoint.written") - written, 0.0);
 
     double deleted = bytes("keel.checkpoint.deleted");
     GcResult r = new CheckpointGcActivitiesImpl(storage).collect(gc("exp", a, c));
-    assertEquals(r.getBytesFreed(), bytes("keel.checkpoint.deleted") - deleted, 0.0);
+    assertEquals((double) r.getBytesFreed(), bytes("keel.checkpoint.deleted") - deleted, 0.0);
     assertTrue(r.getBytesFreed() > 7000, "both checkpoints' bytes: " + r.getBytesFreed());
   }
 

@@ -93,7 +93,8 @@ public final class DriftTable {
     return rows().stream()
         .filter(r -> REFERENCE.equals(r.get("kind")) && key.equals(r.get("key")))
         .findFirst()
-        .<InputStatistics>map(r -> parse((String) r.get("json"), InputStatistics.newBuilder()));
+        .<InputStatistics>map(
+            r -> parse((String) r.get("json"), InputStatistics.newBuilder()).build());
   }
 
   /** Records a split's statistics; a second record of the same split writes nothing. */
@@ -138,7 +139,7 @@ public final class DriftTable {
   public List<DriftRecord> reports() {
     return rows().stream()
         .filter(r -> REPORT.equals(r.get("kind")))
-        .<DriftRecord>map(r -> parse((String) r.get("json"), DriftRecord.newBuilder()))
+        .<DriftRecord>map(r -> parse((String) r.get("json"), DriftRecord.newBuilder()).build())
         .sorted(
             Comparator.comparingLong(DriftRecord::getTimeMillis)
                 .thenComparing(DriftRecord::getRunId))
@@ -200,11 +201,11 @@ public final class DriftTable {
     }
   }
 
-  @SuppressWarnings("unchecked")
-  private static <T extends Message> T parse(String json, Message.Builder b) {
+  /** The builder {@code b} with the row's JSON merged into it. */
+  private static <B extends Message.Builder> B parse(String json, B b) {
     try {
       JsonFormat.parser().ignoringUnknownFields().merge(json, b);
-      return (T) b.build();
+      return b;
     } catch (InvalidProtocolBufferException e) {
       throw new IllegalStateException("unreadable row in _keel/drift: " + e.getMessage(), e);
     }

@@ -77,7 +77,8 @@ final class TrialBook {
         CheckpointRef checkpoint =
             v.getCheckpoint().toBuilder()
                 .putMetrics(CheckpointMetrics.SEARCHER_METRIC, v.getMetric())
-                .putMetrics(CheckpointMetrics.LENGTH, TrainingLength.of(v.getLength()).units())
+                .putMetrics(
+                    CheckpointMetrics.LENGTH, (double) TrainingLength.of(v.getLength()).units())
                 .build();
         t.setCompletedLength(v.getLength())
             .setLatestMetric(v.getMetric())

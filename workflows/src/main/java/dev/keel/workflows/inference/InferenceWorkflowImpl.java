@@ -120,14 +120,14 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
         }
       }
     } catch (ActivityFailure e) {
-      fail(request, plan, runId, running, e);
+      fail(plan, runId, running, e);
       throw e;
     }
     if (totals.rows() != plan.getRows()) {
       // the partitions cover every planned row exactly once; anything else is a bug, never
       // committed
       String message = "scored " + totals.rows() + " rows but the plan has " + plan.getRows();
-      fail(request, plan, runId, running, null);
+      fail(plan, runId, running, null);
       throw ApplicationFailure.newNonRetryableFailure(
           message, FailureTypes.INVALID_INFERENCE_REQUEST);
     }
@@ -250,7 +250,6 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
    * every file the run staged. Nothing was committed, so the predictions table has no new version.
    */
   private void fail(
-      InferenceRequest request,
       InferencePlan plan,
       String runId,
       List<Promise<ScorePartitionResult>> running,

@@ -123,7 +123,7 @@ public final class PoolSpecs {
       problems.add(
           new ConfigProblem("max_slots_per_trial", "must be at least 1 when set, got " + gang));
     } else if (gang > 0 && slots >= 1 && max >= 1 && (long) max * slots < gang) {
-      long needed = (gang + slots - 1) / slots;
+      long needed = (gang + (long) slots - 1) / slots;
       problems.add(
           new ConfigProblem(
               "max_instances",

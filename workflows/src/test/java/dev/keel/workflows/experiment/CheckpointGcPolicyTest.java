@@ -23,7 +23,7 @@ class CheckpointGcPolicyTest {
         .setUuid(uuid)
         .setBatches(batches)
         .putMetrics(CheckpointMetrics.SEARCHER_METRIC, metric)
-        .putMetrics(CheckpointMetrics.LENGTH, batches)
+        .putMetrics(CheckpointMetrics.LENGTH, (double) batches)
         .build();
   }
 

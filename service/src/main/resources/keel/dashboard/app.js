@@ -286,6 +286,7 @@ function renderExperiment(v) {
       <div><b>Trials</b><span id="trial-count">${trials.length}</span>${e.planned_trials ? ` of ${esc(e.planned_trials)} planned` : ''}</div>
       <div class="wrap"><b>Data</b>${dataLink(e.data?.uri, e.data?.version) || '—'}</div>
       <div><b>Checkpoints</b>${saved.length} saved, ${v.checkpoints.length - saved.length} deleted by GC</div>
+      ${e.submitted_by ? `<div><b>Submitted by</b>${esc(e.submitted_by)}</div>` : ''}
       ${e.waiting_trials ? `<div id="waiting"><b>Waiting</b>${esc(e.waiting_trials)} trial(s) for slots of pool ${esc(e.resource_pool || 'cpu')}</div>` : ''}
     </div>
     <div class="grid">
@@ -520,7 +521,8 @@ async function modelPage(name, version) {
     </div>
     <h2>Metrics</h2><table><tbody>${Object.entries(v.metrics || {}).map(([k, x]) => `<tr><th>${esc(k)}</th><td class="num">${num(x)}</td></tr>`).join('')}</tbody></table>
     <h2>Hyperparameters</h2><table><tbody>${Object.entries(v.hparams || {}).map(([k, x]) => `<tr><th>${esc(k)}</th><td>${esc(x)}</td></tr>`).join('')}</tbody></table>
-    <h2>Stage history</h2><table><tbody>${(v.history || []).map(h => `<tr><td>${esc(h.stage)}</td><td>${esc(h.reason)}</td></tr>`).join('')}</tbody></table>`;
+    <h2>Stage history</h2><table><tbody>${(v.history || []).map(h => `<tr><td>${esc(h.stage)}</td><td>${esc(h.reason)}</td><td class="muted">${h.who ? `by ${esc(h.who)}` : ''}</td></tr>`).join('')}</tbody></table>
+    ${v.submitted_by ? `<p class="muted">Submitted by ${esc(v.submitted_by)}</p>` : ''}`;
 }
 
 // ---- pipelines -----------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.experiment.ExperimentListing;
 import dev.keel.service.experiment.ExperimentView;
 import dev.keel.service.experiment.TrialView;
+import dev.keel.service.security.Caller;
 import dev.keel.service.security.DataRoots;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.catalog.Paging;
@@ -27,6 +28,7 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
+import io.micronaut.http.annotation.RequestAttribute;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import jakarta.inject.Inject;
@@ -89,7 +91,8 @@ public class ExperimentController {
         MediaType.TEXT_PLAIN
       },
       produces = MediaType.APPLICATION_JSON)
-  public HttpResponse<Map<String, Object>> create(@Body String body) {
+  public HttpResponse<Map<String, Object>> create(
+      @Body String body, @Nullable @RequestAttribute(ApiTokenFilter.CALLER) Caller caller) {
     try {
       ExperimentConfig config = ExperimentConfigLoaders.load(body).config();
       List<ConfigProblem> outside = roots.problems(config, "");
@@ -98,7 +101,11 @@ public class ExperimentController {
       }
       String id =
           ExperimentLauncher.start(
-              client, ExperimentRequest.newBuilder().setConfig(config).build());
+              client,
+              ExperimentRequest.newBuilder()
+                  .setConfig(config)
+                  .setSubmittedBy(caller == null ? "" : caller.name())
+                  .build());
       return HttpResponse.accepted()
           .body(
               Map.of(

@@ -4,6 +4,7 @@ import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.ModelVersions;
 import dev.keel.api.v1.PromoteModelRequest;
 import dev.keel.service.model.ModelTable;
+import dev.keel.service.security.Caller;
 import dev.keel.tables.drift.DriftTable;
 import dev.keel.tables.registry.ModelRegistryTable;
 import dev.keel.tables.registry.UnknownModelException;
@@ -16,6 +17,7 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
+import io.micronaut.http.annotation.RequestAttribute;
 import jakarta.inject.Inject;
 import java.util.Map;
 import java.util.Optional;
@@ -93,7 +95,10 @@ public class ModelController {
       consumes = MediaType.APPLICATION_JSON,
       produces = MediaType.APPLICATION_JSON)
   public HttpResponse<?> promote(
-      @PathVariable String name, @PathVariable long version, @Body Map<String, String> body) {
+      @PathVariable String name,
+      @PathVariable long version,
+      @Body Map<String, String> body,
+      @Nullable @RequestAttribute(ApiTokenFilter.CALLER) Caller caller) {
     String stage = body.getOrDefault("stage", "");
     if (!ModelRegistryTable.STAGES.contains(stage)) {
       return HttpResponse.badRequest(
@@ -107,6 +112,7 @@ public class ModelController {
                         .setModel(ModelVersionRef.newBuilder().setName(name).setVersion(version))
                         .setStage(stage)
                         .setReason(body.getOrDefault("reason", ""))
+                        .setWho(caller == null ? "" : caller.name())
                         .build())));
   }
 

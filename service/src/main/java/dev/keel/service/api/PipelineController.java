@@ -10,6 +10,7 @@ import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.pipeline.PipelineList;
+import dev.keel.service.security.Caller;
 import dev.keel.service.security.DataRoots;
 import dev.keel.tables.registry.ModelRegistryTable;
 import io.micronaut.core.annotation.Nullable;
@@ -21,6 +22,7 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
+import io.micronaut.http.annotation.RequestAttribute;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import jakarta.inject.Inject;
@@ -57,7 +59,8 @@ public class PipelineController {
         MediaType.TEXT_PLAIN
       },
       produces = MediaType.APPLICATION_JSON)
-  public HttpResponse<Map<String, Object>> start(@Body String body) {
+  public HttpResponse<Map<String, Object>> start(
+      @Body String body, @Nullable @RequestAttribute(ApiTokenFilter.CALLER) Caller caller) {
     PipelineRequest request;
     try {
       var loader = ExperimentConfigLoaders.pipelineLoader();
@@ -65,6 +68,7 @@ public class PipelineController {
     } catch (ConfigValidationException e) {
       return HttpResponse.badRequest(ValidationErrors.body(e));
     }
+    request = request.toBuilder().setSubmittedBy(caller == null ? "" : caller.name()).build();
     List<ConfigProblem> outside = roots.problems(request);
     if (!outside.isEmpty()) { // before anything reads what the request names
       return HttpResponse.badRequest(

@@ -244,7 +244,11 @@ final class ExperimentCommand implements Runnable {
       ExperimentConfig config = ExperimentConfigLoaders.experimentLoader().fromFile(file);
       String id =
           ExperimentLauncher.start(
-              client, ExperimentRequest.newBuilder().setConfig(config).build());
+              client,
+              ExperimentRequest.newBuilder()
+                  .setConfig(config)
+                  .setSubmittedBy(CliUser.name())
+                  .build());
       System.out.println(id);
       ExperimentLauncher.warnings(client, config)
           .forEach(w -> System.err.println("keel: warning: " + w));

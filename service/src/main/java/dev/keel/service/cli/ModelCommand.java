@@ -141,6 +141,7 @@ final class ModelCommand implements Runnable {
                   .setModel(ModelVersionRef.newBuilder().setName(name).setVersion(version))
                   .setStage(stage)
                   .setReason(reason.isEmpty() ? "promoted by hand" : reason)
+                  .setWho(CliUser.name())
                   .build());
       System.out.print(
           json

@@ -50,7 +50,9 @@ final class SubmitCommand implements Callable<Integer> {
       // a root the user named travels with the run; unnamed, the run uses the workers' own
       Optional<StorageRoot> root = stack.namedStorageRoot();
       WorkflowClient client = KeelWorkerHost.client(stubs, "default", root.orElse(null));
-      String id = PipelineLauncher.start(client, request);
+      String id =
+          PipelineLauncher.start(
+              client, request.toBuilder().setSubmittedBy(CliUser.name()).build());
       System.out.println(id);
       System.err.println(
           "keel: started on "

@@ -54,6 +54,9 @@ public final class ExperimentTable {
             s.getData().getUri().isEmpty()
                 ? ""
                 : "  data " + s.getData().getUri() + "@" + s.getData().getVersion()));
+    if (!s.getSubmittedBy().isEmpty()) {
+      out.append("submitted by ").append(s.getSubmittedBy()).append(System.lineSeparator());
+    }
     if (!s.getError().isEmpty()) {
       out.append("error: ").append(s.getError()).append(System.lineSeparator());
     }

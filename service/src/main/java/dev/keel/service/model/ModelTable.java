@@ -66,7 +66,13 @@ public final class ModelTable {
     StringBuilder out = new StringBuilder();
     line(out, "model", v.getName() + " v" + v.getVersion());
     line(out, "stage", v.getStage());
-    line(out, "created", Instant.ofEpochMilli(v.getCreatedMillis()) + " by " + v.getRegisteredBy());
+    line(
+        out,
+        "created",
+        Instant.ofEpochMilli(v.getCreatedMillis())
+            + " by "
+            + v.getRegisteredBy()
+            + (v.getSubmittedBy().isEmpty() ? "" : ", submitted by " + v.getSubmittedBy()));
     line(
         out,
         "checkpoint",
@@ -129,10 +135,11 @@ public final class ModelTable {
       out.append(
           String.format(
               Locale.ROOT,
-              "  %s  %-9s  %s%n",
+              "  %s  %-9s  %s%s%n",
               Instant.ofEpochMilli(c.getTimeMillis()),
               c.getStage(),
-              c.getReason()));
+              c.getReason(),
+              c.getWho().isEmpty() ? "" : " (by " + c.getWho() + ")"));
     }
     return out.toString();
   }

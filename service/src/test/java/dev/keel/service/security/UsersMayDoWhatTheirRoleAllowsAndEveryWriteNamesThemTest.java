@@ -149,9 +149,13 @@ class UsersMayDoWhatTheirRoleAllowsAndEveryWriteNamesThemTest {
       int column = 3;
       for (String who : new String[] {"viewer", "editor", "admin", null}) {
         HttpResponse<String> r = send(who, (String) row[0], (String) row[1], (String) row[2]);
-        assertEquals(row[column], r.statusCode(), who + " " + row[0] + " " + row[1] + ": " + r.body());
-        if (!row[1].equals("/metrics")) { // metric names and HELP texts are the exposition format's own words
-          assertFalse(r.body().matches("(?s).*(\\tat |Exception|dev\\.keel\\.).*"), "no Java in " + r.body());
+        assertEquals(
+            row[column], r.statusCode(), who + " " + row[0] + " " + row[1] + ": " + r.body());
+        if (!row[1].equals(
+            "/metrics")) { // metric names and HELP texts are the exposition format's own words
+          assertFalse(
+              r.body().matches("(?s).*(\\tat |Exception|dev\\.keel\\.).*"),
+              "no Java in " + r.body());
         }
         column++;
       }
@@ -187,8 +191,12 @@ class UsersMayDoWhatTheirRoleAllowsAndEveryWriteNamesThemTest {
         entries.stream()
             .map(e -> e.who() + " " + e.role() + " " + e.action() + " " + e.status())
             .toList());
-    JsonNode activity =
-        new ExperimentView(client, storage).read(id).orElseThrow().tree().path("activity");
+    JsonNode view = new ExperimentView(client, storage).read(id).orElseThrow().tree();
+    assertEquals(
+        "editor-user",
+        view.path("experiment").path("submitted_by").asText(),
+        "the experiment names who submitted it");
+    JsonNode activity = view.path("activity");
     assertEquals("editor-user", activity.get(0).path("who").asText());
     JsonNode listed =
         JSON.readTree(send("admin", "GET", "/api/v1/audit?target=" + id, null).body());

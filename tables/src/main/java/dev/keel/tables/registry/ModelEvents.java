@@ -62,7 +62,8 @@ final class ModelEvents {
       String idempotencyKey,
       String reason,
       ModelVersion registered,
-      Comparison comparison) {
+      Comparison comparison,
+      String who) {
 
     static Event registered(ModelVersion v, String idempotencyKey) {
       return new Event(
@@ -74,11 +75,17 @@ final class ModelEvents {
           idempotencyKey,
           null,
           v.toBuilder().clearHistory().clearComparisons().build(),
-          null);
+          null,
+          "");
     }
 
-    static Event stage(String name, long version, String stage, long timeMillis, String reason) {
-      return new Event(name, version, STAGE, stage, timeMillis, null, reason, null, null);
+    /**
+     * @param who who asked, kept in the row's JSON column as its {@link StageChange}; empty for
+     *     none
+     */
+    static Event stage(
+        String name, long version, String stage, long timeMillis, String reason, String who) {
+      return new Event(name, version, STAGE, stage, timeMillis, null, reason, null, null, who);
     }
 
     /** Keyed by challenger and decider: the same decision recorded twice is one. */
@@ -92,7 +99,8 @@ final class ModelEvents {
           c.getDecidedBy(),
           reason,
           null,
-          c);
+          c,
+          "");
     }
   }
 
@@ -136,6 +144,15 @@ final class ModelEvents {
         trial[i] = emptyToNull(v.getTrialId());
         code[i] = emptyToNull(v.getCodeVersion());
         json[i] = toJson(v);
+      } else if (!e.who().isEmpty()) {
+        json[i] =
+            toJson(
+                StageChange.newBuilder()
+                    .setStage(e.stage())
+                    .setTimeMillis(e.timeMillis())
+                    .setReason(e.reason() == null ? "" : e.reason())
+                    .setWho(e.who())
+                    .build());
       }
     }
     return Columns.of(n)
@@ -188,9 +205,13 @@ final class ModelEvents {
         ModelVersion.Builder b = byKey.get(key);
         if (b != null) {
           String stage = (String) r.get("stage");
+          StageChange.Builder change = StageChange.newBuilder();
+          if (r.get("model_json") != null) { // who asked, when someone did
+            merge((String) r.get("model_json"), change);
+          }
           b.setStage(stage)
               .addHistory(
-                  StageChange.newBuilder()
+                  change
                       .setStage(stage)
                       .setTimeMillis(millis)
                       .setReason(r.get("reason") == null ? "" : (String) r.get("reason")));

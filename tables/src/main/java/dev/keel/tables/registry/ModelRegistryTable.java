@@ -141,6 +141,7 @@ public final class ModelRegistryTable {
               .setCodeVersion(BuildInfo.commit())
               .setCreatedMillis(clock.millis())
               .setRegisteredBy(request.getRegisteredBy())
+              .setSubmittedBy(request.getSubmittedBy())
               .build();
       if (request.hasWarmStartedFrom()) {
         registered =
@@ -177,7 +178,8 @@ public final class ModelRegistryTable {
         return target;
       }
       String reason = request.getReason().isEmpty() ? "promoted to " + stage : request.getReason();
-      List<Event> events = stageEvents(all, target, stage, clock.millis(), reason);
+      List<Event> events =
+          stageEvents(all, target, stage, clock.millis(), reason, request.getWho());
       if (commit(name, snapshot, events, attempt)) {
         log.info("model {} v{} is now {} ({})", name, target.getVersion(), stage, reason);
         return describe(name, target.getVersion());
@@ -209,7 +211,8 @@ public final class ModelRegistryTable {
       List<Event> events = new ArrayList<>();
       events.add(Event.compared(comparison, promote ? CHAMPION : challenger.getStage(), reason));
       if (promote && !CHAMPION.equals(challenger.getStage())) {
-        events.addAll(stageEvents(all, challenger, CHAMPION, comparison.getTimeMillis(), reason));
+        events.addAll(
+            stageEvents(all, challenger, CHAMPION, comparison.getTimeMillis(), reason, ""));
       }
       if (commit(name, snapshot, events, attempt)) {
         log.info("model {} v{}: {}", name, version, reason);
@@ -253,9 +256,14 @@ public final class ModelRegistryTable {
 
   /** The target's stage change, and for a new champion the previous champion's archiving. */
   private static List<Event> stageEvents(
-      List<ModelVersion> all, ModelVersion target, String stage, long now, String reason) {
+      List<ModelVersion> all,
+      ModelVersion target,
+      String stage,
+      long now,
+      String reason,
+      String who) {
     List<Event> events = new ArrayList<>();
-    events.add(Event.stage(target.getName(), target.getVersion(), stage, now, reason));
+    events.add(Event.stage(target.getName(), target.getVersion(), stage, now, reason, who));
     if (CHAMPION.equals(stage)) {
       all.stream()
           .filter(
@@ -271,7 +279,8 @@ public final class ModelRegistryTable {
                           old.getVersion(),
                           ARCHIVED,
                           now,
-                          "replaced by v" + target.getVersion())));
+                          "replaced by v" + target.getVersion(),
+                          who)));
     }
     return events;
   }

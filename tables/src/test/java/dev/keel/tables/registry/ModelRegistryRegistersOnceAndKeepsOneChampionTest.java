@@ -91,7 +91,10 @@ class ModelRegistryRegistersOnceAndKeepsOneChampionTest {
 
     registry.promote(promote("fashion", 1, "champion", "first model"));
     ModelVersion champion =
-        registry.promote(promote("fashion", 2, "champion", "beats v1 on test v3: 0.91 > 0.88"));
+        registry.promote(
+            promote("fashion", 2, "champion", "beats v1 on test v3: 0.91 > 0.88").toBuilder()
+                .setWho("alice")
+                .build());
     assertEquals("champion", champion.getStage());
     ModelVersion old = registry.describe("fashion", 1);
     assertEquals("archived", old.getStage());
@@ -100,6 +103,10 @@ class ModelRegistryRegistersOnceAndKeepsOneChampionTest {
         old.getHistoryList().stream().map(StageChange::getStage).toList());
     assertEquals("replaced by v2", old.getHistory(2).getReason());
     assertEquals("beats v1 on test v3: 0.91 > 0.88", champion.getHistory(1).getReason());
+    assertEquals(
+        "alice", champion.getHistory(1).getWho(), "who asked is kept with the stage change");
+    assertEquals("alice", old.getHistory(2).getWho(), "and with the archiving it caused");
+    assertEquals("", old.getHistory(1).getWho(), "a change nobody named has no one");
     assertEquals(2, registry.champion("fashion").orElseThrow().getVersion());
     assertTrue(registry.champion("churn").isEmpty());
 

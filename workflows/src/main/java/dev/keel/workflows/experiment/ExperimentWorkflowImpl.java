@@ -71,6 +71,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
         .setSearcher(config.getSearcher().getName())
         .setMetric(config.getSearcher().getMetric())
         .setSmallerIsBetter(config.getSearcher().getSmallerIsBetter())
+        .setSubmittedBy(input.getSubmittedBy())
         .setResourcePool(
             config.getResources().getResourcePool().isBlank()
                 ? ConfigDefaults.RESOURCE_POOL

@@ -465,7 +465,10 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
             ExperimentWorkflow.class,
             ChildWorkflowOptions.newBuilder().setWorkflowId(experimentId).build());
     ExperimentRequest.Builder run =
-        ExperimentRequest.newBuilder().setConfig(config).setOptions(request.getExperimentOptions());
+        ExperimentRequest.newBuilder()
+            .setConfig(config)
+            .setOptions(request.getExperimentOptions())
+            .setSubmittedBy(request.getSubmittedBy());
     warmStart.ifPresent(m -> run.setWarmStart(m.getCheckpoint()));
     ExperimentResult result = experiment.run(run.build());
     return new Searched(experimentId, config, result, data);
@@ -539,7 +542,8 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
             + trained.checkpoint().getUuid()
             + " as model "
             + modelName);
-    RegisterModelRequest.Builder register = RegisterModelRequest.newBuilder();
+    RegisterModelRequest.Builder register =
+        RegisterModelRequest.newBuilder().setSubmittedBy(request.getSubmittedBy());
     warmStart.ifPresent(
         m ->
             register.setWarmStartedFrom(

@@ -10,12 +10,24 @@ import dev.keel.tables.dataset.LabeledImages;
  * model whose input depends on the table, records it in the hyperparameters.
  *
  * @param table the table and version, e.g. {@code file:///…/iris v3}
+ * @param source what {@code table} names, for messages: {@code table}, or {@code source} for the
+ *     files a table will be made of (checked at submission, before the ETL)
  * @param examples what one example is, for messages ({@code 28x28 images}, {@code vectors of 4
  *     features})
  * @param example shape of one example without the batch axis
  * @param classes the number of class names of the table, else the largest label plus one
  */
-public record DataShape(String table, Kind kind, String examples, Shape example, int classes) {
+public record DataShape(
+    String table, Kind kind, String examples, Shape example, int classes, String source) {
+
+  public DataShape(String table, Kind kind, String examples, Shape example, int classes) {
+    this(table, kind, examples, example, classes, "table");
+  }
+
+  /** What the shape is of, as messages name it: {@code table file:///…/iris v3}. */
+  public String subject() {
+    return source + " " + table;
+  }
 
   /** The two kinds of labeled table. */
   public enum Kind {

@@ -60,8 +60,7 @@ public interface KeelModel {
     if (data.kind() != DataShape.Kind.IMAGES || !data.example().equals(inputShape())) {
       throw new InvalidFieldException(
           "data",
-          "table "
-              + data.table()
+          data.subject()
               + " holds "
               + data.examples()
               + ", but model "
@@ -72,8 +71,7 @@ public interface KeelModel {
     if (data.classes() > numClasses()) {
       throw new InvalidFieldException(
           "data",
-          "table "
-              + data.table()
+          data.subject()
               + " has "
               + data.classes()
               + " classes, but model "

@@ -89,8 +89,7 @@ public final class TabularMlp implements KeelModel {
     if (data.kind() != DataShape.Kind.FEATURES) {
       throw new InvalidFieldException(
           "data",
-          "table "
-              + data.table()
+          data.subject()
               + " holds "
               + data.examples()
               + ", but model "
@@ -102,8 +101,7 @@ public final class TabularMlp implements KeelModel {
     if (declared != 0 && declared != features) {
       throw new InvalidFieldException(
           "data",
-          "table "
-              + data.table()
+          data.subject()
               + " holds "
               + data.examples()
               + ", but model "
@@ -118,8 +116,7 @@ public final class TabularMlp implements KeelModel {
     if (classes != 0 && data.classes() > classes) {
       throw new InvalidFieldException(
           "data",
-          "table "
-              + data.table()
+          data.subject()
               + " has "
               + data.classes()
               + " classes, but model "
@@ -133,13 +130,7 @@ public final class TabularMlp implements KeelModel {
     if (classes == 0 && data.classes() < 2) {
       throw new InvalidFieldException(
           "data",
-          "table "
-              + data.table()
-              + " has "
-              + data.classes()
-              + " class(es); "
-              + NAME
-              + " needs at least 2");
+          data.subject() + " has " + data.classes() + " class(es); " + NAME + " needs at least 2");
     }
     return hp.with(FEATURES, (long) features)
         .with(CLASSES, (long) (classes != 0 ? classes : data.classes()));

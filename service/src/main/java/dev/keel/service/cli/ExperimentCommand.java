@@ -13,7 +13,6 @@ import dev.keel.service.experiment.ExperimentTable;
 import dev.keel.service.experiment.ExperimentView;
 import dev.keel.service.security.AuditLines;
 import dev.keel.service.worker.KeelWorkerHost;
-import dev.keel.tables.audit.AuditTable;
 import dev.keel.tables.catalog.ExperimentList;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import io.temporal.client.WorkflowClient;
@@ -310,7 +309,7 @@ final class ExperimentCommand implements Runnable {
               ? d.json() + "\n"
               : ExperimentTable.render(ExperimentTable.state(d.tree()))
                   + (unanswered.isEmpty() ? "" : "note: " + unanswered + "\n")
-                  + AuditLines.text(new AuditTable(stack.storageRoot()).read(Optional.of(id))));
+                  + AuditLines.text(d.tree().path("activity")));
       return 0;
     }
   }

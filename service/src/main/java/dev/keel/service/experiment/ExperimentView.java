@@ -76,10 +76,12 @@ public final class ExperimentView {
 
   private final WorkflowClient client;
   private final StorageRoot storage;
+  private final AuditTable audit;
 
   public ExperimentView(WorkflowClient client, StorageRoot storage) {
     this.client = client;
     this.storage = storage;
+    this.audit = new AuditTable(storage);
   }
 
   /** One reading of the experiment. */
@@ -303,8 +305,7 @@ public final class ExperimentView {
     out.set(
         "activity",
         JSON.valueToTree(
-            new AuditTable(storage)
-                .read(Optional.of(experimentId)).stream().map(AuditLines::json).toList()));
+            audit.read(Optional.of(experimentId)).stream().map(AuditLines::json).toList()));
     out.set(
         "config",
         records.configJson().isEmpty() ? JSON.createObjectNode() : parse(records.configJson()));

@@ -32,6 +32,9 @@ import javax.imageio.ImageIO;
  * this process cannot load, is left to the trials, which fail the experiment with the same message.
  */
 final class ModelFitCheck {
+  /** The messages speak of the files a table will be made of, not of a table. */
+  private static final String SOURCE = "source";
+
   private ModelFitCheck() {}
 
   static List<ConfigProblem> problems(PipelineRequest request) {
@@ -71,16 +74,10 @@ final class ModelFitCheck {
       model.fitTo(hyperparameters, shape.get());
       return List.of();
     } catch (InvalidFieldException e) {
-      // the model's message speaks of a table; here it is the source the table will be made of
-      String message =
-          e.problem().startsWith("table source ")
-              ? e.problem().substring("table ".length())
-              : e.problem();
-      return List.of(new ConfigProblem("experiment.model", message));
+      return List.of(new ConfigProblem("experiment.model", e.problem()));
     } catch (IOException | RuntimeException | LinkageError e) {
-      return List
-          .of(); // not readable here (or no DJL in this process): the ingest and the trials report
-      // it
+      // not readable here (or no DJL in this process): the ingest and the trials report it
+      return List.of();
     }
   }
 
@@ -91,27 +88,19 @@ final class ModelFitCheck {
       case IngestActivitiesImpl.FORMAT_FASHION_MNIST:
         return Optional.of(
             images(
-                "source " + (uri.isEmpty() ? IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR : uri),
-                28,
-                28,
-                10));
+                uri.isEmpty() ? IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR : uri, 28, 28, 10));
       case IngestActivitiesImpl.FORMAT_IMAGE_FOLDER:
         return uri.isEmpty() || uri.startsWith("s3://")
             ? Optional.empty()
             : imageFolder(uri, source.getImageSize());
       case IngestActivitiesImpl.FORMAT_CSV:
       case IngestActivitiesImpl.FORMAT_PARQUET:
-        // only the kind is known before the ETL: the feature count of an unnamed list and the
-        // classes are not
-        // (2 classes stand for "some", which every classifier takes)
+        // only the kind is known before the ETL, not the feature count of an unnamed list nor the
+        // classes (2 classes stand for "some", which every classifier takes)
         int features = Math.max(1, source.getFeatureColumnsCount());
         return Optional.of(
             new DataShape(
-                "source " + uri,
-                DataShape.Kind.FEATURES,
-                "feature vectors",
-                new Shape(features),
-                2));
+                uri, DataShape.Kind.FEATURES, "feature vectors", new Shape(features), 2, SOURCE));
       default:
         return Optional.empty();
     }
@@ -150,7 +139,7 @@ final class ModelFitCheck {
     if (first == null) {
       return Optional.empty();
     }
-    String where = "source " + uri;
+    String where = uri;
     if (imageSize.matches("\\d+x\\d+")) {
       String[] hw = imageSize.split("x");
       return Optional.of(
@@ -178,7 +167,8 @@ final class ModelFitCheck {
         DataShape.Kind.IMAGES,
         height + "x" + width + " images",
         new Shape(1, height, width),
-        classes);
+        classes,
+        SOURCE);
   }
 
   /**

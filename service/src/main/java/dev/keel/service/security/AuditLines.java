@@ -1,5 +1,7 @@
 package dev.keel.service.security;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.tables.audit.AuditTable;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,21 +30,26 @@ public final class AuditLines {
    * nothing when none.
    */
   public static String text(List<AuditTable.Entry> entries) {
+    return text(new ObjectMapper().valueToTree(entries.stream().map(AuditLines::json).toList()));
+  }
+
+  /** As {@link #text(List)}, for entries as {@link #json} wrote them (the experiment view's). */
+  public static String text(JsonNode entries) {
     if (entries.isEmpty()) {
       return "";
     }
     StringBuilder out =
         new StringBuilder("activity (through the API):").append(System.lineSeparator());
-    for (AuditTable.Entry e : entries) {
+    for (JsonNode e : entries) {
       out.append(
           String.format(
               Locale.ROOT,
               "  %s  %s (%s)  %s  %d%n",
-              e.time(),
-              e.who(),
-              e.role(),
-              e.action(),
-              e.status()));
+              e.path("time").asText(),
+              e.path("who").asText(),
+              e.path("role").asText(),
+              e.path("action").asText(),
+              e.path("status").asInt()));
     }
     return out.toString();
   }

@@ -678,28 +678,43 @@ class SecurityProbesTest {
               case "short" -> tokens.get("viewer").substring(0, 63);
               default -> tokens.get(p.token());
             };
+    Map<String, String> headers = new LinkedHashMap<>(Map.of("Host", "keel.example"));
+    if (token != null) {
+      headers.put("Authorization", "Bearer " + token);
+    }
+    headers.putAll(p.headers());
     // the path as given, also its tricks: through a raw TLS socket, since clients normalise paths
     try (Socket s =
         cert.trustingIt()
             .getSocketFactory()
             .createSocket("127.0.0.1", URI.create(serveUrl).getPort())) {
-      s.setSoTimeout(30_000);
-      byte[] body = p.body() == null ? new byte[0] : p.body().getBytes(StandardCharsets.UTF_8);
-      StringBuilder head =
-          new StringBuilder(
-              p.method()
-                  + " "
-                  + p.path()
-                  + " HTTP/1.1\r\nHost: keel.example\r\n"
-                  + "Connection: close\r\nContent-Length: "
-                  + body.length
-                  + "\r\n");
-      if (token != null) {
-        head.append("Authorization: Bearer ").append(token).append("\r\n");
-      }
-      p.headers().forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
-      return exchange(s, head + "\r\n", body);
+      return exchange(s, p, headers);
     }
+  }
+
+  private Answer sendDev(Probe p) throws Exception {
+    Map<String, String> headers = new LinkedHashMap<>(Map.of("Host", "127.0.0.1:" + devPort));
+    headers.putAll(p.headers());
+    try (Socket s = new Socket("127.0.0.1", devPort)) {
+      return exchange(s, p, headers);
+    }
+  }
+
+  /** The probe's request, as written, with {@code headers}: one HTTP/1.1 exchange on {@code s}. */
+  private static Answer exchange(Socket s, Probe p, Map<String, String> headers)
+      throws IOException {
+    s.setSoTimeout(30_000);
+    byte[] body = p.body() == null ? new byte[0] : p.body().getBytes(StandardCharsets.UTF_8);
+    StringBuilder head =
+        new StringBuilder(
+            p.method()
+                + " "
+                + p.path()
+                + " HTTP/1.1\r\nConnection: close\r\nContent-Length: "
+                + body.length
+                + "\r\n");
+    headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
+    return exchange(s, head + "\r\n", body);
   }
 
   /**
@@ -731,26 +746,6 @@ class SecurityProbesTest {
       }
     }
     return parse(readSome(s.getInputStream()));
-  }
-
-  private Answer sendDev(Probe p) throws Exception {
-    try (Socket s = new Socket("127.0.0.1", devPort)) {
-      s.setSoTimeout(30_000);
-      byte[] body = p.body() == null ? new byte[0] : p.body().getBytes(StandardCharsets.UTF_8);
-      Map<String, String> headers = new LinkedHashMap<>(Map.of("Host", "127.0.0.1:" + devPort));
-      headers.putAll(p.headers());
-      StringBuilder head =
-          new StringBuilder(
-              p.method()
-                  + " "
-                  + p.path()
-                  + " HTTP/1.1\r\nConnection: close\r\n"
-                  + "Content-Length: "
-                  + body.length
-                  + "\r\n");
-      headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
-      return exchange(s, head + "\r\n", body);
-    }
   }
 
   private static Answer parse(String raw) {

@@ -6,6 +6,7 @@ import dev.keel.tables.DeltaTableWriter;
 import dev.keel.tables.DeltaTables;
 import dev.keel.tables.TableRows;
 import dev.keel.tables.catalog.CatalogTables;
+import io.delta.kernel.Snapshot;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.StringType;
@@ -73,21 +74,38 @@ public final class AuditTable {
    * write.
    */
   public List<Entry> read(Optional<String> target) {
-    return DeltaTables.latestSnapshot(engine, tableUri())
-        .map(s -> TableRows.read(engine, s))
-        .orElse(List.of())
-        .stream()
-        .filter(r -> target.isEmpty() || target.get().equals(r.get("target")))
-        .map(
-            r ->
-                new Entry(
-                    (Instant) r.get("time"),
-                    (String) r.get("who"),
-                    (String) r.get("role"),
-                    (String) r.get("action"),
-                    (String) r.get("target"),
-                    (Integer) r.get("status")))
-        .sorted(Comparator.comparing(Entry::time))
-        .toList();
+    return all().stream().filter(e -> target.isEmpty() || target.get().equals(e.target())).toList();
   }
+
+  /**
+   * Every entry, oldest first: decoded again only when the table has a new version, since the
+   * experiment view reads it every second while someone follows an experiment.
+   */
+  private List<Entry> all() {
+    Optional<Snapshot> snapshot = DeltaTables.latestSnapshot(engine, tableUri());
+    long version = snapshot.map(Snapshot::getVersion).orElse(-1L);
+    Read last = read;
+    if (last != null && last.version() == version) {
+      return last.entries();
+    }
+    List<Entry> entries =
+        snapshot.map(s -> TableRows.read(engine, s)).orElse(List.of()).stream()
+            .map(
+                r ->
+                    new Entry(
+                        (Instant) r.get("time"),
+                        (String) r.get("who"),
+                        (String) r.get("role"),
+                        (String) r.get("action"),
+                        (String) r.get("target"),
+                        (Integer) r.get("status")))
+            .sorted(Comparator.comparing(Entry::time))
+            .toList();
+    read = new Read(version, entries);
+    return entries;
+  }
+
+  private record Read(long version, List<Entry> entries) {}
+
+  private volatile Read read;
 }

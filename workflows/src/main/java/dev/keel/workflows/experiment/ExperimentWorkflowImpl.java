@@ -334,8 +334,9 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     if (driver != null) {
       s.setProgress(driver.progress());
     }
-    if (book != null && book.bestMetric().isPresent()) {
-      s.setBestMetric(book.bestMetric().getAsDouble()).setBestTrialId(book.bestTrialId());
+    Optional<TrialBook.Best> best = book == null ? Optional.empty() : book.best();
+    if (best.isPresent()) {
+      s.setBestMetric(best.get().metric()).setBestTrialId(best.get().trialId());
     }
     return s.build();
   }

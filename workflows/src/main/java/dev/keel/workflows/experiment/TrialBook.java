@@ -6,7 +6,7 @@ import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.TrialReport;
 import dev.keel.api.v1.TrialState;
-import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -144,40 +144,43 @@ final class TrialBook {
     return trials.values().stream().allMatch(t -> TrialStates.isTerminal(t.getState()));
   }
 
-  /**
-   * The best checkpoint's metric: the experiment's best is the checkpoint a pipeline registers, not
-   * another trial's tie.
-   */
-  OptionalDouble bestMetric() {
-    Optional<CheckpointRef> best = bestCheckpoint();
-    return best.isPresent()
-        ? OptionalDouble.of(
-            best.get().getMetricsOrDefault(CheckpointMetrics.SEARCHER_METRIC, Double.NaN))
-        : OptionalDouble.empty();
-  }
-
-  /** The trial of {@link #bestCheckpoint()}; 0 before any validation. */
-  long bestTrialId() {
-    Optional<CheckpointRef> best = bestCheckpoint();
-    if (best.isEmpty()) {
-      return 0;
+  /** The best validated checkpoint of the experiment and the trial that took it. */
+  record Best(long trialId, CheckpointRef checkpoint) {
+    double metric() {
+      return checkpoint.getMetricsOrDefault(CheckpointMetrics.SEARCHER_METRIC, Double.NaN);
     }
-    for (TrialState.Builder t : trials.values()) {
-      if (t.getCheckpointsList().contains(best.get())) {
-        return t.getTrialId();
-      }
-    }
-    return 0;
   }
 
   /**
    * The best validated checkpoint of all trials, as {@link BestCheckpoints} ranks them (ties
-   * included).
+   * included), with its trial: the experiment's best is the checkpoint a pipeline registers, not
+   * another trial's tie. Empty before any validation.
    */
+  Optional<Best> best() {
+    Comparator<CheckpointRef> bestFirst = BestCheckpoints.bestFirst(smallerIsBetter);
+    Best best = null;
+    for (TrialState.Builder t : trials.values()) {
+      for (CheckpointRef c : t.getCheckpointsList()) {
+        if (BestCheckpoints.validated(c)
+            && (best == null || bestFirst.compare(c, best.checkpoint()) < 0)) {
+          best = new Best(t.getTrialId(), c);
+        }
+      }
+    }
+    return Optional.ofNullable(best);
+  }
+
+  OptionalDouble bestMetric() {
+    return best().map(b -> OptionalDouble.of(b.metric())).orElse(OptionalDouble.empty());
+  }
+
+  /** The trial of {@link #bestCheckpoint()}; 0 before any validation. */
+  long bestTrialId() {
+    return best().map(Best::trialId).orElse(0L);
+  }
+
   Optional<CheckpointRef> bestCheckpoint() {
-    List<CheckpointRef> all = new ArrayList<>();
-    trials.values().forEach(t -> all.addAll(t.getCheckpointsList()));
-    return BestCheckpoints.best(all, smallerIsBetter);
+    return best().map(Best::checkpoint);
   }
 
   /**

@@ -20,13 +20,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
  * Controllers block on Temporal and on Delta reads; they must not do it on Netty's event loops, or
  * a few slow calls (a burst of submissions, a query to a busy or unreachable Temporal) hold up
  * every other request. Here Temporal never answers: as many describe calls as there are event-loop
- * threads, and more, wait on it, and the health endpoint still answers at once.
+ * threads, and more, wait on it, and the health endpoint still answers at once. When Temporal goes
+ * away, each waiting call answers 503 naming it.
  */
 class ApiAnswersOtherRequestsWhileSlowCallsWaitOnTemporalTest {
   @Test
@@ -87,6 +89,17 @@ class ApiAnswersOtherRequestsWhileSlowCallsWaitOnTemporalTest {
         assertTrue(
             describes.stream().filter(CompletableFuture::isDone).count() < slow,
             "the describe calls were still waiting when health answered");
+
+        // Temporal goes away: every waiting call answers 503 naming it (not a 500 and a stack in
+        // the server's log), and none is left running into the tests after this one
+        stubs.shutdownNow();
+        for (CompletableFuture<HttpResponse<String>> describe : describes) {
+          HttpResponse<String> answer = describe.get(60, TimeUnit.SECONDS);
+          assertEquals(503, answer.statusCode(), answer.body());
+          assertTrue(
+              answer.body().contains("Temporal at 127.0.0.1:" + silent.getLocalPort()),
+              answer.body());
+        }
       } finally {
         stubs.shutdownNow();
         for (Socket s : held) {

@@ -1,7 +1,7 @@
 package dev.keel.etl;
 
 import dev.keel.activities.FailureTypes;
-import io.temporal.failure.ApplicationFailure;
+import dev.keel.activities.KeelFailure;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -33,7 +33,7 @@ public final class BadRecords {
    * Reports one corrupt record.
    *
    * @param where file and record, e.g. {@code data.csv:17} or {@code cat/3.png}
-   * @throws ApplicationFailure when the mode is {@code fail}
+   * @throws KeelFailure when the mode is {@code fail}
    */
   public void report(String where, String reason) {
     report(where, reason, 1);
@@ -43,7 +43,7 @@ public final class BadRecords {
   public void report(String where, String reason, long records) {
     String line = where + ": " + reason;
     if (!skip) {
-      throw ApplicationFailure.newNonRetryableFailure(
+      throw KeelFailure.nonRetryable(
           "corrupt record in "
               + source
               + " at "

@@ -2,6 +2,7 @@ package dev.keel.etl;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
+import dev.keel.activities.ActivityBoundary;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.HeartbeatTicker;
 import dev.keel.activities.etl.IngestActivities;
@@ -148,30 +149,35 @@ public final class IngestActivitiesImpl implements IngestActivities {
 
   @Override
   public IngestResult ingest(IngestRequest request) {
-    DataSource source = request.getSource();
-    String format = source.getFormat();
-    if (!FORMATS.contains(format)) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          "unknown source.format '"
-              + format
-              + "' (supported: "
-              + String.join(", ", FORMATS.stream().sorted().toList())
-              + ")",
-          FailureTypes.UNKNOWN_FORMAT);
-    }
-    if (request.getTableUri().isBlank()) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          "table_uri is empty", FailureTypes.INVALID_ARGUMENT);
-    }
-    String mode = mode(source);
-    String table = storage == null ? request.getTableUri() : storage.table(request.getTableUri());
-    // a long decode or write cannot heartbeat by itself: the ticker lets the server notice a killed
-    // worker
-    try (HeartbeatTicker alive = HeartbeatTicker.start()) {
-      return ingest(source, mode, table);
-    } catch (RuntimeException e) {
-      throw StorageFailures.translate(table, e);
-    }
+    return ActivityBoundary.call(
+        () -> {
+          DataSource source = request.getSource();
+          String format = source.getFormat();
+          if (!FORMATS.contains(format)) {
+            throw ApplicationFailure.newNonRetryableFailure(
+                "unknown source.format '"
+                    + format
+                    + "' (supported: "
+                    + String.join(", ", FORMATS.stream().sorted().toList())
+                    + ")",
+                FailureTypes.UNKNOWN_FORMAT);
+          }
+          if (request.getTableUri().isBlank()) {
+            throw ApplicationFailure.newNonRetryableFailure(
+                "table_uri is empty", FailureTypes.INVALID_ARGUMENT);
+          }
+          String mode = mode(source);
+          String table =
+              storage == null ? request.getTableUri() : storage.table(request.getTableUri());
+          // a long decode or write cannot heartbeat by itself: the ticker lets the server notice a
+          // killed
+          // worker
+          try (HeartbeatTicker alive = HeartbeatTicker.start()) {
+            return ingest(source, mode, table);
+          } catch (RuntimeException e) {
+            throw StorageFailures.translate(table, e);
+          }
+        });
   }
 
   private IngestResult ingest(DataSource source, String mode, String tableUri) {

@@ -1,7 +1,7 @@
 package dev.keel.etl;
 
 import dev.keel.activities.FailureTypes;
-import io.temporal.failure.ApplicationFailure;
+import dev.keel.activities.KeelFailure;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -48,7 +48,7 @@ public final class LabelLimits {
     if (key.strip().matches("[0-9]{1,9}") && Integer.parseInt(key.strip()) < labels) {
       return Integer.parseInt(key.strip());
     }
-    throw ApplicationFailure.newNonRetryableFailure(
+    throw KeelFailure.nonRetryable(
         "source.label_limits: '"
             + key
             + "' is not a class of the source ("

@@ -1,5 +1,6 @@
 package dev.keel.inference;
 
+import dev.keel.activities.ActivityBoundary;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.HeartbeatTicker;
 import dev.keel.activities.infer.InferenceActivities;
@@ -92,10 +93,13 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
 
   @Override
   public InferencePlan plan(InferenceRequest request) {
-    // a big table's log or a slow store can take longer than the heartbeat timeout
-    try (HeartbeatTicker alive = HeartbeatTicker.start()) {
-      return planned(request);
-    }
+    return ActivityBoundary.call(
+        () -> {
+          // a big table's log or a slow store can take longer than the heartbeat timeout
+          try (HeartbeatTicker alive = HeartbeatTicker.start()) {
+            return planned(request);
+          }
+        });
   }
 
   private InferencePlan planned(InferenceRequest request) {
@@ -164,14 +168,18 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
 
   @Override
   public ScorePartitionResult scorePartition(ScorePartitionRequest request) {
-    // reading, a forward pass over thousands of rows and writing cannot heartbeat by themselves
-    try (HeartbeatTicker alive = HeartbeatTicker.start()) {
-      return score(request);
-    } catch (IllegalArgumentException e) {
-      throw invalid(e.getMessage());
-    } catch (RuntimeException e) {
-      throw StorageFailures.translate(request.getPredictionsTableUri(), e);
-    }
+    return ActivityBoundary.call(
+        () -> {
+          // reading, a forward pass over thousands of rows and writing cannot heartbeat by
+          // themselves
+          try (HeartbeatTicker alive = HeartbeatTicker.start()) {
+            return score(request);
+          } catch (IllegalArgumentException e) {
+            throw invalid(e.getMessage());
+          } catch (RuntimeException e) {
+            throw StorageFailures.translate(request.getPredictionsTableUri(), e);
+          }
+        });
   }
 
   private ScorePartitionResult score(ScorePartitionRequest request) {
@@ -334,9 +342,12 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
 
   @Override
   public TableRef commit(CommitPredictionsRequest request) {
-    try (HeartbeatTicker alive = HeartbeatTicker.start()) {
-      return committed(request);
-    }
+    return ActivityBoundary.call(
+        () -> {
+          try (HeartbeatTicker alive = HeartbeatTicker.start()) {
+            return committed(request);
+          }
+        });
   }
 
   private TableRef committed(CommitPredictionsRequest request) {
@@ -425,9 +436,12 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
 
   @Override
   public void discard(DiscardPredictionsRequest request) {
-    try (HeartbeatTicker alive = HeartbeatTicker.start()) {
-      discardNow(request);
-    }
+    ActivityBoundary.run(
+        () -> {
+          try (HeartbeatTicker alive = HeartbeatTicker.start()) {
+            discardNow(request);
+          }
+        });
   }
 
   private void discardNow(DiscardPredictionsRequest request) {

@@ -3,6 +3,7 @@ package dev.keel.inference;
 import dev.keel.api.v1.InferencePartition;
 import dev.keel.api.v1.TableRef;
 import dev.keel.tables.DeltaTables;
+import dev.keel.tables.KernelInternals;
 import dev.keel.tables.TableSchemas;
 import dev.keel.tables.dataset.LabeledExamples;
 import dev.keel.tables.dataset.LabeledFeatures;
@@ -13,25 +14,12 @@ import io.delta.kernel.Snapshot;
 import io.delta.kernel.data.ArrayValue;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
-import io.delta.kernel.data.FilteredColumnarBatch;
-import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.expressions.Literal;
 import io.delta.kernel.expressions.Predicate;
-import io.delta.kernel.internal.InternalScanFileUtils;
-import io.delta.kernel.internal.data.ScanStateRow;
-import io.delta.kernel.internal.util.Utils;
-import io.delta.kernel.types.ArrayType;
-import io.delta.kernel.types.BinaryType;
-import io.delta.kernel.types.FloatType;
-import io.delta.kernel.types.IntegerType;
-import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructType;
-import io.delta.kernel.utils.CloseableIterator;
-import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -50,14 +38,8 @@ import java.util.TreeSet;
  */
 final class TablePartitions {
   private static final StructType SPLIT_ONLY = new StructType().add("split", StringType.STRING);
-  private static final StructType KEYS =
-      new StructType()
-          .add("id", LongType.LONG)
-          .add("label", IntegerType.INTEGER)
-          .add("split", StringType.STRING);
-  private static final StructType IMAGE_ROWS = KEYS.add("image", BinaryType.BINARY);
-  private static final StructType FEATURE_ROWS =
-      KEYS.add("features", new ArrayType(FloatType.FLOAT, true));
+  private static final StructType IMAGE_ROWS = TableSchemas.IMAGE_ROWS_READ;
+  private static final StructType FEATURE_ROWS = TableSchemas.FEATURE_ROWS_READ;
 
   private TablePartitions() {}
 
@@ -151,7 +133,7 @@ final class TablePartitions {
           ColumnVector sp = batch.getData().getColumnVector(0);
           Optional<ColumnVector> sel = batch.getSelectionVector();
           for (int r = 0; r < batch.getData().getSize(); r++) {
-            if (!selected(sel, r) || sp.isNullAt(r)) {
+            if (!KernelInternals.selected(sel, r) || sp.isNullAt(r)) {
               continue;
             }
             String s = sp.getString(r);
@@ -208,7 +190,9 @@ final class TablePartitions {
           ColumnVector example = b.getColumnVector(3);
           Optional<ColumnVector> sel = batch.getSelectionVector();
           for (int r = 0; r < b.getSize() && ordinal[0] < end; r++) {
-            if (!selected(sel, r) || sp.isNullAt(r) || !split.equals(sp.getString(r))) {
+            if (!KernelInternals.selected(sel, r)
+                || sp.isNullAt(r)
+                || !split.equals(sp.getString(r))) {
               continue;
             }
             long o = ordinal[0]++;
@@ -332,17 +316,6 @@ final class TablePartitions {
     return images;
   }
 
-  private static boolean selected(Optional<ColumnVector> sel, int r) {
-    return sel.isEmpty() || (!sel.get().isNullAt(r) && sel.get().getBoolean(r));
-  }
-
-  private interface BatchConsumer {
-    /**
-     * @return false when the rest of the file is not needed
-     */
-    boolean accept(String path, FilteredColumnarBatch batch);
-  }
-
   /**
    * Reads every data file of the snapshot (or only {@code onlyPath}), in scan order; with a filter,
    * only the files whose statistics may hold matching rows (their rows are not filtered).
@@ -353,36 +326,12 @@ final class TablePartitions {
       StructType schema,
       String onlyPath,
       Optional<Predicate> filter,
-      BatchConsumer consumer) {
+      KernelInternals.FileBatches batches) {
     ScanBuilder builder = snapshot.getScanBuilder().withReadSchema(schema);
     Scan scan = (filter.isPresent() ? builder.withFilter(filter.get()) : builder).build();
-    Row scanState = scan.getScanState(engine);
-    StructType physical = ScanStateRow.getPhysicalDataReadSchema(scanState);
-    try (CloseableIterator<FilteredColumnarBatch> scanFiles = scan.getScanFiles(engine)) {
-      while (scanFiles.hasNext()) {
-        try (CloseableIterator<Row> fileRows = scanFiles.next().getRows()) {
-          while (fileRows.hasNext()) {
-            Row scanFile = fileRows.next();
-            FileStatus file = InternalScanFileUtils.getAddFileStatus(scanFile);
-            if (onlyPath != null && !onlyPath.equals(file.getPath())) {
-              continue;
-            }
-            CloseableIterator<ColumnarBatch> data =
-                engine
-                    .getParquetHandler()
-                    .readParquetFiles(
-                        Utils.singletonCloseableIterator(file), physical, Optional.empty())
-                    .map(FileReadResult::getData);
-            try (CloseableIterator<FilteredColumnarBatch> logical =
-                Scan.transformPhysicalData(engine, scanState, scanFile, data)) {
-              boolean more = true;
-              while (more && logical.hasNext()) {
-                more = consumer.accept(file.getPath(), logical.next());
-              }
-            }
-          }
-        }
-      }
+    try {
+      KernelInternals.forEachBatch(
+          engine, scan, path -> onlyPath == null || onlyPath.equals(path), batches);
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + DeltaTables.displayUri(snapshot.getPath()), e);
     }

@@ -1,7 +1,7 @@
 package dev.keel.storage;
 
 import dev.keel.activities.FailureTypes;
-import io.temporal.failure.ApplicationFailure;
+import dev.keel.activities.KeelFailure;
 import java.nio.file.AccessDeniedException;
 import java.util.Optional;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -9,8 +9,8 @@ import software.amazon.awssdk.core.exception.SdkClientException;
 
 /**
  * Turns "this storage cannot be used" errors (access denied, wrong or missing credentials, no such
- * bucket, read-only root) into a non-retryable activity failure with a one-line message naming the
- * URI: retrying cannot fix them, and a stack trace does not help whoever fixes them. Connection
+ * bucket, read-only root) into a non-retryable {@link KeelFailure} with a one-line message naming
+ * the URI: retrying cannot fix them, and a stack trace does not help whoever fixes them. Connection
  * errors and throttling are left alone (retryable).
  */
 public final class StorageFailures {
@@ -18,14 +18,20 @@ public final class StorageFailures {
   private static final String NO_CREDENTIALS =
       "no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE";
 
+  /**
+   * Temporal's failures (an activity's own typed failure), named rather than imported: storage runs
+   * without Temporal.
+   */
+  private static final String TEMPORAL_FAILURES = "io.temporal.failure.";
+
   private StorageFailures() {}
 
   /** What is wrong with the storage, if {@code error} (or a cause) says it is unusable. */
   public static Optional<String> problem(Throwable error) {
     // the S3 service's own answer is the most precise; Hadoop wraps it in IOExceptions
     for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof ApplicationFailure) {
-        return Optional.empty();
+      if (t instanceof KeelFailure || t.getClass().getName().startsWith(TEMPORAL_FAILURES)) {
+        return Optional.empty(); // already says what it is
       }
       if (t instanceof StoreGuarantees.UnsafeStoreException) {
         return Optional.of(t.getMessage());
@@ -95,11 +101,11 @@ public final class StorageFailures {
   /**
    * The non-retryable failure for {@code error} at {@code uri}, or empty when it may be transient.
    */
-  public static Optional<ApplicationFailure> nonRetryable(String uri, Throwable error) {
+  public static Optional<KeelFailure> nonRetryable(String uri, Throwable error) {
     return problem(error)
         .map(
             p ->
-                ApplicationFailure.newNonRetryableFailure(
+                KeelFailure.nonRetryable(
                     "storage " + uri + ": " + p, FailureTypes.STORAGE_UNUSABLE));
   }
 
@@ -108,7 +114,7 @@ public final class StorageFailures {
    * it.
    */
   public static RuntimeException translate(String uri, RuntimeException error) {
-    Optional<ApplicationFailure> f = nonRetryable(uri, error);
+    Optional<KeelFailure> f = nonRetryable(uri, error);
     return f.isPresent() ? f.get() : error;
   }
 

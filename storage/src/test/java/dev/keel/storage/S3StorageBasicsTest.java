@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.KeelFailure;
 import dev.keel.storage.testing.S3ProxyExtension;
-import io.temporal.failure.ApplicationFailure;
 import java.net.URI;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -104,13 +104,13 @@ class S3StorageBasicsTest {
         assertThrows(
             RuntimeException.class,
             () -> bad.putObject(b -> b.bucket(bucket).key("x"), RequestBody.fromString("x")));
-    ApplicationFailure f = StorageFailures.nonRetryable("s3://" + bucket + "/x", e).orElseThrow();
-    assertTrue(f.isNonRetryable());
-    assertEquals(FailureTypes.STORAGE_UNUSABLE, f.getType());
+    KeelFailure f = StorageFailures.nonRetryable("s3://" + bucket + "/x", e).orElseThrow();
+    assertFalse(f.retryable());
+    assertEquals(FailureTypes.STORAGE_UNUSABLE, f.type());
     assertTrue(
-        f.getOriginalMessage().startsWith("storage s3://" + bucket + "/x: access denied (403"),
-        f.getOriginalMessage());
-    assertFalse(f.getOriginalMessage().contains("\n"));
+        f.getMessage().startsWith("storage s3://" + bucket + "/x: access denied (403"),
+        f.getMessage());
+    assertFalse(f.getMessage().contains("\n"));
   }
 
   @Tag("s3-credentials") // moto checks no credentials: not run against it
@@ -130,8 +130,6 @@ class S3StorageBasicsTest {
             + bucket
             + "/x: access denied (403 SignatureDoesNotMatch): the secret key does not match"
             + " the access key; check AWS_SECRET_ACCESS_KEY (or aws_secret_access_key of the AWS_PROFILE in use)",
-        StorageFailures.nonRetryable("s3://" + bucket + "/x", e)
-            .orElseThrow()
-            .getOriginalMessage());
+        StorageFailures.nonRetryable("s3://" + bucket + "/x", e).orElseThrow().getMessage());
   }
 }

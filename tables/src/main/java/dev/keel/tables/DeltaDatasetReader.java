@@ -1,6 +1,7 @@
 package dev.keel.tables;
 
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.KeelFailure;
 import dev.keel.api.v1.TableRef;
 import dev.keel.storage.StorageFailures;
 import dev.keel.tables.dataset.DatasetReader;
@@ -13,24 +14,11 @@ import io.delta.kernel.data.ArrayValue;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.FilteredColumnarBatch;
-import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.expressions.Literal;
 import io.delta.kernel.expressions.Predicate;
-import io.delta.kernel.internal.InternalScanFileUtils;
-import io.delta.kernel.internal.data.ScanStateRow;
-import io.delta.kernel.internal.util.Utils;
-import io.delta.kernel.types.ArrayType;
-import io.delta.kernel.types.BinaryType;
-import io.delta.kernel.types.FloatType;
-import io.delta.kernel.types.IntegerType;
-import io.delta.kernel.types.LongType;
-import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructType;
-import io.delta.kernel.utils.CloseableIterator;
-import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
@@ -52,18 +40,8 @@ public final class DeltaDatasetReader implements DatasetReader {
   private static final Logger log = LoggerFactory.getLogger(DeltaDatasetReader.class);
   private static final String IMAGE = "image";
   private static final String FEATURES = "features";
-  private static final StructType IMAGES_READ_SCHEMA =
-      new StructType()
-          .add("id", LongType.LONG)
-          .add("label", IntegerType.INTEGER)
-          .add("split", StringType.STRING)
-          .add(IMAGE, BinaryType.BINARY);
-  private static final StructType FEATURES_READ_SCHEMA =
-      new StructType()
-          .add("id", LongType.LONG)
-          .add("label", IntegerType.INTEGER)
-          .add("split", StringType.STRING)
-          .add(FEATURES, new ArrayType(FloatType.FLOAT, true));
+  private static final StructType IMAGES_READ_SCHEMA = TableSchemas.IMAGE_ROWS_READ;
+  private static final StructType FEATURES_READ_SCHEMA = TableSchemas.FEATURE_ROWS_READ;
 
   private final Engine engine;
 
@@ -80,8 +58,8 @@ public final class DeltaDatasetReader implements DatasetReader {
    *     the table is neither a labeled-images nor a labeled-features table, or a row is malformed
    *     (an image of another size, a feature vector of another length or with a null), naming the
    *     table and the row's id
-   * @throws io.temporal.failure.ApplicationFailure non-retryable ({@value
-   *     FailureTypes#STORAGE_UNUSABLE}) when the storage refuses access or does not exist
+   * @throws KeelFailure non-retryable ({@value FailureTypes#STORAGE_UNUSABLE}) when the storage
+   *     refuses access or does not exist
    */
   @Override
   public LabeledExamples readExamples(TableRef table, String split) {
@@ -127,33 +105,18 @@ public final class DeltaDatasetReader implements DatasetReader {
     int[] shape = images ? imageShape(properties) : null;
     Predicate splitIs = new Predicate("=", new Column("split"), Literal.ofString(split));
     Scan scan = snapshot.getScanBuilder().withReadSchema(readSchema).withFilter(splitIs).build();
-    Row scanState = scan.getScanState(engine);
-    StructType physicalSchema = ScanStateRow.getPhysicalDataReadSchema(scanState);
 
     Growing out = images ? Growing.images(shape[0] * shape[1]) : Growing.features();
-    int files = 0;
-    try (CloseableIterator<FilteredColumnarBatch> scanFiles = scan.getScanFiles(engine)) {
-      while (scanFiles.hasNext()) {
-        try (CloseableIterator<Row> fileRows = scanFiles.next().getRows()) {
-          while (fileRows.hasNext()) {
-            Row scanFile = fileRows.next();
-            files++;
-            FileStatus file = InternalScanFileUtils.getAddFileStatus(scanFile);
-            CloseableIterator<ColumnarBatch> physical =
-                engine
-                    .getParquetHandler()
-                    .readParquetFiles(
-                        Utils.singletonCloseableIterator(file), physicalSchema, Optional.empty())
-                    .map(FileReadResult::getData);
-            try (CloseableIterator<FilteredColumnarBatch> data =
-                Scan.transformPhysicalData(engine, scanState, scanFile, physical)) {
-              while (data.hasNext()) {
-                out.addBatch(data.next(), split, table);
-              }
-            }
-          }
-        }
-      }
+    int files;
+    try {
+      files =
+          KernelInternals.forEachBatch(
+              engine,
+              scan,
+              (path, batch) -> {
+                out.addBatch(batch, split, table);
+                return true;
+              });
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + table.getUri() + " v" + table.getVersion(), e);
     }
@@ -255,7 +218,7 @@ public final class DeltaDatasetReader implements DatasetReader {
       Optional<ColumnVector> sel = fb.getSelectionVector();
       int size = b.getSize();
       for (int r = 0; r < size; r++) {
-        if (sel.isPresent() && (sel.get().isNullAt(r) || !sel.get().getBoolean(r))) {
+        if (!KernelInternals.selected(sel, r)) {
           continue;
         }
         if (sp.isNullAt(r) || !split.equals(sp.getString(r))) {

@@ -1,6 +1,7 @@
 package dev.keel.tables;
 
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.KeelFailure;
 import dev.keel.storage.S3Settings;
 import dev.keel.storage.S3Uri;
 import dev.keel.storage.StorageFailures;
@@ -19,8 +20,6 @@ import io.delta.kernel.exceptions.ConcurrentTransactionException;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.hook.PostCommitHook;
-import io.delta.kernel.internal.TableImpl;
-import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.statistics.DataFileStatistics;
 import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
 import io.delta.kernel.types.BinaryType;
@@ -190,8 +189,8 @@ public final class DeltaTableWriter {
      *
      * @return the committed table version
      * @throws ConcurrentTransactionException when the transaction id was already committed
-     * @throws io.temporal.failure.ApplicationFailure non-retryable ({@value
-     *     FailureTypes#STORAGE_UNUSABLE}) when the storage refuses access or does not exist
+     * @throws KeelFailure non-retryable ({@value FailureTypes#STORAGE_UNUSABLE}) when the storage
+     *     refuses access or does not exist
      */
     public long commit() {
       try {
@@ -244,8 +243,7 @@ public final class DeltaTableWriter {
         // REPLACE TABLE: one commit removes every current file and adds the new ones; older
         // versions stay readable by time travel.
         TransactionBuilder b =
-            ((TableImpl) Table.forPath(engine, path))
-                .createReplaceTableTransactionBuilder(engine, engineInfo)
+            KernelInternals.replaceTable(engine, path, engineInfo)
                 .withSchema(engine, schema)
                 .withTableProperties(engine, creationProperties());
         if (appId != null) {
@@ -295,7 +293,7 @@ public final class DeltaTableWriter {
         DataWriteContext ctx = Transaction.getWriteContext(engine, state, Map.of());
         try (CloseableIterator<Row> acts =
             Transaction.generateAppendActions(
-                engine, state, Utils.toCloseableIterator(staged.iterator()), ctx)) {
+                engine, state, KernelInternals.closeable(staged.iterator()), ctx)) {
           while (acts.hasNext()) {
             actions.add(acts.next());
           }
@@ -405,7 +403,7 @@ public final class DeltaTableWriter {
             .getParquetHandler()
             .writeParquetFiles(
                 DeltaTables.tablePath(directoryUri),
-                Utils.toCloseableIterator(batches.iterator()),
+                KernelInternals.closeable(batches.iterator()),
                 statsColumns)) {
       while (files.hasNext()) {
         out.add(files.next());
@@ -492,7 +490,7 @@ public final class DeltaTableWriter {
     return new CloseableIterable<>() {
       @Override
       public CloseableIterator<Row> iterator() {
-        return Utils.toCloseableIterator(rows.iterator());
+        return KernelInternals.closeable(rows.iterator());
       }
 
       @Override

@@ -5,18 +5,11 @@ import io.delta.kernel.Snapshot;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.FilteredColumnarBatch;
-import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.engine.FileReadResult;
-import io.delta.kernel.internal.InternalScanFileUtils;
-import io.delta.kernel.internal.data.ScanStateRow;
-import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
-import io.delta.kernel.utils.CloseableIterator;
-import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Map;
@@ -79,7 +72,7 @@ public final class SplitCounter {
           ColumnVector c = b.getColumnVector(1);
           Optional<ColumnVector> sel = fb.getSelectionVector();
           for (int r = 0; r < b.getSize(); r++) {
-            if (sel.isPresent() && (sel.get().isNullAt(r) || !sel.get().getBoolean(r))) {
+            if (!KernelInternals.selected(sel, r)) {
               continue;
             }
             counts
@@ -100,29 +93,14 @@ public final class SplitCounter {
       StructType readSchema,
       Consumer<FilteredColumnarBatch> sink) {
     Scan scan = snapshot.getScanBuilder().withReadSchema(readSchema).build();
-    Row scanState = scan.getScanState(engine);
-    StructType physicalSchema = ScanStateRow.getPhysicalDataReadSchema(scanState);
-    try (CloseableIterator<FilteredColumnarBatch> scanFiles = scan.getScanFiles(engine)) {
-      while (scanFiles.hasNext()) {
-        try (CloseableIterator<Row> fileRows = scanFiles.next().getRows()) {
-          while (fileRows.hasNext()) {
-            Row scanFile = fileRows.next();
-            FileStatus file = InternalScanFileUtils.getAddFileStatus(scanFile);
-            CloseableIterator<ColumnarBatch> physical =
-                engine
-                    .getParquetHandler()
-                    .readParquetFiles(
-                        Utils.singletonCloseableIterator(file), physicalSchema, Optional.empty())
-                    .map(FileReadResult::getData);
-            try (CloseableIterator<FilteredColumnarBatch> data =
-                Scan.transformPhysicalData(engine, scanState, scanFile, physical)) {
-              while (data.hasNext()) {
-                sink.accept(data.next());
-              }
-            }
-          }
-        }
-      }
+    try {
+      KernelInternals.forEachBatch(
+          engine,
+          scan,
+          (path, batch) -> {
+            sink.accept(batch);
+            return true;
+          });
     } catch (IOException e) {
       throw new UncheckedIOException("counting rows of version " + snapshot.getVersion(), e);
     }
@@ -135,7 +113,7 @@ public final class SplitCounter {
     String last = null;
     long run = 0;
     for (int r = 0; r < b.getSize(); r++) {
-      if (sel.isPresent() && (sel.get().isNullAt(r) || !sel.get().getBoolean(r))) {
+      if (!KernelInternals.selected(sel, r)) {
         continue;
       }
       String key = !byValue ? ALL : split.isNullAt(r) ? "" : text(split, r);

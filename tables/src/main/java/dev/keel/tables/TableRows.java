@@ -1,25 +1,16 @@
 package dev.keel.tables;
 
-import io.delta.kernel.Scan;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
-import io.delta.kernel.data.FilteredColumnarBatch;
-import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.engine.FileReadResult;
-import io.delta.kernel.internal.InternalScanFileUtils;
-import io.delta.kernel.internal.data.ScanStateRow;
-import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.types.BooleanType;
 import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.DoubleType;
 import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StringType;
-import io.delta.kernel.types.StructType;
 import io.delta.kernel.types.TimestampType;
-import io.delta.kernel.utils.CloseableIterator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
@@ -38,58 +29,30 @@ public final class TableRows {
   private TableRows() {}
 
   public static List<Map<String, Object>> read(Engine engine, Snapshot snapshot) {
-    Scan scan = snapshot.getScanBuilder().build();
-    Row scanState = scan.getScanState(engine);
-    StructType physical = ScanStateRow.getPhysicalDataReadSchema(scanState);
     List<Map<String, Object>> out = new ArrayList<>();
-    try (CloseableIterator<FilteredColumnarBatch> files = scan.getScanFiles(engine)) {
-      while (files.hasNext()) {
-        try (CloseableIterator<Row> rows = files.next().getRows()) {
-          while (rows.hasNext()) {
-            readFile(engine, scanState, physical, rows.next(), out);
-          }
-        }
-      }
+    try {
+      KernelInternals.forEachBatch(
+          engine,
+          snapshot.getScanBuilder().build(),
+          (path, filtered) -> {
+            ColumnarBatch b = filtered.getData();
+            Optional<ColumnVector> selected = filtered.getSelectionVector();
+            for (int r = 0; r < b.getSize(); r++) {
+              if (!KernelInternals.selected(selected, r)) {
+                continue;
+              }
+              Map<String, Object> row = new LinkedHashMap<>();
+              for (int c = 0; c < b.getSchema().length(); c++) {
+                row.put(b.getSchema().at(c).getName(), value(b.getColumnVector(c), r));
+              }
+              out.add(row);
+            }
+            return true;
+          });
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     return out;
-  }
-
-  private static void readFile(
-      Engine engine,
-      Row scanState,
-      StructType physical,
-      Row scanFile,
-      List<Map<String, Object>> out)
-      throws IOException {
-    CloseableIterator<ColumnarBatch> data =
-        engine
-            .getParquetHandler()
-            .readParquetFiles(
-                Utils.singletonCloseableIterator(InternalScanFileUtils.getAddFileStatus(scanFile)),
-                physical,
-                Optional.empty())
-            .map(FileReadResult::getData);
-    try (CloseableIterator<FilteredColumnarBatch> logical =
-        Scan.transformPhysicalData(engine, scanState, scanFile, data)) {
-      while (logical.hasNext()) {
-        FilteredColumnarBatch filtered = logical.next();
-        ColumnarBatch b = filtered.getData();
-        Optional<ColumnVector> selected = filtered.getSelectionVector();
-        for (int r = 0; r < b.getSize(); r++) {
-          if (selected.isPresent()
-              && (selected.get().isNullAt(r) || !selected.get().getBoolean(r))) {
-            continue;
-          }
-          Map<String, Object> row = new LinkedHashMap<>();
-          for (int c = 0; c < b.getSchema().length(); c++) {
-            row.put(b.getSchema().at(c).getName(), value(b.getColumnVector(c), r));
-          }
-          out.add(row);
-        }
-      }
-    }
   }
 
   private static Object value(ColumnVector v, int r) {

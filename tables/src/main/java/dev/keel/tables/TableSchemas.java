@@ -67,4 +67,24 @@ public final class TableSchemas {
           .add("source_table_uri", StringType.STRING, false)
           .add("model_version", StringType.STRING, false)
           .add("run_id", StringType.STRING, false);
+
+  /**
+   * What readers of a labeled-images table read: its columns, nullable as Kernel hands them over.
+   */
+  public static final StructType IMAGE_ROWS_READ =
+      new StructType()
+          .add("id", LongType.LONG)
+          .add("label", IntegerType.INTEGER)
+          .add("split", StringType.STRING)
+          .add("image", BinaryType.BINARY);
+
+  /**
+   * What readers of a labeled-features table read: its columns, nullable as Kernel hands them over.
+   */
+  public static final StructType FEATURE_ROWS_READ =
+      new StructType()
+          .add("id", LongType.LONG)
+          .add("label", IntegerType.INTEGER)
+          .add("split", StringType.STRING)
+          .add("features", new ArrayType(FloatType.FLOAT, true));
 }

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.KeelFailure;
 import dev.keel.storage.testing.IgnoresIfNoneMatchS3;
 import dev.keel.storage.testing.S3ProxyExtension;
-import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -66,10 +66,10 @@ class CommitsOnAStoreIgnoringIfNoneMatchAreRefusedNotLostTest {
                     out.append(
                         DeltaTableWriterTest.predictions(3, writer * 100L + c * 10L, "w", 0));
                     refusals.add("committed");
-                  } catch (ApplicationFailure f) {
-                    assertTrue(f.isNonRetryable());
-                    assertEquals(FailureTypes.STORAGE_UNUSABLE, f.getType());
-                    refusals.add(f.getOriginalMessage());
+                  } catch (KeelFailure f) {
+                    assertFalse(f.retryable());
+                    assertEquals(FailureTypes.STORAGE_UNUSABLE, f.type());
+                    refusals.add(f.getMessage());
                   }
                 }
                 return refusals;

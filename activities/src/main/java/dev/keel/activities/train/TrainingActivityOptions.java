@@ -33,13 +33,32 @@ public final class TrainingActivityOptions {
   private TrainingActivityOptions() {}
 
   /**
+   * The restarts after worker failures a trial may use, and how many earlier steps of it used.
+   *
+   * @param allowed restarts the whole trial may use ({@code max_restarts})
+   * @param used restarts earlier steps of the trial already used
+   */
+  public record Restarts(int allowed, int used) {
+    /** A step that starts the trial afresh. */
+    public static Restarts unused(int allowed) {
+      return new Restarts(allowed, 0);
+    }
+
+    /**
+     * The first attempt plus the restarts left; a trial that used them all still gets its one
+     * attempt.
+     */
+    public int attempts() {
+      return Math.max(1, allowed - used + 1);
+    }
+  }
+
+  /**
    * @param pool resource pool whose {@code keel-train-<pool>} queue trains
-   * @param maxRestarts restarts after worker failures the whole trial may use
-   * @param restartsUsed restarts earlier steps of the trial already used
    * @param heartbeat how long a worker may stay silent before its attempt counts as dead
    */
   public static ActivityOptions forTrial(
-      String pool, int maxRestarts, int restartsUsed, Duration heartbeat, String summary) {
+      String pool, Restarts restarts, Duration heartbeat, String summary) {
     return ActivityOptions.newBuilder()
         .setTaskQueue(TaskQueues.train(pool))
         .setSummary(summary)
@@ -51,7 +70,7 @@ public final class TrainingActivityOptions {
             RetryOptions.newBuilder()
                 .setInitialInterval(INITIAL_RETRY_INTERVAL)
                 .setMaximumInterval(MAX_RETRY_INTERVAL)
-                .setMaximumAttempts(attempts(maxRestarts, restartsUsed))
+                .setMaximumAttempts(restarts.attempts())
                 .setDoNotRetry(DO_NOT_RETRY)
                 .build())
         .build();
@@ -80,13 +99,5 @@ public final class TrainingActivityOptions {
    */
   public static boolean isPermanent(String failureType) {
     return Arrays.asList(DO_NOT_RETRY).contains(failureType);
-  }
-
-  /**
-   * The first attempt plus the restarts left; a trial that used them all still gets its one
-   * attempt.
-   */
-  static int attempts(int maxRestarts, int restartsUsed) {
-    return Math.max(1, maxRestarts - restartsUsed + 1);
   }
 }

@@ -36,7 +36,9 @@ class TrainingActivityOptionsTest {
         o.getRetryOptions().getDoNotRetry());
     assertEquals(
         "keel-train-cpu",
-        TrainingActivityOptions.forTrial("", 3, 0, Duration.ofSeconds(1), "s").getTaskQueue());
+        TrainingActivityOptions.forTrial(
+                "", TrainingActivityOptions.Restarts.unused(3), Duration.ofSeconds(1), "s")
+            .getTaskQueue());
   }
 
   @Test
@@ -53,6 +55,9 @@ class TrainingActivityOptionsTest {
 
   private static ActivityOptions options(int maxRestarts, int used) {
     return TrainingActivityOptions.forTrial(
-        "gpu", maxRestarts, used, Duration.ofSeconds(42), "train");
+        "gpu",
+        new TrainingActivityOptions.Restarts(maxRestarts, used),
+        Duration.ofSeconds(42),
+        "train");
   }
 }

@@ -1,10 +1,10 @@
 package dev.keel.etl.tabular;
 
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.KeelFailure;
 import dev.keel.etl.BadRecords;
 import dev.keel.etl.HashSplit;
 import dev.keel.etl.source.SourceFiles;
-import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
@@ -84,7 +84,7 @@ public final class CsvSource {
       Optional<SourceText.Flaw> inHeader = r.flawThrough(Math.max(1, p.getCurrentLineNumber()));
       if (inHeader.isPresent()) {
         // no record can be read without the column names
-        throw ApplicationFailure.newNonRetryableFailure(
+        throw KeelFailure.nonRetryable(
             f.relative()
                 + ":"
                 + inHeader.get().line()
@@ -94,7 +94,7 @@ public final class CsvSource {
       }
       List<String> header = p.getHeaderNames();
       if (header.isEmpty()) {
-        throw ApplicationFailure.newNonRetryableFailure(
+        throw KeelFailure.nonRetryable(
             f.relative() + ": empty CSV file (no header line)", FailureTypes.DATASET_CORRUPT);
       }
       TabularRows.requireColumns(f.relative(), header, labelColumn, featureColumns);
@@ -126,7 +126,7 @@ public final class CsvSource {
               }
             }
             if (names.isEmpty()) {
-              throw ApplicationFailure.newNonRetryableFailure(
+              throw KeelFailure.nonRetryable(
                   f.relative()
                       + ": no numeric feature column besides '"
                       + labelColumn

@@ -1,9 +1,9 @@
 package dev.keel.etl.tabular;
 
+import dev.keel.activities.KeelFailure;
 import dev.keel.etl.BadRecords;
 import dev.keel.etl.HashSplit;
 import dev.keel.etl.source.SourceFiles;
-import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.file.Path;
@@ -90,7 +90,7 @@ public final class ParquetSource {
           }
         }
       } catch (IOException | RuntimeException e) {
-        if (e instanceof ApplicationFailure a) {
+        if (e instanceof KeelFailure a) {
           throw a;
         }
         bad.report(f.relative(), "unreadable Parquet file (" + e.getMessage() + ")");

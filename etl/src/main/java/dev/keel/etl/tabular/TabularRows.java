@@ -1,8 +1,8 @@
 package dev.keel.etl.tabular;
 
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.KeelFailure;
 import dev.keel.etl.HashSplit;
-import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,7 +30,7 @@ public final class TabularRows {
     if (featureNames == null) {
       featureNames = List.copyOf(names);
     } else if (!featureNames.equals(names)) {
-      throw ApplicationFailure.newNonRetryableFailure(
+      throw KeelFailure.nonRetryable(
           file + ": feature columns " + names + " differ from the first file's " + featureNames,
           FailureTypes.DATASET_CORRUPT);
     }
@@ -92,7 +92,7 @@ public final class TabularRows {
   static void requireColumns(
       String file, List<String> columns, String labelColumn, List<String> featureColumns) {
     if (!columns.contains(labelColumn)) {
-      throw ApplicationFailure.newNonRetryableFailure(
+      throw KeelFailure.nonRetryable(
           "source.label_column '"
               + labelColumn
               + "' is not a column of "
@@ -104,7 +104,7 @@ public final class TabularRows {
     }
     for (String f : featureColumns) {
       if (!columns.contains(f)) {
-        throw ApplicationFailure.newNonRetryableFailure(
+        throw KeelFailure.nonRetryable(
             "source.feature_columns: '"
                 + f
                 + "' is not a column of "

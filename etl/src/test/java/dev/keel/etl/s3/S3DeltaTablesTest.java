@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.KeelFailure;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
@@ -173,14 +174,15 @@ class S3DeltaTablesTest {
   @Test
   void missingBucketFailsWithOneLine() {
     String table = "s3://keel-no-such-bucket-4711/t";
-    ApplicationFailure f =
+    KeelFailure f =
         assertThrows(
-            ApplicationFailure.class,
+            KeelFailure.class,
             () ->
                 new DeltaDatasetReader()
                     .read(TableRef.newBuilder().setUri(table).setVersion(0).build(), "train"));
-    assertTrue(f.isNonRetryable());
-    assertEquals("storage " + table + ": the bucket does not exist", f.getOriginalMessage());
+    assertFalse(f.retryable());
+    assertEquals(FailureTypes.STORAGE_UNUSABLE, f.type());
+    assertEquals("storage " + table + ": the bucket does not exist", f.getMessage());
   }
 
   private static Columns rows(long firstId, int n) {

@@ -1,5 +1,6 @@
 package dev.keel.gpu.gang;
 
+import dev.keel.activities.KeelFailure;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,8 +43,8 @@ public final class Fingerprint {
   }
 
   /**
-   * @throws io.temporal.failure.ApplicationFailure of type {@code GangMismatch} (non-retryable)
-   *     naming every field that differs
+   * @throws KeelFailure of type {@code GangMismatch} (non-retryable) naming every field that
+   *     differs
    */
   public void requireSame(Fingerprint other, String who) {
     List<String> differences = differences(other);

@@ -3,6 +3,7 @@ package dev.keel.gpu.gang;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.KeelFailure;
 import dev.keel.activities.train.GangRendezvous;
 import dev.keel.api.v1.GangSpec;
 import dev.keel.api.v1.RankInfo;
@@ -14,7 +15,6 @@ import dev.keel.gpu.collective.ProcessGroup;
 import dev.keel.gpu.collective.Store;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
-import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -139,7 +139,7 @@ public final class GangMember implements GradientExchange {
     while (true) {
       Rendezvous rv = workflow.query(GangRendezvous.RENDEZVOUS, Rendezvous.class, spec.getGangId());
       if (rv.getAbandoned()) {
-        throw ApplicationFailure.newFailure(
+        throw KeelFailure.retryable(
             "gang "
                 + spec.getGangId()
                 + " was given up by its workflow (rank 0 failed"
@@ -152,7 +152,7 @@ public final class GangMember implements GradientExchange {
         return rv;
       }
       if (stopped.getAsBoolean()) {
-        throw ApplicationFailure.newFailure(
+        throw KeelFailure.retryable(
             "rank "
                 + spec.getRank()
                 + " of gang "
@@ -164,8 +164,7 @@ public final class GangMember implements GradientExchange {
         Thread.sleep(POLL.toMillis());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw ApplicationFailure.newFailure(
-            "interrupted while waiting for the gang", "GangAbandoned");
+        throw KeelFailure.retryable("interrupted while waiting for the gang", "GangAbandoned");
       }
     }
   }
@@ -179,8 +178,8 @@ public final class GangMember implements GradientExchange {
   }
 
   /** A mismatch is the input's fault: restarting the gang would meet it again. */
-  static ApplicationFailure mismatch(String message) {
-    return ApplicationFailure.newNonRetryableFailure(message, FailureTypes.GANG_MISMATCH);
+  static KeelFailure mismatch(String message) {
+    return KeelFailure.nonRetryable(message, FailureTypes.GANG_MISMATCH);
   }
 
   @Override

@@ -4,6 +4,7 @@ import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDManager;
 import ai.djl.pytorch.jni.JniUtils;
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.KeelFailure;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.gpu.checkpoint.ModelCheckpoints;
 import dev.keel.gpu.gang.GangJoin;
@@ -15,7 +16,6 @@ import dev.keel.storage.checkpoint.BackgroundCheckpointWriter;
 import dev.keel.storage.checkpoint.CheckpointMetadata;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.tables.dataset.LabeledExamples;
-import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Instant;
@@ -85,8 +85,8 @@ public final class Trainer {
   }
 
   /**
-   * @throws ApplicationFailure of type {@value FailureTypes#INVALID_HYPERPARAMETER} (non-retryable)
-   *     when the loss becomes NaN, infinite or above {@link #DIVERGED_LOSS}
+   * @throws KeelFailure of type {@value FailureTypes#INVALID_HYPERPARAMETER} (non-retryable) when
+   *     the loss becomes NaN, infinite or above {@link #DIVERGED_LOSS}
    * @throws dev.keel.storage.checkpoint.CorruptCheckpointException if the start checkpoint is bad
    * @throws InvalidFieldException if the data does not fit the plan (e.g. batch size)
    */
@@ -306,12 +306,12 @@ public final class Trainer {
     }
   }
 
-  private ApplicationFailure invalidLoss(float loss, long batch) {
+  private KeelFailure invalidLoss(float loss, long batch) {
     String what =
         Float.isNaN(loss)
             ? "is NaN"
             : Float.isInfinite(loss) ? "is infinite" : "diverged to " + loss;
-    return ApplicationFailure.newNonRetryableFailure(
+    return KeelFailure.nonRetryable(
         String.format(
             "trial %s: loss %s at batch %d (lr=%s): invalid hyperparameters",
             plan.trialId(),

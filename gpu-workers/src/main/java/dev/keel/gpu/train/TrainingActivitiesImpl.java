@@ -1,7 +1,9 @@
 package dev.keel.gpu.train;
 
 import ai.djl.engine.Engine;
+import dev.keel.activities.ActivityBoundary;
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.KeelFailure;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.GangSpec;
@@ -111,6 +113,8 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
         return train(defaults.apply(incoming), ctx, heartbeats);
       } catch (ApplicationFailure f) {
         throw withWrittenCheckpoints(f, heartbeats.written());
+      } catch (KeelFailure f) {
+        throw withWrittenCheckpoints(ActivityBoundary.toTemporal(f), heartbeats.written());
       }
     }
   }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDManager;
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.KeelFailure;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.gpu.model.FashionCnn;
@@ -26,7 +27,6 @@ import dev.keel.storage.checkpoint.S3CheckpointStorage;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.storage.testing.S3ProxyExtension;
 import dev.keel.storage.testing.TestDirs;
-import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -195,13 +195,13 @@ class S3CheckpointStorageTest {
             S3Clients.get(S3ProxyExtension.settings().withStaticCredentials("nobody", "wrong")),
             TestDirs.create("cache"));
     try (TrainableModel model = trained(hp)) {
-      ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> write(denied, model));
-      assertTrue(f.isNonRetryable());
-      assertEquals(FailureTypes.STORAGE_UNUSABLE, f.getType());
+      KeelFailure f = assertThrows(KeelFailure.class, () -> write(denied, model));
+      assertFalse(f.retryable());
+      assertEquals(FailureTypes.STORAGE_UNUSABLE, f.type());
       assertTrue(
-          f.getOriginalMessage().startsWith("storage s3://" + bucket + "/keel/checkpoints/exp/t1/"),
-          f.getOriginalMessage());
-      assertFalse(f.getOriginalMessage().contains("\n"));
+          f.getMessage().startsWith("storage s3://" + bucket + "/keel/checkpoints/exp/t1/"),
+          f.getMessage());
+      assertFalse(f.getMessage().contains("\n"));
     }
     assertTrue(s3.listObjectsV2(b -> b.bucket(bucket)).contents().isEmpty(), "nothing was written");
   }

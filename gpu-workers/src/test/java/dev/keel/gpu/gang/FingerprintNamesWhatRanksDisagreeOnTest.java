@@ -1,10 +1,11 @@
 package dev.keel.gpu.gang;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.keel.activities.FailureTypes;
-import io.temporal.failure.ApplicationFailure;
+import dev.keel.activities.KeelFailure;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -29,13 +30,12 @@ class FingerprintNamesWhatRanksDisagreeOnTest {
         Fingerprint.parse(
             base().set("data", "file:///t@4").set("parameters", 206923).build().text()
                 + "threads=2\n");
-    ApplicationFailure f =
-        assertThrows(ApplicationFailure.class, () -> here.requireSame(there, "rank 0"));
-    assertEquals(FailureTypes.GANG_MISMATCH, f.getType());
-    assertEquals(true, f.isNonRetryable());
+    KeelFailure f = assertThrows(KeelFailure.class, () -> here.requireSame(there, "rank 0"));
+    assertEquals(FailureTypes.GANG_MISMATCH, f.type());
+    assertFalse(f.retryable());
     assertEquals(
         "this rank and rank 0 would train different things: data 'file:///t@3' here, 'file:///t@4' there;"
             + " parameters '206922' here, '206923' there; threads (absent) here, '2' there",
-        f.getOriginalMessage());
+        f.getMessage());
   }
 }

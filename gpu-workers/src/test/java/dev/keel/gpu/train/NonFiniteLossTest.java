@@ -1,20 +1,21 @@
 package dev.keel.gpu.train;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.KeelFailure;
 import dev.keel.gpu.model.ModelRegistry;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
 import dev.keel.storage.testing.TestDirs;
-import io.temporal.failure.ApplicationFailure;
 import org.junit.jupiter.api.Test;
 
 class NonFiniteLossTest {
 
-  private static ApplicationFailure train(String optimizer, double lr) throws Exception {
+  private static KeelFailure train(String optimizer, double lr) throws Exception {
     var request =
         Requests.fashionCnn(TestDirs.create("nan"), 200)
             .setTrialId("t-nan")
@@ -28,15 +29,15 @@ class NonFiniteLossTest {
             TrainingPlan.from(request, ModelRegistry.withBuiltIns()),
             FashionMnist.train(),
             ProgressListener.NONE);
-    ApplicationFailure f = assertThrows(ApplicationFailure.class, trainer::run);
-    assertEquals(FailureTypes.INVALID_HYPERPARAMETER, f.getType());
-    assertTrue(f.isNonRetryable());
+    KeelFailure f = assertThrows(KeelFailure.class, trainer::run);
+    assertEquals(FailureTypes.INVALID_HYPERPARAMETER, f.type());
+    assertFalse(f.retryable());
     return f;
   }
 
   @Test
   void absurdLearningRateGivesNaNLoss() throws Exception {
-    String m = train("sgd", 1e30).getOriginalMessage();
+    String m = train("sgd", 1e30).getMessage();
     assertTrue(
         m.matches(
             "trial t-nan: loss is NaN at batch \\d+ \\(lr=1.0E30\\): invalid hyperparameters"),
@@ -46,7 +47,7 @@ class NonFiniteLossTest {
   @Test
   void learningRateOfAMillionDivergesAndFailsTheSameWay() throws Exception {
     // Adam keeps the loss finite (~1e20) at lr=1e6; SGD reaches ~1e18 at batch 2.
-    String m = train("adam", 1e6).getOriginalMessage();
+    String m = train("adam", 1e6).getMessage();
     assertTrue(
         m.matches(
             "trial t-nan: loss diverged to \\S+ at batch \\d+ \\(lr=1000000.0\\): invalid hyperparameters"),

@@ -1,10 +1,10 @@
 package dev.keel.service.cli;
 
+import dev.keel.workflows.experiment.ActivityFailures;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowNotFoundException;
-import io.temporal.failure.ApplicationFailure;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.Optional;
@@ -68,10 +68,13 @@ final class FriendlyErrors implements IExecutionExceptionHandler, IParameterExce
     }
     if (e instanceof WorkflowFailedException wf) {
       err.println(
-          "keel: pipeline " + wf.getExecution().getWorkflowId() + " failed: " + rootMessage(wf));
+          "keel: pipeline "
+              + wf.getExecution().getWorkflowId()
+              + " failed: "
+              + ActivityFailures.rootMessage(wf));
       return FAILED;
     }
-    err.println("keel: " + rootMessage(e) + " (KEEL_DEBUG=1 for details)");
+    err.println("keel: " + ActivityFailures.rootMessage(e) + " (KEEL_DEBUG=1 for details)");
     return FAILED;
   }
 
@@ -118,20 +121,10 @@ final class FriendlyErrors implements IExecutionExceptionHandler, IParameterExce
    * finishConnect(..) failed: …}.
    */
   private static String reason(StatusRuntimeException e) {
-    String root = rootMessage(e);
+    String root = ActivityFailures.rootMessage(e);
     int failed = root.lastIndexOf("failed: ");
     String reason = failed >= 0 ? root.substring(failed + "failed: ".length()) : root;
     int colon = reason.indexOf(": ");
     return (colon > 0 ? reason.substring(0, colon) : reason).toLowerCase(Locale.ROOT);
-  }
-
-  static String rootMessage(Throwable t) {
-    Throwable c = t;
-    while (c.getCause() != null && c.getCause() != c) {
-      c = c.getCause();
-    }
-    // ApplicationFailure.getMessage() is "message='…', type='…', nonRetryable=…"
-    String m = c instanceof ApplicationFailure af ? af.getOriginalMessage() : c.getMessage();
-    return m == null ? c.getClass().getSimpleName() : m;
   }
 }

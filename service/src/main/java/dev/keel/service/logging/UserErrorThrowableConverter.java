@@ -3,6 +3,8 @@ package dev.keel.service.logging;
 import ch.qos.logback.classic.pattern.ThrowableProxyConverter;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxy;
+import dev.keel.activities.KeelFailure;
+import dev.keel.workflows.experiment.ActivityFailures;
 import io.temporal.common.converter.DataConverterException;
 import io.temporal.failure.ApplicationFailure;
 
@@ -52,8 +54,11 @@ public final class UserErrorThrowableConverter extends ThrowableProxyConverter {
       if (t instanceof ApplicationFailure a && a.isNonRetryable()) {
         return a.getType() + ": " + a.getOriginalMessage();
       }
+      if (t instanceof KeelFailure k && !k.retryable()) {
+        return k.type() + ": " + k.getMessage();
+      }
       if (t instanceof DataConverterException) {
-        return "undecodable input: " + rootMessage(t);
+        return "undecodable input: " + ActivityFailures.rootMessage(t);
       }
     }
     return null;
@@ -78,13 +83,5 @@ public final class UserErrorThrowableConverter extends ThrowableProxyConverter {
       }
     }
     return null;
-  }
-
-  private static String rootMessage(Throwable t) {
-    Throwable c = t;
-    while (c.getCause() != null && c.getCause() != c) {
-      c = c.getCause();
-    }
-    return c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
   }
 }

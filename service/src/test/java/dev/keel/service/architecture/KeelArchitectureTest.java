@@ -496,6 +496,74 @@ class KeelArchitectureTest {
                   + "in-process server (dev.keel.service.dev.LoopbackTemporalServer) may start it. Use the public "
                   + "io.temporal.client/worker/workflow/activity API.");
 
+  /** Activity implementations and their nested classes: where Keel's failures become Temporal's. */
+  static final DescribedPredicate<JavaClass> ACTIVITY_BOUNDARY =
+      DescribedPredicate.describe(
+          "an activity implementation (*ActivitiesImpl) or a class nested in one",
+          c -> c.getName().matches(".*ActivitiesImpl(\\$.*)?"));
+
+  @ArchTest
+  static final ArchRule libraryCodeIsFreeOfTemporal =
+      noClasses()
+          .that()
+          .resideInAnyPackage(
+              "dev.keel.api..",
+              "dev.keel.storage..",
+              "dev.keel.tables..",
+              "dev.keel.etl..",
+              "dev.keel.gpu..",
+              "dev.keel.inference..")
+          .and()
+          .resideOutsideOfPackages("dev.keel.api.temporal..", "dev.keel.gpu.gang..")
+          .and(DescribedPredicate.not(ACTIVITY_BOUNDARY))
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("io.temporal..")
+          .because(
+              "retrying or not is decided at the activity boundary: library code throws "
+                  + "dev.keel.activities.KeelFailure (type and retryability) and each *ActivitiesImpl maps it "
+                  + "with dev.keel.activities.ActivityBoundary. Only the activity implementations, the data "
+                  + "converter (dev.keel.api.temporal) and the gang rendezvous, which queries its workflow "
+                  + "(dev.keel.gpu.gang), talk to Temporal.");
+
+  /** The trainer, the Delta writer and readers and the ETL's sources, which must run anywhere. */
+  @ArchTest
+  static final ArchRule trainerReadersAndWritersRunWithoutTemporal =
+      noClasses()
+          .that()
+          .haveFullyQualifiedName("dev.keel.gpu.train.Trainer")
+          .or()
+          .haveFullyQualifiedName("dev.keel.tables.DeltaTableWriter")
+          .or()
+          .haveFullyQualifiedName("dev.keel.tables.DeltaDatasetReader")
+          .or()
+          .haveFullyQualifiedName("dev.keel.tables.TableRows")
+          .or()
+          .haveFullyQualifiedName("dev.keel.tables.SplitCounter")
+          .or()
+          .haveFullyQualifiedName("dev.keel.etl.tabular.CsvSource")
+          .or()
+          .haveFullyQualifiedName("dev.keel.etl.tabular.ParquetSource")
+          .should()
+          .transitivelyDependOnClassesThat()
+          .resideInAPackage("io.temporal..")
+          .because(
+              "they are Keel's library: a notebook, a benchmark or another engine calls them without a "
+                  + "Temporal worker; what they raise is a KeelFailure.");
+
+  @ArchTest
+  static final ArchRule onlyKernelInternalsUsesDeltaKernelInternals =
+      noClasses()
+          .that()
+          .doNotHaveFullyQualifiedName("dev.keel.tables.KernelInternals")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("io.delta.kernel.internal..")
+          .because(
+              "io.delta.kernel.internal is not Delta Kernel's API and changes without notice; "
+                  + "dev.keel.tables.KernelInternals is its one door (the scan loop over data files, "
+                  + "REPLACE TABLE). Read tables through it or through dev.keel.tables.");
+
   // ---------------------------------------------------------------------------------------------
   // Cycles
   // ---------------------------------------------------------------------------------------------

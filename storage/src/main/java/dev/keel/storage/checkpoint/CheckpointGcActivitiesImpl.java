@@ -1,5 +1,6 @@
 package dev.keel.storage.checkpoint;
 
+import dev.keel.activities.ActivityBoundary;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.checkpoint.CheckpointGcActivities;
 import dev.keel.api.v1.CheckpointRef;
@@ -44,38 +45,45 @@ public final class CheckpointGcActivitiesImpl implements CheckpointGcActivities 
 
   @Override
   public GcResult collect(GcRequest request) {
-    CheckpointStorage storage = storageFor(request);
-    for (CheckpointRef ref : request.getDeleteList()) {
-      check(storage, request.getExperimentId(), ref);
-    }
-    ActivityExecutionContext ctx = activityContext();
-    long t0 = System.nanoTime();
-    long bytes = 0;
-    int done = 0;
-    for (CheckpointRef ref : request.getDeleteList()) {
-      if (ctx != null) {
-        ctx.heartbeat(
-            done); // a long collection (many checkpoints, S3) stays alive; a dead worker is noticed
-      }
-      done++;
-      try {
-        long freed = storage.delete(ref.getUri());
-        CheckpointMeters.BYTES_DELETED.increment((double) freed);
-        bytes += freed;
-      } catch (IOException e) {
-        throw new UncheckedIOException(
-            "deleting checkpoint " + ref.getUri() + ": " + e.getMessage(), e);
-      } catch (RuntimeException e) {
-        throw StorageFailures.translate(ref.getUri(), e);
-      }
-    }
-    log.info(
-        "experiment {}: deleted {} checkpoint(s), {} bytes freed, in {} ms",
-        request.getExperimentId(),
-        request.getDeleteCount(),
-        bytes,
-        (System.nanoTime() - t0) / 1_000_000);
-    return GcResult.newBuilder().setDeleted(request.getDeleteCount()).setBytesFreed(bytes).build();
+    return ActivityBoundary.call(
+        () -> {
+          CheckpointStorage storage = storageFor(request);
+          for (CheckpointRef ref : request.getDeleteList()) {
+            check(storage, request.getExperimentId(), ref);
+          }
+          ActivityExecutionContext ctx = activityContext();
+          long t0 = System.nanoTime();
+          long bytes = 0;
+          int done = 0;
+          for (CheckpointRef ref : request.getDeleteList()) {
+            if (ctx != null) {
+              ctx.heartbeat(
+                  done); // a long collection (many checkpoints, S3) stays alive; a dead worker is
+              // noticed
+            }
+            done++;
+            try {
+              long freed = storage.delete(ref.getUri());
+              CheckpointMeters.BYTES_DELETED.increment((double) freed);
+              bytes += freed;
+            } catch (IOException e) {
+              throw new UncheckedIOException(
+                  "deleting checkpoint " + ref.getUri() + ": " + e.getMessage(), e);
+            } catch (RuntimeException e) {
+              throw StorageFailures.translate(ref.getUri(), e);
+            }
+          }
+          log.info(
+              "experiment {}: deleted {} checkpoint(s), {} bytes freed, in {} ms",
+              request.getExperimentId(),
+              request.getDeleteCount(),
+              bytes,
+              (System.nanoTime() - t0) / 1_000_000);
+          return GcResult.newBuilder()
+              .setDeleted(request.getDeleteCount())
+              .setBytesFreed(bytes)
+              .build();
+        });
   }
 
   private CheckpointStorage storageFor(GcRequest request) {

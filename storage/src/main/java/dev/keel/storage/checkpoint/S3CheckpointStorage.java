@@ -1,6 +1,7 @@
 package dev.keel.storage.checkpoint;
 
 import dev.keel.activities.FailureTypes;
+import dev.keel.activities.KeelFailure;
 import dev.keel.storage.S3Clients;
 import dev.keel.storage.S3Objects;
 import dev.keel.storage.S3Uri;
@@ -43,7 +44,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * changed) and {@link VerifiedCheckpoint} checks every SHA-256 there.
  *
  * <p>Storage that refuses access (wrong credentials, no bucket) fails with a non-retryable one-line
- * {@code ApplicationFailure} ({@value FailureTypes#STORAGE_UNUSABLE}); other S3 errors are {@link
+ * {@link KeelFailure} ({@value FailureTypes#STORAGE_UNUSABLE}); other S3 errors are {@link
  * IOException}s.
  */
 public final class S3CheckpointStorage implements CheckpointStorage {

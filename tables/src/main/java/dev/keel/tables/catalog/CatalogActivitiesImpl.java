@@ -3,6 +3,7 @@ package dev.keel.tables.catalog;
 import static dev.keel.activities.FailureTypes.INVALID_ARGUMENT;
 import static dev.keel.activities.FailureTypes.INVALID_TABLE;
 
+import dev.keel.activities.ActivityBoundary;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.catalog.CatalogActivities;
 import dev.keel.api.v1.CatalogAppend;
@@ -89,15 +90,19 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
 
   @Override
   public DescribeTableResult describeTable(DescribeTableRequest request) {
-    if (request.getTable().isBlank()) {
-      throw ApplicationFailure.newNonRetryableFailure("data table is empty", INVALID_ARGUMENT);
-    }
-    String uri = DeltaTables.displayUri(storage.table(request.getTable().strip()));
-    try {
-      return describe(uri, request);
-    } catch (RuntimeException e) {
-      throw StorageFailures.translate(uri, e);
-    }
+    return ActivityBoundary.call(
+        () -> {
+          if (request.getTable().isBlank()) {
+            throw ApplicationFailure.newNonRetryableFailure(
+                "data table is empty", INVALID_ARGUMENT);
+          }
+          String uri = DeltaTables.displayUri(storage.table(request.getTable().strip()));
+          try {
+            return describe(uri, request);
+          } catch (RuntimeException e) {
+            throw StorageFailures.translate(uri, e);
+          }
+        });
   }
 
   private DescribeTableResult describe(String uri, DescribeTableRequest request) {
@@ -134,69 +139,78 @@ public final class CatalogActivitiesImpl implements CatalogActivities {
 
   @Override
   public ExperimentRecord experimentRecord(ExperimentRecordRequest request) {
-    if (request.getExperimentId().isBlank()) {
-      throw ApplicationFailure.newNonRetryableFailure("experiment id is empty", INVALID_ARGUMENT);
-    }
-    try {
-      return new ExperimentRecords(engine, this::tableUri).read(request.getExperimentId().strip());
-    } catch (IllegalArgumentException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), INVALID_ARGUMENT);
-    } catch (RuntimeException e) {
-      throw StorageFailures.translate(tableUri(CatalogTables.EXPERIMENTS), e);
-    }
+    return ActivityBoundary.call(
+        () -> {
+          if (request.getExperimentId().isBlank()) {
+            throw ApplicationFailure.newNonRetryableFailure(
+                "experiment id is empty", INVALID_ARGUMENT);
+          }
+          try {
+            return new ExperimentRecords(engine, this::tableUri)
+                .read(request.getExperimentId().strip());
+          } catch (IllegalArgumentException e) {
+            throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), INVALID_ARGUMENT);
+          } catch (RuntimeException e) {
+            throw StorageFailures.translate(tableUri(CatalogTables.EXPERIMENTS), e);
+          }
+        });
   }
 
   // ---- append ----
 
   @Override
   public CatalogAppendResult append(CatalogAppend batch) {
-    String experimentId = batch.getExperimentId();
-    if (experimentId.isBlank()) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          "catalog append without experiment_id", INVALID_ARGUMENT);
-    }
-    if (batch.getSequence() < 0) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          "catalog append of " + experimentId + ": negative sequence " + batch.getSequence(),
-          INVALID_ARGUMENT);
-    }
-    Map<String, List<CatalogRow>> byTable = group(batch);
-    String appId = TXN_APP_ID_PREFIX + experimentId;
-    // The tables are independent commits (each idempotent through its own SetTransaction), so they
-    // go in parallel: the experiment waits for its last batch before it completes.
-    Map<String, Future<Committed>> versions = new LinkedHashMap<>();
-    for (Map.Entry<String, List<CatalogRow>> e : byTable.entrySet()) {
-      versions.put(
-          e.getKey(),
-          COMMITS.submit(
-              () -> commitOrLatest(e.getKey(), e.getValue(), appId, batch.getSequence())));
-    }
-    CatalogAppendResult.Builder result = CatalogAppendResult.newBuilder();
-    RuntimeException failure = null;
-    boolean wrote = false;
-    for (Map.Entry<String, Future<Committed>> e : versions.entrySet()) {
-      try {
-        Committed c = e.getValue().get();
-        wrote |= c.wrote();
-        result.putVersions(e.getKey(), c.version());
-      } catch (ExecutionException ex) {
-        RuntimeException cause =
-            ex.getCause() instanceof RuntimeException r
-                ? r
-                : new IllegalStateException(ex.getCause());
-        if (failure == null) {
-          failure = cause;
-        }
-      } catch (InterruptedException ex) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(
-            "interrupted while committing catalog batch " + batch.getSequence(), ex);
-      }
-    }
-    if (failure != null) {
-      throw failure; // a retry writes only the tables that do not hold the batch yet
-    }
-    return result.setAlreadyCommitted(!byTable.isEmpty() && !wrote).build();
+    return ActivityBoundary.call(
+        () -> {
+          String experimentId = batch.getExperimentId();
+          if (experimentId.isBlank()) {
+            throw ApplicationFailure.newNonRetryableFailure(
+                "catalog append without experiment_id", INVALID_ARGUMENT);
+          }
+          if (batch.getSequence() < 0) {
+            throw ApplicationFailure.newNonRetryableFailure(
+                "catalog append of " + experimentId + ": negative sequence " + batch.getSequence(),
+                INVALID_ARGUMENT);
+          }
+          Map<String, List<CatalogRow>> byTable = group(batch);
+          String appId = TXN_APP_ID_PREFIX + experimentId;
+          // The tables are independent commits (each idempotent through its own SetTransaction), so
+          // they
+          // go in parallel: the experiment waits for its last batch before it completes.
+          Map<String, Future<Committed>> versions = new LinkedHashMap<>();
+          for (Map.Entry<String, List<CatalogRow>> e : byTable.entrySet()) {
+            versions.put(
+                e.getKey(),
+                COMMITS.submit(
+                    () -> commitOrLatest(e.getKey(), e.getValue(), appId, batch.getSequence())));
+          }
+          CatalogAppendResult.Builder result = CatalogAppendResult.newBuilder();
+          RuntimeException failure = null;
+          boolean wrote = false;
+          for (Map.Entry<String, Future<Committed>> e : versions.entrySet()) {
+            try {
+              Committed c = e.getValue().get();
+              wrote |= c.wrote();
+              result.putVersions(e.getKey(), c.version());
+            } catch (ExecutionException ex) {
+              RuntimeException cause =
+                  ex.getCause() instanceof RuntimeException r
+                      ? r
+                      : new IllegalStateException(ex.getCause());
+              if (failure == null) {
+                failure = cause;
+              }
+            } catch (InterruptedException ex) {
+              Thread.currentThread().interrupt();
+              throw new IllegalStateException(
+                  "interrupted while committing catalog batch " + batch.getSequence(), ex);
+            }
+          }
+          if (failure != null) {
+            throw failure; // a retry writes only the tables that do not hold the batch yet
+          }
+          return result.setAlreadyCommitted(!byTable.isEmpty() && !wrote).build();
+        });
   }
 
   /**

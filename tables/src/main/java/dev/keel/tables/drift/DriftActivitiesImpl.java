@@ -1,5 +1,6 @@
 package dev.keel.tables.drift;
 
+import dev.keel.activities.ActivityBoundary;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.drift.DriftActivities;
 import dev.keel.api.v1.DriftRecord;
@@ -35,47 +36,55 @@ public final class DriftActivitiesImpl implements DriftActivities {
 
   @Override
   public InputStatistics referenceStatistics(ReferenceStatisticsRequest request) {
-    TableRef ref =
-        request.getTable().toBuilder().setUri(storage.table(request.getTable().getUri())).build();
-    String split = request.getSplit().isEmpty() ? "train" : request.getSplit();
-    String what = "the " + split + " split of " + ref.getUri() + " v" + ref.getVersion();
-    try {
-      Optional<InputStatistics> recorded = table.reference(ref, split);
-      if (recorded.isPresent()) {
-        log.info("reference statistics of {} read from {}", what, table.tableUri());
-        return recorded.get();
-      }
-      LabeledExamples examples = reader.readExamples(ref, split);
-      if (examples.size() == 0) {
-        throw invalid("drift.reference: " + what + " has no rows");
-      }
-      InputStatistics statistics = ReferenceStatistics.of(examples);
-      table.recordReference(ref, split, statistics);
-      log.info(
-          "reference statistics of {} computed from {} rows and recorded in {}",
-          what,
-          examples.size(),
-          table.tableUri());
-      return statistics;
-    } catch (IllegalArgumentException e) {
-      throw invalid("drift.reference: " + e.getMessage());
-    } catch (ApplicationFailure e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw StorageFailures.translate(table.tableUri(), e);
-    }
+    return ActivityBoundary.call(
+        () -> {
+          TableRef ref =
+              request.getTable().toBuilder()
+                  .setUri(storage.table(request.getTable().getUri()))
+                  .build();
+          String split = request.getSplit().isEmpty() ? "train" : request.getSplit();
+          String what = "the " + split + " split of " + ref.getUri() + " v" + ref.getVersion();
+          try {
+            Optional<InputStatistics> recorded = table.reference(ref, split);
+            if (recorded.isPresent()) {
+              log.info("reference statistics of {} read from {}", what, table.tableUri());
+              return recorded.get();
+            }
+            LabeledExamples examples = reader.readExamples(ref, split);
+            if (examples.size() == 0) {
+              throw invalid("drift.reference: " + what + " has no rows");
+            }
+            InputStatistics statistics = ReferenceStatistics.of(examples);
+            table.recordReference(ref, split, statistics);
+            log.info(
+                "reference statistics of {} computed from {} rows and recorded in {}",
+                what,
+                examples.size(),
+                table.tableUri());
+            return statistics;
+          } catch (IllegalArgumentException e) {
+            throw invalid("drift.reference: " + e.getMessage());
+          } catch (ApplicationFailure e) {
+            throw e;
+          } catch (RuntimeException e) {
+            throw StorageFailures.translate(table.tableUri(), e);
+          }
+        });
   }
 
   @Override
   public void record(DriftRecord record) {
-    try {
-      table.record(record);
-    } catch (IllegalArgumentException e) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          "drift record: " + e.getMessage(), FailureTypes.INVALID_ARGUMENT);
-    } catch (RuntimeException e) {
-      throw StorageFailures.translate(table.tableUri(), e);
-    }
+    ActivityBoundary.run(
+        () -> {
+          try {
+            table.record(record);
+          } catch (IllegalArgumentException e) {
+            throw ApplicationFailure.newNonRetryableFailure(
+                "drift record: " + e.getMessage(), FailureTypes.INVALID_ARGUMENT);
+          } catch (RuntimeException e) {
+            throw StorageFailures.translate(table.tableUri(), e);
+          }
+        });
   }
 
   private static ApplicationFailure invalid(String message) {

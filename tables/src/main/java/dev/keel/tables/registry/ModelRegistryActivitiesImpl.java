@@ -1,5 +1,6 @@
 package dev.keel.tables.registry;
 
+import dev.keel.activities.ActivityBoundary;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.registry.ModelRegistryActivities;
 import dev.keel.api.v1.Comparison;
@@ -50,6 +51,10 @@ public final class ModelRegistryActivitiesImpl implements ModelRegistryActivitie
   }
 
   private ModelVersion refusing(Supplier<ModelVersion> call) {
+    return ActivityBoundary.call(() -> storageChecked(call));
+  }
+
+  private ModelVersion storageChecked(Supplier<ModelVersion> call) {
     try {
       return call.get();
     } catch (UnknownModelException e) {

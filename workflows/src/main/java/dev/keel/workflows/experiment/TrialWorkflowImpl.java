@@ -188,8 +188,7 @@ public class TrialWorkflowImpl implements TrialWorkflow {
             TrainingActivities.class,
             TrainingActivityOptions.forTrial(
                 config.getResources().getResourcePool(),
-                config.getMaxRestarts(),
-                state.getRestarts(),
+                new TrainingActivityOptions.Restarts(config.getMaxRestarts(), state.getRestarts()),
                 Duration.ofSeconds(request.getHeartbeatTimeoutSeconds()),
                 "train trial " + state.getTrialId() + " to " + length));
     // Fine-tuning / continue: lengths count from the source checkpoint; a PBT fork inherits its

@@ -16,6 +16,7 @@ import dev.keel.api.v1.InferenceResult;
 import dev.keel.api.v1.ScorePartitionRequest;
 import dev.keel.api.v1.ScorePartitionResult;
 import dev.keel.api.v1.TableRef;
+import dev.keel.workflows.experiment.ActivityFailures;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Async;
@@ -77,7 +78,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
       }
     } catch (ActivityFailure e) {
       progress.setStage("failed");
-      Workflow.setCurrentDetails("Keel inference refused: " + rootMessage(e));
+      Workflow.setCurrentDetails("Keel inference refused: " + ActivityFailures.rootMessage(e));
       throw e;
     }
     int n = plan.getPartitionsCount();
@@ -261,7 +262,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
             + " of "
             + progress.getPartitions()
             + " partitions"
-            + (cause == null ? "" : ": " + rootMessage(cause)));
+            + (cause == null ? "" : ": " + ActivityFailures.rootMessage(cause)));
     for (Promise<ScorePartitionResult> p : running) {
       try {
         p.get();
@@ -279,7 +280,10 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
     } catch (ActivityFailure e) {
       // the files are invisible to every reader without a commit; leaving them costs only space
       Workflow.getLogger(InferenceWorkflowImpl.class)
-          .warn("could not discard staged predictions of run {}: {}", runId, rootMessage(e));
+          .warn(
+              "could not discard staged predictions of run {}: {}",
+              runId,
+              ActivityFailures.rootMessage(e));
     }
   }
 
@@ -353,14 +357,6 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
             + " of "
             + progress.getRows()
             + " rows)");
-  }
-
-  private static String rootMessage(Throwable t) {
-    Throwable c = t;
-    while (c.getCause() != null) {
-      c = c.getCause();
-    }
-    return c.getMessage();
   }
 
   private InferenceActivities run(String summary) {

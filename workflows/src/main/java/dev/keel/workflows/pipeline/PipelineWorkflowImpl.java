@@ -44,6 +44,7 @@ import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.search.ExperimentConfigs;
 import dev.keel.workflows.KeelSearchAttributes;
+import dev.keel.workflows.experiment.ActivityFailures;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.inference.InferenceWorkflow;
 import dev.keel.workflows.training.GangTraining;
@@ -142,7 +143,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     } catch (ActivityFailure | ChildWorkflowFailure | ApplicationFailure e) {
       progress
           .setStatus("failed")
-          .setError(rootMessage(e))
+          .setError(ActivityFailures.rootMessage(e))
           .setErrorType(rootType(e))
           .setFailedStage(progress.getStage());
       Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet("failed"));
@@ -152,7 +153,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
               + " failed in stage "
               + progress.getStage()
               + ": "
-              + rootMessage(e));
+              + ActivityFailures.rootMessage(e));
       throw e;
     }
   }
@@ -515,7 +516,8 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
                   .champion(ModelVersionRef.newBuilder().setName(m.getName()).build());
     } catch (ActivityFailure e) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "warm_start.model: " + rootMessage(e), FailureTypes.INVALID_PIPELINE_REQUEST);
+          "warm_start.model: " + ActivityFailures.rootMessage(e),
+          FailureTypes.INVALID_PIPELINE_REQUEST);
     }
     if (version.getVersion() == 0) {
       throw ApplicationFailure.newNonRetryableFailure(
@@ -790,14 +792,6 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
     return c instanceof ApplicationFailure a ? a.getType() : c.getClass().getSimpleName();
   }
 
-  private static String rootMessage(Throwable t) {
-    Throwable c = t;
-    while (c.getCause() != null) {
-      c = c.getCause();
-    }
-    return c instanceof ApplicationFailure a ? a.getOriginalMessage() : c.getMessage();
-  }
-
   private static IngestActivities etl(PipelineRequest request) {
     return Workflow.newActivityStub(
         IngestActivities.class,
@@ -831,8 +825,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
         TrainingActivities.class,
         TrainingActivityOptions.forTrial(
             experiment.getResources().getResourcePool(),
-            experiment.getMaxRestarts(),
-            0,
+            TrainingActivityOptions.Restarts.unused(experiment.getMaxRestarts()),
             heartbeat,
             summary));
   }

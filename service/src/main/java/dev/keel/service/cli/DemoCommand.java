@@ -9,7 +9,6 @@ import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.pipeline.PipelineWatcher;
 import dev.keel.service.pipeline.StoryRequests;
 import dev.keel.service.pipeline.StoryRun;
-import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.storage.StorageRoot;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -120,10 +119,12 @@ final class DemoCommand implements Callable<Integer> {
               System.out);
       address = devStack.address();
     }
-    try {
-      WorkflowServiceStubs stubs =
-          devStack != null ? devStack.workers().stubs() : stack.connect(address);
-      WorkflowClient client = KeelWorkerHost.client(stubs, "default", root);
+    try (TemporalConnection temporal =
+        devStack != null
+            ? TemporalConnection.borrowing(devStack.workers().stubs())
+            : stack.open(address)) {
+      WorkflowServiceStubs stubs = temporal.stubs();
+      WorkflowClient client = temporal.client(Optional.ofNullable(root));
       if (story) {
         new StoryRun(client, stubs, System.out).run(request, started);
         return 0;

@@ -12,11 +12,9 @@ import dev.keel.service.experiment.ExperimentLog;
 import dev.keel.service.experiment.ExperimentTable;
 import dev.keel.service.experiment.ExperimentView;
 import dev.keel.service.security.AuditLines;
-import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.tables.catalog.ExperimentList;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import io.temporal.client.WorkflowClient;
-import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -61,17 +59,14 @@ final class ExperimentCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      WorkflowServiceStubs stubs = stack().connect();
-      try {
-        return run(client(stubs));
-      } finally {
-        stubs.shutdown();
+      try (TemporalConnection temporal = stack().open()) {
+        return run(client(temporal));
       }
     }
 
     /** A client whose runs use their workers' storage root. */
-    WorkflowClient client(WorkflowServiceStubs stubs) {
-      return KeelWorkerHost.client(stubs, "default");
+    WorkflowClient client(TemporalConnection temporal) {
+      return temporal.client();
     }
 
     abstract int run(WorkflowClient client) throws Exception;
@@ -234,8 +229,8 @@ final class ExperimentCommand implements Runnable {
      * uses the workers' own.
      */
     @Override
-    WorkflowClient client(WorkflowServiceStubs stubs) {
-      return KeelWorkerHost.client(stubs, "default", stack.namedStorageRoot().orElse(null));
+    WorkflowClient client(TemporalConnection temporal) {
+      return temporal.client(stack.namedStorageRoot());
     }
 
     @Override

@@ -5,7 +5,6 @@ import dev.keel.api.v1.PipelineRequest;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.pipeline.DemoRequest;
 import dev.keel.service.schedule.PipelineSchedules;
-import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -49,15 +48,12 @@ final class ScheduleCommand implements Runnable {
 
     @Override
     public Integer call() {
-      WorkflowServiceStubs stubs = stack.connect();
-      try {
-        List<PipelineSchedules.Listed> all = new PipelineSchedules(stubs, "default").list();
+      try (TemporalConnection temporal = stack.open()) {
+        List<PipelineSchedules.Listed> all = temporal.schedules().list();
         System.out.print(json ? PipelineSchedules.json(all) + "\n" : PipelineSchedules.table(all));
         return 0;
       } catch (RuntimeException e) {
         throw plainly(e);
-      } finally {
-        stubs.shutdown();
       }
     }
   }
@@ -84,13 +80,10 @@ final class ScheduleCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      WorkflowServiceStubs stubs = stack.connect();
-      try {
-        return run(new PipelineSchedules(stubs, "default"));
+      try (TemporalConnection temporal = stack.open()) {
+        return run(temporal.schedules());
       } catch (RuntimeException e) {
         throw plainly(e);
-      } finally {
-        stubs.shutdown();
       }
     }
 

@@ -5,7 +5,6 @@ import dev.keel.service.dev.TemporalCliServer;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.storage.StorageProbe;
 import dev.keel.storage.StorageRoot;
-import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.util.Optional;
 import java.util.function.Function;
 import picocli.CommandLine.Option;
@@ -286,14 +285,14 @@ abstract class StackOptions {
     return address == null ? DEV_ADDRESS : address;
   }
 
-  /** Stubs for {@link #clientAddress()}. */
-  WorkflowServiceStubs connect() {
-    return connect(clientAddress());
+  /** A connection to {@link #clientAddress()}. */
+  TemporalConnection open() {
+    return open(clientAddress());
   }
 
-  /** Stubs for {@code address} (connected at their first call), which an error then names. */
-  WorkflowServiceStubs connect(String address) {
-    return KeelWorkerHost.connect(contacting(address));
+  /** A connection to {@code address} (made at its first call), which an error then names. */
+  TemporalConnection open(String address) {
+    return TemporalConnection.owning(KeelWorkerHost.connect(contacting(address)));
   }
 
   /**

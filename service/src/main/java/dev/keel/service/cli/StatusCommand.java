@@ -4,9 +4,7 @@ import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.pipeline.PipelineStatusText;
-import dev.keel.service.worker.KeelWorkerHost;
 import io.temporal.client.WorkflowNotFoundException;
-import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -31,11 +29,10 @@ final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    WorkflowServiceStubs stubs = stack.connect();
-    try {
+    try (TemporalConnection temporal = stack.open()) {
       PipelineProgress progress;
       try {
-        progress = PipelineLauncher.progress(KeelWorkerHost.client(stubs, "default"), id);
+        progress = PipelineLauncher.progress(temporal.client(), id);
       } catch (WorkflowNotFoundException e) {
         throw new IllegalArgumentException(
             "no pipeline "
@@ -50,8 +47,6 @@ final class StatusCommand implements Callable<Integer> {
               ? JsonFormat.printer().preservingProtoFieldNames().print(progress) + "\n"
               : PipelineStatusText.render(id, progress));
       return 0;
-    } finally {
-      stubs.shutdown();
     }
   }
 }

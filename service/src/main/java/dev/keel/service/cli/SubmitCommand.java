@@ -6,11 +6,9 @@ import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.pipeline.PipelineLauncher;
 import dev.keel.service.pipeline.PipelineWatcher;
-import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.storage.StorageRoot;
 import dev.keel.tables.registry.ModelRegistryTable;
 import io.temporal.client.WorkflowClient;
-import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -45,11 +43,10 @@ final class SubmitCommand implements Callable<Integer> {
           request, new ModelRegistryTable(stack.storageRoot()), file.toString());
     }
     String address = stack.clientAddress();
-    WorkflowServiceStubs stubs = stack.connect(address);
-    try {
+    try (TemporalConnection temporal = stack.open(address)) {
       // a root the user named travels with the run; unnamed, the run uses the workers' own
       Optional<StorageRoot> root = stack.namedStorageRoot();
-      WorkflowClient client = KeelWorkerHost.client(stubs, "default", root.orElse(null));
+      WorkflowClient client = temporal.client(root);
       String id =
           PipelineLauncher.start(
               client, request.toBuilder().setSubmittedBy(CliUser.name()).build());
@@ -66,13 +63,12 @@ final class SubmitCommand implements Callable<Integer> {
       if (await) {
         long started = System.nanoTime();
         PipelineResult r =
-            new PipelineWatcher(client, stubs, System.out, Duration.ofSeconds(1)).follow(id);
+            new PipelineWatcher(client, temporal.stubs(), System.out, Duration.ofSeconds(1))
+                .follow(id);
         System.out.print(
             System.lineSeparator() + PipelineWatcher.done(request, r, System.nanoTime() - started));
       }
       return 0;
-    } finally {
-      stubs.shutdown();
     }
   }
 }

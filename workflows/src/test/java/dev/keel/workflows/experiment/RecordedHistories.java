@@ -12,12 +12,12 @@ import java.nio.file.Path;
  * build. Re-record deliberately (after an intended, versioned change) with {@code ./mvnw -pl
  * workflows test -Dkeel.recordHistories=true}.
  */
-final class RecordedHistories {
-  static final Path DIR = Path.of("src/test/resources/histories");
+public final class RecordedHistories {
+  public static final Path DIR = Path.of("src/test/resources/histories");
 
   private RecordedHistories() {}
 
-  static void save(WorkflowClient client, String workflowId, String name) {
+  public static void save(WorkflowClient client, String workflowId, String name) {
     if (!Boolean.getBoolean("keel.recordHistories")) {
       return;
     }

@@ -38,6 +38,7 @@ import dev.keel.api.v1.TrainRequest;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.workflows.experiment.ExperimentWorkflow;
 import dev.keel.workflows.experiment.FormulaTrainingActivities;
+import dev.keel.workflows.experiment.RecordedHistories;
 import dev.keel.workflows.testing.InMemoryModelRegistry;
 import dev.keel.workflows.testing.KeelTestEnvironments;
 import dev.keel.workflows.testing.OnePartitionScorer;
@@ -161,6 +162,7 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
                 .setFinalTraining(
                     FinalTraining.newBuilder().setMaxLength(Length.newBuilder().setBatches(400)))
                 .build());
+    RecordedHistories.save(client, "longer", "longer");
 
     TrainRequest last = trainer.requests.get(trainer.requests.size() - 1);
     assertEquals("longer", last.getExperimentId());
@@ -202,6 +204,7 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
                         .setTable(DataSpec.newBuilder().setTable("fashion").setVersion(1))
                         .setModel(ModelVersionRef.newBuilder().setName("fashion").setVersion(2)))
                 .build());
+    RecordedHistories.save(client, "rescore", "rescore");
 
     assertEquals(
         List.of(

@@ -9,7 +9,7 @@ import dev.keel.gpu.collective.Store;
 import dev.keel.gpu.gang.GangJoin;
 import dev.keel.gpu.gang.GangMember;
 import dev.keel.gpu.model.FashionCnn;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.train.Trainer;
 import dev.keel.gpu.train.TrainingPlan;
 import dev.keel.service.pipeline.DemoRequest;
@@ -207,7 +207,7 @@ public final class DataParallelBenchmark {
                 .setSeed(1)
                 .setCheckpointRoot(Path.of(a[2]).toUri().toString())
                 .build(),
-            ModelRegistry.withBuiltIns());
+            ModelZoo.withBuiltIns());
     GangMember[] member = new GangMember[1];
     Duration timeout = Duration.ofSeconds(60);
     GangJoin join =

@@ -1,5 +1,6 @@
 package dev.keel.benchmarks;
 
+import dev.keel.api.config.SourceFormat;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
@@ -29,7 +30,7 @@ final class FashionData {
             IngestRequest.newBuilder()
                 .setSource(
                     DataSource.newBuilder()
-                        .setFormat(IngestActivitiesImpl.FORMAT_FASHION_MNIST)
+                        .setFormat(SourceFormat.FASHION_MNIST.configName())
                         .setUri(data.toString()))
                 .setTableUri(TABLE)
                 .build());

@@ -16,7 +16,7 @@ import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TrialState;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.predict.CheckpointPredictor;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.dev.LoopbackTemporalServer;
@@ -378,7 +378,7 @@ public final class FashionSearchBenchmark {
     if (label != null) {
       CheckpointRef best = result.getBestCheckpoint();
       try (CheckpointPredictor p =
-          CheckpointPredictor.open(best.getUri(), ModelRegistry.withBuiltIns(), 2)) {
+          CheckpointPredictor.open(best.getUri(), ModelZoo.withBuiltIns(), 2)) {
         testAccuracy = p.predict(test).accuracy(test.labels());
       }
     }

@@ -11,7 +11,7 @@ import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.gpu.model.FashionCnn;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.predict.CheckpointPredictor;
 import dev.keel.gpu.predict.Predictions;
 import dev.keel.gpu.train.ProgressListener;
@@ -100,7 +100,7 @@ public final class InferenceBenchmark {
             pool.submit(
                 () -> {
                   try (CheckpointPredictor predictor =
-                      CheckpointPredictor.open(checkpoint, ModelRegistry.withBuiltIns(), 1)) {
+                      CheckpointPredictor.open(checkpoint, ModelZoo.withBuiltIns(), 1)) {
                     return predictor.predict(examples.slice(from, to));
                   }
                 }));
@@ -214,8 +214,7 @@ public final class InferenceBenchmark {
             long t0 = System.nanoTime();
             Predictions p;
             try (CheckpointPredictor predictor =
-                CheckpointPredictor.open(
-                    checkpoint.getUri(), ModelRegistry.withBuiltIns(), threads)) {
+                CheckpointPredictor.open(checkpoint.getUri(), ModelZoo.withBuiltIns(), threads)) {
               p = predictor.predict(examples);
             }
             seconds = (System.nanoTime() - t0) / 1e9;
@@ -452,7 +451,7 @@ public final class InferenceBenchmark {
             .setCheckpointRoot(root.checkpoints())
             .build();
     return new Trainer(
-            TrainingPlan.from(request, ModelRegistry.withBuiltIns()), train, ProgressListener.NONE)
+            TrainingPlan.from(request, ModelZoo.withBuiltIns()), train, ProgressListener.NONE)
         .run()
         .checkpoint();
   }
@@ -467,7 +466,7 @@ public final class InferenceBenchmark {
     static InferenceWorker start(WorkflowClient client, StorageRoot root, int threads) {
       WorkerFactory factory = WorkerFactory.newInstance(client);
       InferenceActivitiesImpl activities =
-          new InferenceActivitiesImpl(root, ModelRegistry.withBuiltIns(), threads);
+          new InferenceActivitiesImpl(root, ModelZoo.withBuiltIns(), threads);
       factory
           .newWorker(
               TaskQueues.INFER,

@@ -19,7 +19,7 @@ import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.gpu.model.FashionCnn;
 import dev.keel.gpu.model.Hyperparameters;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.train.BatchOrder;
 import dev.keel.gpu.train.Batches;
 import dev.keel.gpu.train.Evaluation;
@@ -456,7 +456,7 @@ public final class PlatformOverheadBenchmark {
       TrainingActivitiesImpl impl =
           new TrainingActivitiesImpl(
               new DeltaDatasetReader(),
-              ModelRegistry.withBuiltIns(),
+              ModelZoo.withBuiltIns(),
               Duration.ofSeconds(1),
               new TrainingActivitiesImpl.WorkerDefaults(root.checkpoints(), threads));
       TrainingActivities timed = new Timed(impl, w);

@@ -5,7 +5,7 @@ import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.etl.fashionmnist.IdxFiles;
 import dev.keel.gpu.model.FashionCnn;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.predict.CheckpointPredictor;
 import dev.keel.gpu.predict.Predictions;
 import dev.keel.gpu.train.Metrics;
@@ -78,7 +78,7 @@ public final class TrainBench {
         .setCheckpointRoot(out.toUri().toString());
     LabeledImages train = IdxFiles.read(data, "train");
     LabeledImages test = IdxFiles.read(data, "t10k");
-    TrainingPlan plan = TrainingPlan.from(request.build(), ModelRegistry.withBuiltIns());
+    TrainingPlan plan = TrainingPlan.from(request.build(), ModelZoo.withBuiltIns());
     System.out.println("hyperparameters: " + plan.hyperparameters());
     System.out.println(
         "threads: " + plan.threads() + ", seed: " + seed + ", target batches: " + batches);

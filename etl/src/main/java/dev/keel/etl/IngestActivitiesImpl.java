@@ -7,6 +7,7 @@ import dev.keel.activities.FailureTypes;
 import dev.keel.activities.HeartbeatTicker;
 import dev.keel.activities.etl.IngestActivities;
 import dev.keel.api.config.SourceEncoding;
+import dev.keel.api.config.SourceFormat;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
@@ -17,6 +18,7 @@ import dev.keel.etl.source.SourceFiles;
 import dev.keel.etl.tabular.CsvSource;
 import dev.keel.etl.tabular.LabelClasses;
 import dev.keel.etl.tabular.ParquetSource;
+import dev.keel.etl.tabular.TabularReader;
 import dev.keel.etl.tabular.TabularRows;
 import dev.keel.storage.StorageFailures;
 import dev.keel.storage.StorageRoot;
@@ -45,7 +47,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,12 +71,6 @@ import org.slf4j.LoggerFactory;
 public final class IngestActivitiesImpl implements IngestActivities {
   private static final Logger log = LoggerFactory.getLogger(IngestActivitiesImpl.class);
 
-  public static final String FORMAT_FASHION_MNIST = "fashion_mnist";
-  public static final String FORMAT_IMAGE_FOLDER = "image_folder";
-  public static final String FORMAT_CSV = "csv";
-  public static final String FORMAT_PARQUET = "parquet";
-  public static final Set<String> FORMATS =
-      Set.of(FORMAT_FASHION_MNIST, FORMAT_IMAGE_FOLDER, FORMAT_CSV, FORMAT_PARQUET);
   public static final String MODE_APPEND = "append";
   public static final String MODE_OVERWRITE = "overwrite";
   public static final String DEFAULT_FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist";
@@ -153,12 +148,12 @@ public final class IngestActivitiesImpl implements IngestActivities {
         () -> {
           DataSource source = request.getSource();
           String format = source.getFormat();
-          if (!FORMATS.contains(format)) {
+          if (SourceFormat.of(format).isEmpty()) {
             throw ApplicationFailure.newNonRetryableFailure(
                 "unknown source.format '"
                     + format
                     + "' (supported: "
-                    + String.join(", ", FORMATS.stream().sorted().toList())
+                    + SourceFormat.expected().replace("|", ", ")
                     + ")",
                 FailureTypes.UNKNOWN_FORMAT);
           }
@@ -183,14 +178,12 @@ public final class IngestActivitiesImpl implements IngestActivities {
   private IngestResult ingest(DataSource source, String mode, String tableUri) {
     long t0 = System.nanoTime();
     String given =
-        source.getUri().isBlank() && source.getFormat().equals(FORMAT_FASHION_MNIST)
+        source.getUri().isBlank() && format(source) == SourceFormat.FASHION_MNIST
             ? DEFAULT_FASHION_MNIST_DIR
             : source.getUri();
     try (SourceFiles files = openSource(given)) {
       String checksum =
-          source.getFormat().equals(FORMAT_FASHION_MNIST)
-              ? fashionChecksum(files)
-              : files.checksum();
+          format(source) == SourceFormat.FASHION_MNIST ? fashionChecksum(files) : files.checksum();
       String key = key(source, mode, checksum);
       log.info(
           "ingest {} from {} (sha256 {}, {}) into {}",
@@ -295,7 +288,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
           .build();
     } catch (NoSuchFileException e) {
       throw ApplicationFailure.newNonRetryableFailure(
-          source.getFormat().equals(FORMAT_FASHION_MNIST)
+          format(source) == SourceFormat.FASHION_MNIST
               ? FashionMnist.missing(given)
               : "source.uri " + given + " does not exist",
           FailureTypes.DATASET_MISSING);
@@ -323,66 +316,66 @@ public final class IngestActivitiesImpl implements IngestActivities {
     HashSplit hash =
         new HashSplit(
             source.hasTestFraction() ? source.getTestFraction() : HashSplit.DEFAULT_TEST_FRACTION);
-    switch (source.getFormat()) {
-      case FORMAT_FASHION_MNIST:
-        return FashionMnist.read(files, bad);
-      case FORMAT_IMAGE_FOLDER:
-        {
-          int[] shape = parseShape(source.getImageSize());
-          if (shape == null && MODE_APPEND.equals(mode) && before.isPresent()) {
-            // an append takes the table's shape, so that new images fit the old ones
-            shape =
-                parseShape(
-                    before
-                        .get()
-                        .getTableProperties()
-                        .getOrDefault(TableSchemas.IMAGE_SHAPE_PROPERTY, ""));
-          }
-          ImageFolderReader.Images img = ImageFolderReader.read(files.files(), shape, hash, bad);
-          return Decoded.images(
-              img.labels(),
-              img.splits(),
-              img.classNames(),
-              img.pixels(),
-              img.height(),
-              img.width());
-        }
-      default:
-        {
-          if (source.getLabelColumn().isBlank()) {
-            throw ApplicationFailure.newNonRetryableFailure(
-                "source.label_column is required for " + source.getFormat(),
-                FailureTypes.INVALID_ARGUMENT);
-          }
-          Charset charset = charset(source);
-          TabularRows rows =
-              source.getFormat().equals(FORMAT_CSV)
-                  ? CsvSource.read(
-                      files.files(),
-                      source.getLabelColumn(),
-                      source.getFeatureColumnsList(),
-                      charset,
-                      source.getEncoding(),
-                      hash,
-                      bad)
-                  : ParquetSource.read(
-                      files.files(),
-                      source.getLabelColumn(),
-                      source.getFeatureColumnsList(),
-                      charset,
-                      source.getEncoding(),
-                      hash,
-                      bad);
-          List<String> classes = LabelClasses.of(rows.labels());
-          Map<String, Integer> index = new HashMap<>();
-          for (int i = 0; i < classes.size(); i++) {
-            index.put(classes.get(i), i);
-          }
-          int[] labels = rows.labels().stream().mapToInt(index::get).toArray();
-          return Decoded.features(
-              labels, rows.splits(), classes, rows.features(), rows.featureNames());
-        }
+    return switch (format(source)) {
+      case FASHION_MNIST -> FashionMnist.read(files, bad);
+      case IMAGE_FOLDER -> images(source, files, before, mode, hash, bad);
+      case CSV -> tabular(source, files, hash, bad, CsvSource::read);
+      case PARQUET -> tabular(source, files, hash, bad, ParquetSource::read);
+    };
+  }
+
+  private static Decoded images(
+      DataSource source,
+      SourceFiles files,
+      Optional<Snapshot> before,
+      String mode,
+      HashSplit hash,
+      BadRecords bad)
+      throws IOException {
+    int[] shape = parseShape(source.getImageSize());
+    if (shape == null && MODE_APPEND.equals(mode) && before.isPresent()) {
+      // an append takes the table's shape, so that new images fit the old ones
+      shape =
+          parseShape(
+              before
+                  .get()
+                  .getTableProperties()
+                  .getOrDefault(TableSchemas.IMAGE_SHAPE_PROPERTY, ""));
     }
+    ImageFolderReader.Images img = ImageFolderReader.read(files.files(), shape, hash, bad);
+    return Decoded.images(
+        img.labels(), img.splits(), img.classNames(), img.pixels(), img.height(), img.width());
+  }
+
+  private static Decoded tabular(
+      DataSource source, SourceFiles files, HashSplit hash, BadRecords bad, TabularReader reader) {
+    if (source.getLabelColumn().isBlank()) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "source.label_column is required for " + source.getFormat(),
+          FailureTypes.INVALID_ARGUMENT);
+    }
+    Charset charset = charset(source);
+    TabularRows rows =
+        reader.read(
+            files.files(),
+            source.getLabelColumn(),
+            source.getFeatureColumnsList(),
+            charset,
+            source.getEncoding(),
+            hash,
+            bad);
+    List<String> classes = LabelClasses.of(rows.labels());
+    Map<String, Integer> index = new HashMap<>();
+    for (int i = 0; i < classes.size(); i++) {
+      index.put(classes.get(i), i);
+    }
+    int[] labels = rows.labels().stream().mapToInt(index::get).toArray();
+    return Decoded.features(labels, rows.splits(), classes, rows.features(), rows.featureNames());
+  }
+
+  /** The request's format, which {@link #ingest(IngestRequest)} checked. */
+  private static SourceFormat format(DataSource source) {
+    return SourceFormat.of(source.getFormat()).orElseThrow();
   }
 
   /** "HxW" (or "N" for a square) to {height, width}; null when empty. */

@@ -2,6 +2,7 @@ package dev.keel.etl;
 
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.SourceEncoding;
+import dev.keel.api.config.SourceFormat;
 import dev.keel.api.v1.DataSource;
 import dev.keel.etl.source.SourceFiles;
 import dev.keel.etl.tabular.CsvSource;
@@ -35,7 +36,7 @@ public final class SourceCheck {
     List<ConfigProblem> out = new ArrayList<>();
     String uri = source.getUri().strip();
     if (uri.isEmpty()) {
-      if (source.getFormat().equals(IngestActivitiesImpl.FORMAT_FASHION_MNIST)) {
+      if (SourceFormat.of(source.getFormat()).filter(f -> !f.needsUri()).isPresent()) {
         uri = IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR;
       } else {
         out.add(
@@ -58,9 +59,8 @@ public final class SourceCheck {
         out.add(new ConfigProblem("source.uri", uri + " does not exist"));
         return out;
       }
-      String format = source.getFormat();
-      if (format.equals(IngestActivitiesImpl.FORMAT_CSV)
-          || format.equals(IngestActivitiesImpl.FORMAT_PARQUET)) {
+      Optional<SourceFormat> format = SourceFormat.of(source.getFormat());
+      if (format.isPresent() && format.get().tabular()) {
         Path first = firstFile(local);
         if (first == null) {
           out.add(new ConfigProblem("source.uri", uri + " holds no files"));
@@ -73,12 +73,12 @@ public final class SourceCheck {
                   SourceEncoding.FIELD, SourceEncoding.unknown(source.getEncoding())));
           return out;
         }
-        if (format.equals(IngestActivitiesImpl.FORMAT_CSV)
+        if (format.get() == SourceFormat.CSV
             && encodingProblem(source, local, charset.get(), out)) {
           return out; // column names read in the wrong encoding would only add confusing problems
         }
         List<String> columns =
-            format.equals(IngestActivitiesImpl.FORMAT_CSV)
+            format.get() == SourceFormat.CSV
                 ? CsvSource.header(first, charset.get())
                 : ParquetSource.columns(first);
         String label = source.getLabelColumn();

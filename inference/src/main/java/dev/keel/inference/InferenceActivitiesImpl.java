@@ -14,7 +14,7 @@ import dev.keel.api.v1.ScorePartitionResult;
 import dev.keel.api.v1.StagedDataFile;
 import dev.keel.api.v1.TableRef;
 import dev.keel.gpu.model.InvalidFieldException;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.predict.CheckpointPredictor;
 import dev.keel.gpu.predict.Predictions;
 import dev.keel.gpu.train.ThreadWork;
@@ -69,7 +69,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
   public static final int ACTIVITY_SLOTS = 2;
 
   private final StorageRoot storage;
-  private final ModelRegistry registry;
+  private final ModelZoo registry;
   private final int threads;
 
   /**
@@ -83,7 +83,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
    *     carry URIs
    * @param threads libtorch intra-op threads; 0 keeps the process setting
    */
-  public InferenceActivitiesImpl(StorageRoot storage, ModelRegistry registry, int threads) {
+  public InferenceActivitiesImpl(StorageRoot storage, ModelZoo registry, int threads) {
     this.storage = storage;
     this.registry = registry;
     this.threads = threads;

@@ -16,7 +16,7 @@ import dev.keel.api.v1.ScorePartitionResult;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.etl.fashionmnist.IdxFiles;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.train.ProgressListener;
 import dev.keel.gpu.train.Trainer;
 import dev.keel.gpu.train.TrainingPlan;
@@ -98,8 +98,7 @@ final class InferenceTestBed implements AutoCloseable {
         new DriftActivitiesImpl(root, new DriftTable(root), new DeltaDatasetReader()),
         new ModelRegistryActivitiesImpl(new ModelRegistryTable(root)));
     real =
-        new InferenceActivitiesImpl(
-            StorageRoot.of(storage.toString()), ModelRegistry.withBuiltIns(), 1);
+        new InferenceActivitiesImpl(StorageRoot.of(storage.toString()), ModelZoo.withBuiltIns(), 1);
     env.newWorker(TaskQueues.INFER).registerActivitiesImplementations(new Faulty(real, afterScore));
     env.start();
     client = env.getWorkflowClient();
@@ -141,9 +140,7 @@ final class InferenceTestBed implements AutoCloseable {
             .build();
     checkpoint =
         new Trainer(
-                TrainingPlan.from(request, ModelRegistry.withBuiltIns()),
-                train,
-                ProgressListener.NONE)
+                TrainingPlan.from(request, ModelZoo.withBuiltIns()), train, ProgressListener.NONE)
             .run()
             .checkpoint();
   }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.keel.api.v1.InferenceResult;
 import dev.keel.api.v1.InputStatistics;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.predict.CheckpointPredictor;
 import dev.keel.gpu.predict.Predictions;
 import dev.keel.tables.DeltaDatasetReader;
@@ -43,7 +43,7 @@ class PartitionedScoringMatchesTheSingleLoopScorerTest {
       Predictions single;
       try (CheckpointPredictor predictor =
           CheckpointPredictor.open(
-              InferenceTestBed.checkpoint().getUri(), ModelRegistry.withBuiltIns(), 1)) {
+              InferenceTestBed.checkpoint().getUri(), ModelZoo.withBuiltIns(), 1)) {
         single = predictor.predict(split);
       }
       assertEquals(single.accuracy(split.labels()), result.getAccuracy(), 1e-12);
@@ -73,7 +73,7 @@ class PartitionedScoringMatchesTheSingleLoopScorerTest {
       Predictions single;
       try (CheckpointPredictor predictor =
           CheckpointPredictor.open(
-              InferenceTestBed.checkpoint().getUri(), ModelRegistry.withBuiltIns(), 1)) {
+              InferenceTestBed.checkpoint().getUri(), ModelZoo.withBuiltIns(), 1)) {
         single = predictor.predict(split);
       }
       assertEquals(split.size(), result.getRows());

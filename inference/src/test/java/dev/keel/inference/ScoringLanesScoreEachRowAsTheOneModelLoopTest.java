@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.gpu.model.InvalidFieldException;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.predict.CheckpointPredictor;
 import dev.keel.gpu.predict.Predictions;
 import dev.keel.tables.dataset.LabeledImages;
@@ -112,6 +112,6 @@ class ScoringLanesScoreEachRowAsTheOneModelLoopTest {
 
   private static CheckpointPredictor open() throws IOException {
     return CheckpointPredictor.open(
-        InferenceTestBed.checkpoint().getUri(), ModelRegistry.withBuiltIns(), 1);
+        InferenceTestBed.checkpoint().getUri(), ModelZoo.withBuiltIns(), 1);
   }
 }

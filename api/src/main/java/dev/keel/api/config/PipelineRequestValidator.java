@@ -16,9 +16,6 @@ import java.util.Set;
  * its searcher by the {@link SearcherRules} given.
  */
 public final class PipelineRequestValidator {
-  public static final Set<String> SOURCE_FORMATS =
-      Set.of("fashion_mnist", "image_folder", "csv", "parquet");
-  private static final Set<String> TABULAR = Set.of("csv", "parquet");
   private static final Set<String> MODES = Set.of("append", "overwrite");
   private static final Set<String> ON_BAD_RECORD = Set.of("fail", "skip");
   private static final Set<String> SPLITS = Set.of("train", "test");
@@ -56,21 +53,17 @@ public final class PipelineRequestValidator {
           "missing data source (set source.format, e.g. fashion_mnist, and source.uri; "
               + "or reuse.table to use a table that exists)");
     } else if (r.getSource().getFormat().isEmpty()) {
-      problems.add(
-          "source.format",
-          "required (expected "
-              + String.join("|", SOURCE_FORMATS.stream().sorted().toList())
-              + ")");
-    } else if (!SOURCE_FORMATS.contains(r.getSource().getFormat())) {
+      problems.add("source.format", "required (expected " + SourceFormat.expected() + ")");
+    } else if (SourceFormat.of(r.getSource().getFormat()).isEmpty()) {
       problems.add(
           "source.format",
           "unknown format '"
               + r.getSource().getFormat()
               + "' (expected "
-              + String.join("|", SOURCE_FORMATS.stream().sorted().toList())
+              + SourceFormat.expected()
               + ")");
     } else {
-      source(r.getSource(), problems);
+      source(r.getSource(), SourceFormat.of(r.getSource().getFormat()).orElseThrow(), problems);
     }
     if (r.hasSource()) {
       if (r.getTargetTable().isBlank()) {
@@ -228,9 +221,9 @@ public final class PipelineRequestValidator {
   }
 
   /** The source's own fields; whether its files exist is checked at submission (I/O), not here. */
-  private static void source(DataSource s, Problems problems) {
+  private static void source(DataSource s, SourceFormat sourceFormat, Problems problems) {
     String format = s.getFormat();
-    if (TABULAR.contains(format)) {
+    if (sourceFormat.tabular()) {
       if (s.getLabelColumn().isBlank()) {
         problems.add(
             "source.label_column", "required for " + format + " (the column holding the label)");
@@ -248,17 +241,17 @@ public final class PipelineRequestValidator {
             "only for csv and parquet sources (images and IDX files are not text)");
       }
     }
-    if (TABULAR.contains(format) && SourceEncoding.charset(s.getEncoding()).isEmpty()) {
+    if (sourceFormat.tabular() && SourceEncoding.charset(s.getEncoding()).isEmpty()) {
       problems.add(SourceEncoding.FIELD, SourceEncoding.unknown(s.getEncoding()));
     }
-    if (!format.equals("fashion_mnist") && s.getUri().isBlank()) {
+    if (sourceFormat.needsUri() && s.getUri().isBlank()) {
       problems.add("source.uri", "required (a local path, a file: URI or s3://bucket/prefix)");
     }
     if (s.hasTestFraction() && !(s.getTestFraction() >= 0 && s.getTestFraction() <= 1)) {
       problems.add("source.test_fraction", "must be in [0, 1], got " + s.getTestFraction());
     }
     if (!s.getImageSize().isEmpty()) {
-      if (!format.equals("image_folder")) {
+      if (sourceFormat != SourceFormat.IMAGE_FOLDER) {
         problems.add("source.image_size", "only for image_folder sources");
       } else if (!s.getImageSize().matches("[1-9][0-9]{0,4}(x[1-9][0-9]{0,4})?")) {
         problems.add("source.image_size", "'" + s.getImageSize() + "' is not HxW (e.g. 28x28)");

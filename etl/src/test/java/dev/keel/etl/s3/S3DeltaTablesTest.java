@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.KeelFailure;
+import dev.keel.api.config.SourceFormat;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
@@ -48,7 +49,7 @@ class S3DeltaTablesTest {
 
   static IngestRequest request(String table) {
     return IngestRequest.newBuilder()
-        .setSource(DataSource.newBuilder().setFormat(IngestActivitiesImpl.FORMAT_FASHION_MNIST))
+        .setSource(DataSource.newBuilder().setFormat(SourceFormat.FASHION_MNIST.configName()))
         .setTableUri(table)
         .build();
   }

@@ -10,7 +10,7 @@ import dev.keel.gpu.model.DataShape;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.KeelModel;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.train.Batches;
 import dev.keel.gpu.train.TrainableModel;
 import dev.keel.storage.checkpoint.CheckpointMetadata;
@@ -39,7 +39,7 @@ public final class CheckpointPredictor implements AutoCloseable {
 
   /** Built-in models plus user classes on the classpath; current thread count. */
   public static CheckpointPredictor open(CheckpointRef ref) throws IOException {
-    return open(ref.getUri(), ModelRegistry.withBuiltIns(), 0);
+    return open(ref.getUri(), ModelZoo.withBuiltIns(), 0);
   }
 
   /**
@@ -48,7 +48,7 @@ public final class CheckpointPredictor implements AutoCloseable {
    * @throws dev.keel.storage.checkpoint.CorruptCheckpointException if the checkpoint is partial or
    *     corrupt
    */
-  public static CheckpointPredictor open(String uri, ModelRegistry registry, int threads)
+  public static CheckpointPredictor open(String uri, ModelZoo registry, int threads)
       throws IOException {
     if (threads > 0) {
       Engine.getInstance();

@@ -20,7 +20,7 @@ import dev.keel.gpu.gang.GangMember;
 import dev.keel.gpu.gang.RankIdentity;
 import dev.keel.gpu.model.DataShape;
 import dev.keel.gpu.model.InvalidFieldException;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.storage.checkpoint.CorruptCheckpointException;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.tables.dataset.DatasetReader;
@@ -57,24 +57,24 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
   private static final Logger log = LoggerFactory.getLogger(TrainingActivitiesImpl.class);
 
   private final DatasetReader reader;
-  private final ModelRegistry registry;
+  private final ModelZoo registry;
   private final Duration heartbeatInterval;
   private final WorkerDefaults defaults;
   private CachedSplit cached;
 
   public TrainingActivitiesImpl(DatasetReader reader) {
-    this(reader, ModelRegistry.withBuiltIns(), Duration.ofSeconds(1));
+    this(reader, ModelZoo.withBuiltIns(), Duration.ofSeconds(1));
   }
 
   public TrainingActivitiesImpl(
-      DatasetReader reader, ModelRegistry registry, Duration heartbeatInterval) {
+      DatasetReader reader, ModelZoo registry, Duration heartbeatInterval) {
     this(reader, registry, heartbeatInterval, WorkerDefaults.NONE);
   }
 
   /** {@code defaults} fill in what a request leaves empty: checkpoint root and thread count. */
   public TrainingActivitiesImpl(
       DatasetReader reader,
-      ModelRegistry registry,
+      ModelZoo registry,
       Duration heartbeatInterval,
       WorkerDefaults defaults) {
     this.reader = reader;

@@ -12,7 +12,7 @@ import dev.keel.gpu.model.FashionCnn;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.KeelModel;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.model.TrainingHyperparameters;
 import dev.keel.gpu.optim.Optimizers;
 import dev.keel.storage.checkpoint.CheckpointStorage;
@@ -52,8 +52,7 @@ public record TrainingPlan(
    * @param trainSplit the train split, before the validation hold-out
    * @throws InvalidFieldException naming the first unusable field of the request
    */
-  public static TrainingPlan from(
-      TrainRequest r, ModelRegistry registry, LabeledExamples trainSplit) {
+  public static TrainingPlan from(TrainRequest r, ModelZoo registry, LabeledExamples trainSplit) {
     if (!r.hasTargetLength() && !r.hasCheckpointPeriod()) {
       return from(r, registry);
     }
@@ -69,7 +68,7 @@ public record TrainingPlan(
    *
    * @throws InvalidFieldException naming the first unusable field of the request
    */
-  public static TrainingPlan from(TrainRequest r, ModelRegistry registry) {
+  public static TrainingPlan from(TrainRequest r, ModelZoo registry) {
     require(r.getExperimentId(), "experiment_id");
     require(r.getTrialId(), "trial_id");
     double vf =

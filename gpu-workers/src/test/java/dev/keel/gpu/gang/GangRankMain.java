@@ -5,7 +5,7 @@ import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.gpu.collective.GlooProcessGroup;
 import dev.keel.gpu.collective.Store;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.testing.ChildJvm;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
@@ -71,7 +71,7 @@ public final class GangRankMain {
           }
         };
     try {
-      TrainingPlan plan = TrainingPlan.from(request.build(), ModelRegistry.withBuiltIns());
+      TrainingPlan plan = TrainingPlan.from(request.build(), ModelZoo.withBuiltIns());
       var data = FashionMnist.train();
       if (world > 1) {
         // the gang's 30 s rendezvous counts from here, once every rank has started and read its

@@ -7,7 +7,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.nn.Parameter;
 import ai.djl.util.Pair;
 import dev.keel.api.v1.CheckpointRef;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.testing.ChildJvm;
 import dev.keel.gpu.train.TrainableModel;
 import dev.keel.gpu.train.TrainingPlan;
@@ -94,7 +94,7 @@ final class RankProcesses {
             GangRankMain.request(Path.of("/tmp"), "read", "sgd", 64, 1)
                 .setCheckpointRoot(Path.of(System.getProperty("java.io.tmpdir")).toUri().toString())
                 .build(),
-            ModelRegistry.withBuiltIns());
+            ModelZoo.withBuiltIns());
     try (TrainableModel model =
         TrainableModel.initialize(plan.model(), plan.hyperparameters(), 0)) {
       model.restore(

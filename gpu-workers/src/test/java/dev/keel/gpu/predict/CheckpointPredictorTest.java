@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.api.v1.CheckpointRef;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
 import dev.keel.gpu.train.Metrics;
@@ -34,7 +34,7 @@ class CheckpointPredictorTest {
             .build();
     TrainingOutcome out =
         new Trainer(
-                TrainingPlan.from(request, ModelRegistry.withBuiltIns()),
+                TrainingPlan.from(request, ModelZoo.withBuiltIns()),
                 FashionMnist.train(),
                 ProgressListener.NONE)
             .run();
@@ -43,7 +43,7 @@ class CheckpointPredictorTest {
 
     Predictions p;
     try (CheckpointPredictor predictor =
-        CheckpointPredictor.open(ref.getUri(), ModelRegistry.withBuiltIns(), 1)) {
+        CheckpointPredictor.open(ref.getUri(), ModelZoo.withBuiltIns(), 1)) {
       assertEquals(150, predictor.metadata().batches());
       p = predictor.predict(test, 777);
       Predictions again = predictor.predict(test);

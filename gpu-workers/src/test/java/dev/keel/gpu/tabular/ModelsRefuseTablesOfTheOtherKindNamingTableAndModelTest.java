@@ -11,7 +11,7 @@ import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.gpu.model.InvalidFieldException;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.predict.CheckpointPredictor;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.FashionMnistFeatures;
@@ -60,7 +60,7 @@ class ModelsRefuseTablesOfTheOtherKindNamingTableAndModelTest {
                 : delta.readExamples(table, split);
     env = TestActivityEnvironment.newInstance();
     env.registerActivitiesImplementations(
-        new TrainingActivitiesImpl(reader, ModelRegistry.withBuiltIns(), Duration.ZERO));
+        new TrainingActivitiesImpl(reader, ModelZoo.withBuiltIns(), Duration.ZERO));
     activities =
         env.newActivityStub(
             TrainingActivities.class,

@@ -11,7 +11,7 @@ import dev.keel.gpu.model.DataShape;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.KeelModel;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.model.TabularMlp;
 import dev.keel.gpu.testing.Requests;
 import dev.keel.tables.dataset.LabeledFeatures;
@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 class TabularMlpHyperparametersAreCheckedWithTheirFieldPathTest {
   private final KeelModel mlp =
-      ModelRegistry.withBuiltIns().resolve(ModelSpec.newBuilder().setName("tabular_mlp").build());
+      ModelZoo.withBuiltIns().resolve(ModelSpec.newBuilder().setName("tabular_mlp").build());
 
   private Hyperparameters hp(String name, Value value) {
     return Hyperparameters.resolve(mlp, Map.of(), Map.of(name, value));

@@ -10,7 +10,7 @@ import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.KeelModel;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.model.Standardization;
 import dev.keel.gpu.predict.CheckpointPredictor;
 import dev.keel.gpu.predict.Predictions;
@@ -59,7 +59,7 @@ class TabularMlpLearnsAFeaturesTableAndItsCheckpointScoresAsTheTrainerEvaluatedT
     table = FashionMnistFeatures.write(dir.resolve("table"), 4, TRAIN_ROWS, TEST_ROWS);
     env = TestActivityEnvironment.newInstance();
     env.registerActivitiesImplementations(
-        new TrainingActivitiesImpl(reader, ModelRegistry.withBuiltIns(), Duration.ofSeconds(1)));
+        new TrainingActivitiesImpl(reader, ModelZoo.withBuiltIns(), Duration.ofSeconds(1)));
     TrainingActivities activities =
         env.newActivityStub(
             TrainingActivities.class,
@@ -119,7 +119,7 @@ class TabularMlpLearnsAFeaturesTableAndItsCheckpointScoresAsTheTrainerEvaluatedT
     double[] allMean = columnMeans(all);
 
     VerifiedCheckpoint checkpoint = VerifiedCheckpoint.open(result.getCheckpoint());
-    KeelModel mlp = ModelRegistry.withBuiltIns().resolve(checkpoint.metadata().model());
+    KeelModel mlp = ModelZoo.withBuiltIns().resolve(checkpoint.metadata().model());
     Hyperparameters hp =
         Hyperparameters.resolve(mlp, Map.of(), checkpoint.metadata().hyperparameters());
     float[] savedMean;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.testing.FashionMnistFeatures;
 import dev.keel.gpu.testing.Requests;
 import dev.keel.gpu.train.ProgressListener;
@@ -79,8 +79,7 @@ class TabularMlpResumedFromACheckpointIsBitIdenticalTest {
   }
 
   private TrainingOutcome train(TrainRequest r) throws IOException {
-    return new Trainer(
-            TrainingPlan.from(r, ModelRegistry.withBuiltIns()), train, ProgressListener.NONE)
+    return new Trainer(TrainingPlan.from(r, ModelZoo.withBuiltIns()), train, ProgressListener.NONE)
         .run();
   }
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.KeelFailure;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
 import dev.keel.storage.testing.TestDirs;
@@ -26,7 +26,7 @@ class NonFiniteLossTest {
             .build();
     Trainer trainer =
         new Trainer(
-            TrainingPlan.from(request, ModelRegistry.withBuiltIns()),
+            TrainingPlan.from(request, ModelZoo.withBuiltIns()),
             FashionMnist.train(),
             ProgressListener.NONE);
     KeelFailure f = assertThrows(KeelFailure.class, trainer::run);

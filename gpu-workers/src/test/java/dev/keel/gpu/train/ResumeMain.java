@@ -1,7 +1,7 @@
 package dev.keel.gpu.train;
 
 import dev.keel.api.v1.CheckpointRef;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.testing.FashionMnist;
 import java.nio.file.Path;
 
@@ -16,7 +16,7 @@ public final class ResumeMain {
             .build();
     TrainingOutcome out =
         new Trainer(
-                TrainingPlan.from(request, ModelRegistry.withBuiltIns()),
+                TrainingPlan.from(request, ModelZoo.withBuiltIns()),
                 FashionMnist.train(),
                 ProgressListener.NONE)
             .run();

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.api.v1.TrainRequest;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
 import dev.keel.storage.checkpoint.CheckpointFiles;
@@ -136,7 +136,7 @@ class ResumeTest {
 
   private static TrainingOutcome train(TrainRequest r) throws IOException {
     return new Trainer(
-            TrainingPlan.from(r, ModelRegistry.withBuiltIns()),
+            TrainingPlan.from(r, ModelZoo.withBuiltIns()),
             FashionMnist.train(),
             ProgressListener.NONE)
         .run();

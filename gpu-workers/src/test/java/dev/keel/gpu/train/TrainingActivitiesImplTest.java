@@ -14,7 +14,7 @@ import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainProgress;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.TrainResult;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
 import dev.keel.storage.checkpoint.CheckpointFiles;
@@ -47,8 +47,7 @@ class TrainingActivitiesImplTest {
     root = TestDirs.create("activity");
     env = TestActivityEnvironment.newInstance();
     env.registerActivitiesImplementations(
-        new TrainingActivitiesImpl(
-            FashionMnist.reader(), ModelRegistry.withBuiltIns(), Duration.ZERO));
+        new TrainingActivitiesImpl(FashionMnist.reader(), ModelZoo.withBuiltIns(), Duration.ZERO));
     env.setActivityHeartbeatListener(TrainProgress.class, heartbeats::add);
     activities =
         env.newActivityStub(

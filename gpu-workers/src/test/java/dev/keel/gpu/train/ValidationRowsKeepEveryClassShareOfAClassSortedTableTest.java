@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
 import dev.keel.api.v1.ValidationSpec;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.predict.CheckpointPredictor;
 import dev.keel.gpu.testing.FashionMnist;
 import dev.keel.gpu.testing.Requests;
@@ -132,7 +132,7 @@ class ValidationRowsKeepEveryClassShareOfAClassSortedTableTest {
     LabeledExamples all = reader.readExamples(sorted, "train");
     TrainingOutcome outcome =
         new Trainer(
-                TrainingPlan.from(request, ModelRegistry.withBuiltIns(), all),
+                TrainingPlan.from(request, ModelZoo.withBuiltIns(), all),
                 all,
                 ProgressListener.NONE)
             .run();

@@ -3,6 +3,7 @@ package dev.keel.service.pipeline;
 import ai.djl.ndarray.types.Shape;
 import com.google.protobuf.Value;
 import dev.keel.api.config.ConfigProblem;
+import dev.keel.api.config.SourceFormat;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.Hyperparameter;
 import dev.keel.api.v1.ModelSpec;
@@ -13,7 +14,7 @@ import dev.keel.gpu.model.DataShape;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.KeelModel;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -58,7 +59,7 @@ final class ModelFitCheck {
       }
       KeelModel model;
       try {
-        model = ModelRegistry.withBuiltIns().resolve(spec);
+        model = ModelZoo.withBuiltIns().resolve(spec);
       } catch (InvalidFieldException e) {
         return spec.getClass_().isBlank()
             ? List.of(new ConfigProblem("experiment." + e.field(), e.problem()))
@@ -84,17 +85,21 @@ final class ModelFitCheck {
   /** What one example of the source is; empty where the source alone cannot tell. */
   private static Optional<DataShape> shapeOf(DataSource source) throws IOException {
     String uri = source.getUri().strip();
-    switch (source.getFormat()) {
-      case IngestActivitiesImpl.FORMAT_FASHION_MNIST:
+    Optional<SourceFormat> format = SourceFormat.of(source.getFormat());
+    if (format.isEmpty()) {
+      return Optional.empty();
+    }
+    switch (format.get()) {
+      case FASHION_MNIST:
         return Optional.of(
             images(
                 uri.isEmpty() ? IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR : uri, 28, 28, 10));
-      case IngestActivitiesImpl.FORMAT_IMAGE_FOLDER:
+      case IMAGE_FOLDER:
         return uri.isEmpty() || uri.startsWith("s3://")
             ? Optional.empty()
             : imageFolder(uri, source.getImageSize());
-      case IngestActivitiesImpl.FORMAT_CSV:
-      case IngestActivitiesImpl.FORMAT_PARQUET:
+      case CSV:
+      case PARQUET:
         // only the kind is known before the ETL, not the feature count of an unnamed list nor the
         // classes (2 classes stand for "some", which every classifier takes)
         int features = Math.max(1, source.getFeatureColumnsCount());

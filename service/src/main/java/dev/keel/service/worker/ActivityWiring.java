@@ -1,7 +1,7 @@
 package dev.keel.service.worker;
 
 import dev.keel.etl.IngestActivitiesImpl;
-import dev.keel.gpu.model.ModelRegistry;
+import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.train.TrainingActivitiesImpl;
 import dev.keel.inference.InferenceActivitiesImpl;
 import dev.keel.service.pool.ExperimentDemandObserver;
@@ -34,7 +34,7 @@ final class ActivityWiring {
    */
   private DeltaDatasetReader reader;
 
-  private ModelRegistry models;
+  private ModelZoo models;
 
   ActivityWiring(WorkerHostOptions options) {
     this.options = options;
@@ -119,9 +119,9 @@ final class ActivityWiring {
     return reader;
   }
 
-  private ModelRegistry models() {
+  private ModelZoo models() {
     if (models == null) {
-      models = ModelRegistry.withBuiltIns();
+      models = ModelZoo.withBuiltIns();
     }
     return models;
   }

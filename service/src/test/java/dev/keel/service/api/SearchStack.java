@@ -2,6 +2,7 @@ package dev.keel.service.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keel.api.config.SourceFormat;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.etl.IngestActivitiesImpl;
@@ -49,7 +50,7 @@ public final class SearchStack implements AutoCloseable {
             IngestRequest.newBuilder()
                 .setSource(
                     DataSource.newBuilder()
-                        .setFormat(IngestActivitiesImpl.FORMAT_FASHION_MNIST)
+                        .setFormat(SourceFormat.FASHION_MNIST.configName())
                         .setUri(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR))
                 .setTableUri("fashion_mnist")
                 .build());

@@ -1,5 +1,6 @@
 package dev.keel.service.fault;
 
+import dev.keel.api.config.SourceFormat;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.ExperimentConfig;
@@ -105,7 +106,7 @@ final class FaultStack implements AutoCloseable {
                   IngestRequest.newBuilder()
                       .setSource(
                           DataSource.newBuilder()
-                              .setFormat(IngestActivitiesImpl.FORMAT_FASHION_MNIST)
+                              .setFormat(SourceFormat.FASHION_MNIST.configName())
                               .setUri(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR))
                       .setTableUri(TABLE)
                       .build());

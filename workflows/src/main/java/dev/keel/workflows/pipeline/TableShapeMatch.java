@@ -1,8 +1,8 @@
 package dev.keel.workflows.pipeline;
 
+import dev.keel.api.config.SourceFormat;
 import dev.keel.api.v1.TableShape;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Whether a model trained on one table version can score or train on another: same kind of rows,
@@ -10,9 +10,6 @@ import java.util.Set;
  * or experiment of another schema is refused before any stage does work with it.
  */
 final class TableShapeMatch {
-  private static final Set<String> IMAGE_FORMATS = Set.of("fashion_mnist", "image_folder");
-  private static final Set<String> FEATURE_FORMATS = Set.of("csv", "parquet");
-
   private TableShapeMatch() {}
 
   /** Why {@code data} does not fit a model trained on {@code trainedOn}; empty when it fits. */
@@ -39,10 +36,7 @@ final class TableShapeMatch {
    * reads; empty when it can.
    */
   static Optional<String> formatMismatch(TableShape trainedOn, String format) {
-    String kind =
-        IMAGE_FORMATS.contains(format)
-            ? "images"
-            : FEATURE_FORMATS.contains(format) ? "features" : "";
+    String kind = SourceFormat.of(format).map(f -> f.rows().kind()).orElse("");
     if (kind.isEmpty() || kind.equals(trainedOn.getKind())) {
       return Optional.empty();
     }

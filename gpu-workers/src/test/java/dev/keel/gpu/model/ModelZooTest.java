@@ -13,8 +13,8 @@ import dev.keel.gpu.testing.TinyMlp;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class ModelRegistryTest {
-  private final ModelRegistry registry = ModelRegistry.withBuiltIns();
+class ModelZooTest {
+  private final ModelZoo registry = ModelZoo.withBuiltIns();
 
   @Test
   void resolvesBuiltInByNameAndEmptySpecToFashionCnn() {

@@ -7,29 +7,29 @@ import java.util.TreeMap;
 import java.util.function.Supplier;
 
 /**
- * Resolves a {@link ModelSpec} to a {@link KeelModel}: {@code class} (a user class on the worker's
- * classpath, loaded by reflection) wins over {@code name} (a built-in); an empty spec means {@value
+ * The model zoo (not the model registry of trained versions, {@code tables.registry}): resolves a
+ * {@link ModelSpec} to a {@link KeelModel}: {@code class} (a user class on the worker's classpath,
+ * loaded by reflection) wins over {@code name} (a built-in); an empty spec means {@value
  * FashionCnn#NAME}.
  */
-public final class ModelRegistry {
+public final class ModelZoo {
   private final Map<String, Supplier<KeelModel>> builtIns = new TreeMap<>();
   private final ClassLoader classLoader;
 
-  public ModelRegistry(ClassLoader classLoader) {
+  public ModelZoo(ClassLoader classLoader) {
     this.classLoader = classLoader;
   }
 
   /** The built-in models, user classes from this class's loader. */
-  public static ModelRegistry withBuiltIns() {
+  public static ModelZoo withBuiltIns() {
     ClassLoader cl = Thread.currentThread().getContextClassLoader();
-    ModelRegistry registry =
-        new ModelRegistry(cl != null ? cl : ModelRegistry.class.getClassLoader());
-    registry.register(FashionCnn.NAME, FashionCnn::new);
-    registry.register(TabularMlp.NAME, TabularMlp::new);
-    return registry;
+    ModelZoo zoo = new ModelZoo(cl != null ? cl : ModelZoo.class.getClassLoader());
+    zoo.register(FashionCnn.NAME, FashionCnn::new);
+    zoo.register(TabularMlp.NAME, TabularMlp::new);
+    return zoo;
   }
 
-  public ModelRegistry register(String name, Supplier<KeelModel> factory) {
+  public ModelZoo register(String name, Supplier<KeelModel> factory) {
     builtIns.put(name, factory);
     return this;
   }

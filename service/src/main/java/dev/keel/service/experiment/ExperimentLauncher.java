@@ -32,6 +32,25 @@ public final class ExperimentLauncher {
   private ExperimentLauncher() {}
 
   /**
+   * A readable, unique run id: {@code <kind>-<name>-<utc time>-<4 hex digits>}, the name reduced to
+   * the characters ids keep ({@code unnamed} when blank).
+   */
+  public static String runId(String kind, String name) {
+    return kind
+        + "-"
+        + idName(name)
+        + "-"
+        + STAMP.format(Instant.now())
+        + "-"
+        + Long.toHexString(System.nanoTime() & 0xffff);
+  }
+
+  /** {@code name} as run ids keep it: {@code unnamed} when blank, other characters as {@code -}. */
+  public static String idName(String name) {
+    return name.isBlank() ? "unnamed" : name.replaceAll("[^A-Za-z0-9_.-]", "-");
+  }
+
+  /**
    * Starts an experiment whose config the caller loaded through {@link
    * dev.keel.search.ExperimentConfigs} (which validated it); the workflow checks it once more at
    * start, as it must for starts that bypass Keel's client. The id reads {@code
@@ -39,17 +58,7 @@ public final class ExperimentLauncher {
    */
   public static String start(WorkflowClient client, ExperimentRequest request) {
     ExperimentConfig config = request.getConfig();
-    String name =
-        config.getName().isBlank()
-            ? "unnamed"
-            : config.getName().replaceAll("[^A-Za-z0-9_.-]", "-");
-    String id =
-        "experiment-"
-            + name
-            + "-"
-            + STAMP.format(Instant.now())
-            + "-"
-            + Long.toHexString(System.nanoTime() & 0xffff);
+    String id = runId("experiment", config.getName());
     ExperimentWorkflow wf =
         client.newWorkflowStub(
             ExperimentWorkflow.class,

@@ -7,22 +7,17 @@ import dev.keel.api.v1.ModelSelector;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.etl.SourceCheck;
+import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.tables.registry.ModelRegistryTable;
 import dev.keel.tables.registry.UnknownModelException;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 
 /** Starts pipeline workflows with readable ids and reads their progress. */
 public final class PipelineLauncher {
-  private static final DateTimeFormatter STAMP =
-      DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
-
   private PipelineLauncher() {}
 
   /**
@@ -39,17 +34,7 @@ public final class PipelineLauncher {
 
   public static String start(WorkflowClient client, PipelineRequest request) {
     checkSource(request, "pipeline request");
-    String name =
-        request.getName().isBlank()
-            ? "unnamed"
-            : request.getName().replaceAll("[^A-Za-z0-9_.-]", "-");
-    String id =
-        "pipeline-"
-            + name
-            + "-"
-            + STAMP.format(Instant.now())
-            + "-"
-            + Long.toHexString(System.nanoTime() & 0xffff);
+    String id = ExperimentLauncher.runId("pipeline", request.getName());
     PipelineWorkflow wf =
         client.newWorkflowStub(
             PipelineWorkflow.class,
@@ -58,7 +43,7 @@ public final class PipelineLauncher {
                 .setWorkflowId(id)
                 .setStaticSummary(
                     "Keel pipeline "
-                        + name
+                        + ExperimentLauncher.idName(request.getName())
                         + ": ETL of "
                         + request.getSource().getFormat()
                         + " into Delta table "

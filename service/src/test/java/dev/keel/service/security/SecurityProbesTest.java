@@ -249,17 +249,19 @@ class SecurityProbesTest {
    */
   @Test
   void aHugeSearchAndAHugeBodyAreRefusedWithinTheCap() throws Exception {
+    Probe hugeSearch =
+        new Probe(
+            "preview 1e9",
+            "serve",
+            "POST",
+            "/api/v1/experiments/preview",
+            "editor",
+            yaml(),
+            HUGE_SEARCH,
+            400);
     for (Probe p :
         List.of(
-            new Probe(
-                "preview 1e9",
-                "serve",
-                "POST",
-                "/api/v1/experiments/preview",
-                "editor",
-                yaml(),
-                HUGE_SEARCH,
-                400),
+            hugeSearch,
             new Probe(
                 "9 MB",
                 "serve",
@@ -277,17 +279,7 @@ class SecurityProbesTest {
       rows.add(String.format("%s answered %d in %.3f s", p.name(), a.status(), seconds));
     }
     assertTrue(
-        send(new Probe(
-                "preview 1e9",
-                "serve",
-                "POST",
-                "/api/v1/experiments/preview",
-                "editor",
-                yaml(),
-                HUGE_SEARCH,
-                400))
-            .body()
-            .contains("searcher.max_trials"),
+        send(hugeSearch).body().contains("searcher.max_trials"),
         "the answer names the limit's field");
   }
 

@@ -30,7 +30,7 @@ final class FashionData {
             IngestRequest.newBuilder()
                 .setSource(
                     DataSource.newBuilder()
-                        .setFormat(SourceFormat.FASHION_MNIST.configName())
+                        .setFormat(SourceFormat.FASHION_MNIST.proto())
                         .setUri(data.toString()))
                 .setTableUri(TABLE)
                 .build());

@@ -5,6 +5,7 @@ import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
+import dev.keel.api.v1.PipelineStage;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.experiment.ExperimentLauncher;
@@ -119,8 +120,8 @@ public final class FullPipelineBenchmark {
         } catch (RuntimeException finishing) {
           continue;
         }
-        if (!stageStarts.containsKey(p.getStage())) {
-          stageStarts.put(p.getStage(), t);
+        if (!stageStarts.containsKey(p.getStage().name())) {
+          stageStarts.put(p.getStage().name(), t);
           System.out.printf(
               Locale.ROOT,
               "%7.0f s  stage %s (load %s)%n",
@@ -129,7 +130,7 @@ public final class FullPipelineBenchmark {
               Machine.loadAverages());
         }
         if (t - lastPrint >= 60
-            && p.getStage().equals("search")
+            && p.getStage() == PipelineStage.search
             && !p.getExperimentId().isEmpty()) {
           lastPrint = t;
           try {

@@ -9,6 +9,7 @@ import com.sun.management.OperatingSystemMXBean;
 import dev.keel.activities.TaskQueues;
 import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.config.ConfigDefaults;
+import dev.keel.api.config.Splits;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentResult;
@@ -134,8 +135,7 @@ public final class PlatformOverheadBenchmark {
 
     StorageRoot root = StorageRoot.of(storage.toAbsolutePath().toString());
     IngestResult table = FashionData.ingest(root, data);
-    LabeledImages train =
-        new DeltaDatasetReader().read(table.getTable(), TrainingActivitiesImpl.TRAIN_SPLIT);
+    LabeledImages train = new DeltaDatasetReader().read(table.getTable(), Splits.TRAIN);
     ExperimentConfig base = ExperimentConfigLoaders.experimentLoader().fromYaml(EXPERIMENT);
     if (batches > 0) {
       base =

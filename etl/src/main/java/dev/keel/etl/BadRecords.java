@@ -2,6 +2,7 @@ package dev.keel.etl;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.KeelFailure;
+import dev.keel.api.v1.DataSource;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -15,8 +16,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class BadRecords {
   private static final Logger log = LoggerFactory.getLogger(BadRecords.class);
-  public static final String FAIL = "fail";
-  public static final String SKIP = "skip";
   static final int EXAMPLES = 10;
 
   private final boolean skip;
@@ -24,9 +23,16 @@ public final class BadRecords {
   private long count;
   private final List<String> examples = new ArrayList<>();
 
-  public BadRecords(String onBadRecord, String source) {
-    this.skip = SKIP.equals(onBadRecord);
+  public BadRecords(DataSource.OnBadRecord onBadRecord, String source) {
+    this.skip = onBadRecord == DataSource.OnBadRecord.skip;
     this.source = source;
+  }
+
+  /** The source's choice; {@code fail} when unset. */
+  public static DataSource.OnBadRecord policy(DataSource source) {
+    return source.getOnBadRecord() == DataSource.OnBadRecord.ON_BAD_RECORD_UNSPECIFIED
+        ? DataSource.OnBadRecord.fail
+        : source.getOnBadRecord();
   }
 
   /**

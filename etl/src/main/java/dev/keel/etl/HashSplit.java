@@ -1,5 +1,6 @@
 package dev.keel.etl;
 
+import dev.keel.api.config.Splits;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -36,6 +37,6 @@ public final class HashSplit {
     }
     // unsigned 64-bit value / 2^64
     double u = (double) (top >>> 11) / (double) (1L << 53);
-    return u < testFraction ? "test" : "train";
+    return u < testFraction ? Splits.TEST : Splits.TRAIN;
   }
 }

@@ -6,9 +6,12 @@ import dev.keel.activities.ActivityBoundary;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.HeartbeatTicker;
 import dev.keel.activities.etl.IngestActivities;
+import dev.keel.api.config.EnumNames;
 import dev.keel.api.config.SourceEncoding;
 import dev.keel.api.config.SourceFormat;
+import dev.keel.api.config.Splits;
 import dev.keel.api.v1.DataSource;
+import dev.keel.api.v1.IngestMode;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TableRef;
@@ -71,8 +74,6 @@ import org.slf4j.LoggerFactory;
 public final class IngestActivitiesImpl implements IngestActivities {
   private static final Logger log = LoggerFactory.getLogger(IngestActivitiesImpl.class);
 
-  public static final String MODE_APPEND = "append";
-  public static final String MODE_OVERWRITE = "overwrite";
   public static final String DEFAULT_FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist";
 
   /** Prefix of the Delta SetTransaction appId recording an ingest's key. */
@@ -147,12 +148,12 @@ public final class IngestActivitiesImpl implements IngestActivities {
     return ActivityBoundary.call(
         () -> {
           DataSource source = request.getSource();
-          String format = source.getFormat();
-          if (SourceFormat.of(format).isEmpty()) {
+          if (SourceFormat.of(source.getFormat()).isEmpty()) {
             throw ApplicationFailure.newNonRetryableFailure(
-                "unknown source.format '"
-                    + format
-                    + "' (supported: "
+                (source.getFormat() == DataSource.Format.FORMAT_UNSPECIFIED
+                        ? "source.format is not set"
+                        : "unknown source.format " + source.getFormatValue())
+                    + " (supported: "
                     + SourceFormat.expected().replace("|", ", ")
                     + ")",
                 FailureTypes.UNKNOWN_FORMAT);
@@ -161,7 +162,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
             throw ApplicationFailure.newNonRetryableFailure(
                 "table_uri is empty", FailureTypes.INVALID_ARGUMENT);
           }
-          String mode = mode(source);
+          IngestMode mode = mode(source);
           String table =
               storage == null ? request.getTableUri() : storage.table(request.getTableUri());
           // a long decode or write cannot heartbeat by itself: the ticker lets the server notice a
@@ -175,7 +176,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
         });
   }
 
-  private IngestResult ingest(DataSource source, String mode, String tableUri) {
+  private IngestResult ingest(DataSource source, IngestMode mode, String tableUri) {
     long t0 = System.nanoTime();
     String given =
         source.getUri().isBlank() && format(source) == SourceFormat.FASHION_MNIST
@@ -220,7 +221,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
           given,
           bad.count(),
           (System.nanoTime() - t0) / 1_000_000);
-      boolean append = MODE_APPEND.equals(mode) && before.isPresent();
+      boolean append = mode == IngestMode.append && before.isPresent();
       if (append) {
         data = compatibleWith(before.get(), data, tableUri);
       }
@@ -243,10 +244,10 @@ public final class IngestActivitiesImpl implements IngestActivities {
               .putAllLabelLimits(source.getLabelLimitsMap())
               .setMode(mode);
       Map<String, String> record = new LinkedHashMap<>();
-      record.put(INGEST_FORMAT, source.getFormat());
+      record.put(INGEST_FORMAT, source.getFormat().name());
       record.put(INGEST_SOURCE, given);
       record.put(INGEST_CHECKSUM, checksum);
-      record.put(INGEST_MODE, mode);
+      record.put(INGEST_MODE, mode.name());
       record.put(INGEST_KEY, key);
       record.put(INGEST_RESULT, json(result.build()));
       long firstId = !append ? 0 : existing != null ? existing.rows() : rowCount(before.get());
@@ -259,7 +260,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
           .commitProperties(record)
           .transactionId(TXN_APP_ID_PREFIX + key, before.map(s -> s.getVersion() + 1).orElse(0L))
           .beforeCommit(beforeCommit);
-      if (MODE_OVERWRITE.equals(mode)) {
+      if (mode == IngestMode.overwrite) {
         commit.replaceContents();
       }
       long version;
@@ -311,7 +312,11 @@ public final class IngestActivitiesImpl implements IngestActivities {
   }
 
   private Decoded decode(
-      DataSource source, SourceFiles files, Optional<Snapshot> before, String mode, BadRecords bad)
+      DataSource source,
+      SourceFiles files,
+      Optional<Snapshot> before,
+      IngestMode mode,
+      BadRecords bad)
       throws IOException {
     HashSplit hash =
         new HashSplit(
@@ -328,12 +333,12 @@ public final class IngestActivitiesImpl implements IngestActivities {
       DataSource source,
       SourceFiles files,
       Optional<Snapshot> before,
-      String mode,
+      IngestMode mode,
       HashSplit hash,
       BadRecords bad)
       throws IOException {
     int[] shape = parseShape(source.getImageSize());
-    if (shape == null && MODE_APPEND.equals(mode) && before.isPresent()) {
+    if (shape == null && mode == IngestMode.append && before.isPresent()) {
       // an append takes the table's shape, so that new images fit the old ones
       shape =
           parseShape(
@@ -505,19 +510,28 @@ public final class IngestActivitiesImpl implements IngestActivities {
     }
   }
 
-  static String mode(DataSource source) {
-    String m = source.getMode().isBlank() ? MODE_APPEND : source.getMode();
-    if (!m.equals(MODE_APPEND) && !m.equals(MODE_OVERWRITE)) {
+  /**
+   * The source's mode (append when unset), after checking its other options; a number this build
+   * does not name (a client built against newer protos) is a non-retryable InvalidArgument.
+   */
+  static IngestMode mode(DataSource source) {
+    if (source.getMode() == IngestMode.UNRECOGNIZED) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "source.mode '" + m + "' (expected append|overwrite)", FailureTypes.INVALID_ARGUMENT);
+          "source.mode: "
+              + EnumNames.unrecognized(source.getModeValue(), IngestMode.getDescriptor()),
+          FailureTypes.INVALID_ARGUMENT);
     }
     charset(source);
-    String b = source.getOnBadRecord();
-    if (!b.isBlank() && !b.equals(BadRecords.FAIL) && !b.equals(BadRecords.SKIP)) {
+    if (source.getOnBadRecord() == DataSource.OnBadRecord.UNRECOGNIZED) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "source.on_bad_record '" + b + "' (expected fail|skip)", FailureTypes.INVALID_ARGUMENT);
+          "source.on_bad_record: "
+              + EnumNames.unrecognized(
+                  source.getOnBadRecordValue(), DataSource.OnBadRecord.getDescriptor()),
+          FailureTypes.INVALID_ARGUMENT);
     }
-    return m;
+    return source.getMode() == IngestMode.INGEST_MODE_UNSPECIFIED
+        ? IngestMode.append
+        : source.getMode();
   }
 
   /**
@@ -534,18 +548,18 @@ public final class IngestActivitiesImpl implements IngestActivities {
   }
 
   /** What makes two ingests the same: the data and every option that changes the rows written. */
-  static String key(DataSource s, String mode, String checksum) {
+  static String key(DataSource s, IngestMode mode, String checksum) {
     String options =
         String.join(
             "\n",
-            s.getFormat(),
+            s.getFormat().name(),
             checksum,
-            mode,
+            mode.name(),
             s.getLabelColumn(),
             String.join(",", s.getFeatureColumnsList()),
             s.hasTestFraction() ? Double.toString(s.getTestFraction()) : "",
             s.getImageSize(),
-            s.getOnBadRecord().isBlank() ? BadRecords.FAIL : s.getOnBadRecord());
+            BadRecords.policy(s).name());
     if (s.getLabelLimitsCount() > 0) {
       // only then, so that the keys of ingests without limits stay those recorded in existing
       // tables
@@ -617,8 +631,8 @@ public final class IngestActivitiesImpl implements IngestActivities {
 
     static Decoded read(SourceFiles files, BadRecords bad) throws IOException {
       Path dir = dir(files);
-      Split train = split(dir, 0, "train", bad);
-      Split test = split(dir, 2, "test", bad);
+      Split train = split(dir, 0, Splits.TRAIN, bad);
+      Split test = split(dir, 2, Splits.TEST, bad);
       if (train.images.count() > 0
           && test.images.count() > 0
           && (train.images.rows() != test.images.rows()
@@ -634,7 +648,7 @@ public final class IngestActivitiesImpl implements IngestActivities {
       for (int i = 0; i < n; i++) {
         boolean isTrain = i < train.n;
         labels[i] = (isTrain ? train.labels[i] : test.labels[i - train.n]) & 0xFF;
-        splits[i] = isTrain ? "train" : "test";
+        splits[i] = isTrain ? Splits.TRAIN : Splits.TEST;
       }
       System.arraycopy(train.images.pixels(), 0, pixels, 0, train.n * size);
       System.arraycopy(test.images.pixels(), 0, pixels, train.n * size, test.n * size);

@@ -2,6 +2,7 @@ package dev.keel.etl;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.KeelFailure;
+import dev.keel.api.config.Splits;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -29,7 +30,7 @@ public final class LabelLimits {
     limits.forEach((key, limit) -> left[label(key, data, left.length)] = limit);
     int[] keep =
         IntStream.range(0, data.rows())
-            .filter(i -> !"train".equals(data.splits()[i]) || left[data.labels()[i]]-- > 0)
+            .filter(i -> !Splits.TRAIN.equals(data.splits()[i]) || left[data.labels()[i]]-- > 0)
             .toArray();
     return data.select(keep);
   }

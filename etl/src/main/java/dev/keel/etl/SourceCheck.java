@@ -129,7 +129,7 @@ public final class SourceCheck {
    */
   private static boolean encodingProblem(
       DataSource source, Path local, Charset charset, List<ConfigProblem> out) throws IOException {
-    boolean skip = BadRecords.SKIP.equals(source.getOnBadRecord());
+    boolean skip = source.getOnBadRecord() == DataSource.OnBadRecord.skip;
     long budget = ENCODING_CHECK_BYTES;
     for (Path file : files(local)) {
       if (budget <= 0) {

@@ -1,5 +1,6 @@
 package dev.keel.etl;
 
+import dev.keel.api.config.Splits;
 import dev.keel.api.v1.LabelRows;
 import dev.keel.tables.SplitCounter;
 import dev.keel.tables.TableSchemas;
@@ -20,8 +21,6 @@ import java.util.TreeSet;
  * class scored 0 after training.
  */
 public final class SplitLabelCounts {
-  public static final String TRAIN = "train";
-
   /** split -> class name -> rows. */
   private final Map<String, Map<String, Long>> counts;
 
@@ -130,7 +129,7 @@ public final class SplitLabelCounts {
    */
   public List<String> warnings() {
     List<String> out = new ArrayList<>();
-    Map<String, Long> train = counts.getOrDefault(TRAIN, Map.of());
+    Map<String, Long> train = counts.getOrDefault(Splits.TRAIN, Map.of());
     if (train.isEmpty()) {
       if (rows() > 0) {
         out.add("no rows in the train split: no model can be trained on this table");
@@ -146,7 +145,7 @@ public final class SplitLabelCounts {
       counts.forEach(
           (split, labels) -> {
             long n = labels.getOrDefault(c, 0L);
-            if (!split.equals(TRAIN) && n > 0) {
+            if (!split.equals(Splits.TRAIN) && n > 0) {
               elsewhere.add(String.format(Locale.ROOT, "%,d in %s", n, split));
             }
           });

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.keel.api.v1.DataHistory;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.DataVersion;
+import dev.keel.api.v1.IngestMode;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.LabelRows;
@@ -83,10 +84,13 @@ class AClassOnlyInTheTestSplitIsCountedPerSplitAndWarnedAboutTest {
                 .setTableUri(table)
                 .setSource(
                     DataSource.newBuilder()
-                        .setFormat("csv")
+                        .setFormat(DataSource.Format.csv)
                         .setUri(csv.toString())
                         .setLabelColumn("label")
-                        .setMode(mode))
+                        .setMode(
+                            (mode.isEmpty()
+                                ? IngestMode.INGEST_MODE_UNSPECIFIED
+                                : IngestMode.valueOf(mode))))
                 .build());
   }
 

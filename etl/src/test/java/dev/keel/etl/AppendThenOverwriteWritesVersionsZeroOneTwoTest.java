@@ -9,6 +9,7 @@ import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.DataHistory;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.DataVersion;
+import dev.keel.api.v1.IngestMode;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.etl.history.DataTableHistory;
@@ -58,10 +59,13 @@ class AppendThenOverwriteWritesVersionsZeroOneTwoTest {
     return IngestRequest.newBuilder()
         .setSource(
             DataSource.newBuilder()
-                .setFormat("csv")
+                .setFormat(DataSource.Format.csv)
                 .setUri(csv.toString())
                 .setLabelColumn("label")
-                .setMode(mode))
+                .setMode(
+                    (mode.isEmpty()
+                        ? IngestMode.INGEST_MODE_UNSPECIFIED
+                        : IngestMode.valueOf(mode))))
         .setTableUri(table)
         .build();
   }
@@ -85,7 +89,7 @@ class AppendThenOverwriteWritesVersionsZeroOneTwoTest {
         List.of(0L, 1L, 2L),
         List.of(
             v0.getTable().getVersion(), v1.getTable().getVersion(), v2.getTable().getVersion()));
-    assertEquals("overwrite", v2.getMode());
+    assertEquals(IngestMode.overwrite, v2.getMode());
 
     assertEquals(100, TableRows.read(table, 0).size());
     List<TableRows.Row> at1 = TableRows.read(table, 1);
@@ -180,14 +184,19 @@ class AppendThenOverwriteWritesVersionsZeroOneTwoTest {
     IngestActivitiesImpl etl = new IngestActivitiesImpl();
     etl.ingest(
         IngestRequest.newBuilder()
-            .setSource(DataSource.newBuilder().setFormat("image_folder").setUri(all.toString()))
+            .setSource(
+                DataSource.newBuilder()
+                    .setFormat(DataSource.Format.image_folder)
+                    .setUri(all.toString()))
             .setTableUri(table)
             .build());
     IngestResult r =
         etl.ingest(
             IngestRequest.newBuilder()
                 .setSource(
-                    DataSource.newBuilder().setFormat("image_folder").setUri(sneakers.toString()))
+                    DataSource.newBuilder()
+                        .setFormat(DataSource.Format.image_folder)
+                        .setUri(sneakers.toString()))
                 .setTableUri(table)
                 .build());
     assertEquals(Map.of("Sneaker", 5L), r.getRowsPerLabelMap());

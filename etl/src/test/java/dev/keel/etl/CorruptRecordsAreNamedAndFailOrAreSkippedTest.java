@@ -42,7 +42,11 @@ class CorruptRecordsAreNamedAndFailOrAreSkippedTest {
 
   static IngestRequest request(DataSource.Builder source, String onBad, String table) {
     return IngestRequest.newBuilder()
-        .setSource(source.setOnBadRecord(onBad))
+        .setSource(
+            source.setOnBadRecord(
+                (onBad.isEmpty()
+                    ? DataSource.OnBadRecord.ON_BAD_RECORD_UNSPECIFIED
+                    : DataSource.OnBadRecord.valueOf(onBad))))
         .setTableUri(table)
         .build();
   }
@@ -76,7 +80,7 @@ class CorruptRecordsAreNamedAndFailOrAreSkippedTest {
           f.startsWith("t10k-images") ? Arrays.copyOf(bytes, bytes.length * 6 / 10) : bytes);
     }
     DataSource.Builder src =
-        DataSource.newBuilder().setFormat("fashion_mnist").setUri(dir.toString());
+        DataSource.newBuilder().setFormat(DataSource.Format.fashion_mnist).setUri(dir.toString());
     assertFailsNaming(src, "t10k-images-idx3-ubyte.gz:record ", null);
     ApplicationFailure f =
         assertThrows(
@@ -110,7 +114,7 @@ class CorruptRecordsAreNamedAndFailOrAreSkippedTest {
     byte[] png = Files.readAllBytes(dir.resolve(cls + "/0.png"));
     Files.write(dir.resolve(cls + "/cut.png"), Arrays.copyOf(png, png.length / 2));
     DataSource.Builder src =
-        DataSource.newBuilder().setFormat("image_folder").setUri(dir.toString());
+        DataSource.newBuilder().setFormat(DataSource.Format.image_folder).setUri(dir.toString());
     assertFailsNaming(src, cls + "/broken.png", "undecodable image");
     assertTrue(DeltaTables.latestVersion(DeltaTables.defaultEngine(), table).isEmpty());
 
@@ -139,7 +143,8 @@ class CorruptRecordsAreNamedAndFailOrAreSkippedTest {
   void csvCase(Path csv, String where, String reason) {
     // an existing version first: the failed ingest must leave it the latest
     IngestActivitiesImpl etl = new IngestActivitiesImpl();
-    DataSource.Builder good = DataSource.newBuilder().setFormat("csv").setLabelColumn("label");
+    DataSource.Builder good =
+        DataSource.newBuilder().setFormat(DataSource.Format.csv).setLabelColumn("label");
     try {
       etl.ingest(
           request(
@@ -194,7 +199,7 @@ class CorruptRecordsAreNamedAndFailOrAreSkippedTest {
     ParquetFiles.write(file, 0, 30, i -> i % 3 == 0 ? "test" : "train", Set.of(7));
     DataSource.Builder src =
         DataSource.newBuilder()
-            .setFormat("parquet")
+            .setFormat(DataSource.Format.parquet)
             .setUri(file.toString())
             .setLabelColumn("label");
     assertFailsNaming(src, "rows.parquet:8", "missing label");

@@ -41,7 +41,7 @@ class CsvAndParquetBecomeLabeledFeatureRowsTest {
 
   static IngestRequest request(String format, DataSource.Builder source, String table) {
     return IngestRequest.newBuilder()
-        .setSource(source.setFormat(format).setLabelColumn("label"))
+        .setSource(source.setFormat(DataSource.Format.valueOf(format)).setLabelColumn("label"))
         .setTableUri(table)
         .build();
   }
@@ -134,7 +134,7 @@ class CsvAndParquetBecomeLabeledFeatureRowsTest {
                 IngestRequest.newBuilder()
                     .setSource(
                         DataSource.newBuilder()
-                            .setFormat("csv")
+                            .setFormat(DataSource.Format.csv)
                             .setUri(csv.toString())
                             .setLabelColumn("digit")
                             .addFeatureColumns("b"))
@@ -169,7 +169,7 @@ class CsvAndParquetBecomeLabeledFeatureRowsTest {
                         IngestRequest.newBuilder()
                             .setSource(
                                 DataSource.newBuilder()
-                                    .setFormat("csv")
+                                    .setFormat(DataSource.Format.csv)
                                     .setUri(dir.toString())
                                     .setLabelColumn("category"))
                             .setTableUri(table)

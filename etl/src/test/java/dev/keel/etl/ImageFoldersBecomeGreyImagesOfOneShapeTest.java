@@ -40,7 +40,7 @@ class ImageFoldersBecomeGreyImagesOfOneShapeTest {
 
   static IngestRequest request(DataSource.Builder source, String table) {
     return IngestRequest.newBuilder()
-        .setSource(source.setFormat("image_folder"))
+        .setSource(source.setFormat(DataSource.Format.image_folder))
         .setTableUri(table)
         .build();
   }

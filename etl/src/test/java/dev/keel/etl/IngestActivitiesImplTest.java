@@ -61,7 +61,7 @@ class IngestActivitiesImplTest {
 
   static IngestRequest request(String format, String dir, String table) {
     return IngestRequest.newBuilder()
-        .setSource(DataSource.newBuilder().setFormat(format).setUri(dir))
+        .setSource(DataSource.newBuilder().setFormat(DataSource.Format.valueOf(format)).setUri(dir))
         .setTableUri(table)
         .build();
   }
@@ -298,15 +298,24 @@ class IngestActivitiesImplTest {
   }
 
   @Test
-  void unknownFormatIsNonRetryable() {
+  void anUnsetOrUnknownFormatIsNonRetryable() {
+    // a number no value names: what a client built against newer protos could send as binary
+    IngestRequest unknown =
+        request("csv", "", root.resolve("y").toString()).toBuilder()
+            .setSource(
+                DataSource.newBuilder().setFormatValue(42).setUri(root.resolve("x").toString()))
+            .build();
     var e =
-        assertThrows(
-            ApplicationFailure.class,
-            () ->
-                new IngestActivitiesImpl()
-                    .ingest(request("cifar10", "", root.resolve("y").toString())));
+        assertThrows(ApplicationFailure.class, () -> new IngestActivitiesImpl().ingest(unknown));
     assertTrue(e.isNonRetryable());
-    assertTrue(e.getOriginalMessage().contains("source.format"), e.getOriginalMessage());
-    assertTrue(e.getOriginalMessage().contains("cifar10"), e.getOriginalMessage());
+    assertEquals(
+        "unknown source.format 42 (supported: csv, fashion_mnist, image_folder, parquet)",
+        e.getOriginalMessage());
+    IngestRequest unset =
+        unknown.toBuilder().setSource(unknown.getSource().toBuilder().clearFormat()).build();
+    e = assertThrows(ApplicationFailure.class, () -> new IngestActivitiesImpl().ingest(unset));
+    assertTrue(e.isNonRetryable());
+    assertTrue(
+        e.getOriginalMessage().startsWith("source.format is not set"), e.getOriginalMessage());
   }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.api.v1.DataSource;
+import dev.keel.api.v1.IngestMode;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.etl.fashionmnist.IdxFiles;
@@ -37,9 +38,9 @@ class LabelLimitsKeepTheFirstTrainRowsOfAClassAndEveryTestRowTest {
         .setTableUri(table)
         .setSource(
             DataSource.newBuilder()
-                .setFormat("fashion_mnist")
+                .setFormat(DataSource.Format.fashion_mnist)
                 .setUri(RealData.FASHION.toString())
-                .setMode("overwrite")
+                .setMode(IngestMode.overwrite)
                 .putAllLabelLimits(limits))
         .build();
   }

@@ -28,13 +28,21 @@ class SourceCheckNamesMissingPathsAndColumnsTest {
       assertEquals(
           List.of(new ConfigProblem("source.uri", uri + " does not exist")),
           SourceCheck.problems(
-              DataSource.newBuilder().setFormat(format).setUri(uri).setLabelColumn("y").build()));
+              DataSource.newBuilder()
+                  .setFormat(DataSource.Format.valueOf(format))
+                  .setUri(uri)
+                  .setLabelColumn("y")
+                  .build()));
     }
     String fileUri = root.resolve("gone.csv").toUri().toString();
     assertEquals(
         List.of(new ConfigProblem("source.uri", fileUri + " does not exist")),
         SourceCheck.problems(
-            DataSource.newBuilder().setFormat("csv").setUri(fileUri).setLabelColumn("y").build()));
+            DataSource.newBuilder()
+                .setFormat(DataSource.Format.csv)
+                .setUri(fileUri)
+                .setLabelColumn("y")
+                .build()));
   }
 
   @Test
@@ -53,7 +61,7 @@ class SourceCheckNamesMissingPathsAndColumnsTest {
                 "'f99' is not a column of " + csv + " (" + columns + ")")),
         SourceCheck.problems(
             DataSource.newBuilder()
-                .setFormat("csv")
+                .setFormat(DataSource.Format.csv)
                 .setUri(csv.toString())
                 .setLabelColumn("class")
                 .addFeatureColumns("f1")
@@ -63,7 +71,7 @@ class SourceCheckNamesMissingPathsAndColumnsTest {
         List.of(),
         SourceCheck.problems(
             DataSource.newBuilder()
-                .setFormat("csv")
+                .setFormat(DataSource.Format.csv)
                 .setUri(root.toString())
                 .setLabelColumn("label")
                 .build()));
@@ -76,7 +84,7 @@ class SourceCheckNamesMissingPathsAndColumnsTest {
                 "source.label_column", "'target' is not a column of " + pq + " (" + columns + ")")),
         SourceCheck.problems(
             DataSource.newBuilder()
-                .setFormat("parquet")
+                .setFormat(DataSource.Format.parquet)
                 .setUri(pq.getParent().toString())
                 .setLabelColumn("target")
                 .build()));

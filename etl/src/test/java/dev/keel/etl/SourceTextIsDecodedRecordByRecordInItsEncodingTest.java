@@ -66,10 +66,13 @@ class SourceTextIsDecodedRecordByRecordInItsEncodingTest {
         .setTableUri(table)
         .setSource(
             DataSource.newBuilder()
-                .setFormat(format)
+                .setFormat(DataSource.Format.valueOf(format))
                 .setUri(file)
                 .setLabelColumn("label")
-                .setOnBadRecord(onBad)
+                .setOnBadRecord(
+                    (onBad.isEmpty()
+                        ? DataSource.OnBadRecord.ON_BAD_RECORD_UNSPECIFIED
+                        : DataSource.OnBadRecord.valueOf(onBad)))
                 .setEncoding(encoding))
         .build();
   }

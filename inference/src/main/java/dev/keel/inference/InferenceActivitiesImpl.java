@@ -4,6 +4,7 @@ import dev.keel.activities.ActivityBoundary;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.HeartbeatTicker;
 import dev.keel.activities.infer.InferenceActivities;
+import dev.keel.api.config.Splits;
 import dev.keel.api.v1.CommitPredictionsRequest;
 import dev.keel.api.v1.DiscardPredictionsRequest;
 import dev.keel.api.v1.InferencePartition;
@@ -519,7 +520,7 @@ public final class InferenceActivitiesImpl implements InferenceActivities, AutoC
   }
 
   private static String split(InferenceRequest request) {
-    return request.getSplit().isEmpty() ? "test" : request.getSplit();
+    return request.getSplit().isEmpty() ? Splits.TEST : request.getSplit();
   }
 
   private static void requireField(String value, String field) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.api.v1.InferenceProgress;
 import dev.keel.api.v1.InferenceResult;
 import dev.keel.tables.DeltaTables;
 import io.temporal.api.sdk.v1.WorkflowMetadata;
@@ -63,7 +64,7 @@ class FailedOrKilledInferenceRunLeavesNoPredictionsVersionTest {
           WorkflowStub.fromTyped(bed.existing("bad")).describe().getExecution().getRunId();
       assertFalse(
           Files.exists(runDirectory(table, badRun)), "the failed run's staged files are deleted");
-      assertEquals("failed", bed.existing("bad").progress().getStage());
+      assertEquals(InferenceProgress.Stage.failed, bed.existing("bad").progress().getStage());
     }
   }
 

@@ -56,7 +56,7 @@ class TwoInferenceRunsAppendTwoVersionsWithTheirLineageTest {
           values(rows, "source_table_uri"));
 
       InferenceProgress progress = bed.existing("second").progress();
-      assertEquals("done", progress.getStage());
+      assertEquals(InferenceProgress.Stage.done, progress.getStage());
       assertEquals(InferenceTestBed.PARTITIONS, progress.getScored());
       assertEquals(InferenceTestBed.PARTITIONS, progress.getPartitions());
       String details =

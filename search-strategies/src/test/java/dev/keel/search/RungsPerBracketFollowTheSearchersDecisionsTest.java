@@ -46,7 +46,7 @@ class RungsPerBracketFollowTheSearchersDecisionsTest {
                     .setName("adaptive_asha")
                     .setDivisor(2)
                     .setMaxRungs(3)
-                    .setMode("conservative"))),
+                    .setMode(SearcherConfig.Mode.conservative))),
         Arguments.of(
             "adaptive_asha stop_once",
             searcher(

@@ -68,11 +68,14 @@ public final class Scenarios {
         new Scenario("adaptive_asha", config(searcher("adaptive_asha", seed)), d),
         new Scenario(
             "adaptive_asha aggressive",
-            config(searcher("adaptive_asha", seed).setMode("aggressive").setDivisor(3)),
+            config(
+                searcher("adaptive_asha", seed)
+                    .setMode(SearcherConfig.Mode.aggressive)
+                    .setDivisor(3)),
             d),
         new Scenario(
             "adaptive_asha conservative",
-            config(searcher("adaptive_asha", seed).setMode("conservative")),
+            config(searcher("adaptive_asha", seed).setMode(SearcherConfig.Mode.conservative)),
             d),
         new Scenario(
             "adaptive_asha stop_once",

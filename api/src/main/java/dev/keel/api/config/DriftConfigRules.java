@@ -19,7 +19,7 @@ public final class DriftConfigRules {
   public static final String PSI = "psi";
 
   public static final List<String> MEASURES = List.of(MEAN_SHIFT, TOTAL_VARIATION, PSI);
-  public static final String DEFAULT_REFERENCE_SPLIT = "train";
+  public static final String DEFAULT_REFERENCE_SPLIT = Splits.TRAIN;
   public static final int DEFAULT_TOP_FEATURES = 5;
   static final int MAX_TOP_FEATURES = 100;
 

@@ -4,9 +4,12 @@ import dev.keel.api.length.LengthUnit;
 import dev.keel.api.length.TrainingLength;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.FinalTraining;
+import dev.keel.api.v1.IngestMode;
 import dev.keel.api.v1.ModelSelector;
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineReuse;
+import dev.keel.api.v1.Promotion;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -16,15 +19,7 @@ import java.util.Set;
  * its searcher by the {@link SearcherRules} given.
  */
 public final class PipelineRequestValidator {
-  private static final Set<String> MODES = Set.of("append", "overwrite");
-  private static final Set<String> ON_BAD_RECORD = Set.of("fail", "skip");
-  private static final Set<String> SPLITS = Set.of("train", "test");
-
-  /** A stage names one version only when it has one member. */
-  private static final Set<String> WARM_START_STAGES = Set.of("champion");
-
-  private static final Set<String> PROMOTION_POLICIES =
-      Set.of("champion_challenger", "always", "never");
+  private static final Set<String> SPLITS = Set.of(Splits.TRAIN, Splits.TEST);
 
   /** A table name (one path segment, not starting with a dot), a URI or an absolute path. */
   static final String TABLE = "[A-Za-z0-9_][A-Za-z0-9_.\\-]*|[a-z0-9]+://.+|/.+";
@@ -52,16 +47,13 @@ public final class PipelineRequestValidator {
           "source",
           "missing data source (set source.format, e.g. fashion_mnist, and source.uri; "
               + "or reuse.table to use a table that exists)");
-    } else if (r.getSource().getFormat().isEmpty()) {
+    } else if (r.getSource().getFormat() == DataSource.Format.FORMAT_UNSPECIFIED) {
       problems.add("source.format", "required (expected " + SourceFormat.expected() + ")");
     } else if (SourceFormat.of(r.getSource().getFormat()).isEmpty()) {
       problems.add(
           "source.format",
-          "unknown format '"
-              + r.getSource().getFormat()
-              + "' (expected "
-              + SourceFormat.expected()
-              + ")");
+          EnumNames.unrecognized(
+              r.getSource().getFormatValue(), DataSource.Format.getDescriptor()));
     } else {
       source(r.getSource(), SourceFormat.of(r.getSource().getFormat()).orElseThrow(), problems);
     }
@@ -126,15 +118,17 @@ public final class PipelineRequestValidator {
               + MODEL_NAME
               + " (or set model_name)");
     }
-    String policy = r.getPromotion().getPolicy();
-    if (!policy.isEmpty() && !PROMOTION_POLICIES.contains(policy)) {
+    if (r.getPromotion().getPolicy() == Promotion.Policy.UNRECOGNIZED) {
       problems.add(
           "promotion.policy",
-          "unknown policy '" + policy + "' (expected champion_challenger|always|never)");
+          EnumNames.unrecognized(
+              r.getPromotion().getPolicyValue(), Promotion.Policy.getDescriptor()));
     }
     String split = r.getInference().getSplit();
     if (!split.isEmpty() && !SPLITS.contains(split)) {
-      problems.add("inference.split", "unknown split '" + split + "' (expected train|test)");
+      problems.add(
+          "inference.split",
+          "unknown split '" + split + "' (expected " + Splits.TRAIN + "|" + Splits.TEST + ")");
     }
     String predictions = r.getInference().getPredictionsTable();
     if (!predictions.isEmpty() && !predictions.matches(TABLE)) {
@@ -208,13 +202,16 @@ public final class PipelineRequestValidator {
       problems.add(
           "warm_start.model.name", "must match " + MODEL_NAME + ", got '" + m.getName() + "'");
     }
-    boolean byStage = !m.getStage().isEmpty();
+    boolean byStage = m.getStage() != ModelStage.MODEL_STAGE_UNSPECIFIED;
     if (byStage && m.getVersion() != 0) {
       problems.add("warm_start.model", "set version or stage, not both");
-    } else if (byStage && !WARM_START_STAGES.contains(m.getStage())) {
+    } else if (byStage && m.getStage() != ModelStage.champion) {
+      // only the champion is one version at a time
       problems.add(
           "warm_start.model.stage",
-          "unknown stage '" + m.getStage() + "' (expected champion, or a version)");
+          "stage '"
+              + m.getStage()
+              + "' names no single version (expected champion, or set version)");
     } else if (!byStage && m.getVersion() < 1) {
       problems.add("warm_start.model", "required: version (1 or more) or stage: champion");
     }
@@ -222,7 +219,7 @@ public final class PipelineRequestValidator {
 
   /** The source's own fields; whether its files exist is checked at submission (I/O), not here. */
   private static void source(DataSource s, SourceFormat sourceFormat, Problems problems) {
-    String format = s.getFormat();
+    String format = sourceFormat.configName();
     if (sourceFormat.tabular()) {
       if (s.getLabelColumn().isBlank()) {
         problems.add(
@@ -257,13 +254,14 @@ public final class PipelineRequestValidator {
         problems.add("source.image_size", "'" + s.getImageSize() + "' is not HxW (e.g. 28x28)");
       }
     }
-    if (!s.getMode().isEmpty() && !MODES.contains(s.getMode())) {
-      problems.add("source.mode", "unknown mode '" + s.getMode() + "' (expected append|overwrite)");
+    if (s.getMode() == IngestMode.UNRECOGNIZED) {
+      problems.add(
+          "source.mode", EnumNames.unrecognized(s.getModeValue(), IngestMode.getDescriptor()));
     }
-    if (!s.getOnBadRecord().isEmpty() && !ON_BAD_RECORD.contains(s.getOnBadRecord())) {
+    if (s.getOnBadRecord() == DataSource.OnBadRecord.UNRECOGNIZED) {
       problems.add(
           "source.on_bad_record",
-          "unknown value '" + s.getOnBadRecord() + "' (expected fail|skip)");
+          EnumNames.unrecognized(s.getOnBadRecordValue(), DataSource.OnBadRecord.getDescriptor()));
     }
     s.getLabelLimitsMap()
         .forEach(

@@ -148,7 +148,7 @@ public final class ProtoConfigLoader<T extends Message> {
     JsonNode normalized = ConfigNormalizer.normalize(tree.deepCopy(), b.getDescriptorForType());
     Problems problems = new Problems();
     ProtoShapeChecker.check(normalized, b.getDescriptorForType(), "", problems);
-    if (!problems.isEmpty()) {
+    if (!problems.onlyDropped()) {
       throw new ConfigValidationException(source, problems.list());
     }
     try {
@@ -157,9 +157,9 @@ public final class ProtoConfigLoader<T extends Message> {
       throw new ConfigValidationException(source, List.of(new ConfigProblem("", e.getMessage())));
     }
     T message = (T) b.build();
-    List<ConfigProblem> semantic = validator.apply(message);
-    if (!semantic.isEmpty()) {
-      throw new ConfigValidationException(source, semantic);
+    problems.addAllBut(validator.apply(message));
+    if (!problems.isEmpty()) {
+      throw new ConfigValidationException(source, problems.list());
     }
     return message;
   }

@@ -2,6 +2,7 @@ package dev.keel.api.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.EnumValueDescriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Descriptors.OneofDescriptor;
 import java.math.BigDecimal;
@@ -44,6 +45,14 @@ final class ProtoShapeChecker {
         continue;
       }
       if (e.getValue().isNull()) {
+        continue;
+      }
+      if (field.getJavaType() == FieldDescriptor.JavaType.ENUM
+          && !field.isRepeated()
+          && !isEnumWord(e.getValue(), field)) {
+        // dropped, so the rest still parses and the semantic rules report their problems too
+        problems.addDropped(fieldPath, enumProblem(e.getValue(), field));
+        it.remove();
         continue;
       }
       OneofDescriptor oneof = field.getRealContainingOneof();
@@ -125,10 +134,8 @@ final class ProtoShapeChecker {
         }
       }
       case ENUM -> {
-        if (!value.isTextual() || field.getEnumType().findValueByName(value.asText()) == null) {
-          problems.add(
-              path,
-              "expected one of " + field.getEnumType().getValues() + ", got " + describe(value));
+        if (!isEnumWord(value, field)) {
+          problems.add(path, enumProblem(value, field));
         }
       }
       case BYTE_STRING -> {
@@ -152,6 +159,22 @@ final class ProtoShapeChecker {
       }
     }
     return null;
+  }
+
+  /** A value's name; the zero value stands for "not set", so its name is as wrong as any word. */
+  private static boolean isEnumWord(JsonNode value, FieldDescriptor field) {
+    EnumValueDescriptor named =
+        value.isTextual() ? field.getEnumType().findValueByName(value.asText()) : null;
+    return named != null && named.getNumber() != 0;
+  }
+
+  private static String enumProblem(JsonNode value, FieldDescriptor field) {
+    return (value.isTextual()
+            ? "unknown value '" + value.asText() + "'"
+            : "expected a name, got " + describe(value))
+        + " (expected "
+        + EnumNames.expected(field.getEnumType())
+        + ")";
   }
 
   private static boolean isWellKnown(Descriptor type) {

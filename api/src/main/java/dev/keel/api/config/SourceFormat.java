@@ -1,21 +1,24 @@
 package dev.keel.api.config;
 
+import dev.keel.api.v1.DataSource;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * The formats a pipeline's {@code source.format} may name, listed once: the validator, the ETL's
- * decoder, the submission checks and the pipeline's shape check all read this list, so a new format
- * is a constant here and its decoder (the ETL's exhaustive switch makes the compiler ask for it).
+ * What Keel knows of each format a pipeline's {@code source.format} may name. The names are the
+ * proto enum {@link DataSource.Format}'s (the contract); this adds what the validator, the ETL's
+ * decoder, the submission checks and the pipeline's shape check need, so a new format is a proto
+ * value, a constant here (a test pairs them) and its decoder (the ETL's exhaustive switch makes the
+ * compiler ask for it).
  */
 public enum SourceFormat {
   /** The Fashion-MNIST IDX files ({@code source.uri} optional: the packaged data set). */
-  FASHION_MNIST("fashion_mnist", Rows.IMAGES, false),
+  FASHION_MNIST(DataSource.Format.fashion_mnist, Rows.IMAGES, false),
   /** One sub-folder of images per class. */
-  IMAGE_FOLDER("image_folder", Rows.IMAGES, true),
-  CSV("csv", Rows.FEATURES, true),
-  PARQUET("parquet", Rows.FEATURES, true);
+  IMAGE_FOLDER(DataSource.Format.image_folder, Rows.IMAGES, true),
+  CSV(DataSource.Format.csv, Rows.FEATURES, true),
+  PARQUET(DataSource.Format.parquet, Rows.FEATURES, true);
 
   /** What kind of table a format's rows make; the names are {@code TableShape.kind}'s. */
   public enum Rows {
@@ -33,19 +36,24 @@ public enum SourceFormat {
     }
   }
 
-  private final String configName;
+  private final DataSource.Format proto;
   private final Rows rows;
   private final boolean needsUri;
 
-  SourceFormat(String configName, Rows rows, boolean needsUri) {
-    this.configName = configName;
+  SourceFormat(DataSource.Format proto, Rows rows, boolean needsUri) {
+    this.proto = proto;
     this.rows = rows;
     this.needsUri = needsUri;
   }
 
+  /** The contract's value. */
+  public DataSource.Format proto() {
+    return proto;
+  }
+
   /** How configs, requests and tables spell it. */
   public String configName() {
-    return configName;
+    return proto.name();
   }
 
   public Rows rows() {
@@ -61,9 +69,14 @@ public enum SourceFormat {
     return needsUri;
   }
 
-  /** The format a config names, if it is one. */
+  /** The format a request names; empty when unset or a number this build does not know. */
+  public static Optional<SourceFormat> of(DataSource.Format format) {
+    return Arrays.stream(values()).filter(f -> f.proto == format).findFirst();
+  }
+
+  /** The format a table's history or a text names, if it is one. */
   public static Optional<SourceFormat> of(String configName) {
-    return Arrays.stream(values()).filter(f -> f.configName.equals(configName)).findFirst();
+    return Arrays.stream(values()).filter(f -> f.configName().equals(configName)).findFirst();
   }
 
   /** Every format's name, sorted and separated by {@code |}: {@code csv|fashion_mnist|…}. */

@@ -83,7 +83,7 @@ class PipelineRequestValidatorTest {
          "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": 1}}}}
         """));
     assertEquals(
-        "source.format: unknown format 'tfrecord' (expected csv|fashion_mnist|image_folder|parquet)",
+        "source.format: unknown value 'tfrecord' (expected fashion_mnist|image_folder|csv|parquet)",
         e.problems().get(0).toString());
   }
 
@@ -102,11 +102,11 @@ class PipelineRequestValidatorTest {
         """));
     assertEquals(
         List.of(
+            "source.mode: unknown value 'upsert' (expected append|overwrite)",
+            "source.on_bad_record: unknown value 'ignore' (expected fail|skip)",
             "source.label_column: required for csv (the column holding the label)",
             "source.test_fraction: must be in [0, 1], got 1.5",
-            "source.image_size: only for image_folder sources",
-            "source.mode: unknown mode 'upsert' (expected append|overwrite)",
-            "source.on_bad_record: unknown value 'ignore' (expected fail|skip)"),
+            "source.image_size: only for image_folder sources"),
         e.problems().stream().map(ConfigProblem::toString).toList());
   }
 

@@ -3,6 +3,7 @@ package dev.keel.api.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.PipelineRequest;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,7 @@ class WarmStartAndLabelLimitsAreCheckedByTheirPathsTest {
         """
                 .formatted(EXPERIMENT));
     assertEquals(50, r.getSource().getLabelLimitsOrThrow("sneaker"));
-    assertEquals("champion", r.getWarmStart().getModel().getStage());
+    assertEquals(ModelStage.champion, r.getWarmStart().getModel().getStage());
     assertEquals(
         List.of(),
         problems(
@@ -48,7 +49,8 @@ class WarmStartAndLabelLimitsAreCheckedByTheirPathsTest {
         """
                 .formatted(EXPERIMENT)));
     assertEquals(
-        List.of("warm_start.model.stage: unknown stage 'prod' (expected champion, or a version)"),
+        List.of(
+            "warm_start.model.stage: unknown value 'prod' (expected candidate|champion|archived)"),
         problems(
             """
         {"source": {"format": "fashion_mnist"}, "target_table": "t", "warm_start": {"model": {"name": "story", "stage": "prod"}}, %s}

@@ -39,7 +39,7 @@ class ProtoAwareJsonPlainPayloadConverterTest {
             PipelineRequest.class,
             PipelineRequest.class);
     assertEquals("demo", r.getName());
-    assertEquals("fashion_mnist", r.getSource().getFormat());
+    assertEquals(DataSource.Format.fashion_mnist, r.getSource().getFormat());
     assertEquals("t", r.getTargetTable());
   }
 
@@ -63,7 +63,7 @@ class ProtoAwareJsonPlainPayloadConverterTest {
     PipelineRequest r =
         PipelineRequest.newBuilder()
             .setName("x")
-            .setSource(DataSource.newBuilder().setFormat("fashion_mnist"))
+            .setSource(DataSource.newBuilder().setFormat(DataSource.Format.fashion_mnist))
             .build();
     Payloads asDefault = converter.toPayloads(r).orElseThrow();
     assertEquals(

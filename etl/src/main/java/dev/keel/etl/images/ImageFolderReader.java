@@ -1,5 +1,6 @@
 package dev.keel.etl.images;
 
+import dev.keel.api.config.Splits;
 import dev.keel.etl.BadRecords;
 import dev.keel.etl.HashSplit;
 import dev.keel.etl.source.SourceFiles;
@@ -44,7 +45,7 @@ public final class ImageFolderReader {
                 .allMatch(
                     f -> {
                       String[] p = f.relative().split("/");
-                      return p.length == 3 && (p[0].equals("train") || p[0].equals("test"));
+                      return p.length == 3 && Splits.known(p[0]);
                     });
     int depth = splitLayout ? 3 : 2;
     TreeSet<String> classes = new TreeSet<>();

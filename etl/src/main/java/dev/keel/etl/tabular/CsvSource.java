@@ -2,6 +2,7 @@ package dev.keel.etl.tabular;
 
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.KeelFailure;
+import dev.keel.api.config.Splits;
 import dev.keel.etl.BadRecords;
 import dev.keel.etl.HashSplit;
 import dev.keel.etl.source.SourceFiles;
@@ -143,7 +144,7 @@ public final class CsvSource {
           continue;
         }
         String s = split < 0 ? null : rec.get(split).strip();
-        if (s != null && !s.equals("train") && !s.equals("test")) {
+        if (s != null && !Splits.known(s)) {
           bad.report(where, "the split column is neither train nor test");
           continue;
         }

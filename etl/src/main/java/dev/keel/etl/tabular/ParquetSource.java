@@ -1,6 +1,7 @@
 package dev.keel.etl.tabular;
 
 import dev.keel.activities.KeelFailure;
+import dev.keel.api.config.Splits;
 import dev.keel.etl.BadRecords;
 import dev.keel.etl.HashSplit;
 import dev.keel.etl.source.SourceFiles;
@@ -119,7 +120,7 @@ public final class ParquetSource {
       return;
     }
     String s = split < 0 ? null : text.of(g, split);
-    if (split >= 0 && !"train".equals(s) && !"test".equals(s)) {
+    if (split >= 0 && !Splits.known(s)) {
       bad.report(where, "the split column is neither train nor test");
       return;
     }

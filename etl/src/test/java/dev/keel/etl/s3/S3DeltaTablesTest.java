@@ -49,7 +49,7 @@ class S3DeltaTablesTest {
 
   static IngestRequest request(String table) {
     return IngestRequest.newBuilder()
-        .setSource(DataSource.newBuilder().setFormat(SourceFormat.FASHION_MNIST.configName()))
+        .setSource(DataSource.newBuilder().setFormat(SourceFormat.FASHION_MNIST.proto()))
         .setTableUri(table)
         .build();
   }

@@ -61,7 +61,7 @@ class SourcesOnS3AreIngestedLikeLocalOnesTest {
     String table = root.resolve("csv").toString();
     DataSource source =
         DataSource.newBuilder()
-            .setFormat("csv")
+            .setFormat(DataSource.Format.csv)
             .setUri("s3://" + bucket + "/raw/rows")
             .setLabelColumn("label")
             .build();
@@ -94,7 +94,7 @@ class SourcesOnS3AreIngestedLikeLocalOnesTest {
                 IngestRequest.newBuilder()
                     .setSource(
                         DataSource.newBuilder()
-                            .setFormat("image_folder")
+                            .setFormat(DataSource.Format.image_folder)
                             .setUri("s3://" + bucket + "/images/"))
                     .setTableUri(table)
                     .build());
@@ -105,7 +105,9 @@ class SourcesOnS3AreIngestedLikeLocalOnesTest {
             .ingest(
                 IngestRequest.newBuilder()
                     .setSource(
-                        DataSource.newBuilder().setFormat("image_folder").setUri(local.toString()))
+                        DataSource.newBuilder()
+                            .setFormat(DataSource.Format.image_folder)
+                            .setUri(local.toString()))
                     .setTableUri(root.resolve("img2").toString())
                     .build());
     assertEquals(localRun.getSourceChecksum(), r.getSourceChecksum());
@@ -121,7 +123,11 @@ class SourcesOnS3AreIngestedLikeLocalOnesTest {
     String bucket = S3ProxyExtension.newBucket("none");
     String uri = "s3://" + bucket + "/no/such/prefix";
     DataSource source =
-        DataSource.newBuilder().setFormat("csv").setUri(uri).setLabelColumn("label").build();
+        DataSource.newBuilder()
+            .setFormat(DataSource.Format.csv)
+            .setUri(uri)
+            .setLabelColumn("label")
+            .build();
     assertEquals(
         List.of(
             new ConfigProblem("source.uri", uri + " does not exist (no S3 object at or under it)")),

@@ -5,6 +5,7 @@ import dev.keel.activities.ActivityBoundary;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.KeelFailure;
 import dev.keel.activities.train.TrainingActivities;
+import dev.keel.api.config.Splits;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.GangSpec;
 import dev.keel.api.v1.RankInfo;
@@ -52,7 +53,6 @@ import org.slf4j.LoggerFactory;
  * worker one training slot.
  */
 public final class TrainingActivitiesImpl implements TrainingActivities {
-  public static final String TRAIN_SPLIT = "train";
 
   private static final Logger log = LoggerFactory.getLogger(TrainingActivitiesImpl.class);
 
@@ -280,7 +280,7 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
     }
     LabeledExamples data;
     try {
-      data = reader.readExamples(table, TRAIN_SPLIT);
+      data = reader.readExamples(table, Splits.TRAIN);
     } catch (IllegalArgumentException e) {
       throw invalidRequest(new InvalidFieldException("data", e.getMessage(), e));
     }

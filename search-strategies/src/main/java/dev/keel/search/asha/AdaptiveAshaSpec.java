@@ -1,6 +1,7 @@
 package dev.keel.search.asha;
 
 import dev.keel.api.config.ConfigLimits;
+import dev.keel.api.config.EnumNames;
 import dev.keel.api.v1.SearcherConfig;
 import dev.keel.search.spec.BuiltMethod;
 import dev.keel.search.spec.SearchMethodSpec;
@@ -25,10 +26,9 @@ public final class AdaptiveAshaSpec implements SearchMethodSpec {
     check.atLeast("divisor", s.hasDivisor(), s.getDivisor(), 2);
     check.atLeast("max_rungs", s.hasMaxRungs(), s.getMaxRungs(), 1);
     check.atMost("max_rungs", s.getMaxRungs(), ConfigLimits.MAX_RUNGS);
-    if (!s.getMode().isEmpty() && !AshaPlan.MODES.contains(s.getMode())) {
+    if (s.getMode() == SearcherConfig.Mode.UNRECOGNIZED) {
       check.field(
-          "mode",
-          "unknown mode '" + s.getMode() + "' (expected " + String.join("|", AshaPlan.MODES) + ")");
+          "mode", EnumNames.unrecognized(s.getModeValue(), SearcherConfig.Mode.getDescriptor()));
     }
   }
 

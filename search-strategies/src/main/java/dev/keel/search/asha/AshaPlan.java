@@ -37,10 +37,7 @@ public record AshaPlan(
     List<Bracket> brackets) {
   public static final int DEFAULT_DIVISOR = 4;
   public static final int DEFAULT_MAX_RUNGS = 5;
-  public static final String DEFAULT_MODE = "standard";
-
-  /** The modes, from one bracket to one per rung count. */
-  public static final List<String> MODES = List.of("aggressive", "standard", "conservative");
+  public static final SearcherConfig.Mode DEFAULT_MODE = SearcherConfig.Mode.standard;
 
   /**
    * One bracket: its rung count, its share of the trials and slots, and each rung's training
@@ -76,7 +73,8 @@ public record AshaPlan(
     int rungs = s.hasMaxRungs() ? s.getMaxRungs() : DEFAULT_MAX_RUNGS;
     rungs = Math.min(rungs, floorLog(maxLength, divisor) + 1);
     rungs = Math.min(rungs, floorLog(maxTrials, divisor) + 1);
-    String mode = s.getMode().isEmpty() ? DEFAULT_MODE : s.getMode();
+    SearcherConfig.Mode mode =
+        s.getMode() == SearcherConfig.Mode.MODE_UNSPECIFIED ? DEFAULT_MODE : s.getMode();
     List<Integer> bracketRungs = bracketRungs(mode, rungs);
     int[] trials = bracketTrials(maxTrials, divisor, bracketRungs);
     int maxConcurrent =
@@ -96,17 +94,18 @@ public record AshaPlan(
       }
       brackets.add(new Bracket(n, trials[b], concurrent[b], lengths));
     }
-    return new AshaPlan(divisor, rungs, mode, s.getStopOnce(), maxLength, brackets);
+    return new AshaPlan(divisor, rungs, mode.name(), s.getStopOnce(), maxLength, brackets);
   }
 
   /** Rung counts of the brackets, most rungs (most early stopping) first. */
-  public static List<Integer> bracketRungs(String mode, int maxRungs) {
+  public static List<Integer> bracketRungs(SearcherConfig.Mode mode, int maxRungs) {
     int lowest =
         switch (mode) {
-          case "aggressive" -> maxRungs;
-          case "standard" -> (maxRungs - 1) / 2 + 1;
-          case "conservative" -> 1;
-          default -> throw new IllegalArgumentException("unknown mode '" + mode + "'");
+          case aggressive -> maxRungs;
+          case standard -> (maxRungs - 1) / 2 + 1;
+          case conservative -> 1;
+          case MODE_UNSPECIFIED, UNRECOGNIZED ->
+              throw new IllegalArgumentException("unknown mode " + mode.getNumber());
         };
     List<Integer> out = new ArrayList<>();
     for (int r = maxRungs; r >= lowest; r--) {

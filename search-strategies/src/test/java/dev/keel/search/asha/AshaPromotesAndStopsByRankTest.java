@@ -41,7 +41,7 @@ class AshaPromotesAndStopsByRankTest {
                     .setName("adaptive_asha")
                     .setMetric("m")
                     .setSmallerIsBetter(smallerIsBetter)
-                    .setMode("aggressive")
+                    .setMode(SearcherConfig.Mode.aggressive)
                     .setDivisor(2)
                     .setMaxRungs(2)
                     .setMaxTrials(4)

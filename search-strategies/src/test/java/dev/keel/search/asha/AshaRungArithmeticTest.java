@@ -39,7 +39,7 @@ class AshaRungArithmeticTest {
 
   @Test
   void aggressiveModeRunsOneBracketOfFiveRungsWithEveryTrial() {
-    AshaPlan p = AshaPlan.of(base().setMode("aggressive").build());
+    AshaPlan p = AshaPlan.of(base().setMode(SearcherConfig.Mode.aggressive).build());
     assertEquals(List.of(5), rungs(p));
     assertEquals(List.of(1000), trials(p));
   }
@@ -48,7 +48,7 @@ class AshaRungArithmeticTest {
   void standardModeRunsBracketsOfFiveFourAndThreeRungs() {
     // weights 4^4/5 = 51.2, 4^3/4 = 16, 4^2/3 = 5.33: 705 + 220 + 73 = 998, remainder 2 to the
     // first bracket
-    AshaPlan p = AshaPlan.of(base().setMode("standard").build());
+    AshaPlan p = AshaPlan.of(base().setMode(SearcherConfig.Mode.standard).build());
     assertEquals(List.of(5, 4, 3), rungs(p));
     assertEquals(List.of(707, 220, 73), trials(p));
   }
@@ -56,20 +56,21 @@ class AshaRungArithmeticTest {
   @Test
   void standardIsTheDefaultMode() {
     assertEquals(
-        rungs(AshaPlan.of(base().setMode("standard").build())), rungs(AshaPlan.of(base().build())));
+        rungs(AshaPlan.of(base().setMode(SearcherConfig.Mode.standard).build())),
+        rungs(AshaPlan.of(base().build())));
   }
 
   @Test
   void conservativeModeRunsOneBracketPerRungCount() {
     // weights 51.2, 16, 5.33, 2, 1: 677 + 211 + 70 + 26 + 13 = 997, remainder 3
-    AshaPlan p = AshaPlan.of(base().setMode("conservative").build());
+    AshaPlan p = AshaPlan.of(base().setMode(SearcherConfig.Mode.conservative).build());
     assertEquals(List.of(5, 4, 3, 2, 1), rungs(p));
     assertEquals(List.of(680, 211, 70, 26, 13), trials(p));
   }
 
   @Test
   void rungLengthsDivideMaxLengthByPowersOfTheDivisor() {
-    AshaPlan p = AshaPlan.of(base().setMode("standard").build());
+    AshaPlan p = AshaPlan.of(base().setMode(SearcherConfig.Mode.standard).build());
     assertEquals(List.of(10L, 40L, 160L, 640L, 2560L), p.brackets().get(0).rungLengths());
     assertEquals(List.of(40L, 160L, 640L, 2560L), p.brackets().get(1).rungLengths());
     assertEquals(List.of(160L, 640L, 2560L), p.brackets().get(2).rungLengths());
@@ -77,7 +78,8 @@ class AshaRungArithmeticTest {
 
   @Test
   void trialsReachingEachRungShrinkByTheDivisor() {
-    AshaPlan.Bracket b = AshaPlan.of(base().setMode("aggressive").build()).brackets().get(0);
+    AshaPlan.Bracket b =
+        AshaPlan.of(base().setMode(SearcherConfig.Mode.aggressive).build()).brackets().get(0);
     assertEquals(
         List.of(1000L, 250L, 62L, 15L, 3L),
         List.of(
@@ -90,7 +92,9 @@ class AshaRungArithmeticTest {
 
   @Test
   void maxConcurrentTrialsIsSplitAcrossBracketsRemainderFirst() {
-    AshaPlan p = AshaPlan.of(base().setMode("standard").setMaxConcurrentTrials(16).build());
+    AshaPlan p =
+        AshaPlan.of(
+            base().setMode(SearcherConfig.Mode.standard).setMaxConcurrentTrials(16).build());
     assertEquals(
         List.of(6, 5, 5),
         p.brackets().stream().map(AshaPlan.Bracket::maxConcurrentTrials).toList());
@@ -100,7 +104,7 @@ class AshaRungArithmeticTest {
   void withoutMaxConcurrentTrialsDeterminedsSixteenSlotsAreSplitOverTheBrackets() {
     // Determined's default of 16, not each bracket's whole trial count (which let 219 trials train
     // at once)
-    AshaPlan p = AshaPlan.of(base().setMode("standard").build());
+    AshaPlan p = AshaPlan.of(base().setMode(SearcherConfig.Mode.standard).build());
     assertEquals(
         List.of(6, 5, 5),
         p.brackets().stream().map(AshaPlan.Bracket::maxConcurrentTrials).toList());
@@ -118,7 +122,8 @@ class AshaRungArithmeticTest {
     assertEquals(
         List.of(10, 10),
         Arrays.stream(AshaPlan.zeroConcurrency(4, new int[] {40, 10})).boxed().toList());
-    AshaPlan p = AshaPlan.of(base().setMode("standard").setMaxConcurrentTrials(0).build());
+    AshaPlan p =
+        AshaPlan.of(base().setMode(SearcherConfig.Mode.standard).setMaxConcurrentTrials(0).build());
     assertEquals(
         List.of(73, 73, 73),
         p.brackets().stream().map(AshaPlan.Bracket::maxConcurrentTrials).toList(),
@@ -163,7 +168,7 @@ class AshaRungArithmeticTest {
             .putHyperparameters(
                 "x",
                 Hyperparameter.newBuilder().setType("double").setMinval(0).setMaxval(1).build())
-            .setSearcher(base().setMode("standard"))
+            .setSearcher(base().setMode(SearcherConfig.Mode.standard))
             .build();
     List<Operation> first = Searchers.create(c).initialOperations();
     assertEquals(16, first.stream().filter(op -> op instanceof Create).count());
@@ -171,14 +176,16 @@ class AshaRungArithmeticTest {
 
   @Test
   void anExplicitMaxConcurrentTrialsKeepsItsMeaning() {
-    AshaPlan p = AshaPlan.of(base().setMode("standard").setMaxConcurrentTrials(100).build());
+    AshaPlan p =
+        AshaPlan.of(
+            base().setMode(SearcherConfig.Mode.standard).setMaxConcurrentTrials(100).build());
     assertEquals(
         List.of(34, 33, 33),
         p.brackets().stream().map(AshaPlan.Bracket::maxConcurrentTrials).toList());
     // fewer slots than brackets: each bracket still gets one
     assertEquals(
         List.of(1, 1, 1),
-        AshaPlan.of(base().setMode("standard").setMaxConcurrentTrials(2).build())
+        AshaPlan.of(base().setMode(SearcherConfig.Mode.standard).setMaxConcurrentTrials(2).build())
             .brackets()
             .stream()
             .map(AshaPlan.Bracket::maxConcurrentTrials)

@@ -1,8 +1,11 @@
 package dev.keel.service.api;
 
+import dev.keel.api.config.EnumNames;
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.ModelVersions;
 import dev.keel.api.v1.PromoteModelRequest;
+import dev.keel.service.listing.Filter;
 import dev.keel.service.model.ModelTable;
 import dev.keel.service.security.Caller;
 import dev.keel.tables.drift.DriftTable;
@@ -100,9 +103,13 @@ public class ModelController {
       @Body Map<String, String> body,
       @Nullable @RequestAttribute(ApiTokenFilter.CALLER) Caller caller) {
     String stage = body.getOrDefault("stage", "");
-    if (!ModelRegistryTable.STAGES.contains(stage)) {
+    if (!Filter.states(ModelStage.class).contains(stage)) {
       return HttpResponse.badRequest(
-          error("stage: '" + stage + "' is not one of candidate|champion|archived"));
+          error(
+              "stage: '"
+                  + stage
+                  + "' is not one of "
+                  + EnumNames.expected(ModelStage.getDescriptor())));
     }
     return answer(
         () ->
@@ -110,7 +117,7 @@ public class ModelController {
                 registry.promote(
                     PromoteModelRequest.newBuilder()
                         .setModel(ModelVersionRef.newBuilder().setName(name).setVersion(version))
-                        .setStage(stage)
+                        .setStage(ModelStage.valueOf(stage))
                         .setReason(body.getOrDefault("reason", ""))
                         .setWho(caller == null ? "" : caller.name())
                         .build())));

@@ -1,7 +1,10 @@
 package dev.keel.service.cli;
 
+import dev.keel.api.config.EnumNames;
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PromoteModelRequest;
+import dev.keel.service.listing.Filter;
 import dev.keel.service.model.ModelTable;
 import dev.keel.service.security.AuditLines;
 import dev.keel.tables.audit.AuditTable;
@@ -135,11 +138,18 @@ final class ModelCommand implements Runnable {
 
     @Override
     int run(ModelRegistryTable registry) {
+      if (!Filter.states(ModelStage.class).contains(stage)) {
+        throw new IllegalArgumentException(
+            "--stage: '"
+                + stage
+                + "' is not one of "
+                + EnumNames.expected(ModelStage.getDescriptor()));
+      }
       var v =
           registry.promote(
               PromoteModelRequest.newBuilder()
                   .setModel(ModelVersionRef.newBuilder().setName(name).setVersion(version))
-                  .setStage(stage)
+                  .setStage(ModelStage.valueOf(stage))
                   .setReason(reason.isEmpty() ? "promoted by hand" : reason)
                   .setWho(CliUser.name())
                   .build());

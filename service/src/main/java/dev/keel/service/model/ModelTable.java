@@ -7,12 +7,12 @@ import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.DriftRecord;
 import dev.keel.api.v1.DriftReport;
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersions;
 import dev.keel.api.v1.StageChange;
 import dev.keel.service.listing.Filter;
 import dev.keel.tables.catalog.Paging;
-import dev.keel.tables.registry.ModelRegistryTable;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -65,7 +65,7 @@ public final class ModelTable {
   public static String describe(ModelVersion v) {
     StringBuilder out = new StringBuilder();
     line(out, "model", v.getName() + " v" + v.getVersion());
-    line(out, "stage", v.getStage());
+    line(out, "stage", v.getStage().name());
     line(
         out,
         "created",
@@ -126,7 +126,7 @@ public final class ModelTable {
                 tableName(c.getData().getUri()),
                 c.getData().getVersion(),
                 c.getSplit(),
-                c.getDecision().replace('_', ' '),
+                c.getDecision().name().replace('_', ' '),
                 c.getDecidedBy()));
       }
     }
@@ -194,10 +194,10 @@ public final class ModelTable {
    */
   public static Page page(
       List<ModelVersion> versions, Optional<String> stage, int offset, int limit) {
-    Filter.oneOf("stage", stage, ModelRegistryTable.STAGES);
+    Filter.oneOf("stage", stage, Filter.states(ModelStage.class));
     List<ModelVersion> matching =
         versions.stream()
-            .filter(v -> stage.map(s -> s.equalsIgnoreCase(v.getStage())).orElse(true))
+            .filter(v -> stage.map(s -> s.equalsIgnoreCase(v.getStage().name())).orElse(true))
             .toList();
     return new Page(Paging.slice(matching, offset, limit), matching.size(), offset, limit);
   }

@@ -4,6 +4,7 @@ import ai.djl.ndarray.types.Shape;
 import com.google.protobuf.Value;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.SourceFormat;
+import dev.keel.api.config.Splits;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.Hyperparameter;
 import dev.keel.api.v1.ModelSpec;
@@ -128,8 +129,7 @@ final class ModelFitCheck {
                 .allMatch(
                     f -> {
                       String[] parts = f.relative().split("/");
-                      return parts.length == 3
-                          && (parts[0].equals("train") || parts[0].equals("test"));
+                      return parts.length == 3 && Splits.known(parts[0]);
                     });
     int depth = splitLayout ? 3 : 2;
     TreeSet<String> classes = new TreeSet<>();

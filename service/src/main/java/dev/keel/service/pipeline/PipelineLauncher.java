@@ -4,6 +4,7 @@ import dev.keel.activities.TaskQueues;
 import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.ModelSelector;
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.etl.SourceCheck;
@@ -88,7 +89,7 @@ public final class PipelineLauncher {
     }
     ModelSelector m = request.getWarmStart().getModel();
     try {
-      if (m.getStage().isEmpty()) {
+      if (m.getStage() == ModelStage.MODEL_STAGE_UNSPECIFIED) {
         registry.describe(m.getName(), m.getVersion());
       } else if (registry.champion(m.getName()).isEmpty()) {
         String problem =

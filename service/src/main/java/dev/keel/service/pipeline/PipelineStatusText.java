@@ -1,6 +1,7 @@
 package dev.keel.service.pipeline;
 
 import dev.keel.api.v1.PipelineProgress;
+import dev.keel.api.v1.PipelineStage;
 import java.util.Locale;
 
 /**
@@ -14,14 +15,16 @@ public final class PipelineStatusText {
     StringBuilder out = new StringBuilder();
     String state =
         switch (p.getStatus()) {
-          case "failed" ->
+          case failed ->
               "failed in stage "
-                  + (p.getFailedStage().isEmpty() ? p.getStage() : p.getFailedStage());
-          case "completed" -> "completed";
+                  + (p.getFailedStage() == PipelineStage.PIPELINE_STAGE_UNSPECIFIED
+                      ? p.getStage()
+                      : p.getFailedStage());
+          case completed -> "completed";
           default -> p.getStatus() + ", stage " + p.getStage();
         };
     out.append("pipeline ").append(id).append(": ").append(state).append('\n');
-    if (p.getStatus().equals("failed")) {
+    if (p.getStatus() == PipelineProgress.Status.failed) {
       line(out, "error", p.getError());
       line(out, "type", p.getErrorType());
     }

@@ -1,10 +1,12 @@
 package dev.keel.service.pipeline;
 
+import dev.keel.api.config.Splits;
 import dev.keel.api.temporal.KeelDataConverter;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
+import dev.keel.api.v1.PipelineStage;
 import dev.keel.api.v1.TrainProgress;
 import dev.keel.api.v1.TrialState;
 import dev.keel.search.Searchers;
@@ -81,7 +83,7 @@ public final class PipelineWatcher {
       }
       PipelineProgress p = client.newWorkflowStub(PipelineWorkflow.class, id).progress();
       showStages(p);
-      if ("search".equals(p.getStage()) && !p.getExperimentId().isEmpty()) {
+      if (p.getStage() == PipelineStage.search && !p.getExperimentId().isEmpty()) {
         showSearch(p.getExperimentId(), false);
       }
       for (PendingActivityInfo a : d.getPendingActivitiesList()) {
@@ -107,7 +109,7 @@ public final class PipelineWatcher {
   public static String done(PipelineRequest request, PipelineResult r, long nanos) {
     String split =
         request.getInference().getSplit().isEmpty()
-            ? "test"
+            ? Splits.TEST
             : request.getInference().getSplit(); // the default
     StringBuilder out =
         new StringBuilder(
@@ -146,7 +148,7 @@ public final class PipelineWatcher {
                       c.getChampion().getVersion(),
                       c.getChampionValue(),
                       c.getChallengerValue(),
-                      c.getDecision().replace('_', ' '))
+                      c.getDecision().name().replace('_', ' '))
                   : "none before: promoted")
           .append(System.lineSeparator());
     }
@@ -167,8 +169,15 @@ public final class PipelineWatcher {
   /**
    * The stages of a pipeline in the order it runs them; each either runs or is listed as skipped.
    */
-  private static final List<String> STAGES =
-      List.of("validate", "etl", "search", "train", "register", "infer", "promote");
+  private static final List<PipelineStage> STAGES =
+      List.of(
+          PipelineStage.validate,
+          PipelineStage.etl,
+          PipelineStage.search,
+          PipelineStage.train,
+          PipelineStage.register,
+          PipelineStage.infer,
+          PipelineStage.promote);
 
   /**
    * Prints the line of every stage since the last one shown, up to the current one, except skipped
@@ -186,16 +195,16 @@ public final class PipelineWatcher {
           p.getWarmStart().getCheckpoint().getBatches());
       warmStartShown = true;
     }
-    int at = "done".equals(p.getStage()) ? STAGES.size() - 1 : STAGES.indexOf(p.getStage());
+    int at = p.getStage() == PipelineStage.done ? STAGES.size() - 1 : STAGES.indexOf(p.getStage());
     if (at < 0) {
       show("stage", "[" + p.getStage() + "]"); // a stage this client does not know yet
       return;
     }
     for (int i = stagesShown + 1; i <= at; i++) {
-      String stage = STAGES.get(i);
-      if (i > STAGES.indexOf("search")
+      PipelineStage stage = STAGES.get(i);
+      if (i > STAGES.indexOf(PipelineStage.search)
           && !searchConcluded
-          && !skipped(p, "search")
+          && !skipped(p, PipelineStage.search)
           && !p.getExperimentId().isEmpty()) {
         showSearch(p.getExperimentId(), true); // how the search ended, before what came of it
         searchConcluded = true;
@@ -211,8 +220,8 @@ public final class PipelineWatcher {
     stagesShown = Math.max(stagesShown, at);
   }
 
-  private static boolean skipped(PipelineProgress p, String stage) {
-    return p.getSkippedList().stream().anyMatch(skip -> skip.startsWith(stage + ":"));
+  private static boolean skipped(PipelineProgress p, PipelineStage stage) {
+    return p.getSkippedList().stream().anyMatch(skip -> skip.startsWith(stage.name() + ":"));
   }
 
   private DescribeWorkflowExecutionResponse describe(String id) {
@@ -225,18 +234,18 @@ public final class PipelineWatcher {
                 .build());
   }
 
-  private static String stageLine(String stage, PipelineProgress p) {
+  private static String stageLine(PipelineStage stage, PipelineProgress p) {
     return switch (stage) {
-      case "validate" -> ""; // a moment, or resolving warm_start (shown once resolved)
-      case "etl" -> "[etl]      ingesting the source into a Delta table";
-      case "search" ->
+      case validate -> ""; // a moment, or resolving warm_start (shown once resolved)
+      case etl -> "[etl]      ingesting the source into a Delta table";
+      case search ->
           dataLine(p)
               + String.format(Locale.ROOT, "%n[search]   experiment %s", p.getExperimentId());
-      case "train" -> "[train]    training the best trial on";
-      case "register" ->
+      case train -> "[train]    training the best trial on";
+      case register ->
           (p.hasTrain() ? trainedLine(p) + String.format(Locale.ROOT, "%n") : "")
               + "[register] registering the model";
-      case "infer" ->
+      case infer ->
           String.format(
               Locale.ROOT,
               "%s[model]    %s v%d (%s), checkpoint %s%n[infer]    scoring",
@@ -245,7 +254,7 @@ public final class PipelineWatcher {
               p.getModel().getVersion(),
               p.getModel().getStage(),
               p.getModel().getCheckpoint().getUri());
-      case "promote" ->
+      case promote ->
           String.format(
               Locale.ROOT,
               "[infer]    accuracy %.4f on %,d rows, predictions %s @ version %d%n"

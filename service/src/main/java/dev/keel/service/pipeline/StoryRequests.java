@@ -2,6 +2,7 @@ package dev.keel.service.pipeline;
 
 import dev.keel.api.v1.Length;
 import dev.keel.api.v1.ModelSelector;
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineWarmStart;
 import dev.keel.search.ExperimentConfigLoaders;
@@ -58,7 +59,8 @@ public final class StoryRequests {
         first.toBuilder()
             .setWarmStart(
                 PipelineWarmStart.newBuilder()
-                    .setModel(ModelSelector.newBuilder().setName(model).setStage("champion")));
+                    .setModel(
+                        ModelSelector.newBuilder().setName(model).setStage(ModelStage.champion)));
     b.getSourceBuilder().clearLabelLimits();
     return ExperimentConfigLoaders.pipelineLoader().validate(b.build(), "story request");
   }

@@ -1,5 +1,6 @@
 package dev.keel.service.pipeline;
 
+import dev.keel.api.config.Splits;
 import dev.keel.api.v1.ClassAccuracy;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
@@ -93,7 +94,7 @@ public final class StoryRun {
           c.getChallengerValue(),
           c.getData().getVersion(),
           c.getSplit(),
-          c.getDecision().replace('_', ' '));
+          c.getDecision().name().replace('_', ' '));
     }
     out.printf(
         Locale.ROOT,
@@ -144,6 +145,6 @@ public final class StoryRun {
 
   private static String trainRows(PipelineResult r) {
     return String.format(
-        Locale.ROOT, "%,d training rows", r.getIngest().getRowsPerSplitOrDefault("train", 0));
+        Locale.ROOT, "%,d training rows", r.getIngest().getRowsPerSplitOrDefault(Splits.TRAIN, 0));
   }
 }

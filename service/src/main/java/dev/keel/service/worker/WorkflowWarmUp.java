@@ -5,6 +5,7 @@ import com.google.protobuf.Struct;
 import com.google.protobuf.Timestamp;
 import com.google.protobuf.Value;
 import com.google.protobuf.util.Durations;
+import dev.keel.api.config.Splits;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.DataSpec;
 import dev.keel.api.v1.ExperimentConfig;
@@ -236,7 +237,7 @@ final class WorkflowWarmUp {
             InferenceRequest.newBuilder()
                 .setCheckpoint(checkpoint)
                 .setData(table)
-                .setSplit("test")
+                .setSplit(Splits.TEST)
                 .setModel(pipeline.getExperiment().getModel())
                 .build()),
         new FirstTask(

@@ -50,7 +50,7 @@ public final class SearchStack implements AutoCloseable {
             IngestRequest.newBuilder()
                 .setSource(
                     DataSource.newBuilder()
-                        .setFormat(SourceFormat.FASHION_MNIST.configName())
+                        .setFormat(SourceFormat.FASHION_MNIST.proto())
                         .setUri(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR))
                 .setTableUri("fashion_mnist")
                 .build());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.api.v1.DataSource;
+import dev.keel.api.v1.IngestMode;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.etl.IngestActivitiesImpl;
@@ -73,7 +74,8 @@ class KeelDataDescribeShowsEveryVersionTest {
   void theCliAndTheApiShowAppendThenOverwrite(@TempDir Path dir) throws Exception {
     StorageRoot root = StorageRoot.of(dir.resolve("keel-data").toString());
     IngestActivitiesImpl etl = new IngestActivitiesImpl(root);
-    DataSource.Builder src = DataSource.newBuilder().setFormat("csv").setLabelColumn("kind");
+    DataSource.Builder src =
+        DataSource.newBuilder().setFormat(DataSource.Format.csv).setLabelColumn("kind");
     IngestResult v0 =
         etl.ingest(
             IngestRequest.newBuilder()
@@ -87,7 +89,7 @@ class KeelDataDescribeShowsEveryVersionTest {
                 .setSource(
                     src.clone()
                         .setUri(csv(dir.resolve("b.csv"), 50, 80).toString())
-                        .setMode("overwrite"))
+                        .setMode(IngestMode.overwrite))
                 .build());
     assertEquals(1, v1.getTable().getVersion());
 

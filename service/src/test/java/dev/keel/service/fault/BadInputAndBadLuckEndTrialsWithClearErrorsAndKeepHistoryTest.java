@@ -113,7 +113,7 @@ class BadInputAndBadLuckEndTrialsWithClearErrorsAndKeepHistoryTest {
             IngestRequest.newBuilder()
                 .setSource(
                     DataSource.newBuilder()
-                        .setFormat("csv")
+                        .setFormat(DataSource.Format.csv)
                         .setUri(csv.toString())
                         .setLabelColumn("label"))
                 .setTableUri("only_test_rows")

@@ -106,7 +106,7 @@ final class FaultStack implements AutoCloseable {
                   IngestRequest.newBuilder()
                       .setSource(
                           DataSource.newBuilder()
-                              .setFormat(SourceFormat.FASHION_MNIST.configName())
+                              .setFormat(SourceFormat.FASHION_MNIST.proto())
                               .setUri(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR))
                       .setTableUri(TABLE)
                       .build());

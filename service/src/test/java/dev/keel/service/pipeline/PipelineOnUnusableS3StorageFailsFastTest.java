@@ -9,6 +9,7 @@ import dev.keel.activities.FailureTypes;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
+import dev.keel.api.v1.PipelineStage;
 import dev.keel.service.dev.LoopbackTemporalServer;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.WorkerHostOptions;
@@ -94,7 +95,7 @@ class PipelineOnUnusableS3StorageFailsFastTest {
         "storage " + ROOT + "/tables/fashion_mnist: the bucket does not exist",
         progress.getError());
     assertEquals(FailureTypes.STORAGE_UNUSABLE, progress.getErrorType());
-    assertEquals("etl", progress.getFailedStage());
+    assertEquals(PipelineStage.etl, progress.getFailedStage());
     // keel status: the message as written (no Java toString, no JSON escapes), its type and stage
     String status = PipelineStatusText.render(id, progress);
     assertTrue(status.startsWith("pipeline " + id + ": failed in stage etl\n"), status);

@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.BuildInfo;
+import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentState;
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
@@ -120,8 +122,10 @@ class PipelineSearchesTrainsOnRegistersAndScoresOnRealDataTest {
     ModelVersion model = registry.describe("search-e2e", 1);
     assertEquals(result.getModel(), model);
     assertEquals(
-        "champion", model.getStage(), "the first version of a name has no champion to beat");
-    assertEquals("promoted", result.getComparison().getDecision());
+        ModelStage.champion,
+        model.getStage(),
+        "the first version of a name has no champion to beat");
+    assertEquals(Comparison.Decision.promoted, result.getComparison().getDecision());
     assertTrue(!result.getComparison().hasChampion());
     assertEquals(result.getTrain().getCheckpoint().getUri(), model.getSourceCheckpointUri());
     assertTrue(
@@ -204,9 +208,13 @@ class PipelineSearchesTrainsOnRegistersAndScoresOnRealDataTest {
         "the champion re-scored on the same data gives the accuracy it had");
     assertEquals(again.getInference().getAccuracy(), comparison.getChallengerValue(), 1e-12);
     boolean won = comparison.getChallengerValue() > comparison.getChampionValue();
-    assertEquals(won ? "promoted" : "kept_champion", comparison.getDecision());
-    assertEquals(won ? "champion" : "candidate", again.getModel().getStage());
-    assertEquals(won ? "archived" : "champion", registry.describe("search-e2e", 1).getStage());
+    assertEquals(
+        won ? Comparison.Decision.promoted : Comparison.Decision.kept_champion,
+        comparison.getDecision());
+    assertEquals(won ? ModelStage.champion : ModelStage.candidate, again.getModel().getStage());
+    assertEquals(
+        won ? ModelStage.archived : ModelStage.champion,
+        registry.describe("search-e2e", 1).getStage());
 
     // keel model list / describe / promote read and write the same registry
     String list = cli("model", "list", "--storage", storage.toString());

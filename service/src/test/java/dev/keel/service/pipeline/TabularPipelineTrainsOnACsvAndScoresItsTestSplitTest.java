@@ -128,7 +128,7 @@ class TabularPipelineTrainsOnACsvAndScoresItsTestSplitTest {
             IngestRequest.newBuilder()
                 .setSource(
                     DataSource.newBuilder()
-                        .setFormat("csv")
+                        .setFormat(DataSource.Format.csv)
                         .setUri(other.toString())
                         .setLabelColumn("label"))
                 .setTableUri("three_features")

@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.ClassAccuracy;
+import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.ModelSelector;
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
@@ -70,7 +72,8 @@ class WholeSneakerClassInV1RaisesSneakerAccuracyAndTheWarmStartedModelBecomesCha
     assertEquals(
         1_050, v0.getIngest().getRowsPerLabelOrThrow("Sneaker"), "50 train + 1,000 test sneakers");
     assertEquals(1, v0.getModel().getVersion());
-    assertEquals("champion", v0.getModel().getStage(), "the first version has no champion to beat");
+    assertEquals(
+        ModelStage.champion, v0.getModel().getStage(), "the first version has no champion to beat");
     ClassAccuracy sneakerBefore = v0.getInference().getClasses(SNEAKER);
     assertEquals("Sneaker", sneakerBefore.getName());
     assertEquals(1_000, sneakerBefore.getRows(), "the test split is whole in v0");
@@ -108,10 +111,10 @@ class WholeSneakerClassInV1RaisesSneakerAccuracyAndTheWarmStartedModelBecomesCha
     assertEquals(v0.getInference().getAccuracy(), comparison.getChampionValue(), 1e-12);
     assertEquals(v0.getInference().getClassesList(), comparison.getChampionClassesList());
     assertEquals(v1.getInference().getClassesList(), comparison.getChallengerClassesList());
-    assertEquals("promoted", comparison.getDecision());
-    assertEquals("champion", v1.getModel().getStage());
+    assertEquals(Comparison.Decision.promoted, comparison.getDecision());
+    assertEquals(ModelStage.champion, v1.getModel().getStage());
     ModelRegistryTable registry = new ModelRegistryTable(StorageRoot.of(stack.storage.toString()));
-    assertEquals("archived", registry.describe(v0.getModel().getName(), 1).getStage());
+    assertEquals(ModelStage.archived, registry.describe(v0.getModel().getName(), 1).getStage());
     assertEquals(
         1, registry.describe(v0.getModel().getName(), 2).getWarmStartedFrom().getVersion());
     assertTrue(
@@ -149,7 +152,9 @@ class WholeSneakerClassInV1RaisesSneakerAccuracyAndTheWarmStartedModelBecomesCha
             .setWarmStart(
                 PipelineWarmStart.newBuilder()
                     .setModel(
-                        ModelSelector.newBuilder().setName("no-such-model").setStage("champion")))
+                        ModelSelector.newBuilder()
+                            .setName("no-such-model")
+                            .setStage(ModelStage.champion)))
             .build();
     ModelRegistryTable registry = new ModelRegistryTable(StorageRoot.of(stack.storage.toString()));
     ConfigValidationException refused =

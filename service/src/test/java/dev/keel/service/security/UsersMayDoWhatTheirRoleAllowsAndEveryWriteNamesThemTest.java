@@ -82,7 +82,7 @@ class UsersMayDoWhatTheirRoleAllowsAndEveryWriteNamesThemTest {
             IngestRequest.newBuilder()
                 .setSource(
                     DataSource.newBuilder()
-                        .setFormat("csv")
+                        .setFormat(DataSource.Format.csv)
                         .setUri(csv.toString())
                         .setLabelColumn("label")
                         .setTestFraction(0))

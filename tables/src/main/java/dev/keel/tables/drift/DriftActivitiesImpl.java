@@ -3,6 +3,7 @@ package dev.keel.tables.drift;
 import dev.keel.activities.ActivityBoundary;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.drift.DriftActivities;
+import dev.keel.api.config.Splits;
 import dev.keel.api.v1.DriftRecord;
 import dev.keel.api.v1.InputStatistics;
 import dev.keel.api.v1.ReferenceStatisticsRequest;
@@ -42,7 +43,7 @@ public final class DriftActivitiesImpl implements DriftActivities {
               request.getTable().toBuilder()
                   .setUri(storage.table(request.getTable().getUri()))
                   .build();
-          String split = request.getSplit().isEmpty() ? "train" : request.getSplit();
+          String split = request.getSplit().isEmpty() ? Splits.TRAIN : request.getSplit();
           String what = "the " + split + " split of " + ref.getUri() + " v" + ref.getVersion();
           try {
             Optional<InputStatistics> recorded = table.reference(ref, split);

@@ -4,7 +4,9 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.MessageOrBuilder;
 import com.google.protobuf.util.JsonFormat;
+import dev.keel.api.config.EnumNames;
 import dev.keel.api.v1.Comparison;
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.StageChange;
 import dev.keel.tables.Columns;
@@ -57,7 +59,7 @@ final class ModelEvents {
       String name,
       long version,
       String event,
-      String stage,
+      ModelStage stage,
       long timeMillis,
       String idempotencyKey,
       String reason,
@@ -84,12 +86,12 @@ final class ModelEvents {
      *     none
      */
     static Event stage(
-        String name, long version, String stage, long timeMillis, String reason, String who) {
+        String name, long version, ModelStage stage, long timeMillis, String reason, String who) {
       return new Event(name, version, STAGE, stage, timeMillis, null, reason, null, null, who);
     }
 
     /** Keyed by challenger and decider: the same decision recorded twice is one. */
-    static Event compared(Comparison c, String stage, String reason) {
+    static Event compared(Comparison c, ModelStage stage, String reason) {
       return new Event(
           c.getChallenger().getName(),
           c.getChallenger().getVersion(),
@@ -129,7 +131,7 @@ final class ModelEvents {
       name[i] = e.name();
       version[i] = e.version();
       event[i] = e.event();
-      stage[i] = e.stage();
+      stage[i] = e.stage().name();
       seq[i] = sequence;
       time[i] = Math.multiplyExact(e.timeMillis(), 1000L);
       key[i] = e.idempotencyKey();
@@ -174,6 +176,29 @@ final class ModelEvents {
         .add("comparison_json", comparison);
   }
 
+  /** A row's stage; one this build does not know (written by a newer Keel) is named. */
+  private static ModelStage stageOf(Map<String, Object> row) {
+    String stage = (String) row.get("stage");
+    try {
+      ModelStage known = ModelStage.valueOf(stage);
+      if (known != ModelStage.UNRECOGNIZED && known != ModelStage.MODEL_STAGE_UNSPECIFIED) {
+        return known;
+      }
+    } catch (IllegalArgumentException | NullPointerException unknown) {
+      // named below
+    }
+    throw new IllegalStateException(
+        "the registry's row of "
+            + row.get("name")
+            + " v"
+            + row.get("version")
+            + " has stage '"
+            + stage
+            + "', which this Keel does not know (expected "
+            + EnumNames.expected(ModelStage.getDescriptor())
+            + "): was it written by a newer Keel?");
+  }
+
   /** Every version, by name then version, with its current stage and stage history. */
   static List<ModelVersion> fold(List<Map<String, Object>> rows) {
     List<Map<String, Object>> sorted = new ArrayList<>(rows);
@@ -204,7 +229,7 @@ final class ModelEvents {
       } else {
         ModelVersion.Builder b = byKey.get(key);
         if (b != null) {
-          String stage = (String) r.get("stage");
+          ModelStage stage = stageOf(r);
           StageChange.Builder change = StageChange.newBuilder();
           if (r.get("model_json") != null) { // who asked, when someone did
             merge((String) r.get("model_json"), change);

@@ -1,8 +1,10 @@
 package dev.keel.tables.registry;
 
 import dev.keel.api.BuildInfo;
+import dev.keel.api.config.EnumNames;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.Comparison;
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.PromoteModelRequest;
 import dev.keel.api.v1.RegisterModelRequest;
@@ -26,7 +28,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,10 +43,6 @@ public final class ModelRegistryTable {
 
   public static final String TABLE = "models";
   public static final String MODELS_DIRECTORY = "models";
-  public static final String CANDIDATE = "candidate";
-  public static final String CHAMPION = "champion";
-  public static final String ARCHIVED = "archived";
-  public static final Set<String> STAGES = Set.of(CANDIDATE, CHAMPION, ARCHIVED);
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,99}");
   private static final String TXN_APP_ID_PREFIX = "keel-model:";
   private static final int MAX_CONFLICTS = 20;
@@ -87,7 +84,7 @@ public final class ModelRegistryTable {
 
   /** The current champion of a name, if it has one. */
   public Optional<ModelVersion> champion(String name) {
-    return list(name).stream().filter(v -> CHAMPION.equals(v.getStage())).findFirst();
+    return list(name).stream().filter(v -> v.getStage() == ModelStage.champion).findFirst();
   }
 
   /**
@@ -128,7 +125,7 @@ public final class ModelRegistryTable {
           ModelVersion.newBuilder()
               .setName(name)
               .setVersion(version)
-              .setStage(CANDIDATE)
+              .setStage(ModelStage.candidate)
               .setCheckpoint(copy)
               .setSourceCheckpointUri(request.getCheckpoint().getUri())
               .setConfig(request.getConfig())
@@ -165,16 +162,19 @@ public final class ModelRegistryTable {
    */
   public ModelVersion promote(PromoteModelRequest request) {
     String name = checkName(request.getModel().getName());
-    String stage = request.getStage();
-    if (!STAGES.contains(stage)) {
+    ModelStage stage = request.getStage();
+    if (stage == ModelStage.MODEL_STAGE_UNSPECIFIED || stage == ModelStage.UNRECOGNIZED) {
       throw new UnknownModelException(
-          "stage '" + stage + "' is not one of candidate|champion|archived");
+          "stage "
+              + request.getStageValue()
+              + " is not one of "
+              + EnumNames.expected(ModelStage.getDescriptor()));
     }
     for (int attempt = 1; ; attempt++) {
       Optional<Snapshot> snapshot = latest();
       List<ModelVersion> all = ModelEvents.fold(rows(snapshot));
       ModelVersion target = find(all, name, request.getModel().getVersion());
-      if (target.getStage().equals(stage)) {
+      if (target.getStage() == stage) {
         return target;
       }
       String reason = request.getReason().isEmpty() ? "promoted to " + stage : request.getReason();
@@ -194,10 +194,13 @@ public final class ModelRegistryTable {
   public ModelVersion recordComparison(Comparison comparison) {
     String name = checkName(comparison.getChallenger().getName());
     long version = comparison.getChallenger().getVersion();
-    boolean promote = PROMOTED.equals(comparison.getDecision());
-    if (!promote && !KEPT_CHAMPION.equals(comparison.getDecision())) {
+    boolean promote = comparison.getDecision() == Comparison.Decision.promoted;
+    if (!promote && comparison.getDecision() != Comparison.Decision.kept_champion) {
       throw new UnknownModelException(
-          "decision '" + comparison.getDecision() + "' is not one of promoted|kept_champion");
+          "decision "
+              + comparison.getDecisionValue()
+              + " is not one of "
+              + EnumNames.expected(Comparison.Decision.getDescriptor()));
     }
     for (int attempt = 1; ; attempt++) {
       Optional<Snapshot> snapshot = latest();
@@ -209,10 +212,13 @@ public final class ModelRegistryTable {
       }
       String reason = describe(comparison);
       List<Event> events = new ArrayList<>();
-      events.add(Event.compared(comparison, promote ? CHAMPION : challenger.getStage(), reason));
-      if (promote && !CHAMPION.equals(challenger.getStage())) {
+      events.add(
+          Event.compared(
+              comparison, promote ? ModelStage.champion : challenger.getStage(), reason));
+      if (promote && challenger.getStage() != ModelStage.champion) {
         events.addAll(
-            stageEvents(all, challenger, CHAMPION, comparison.getTimeMillis(), reason, ""));
+            stageEvents(
+                all, challenger, ModelStage.champion, comparison.getTimeMillis(), reason, ""));
       }
       if (commit(name, snapshot, events, attempt)) {
         log.info("model {} v{}: {}", name, version, reason);
@@ -220,9 +226,6 @@ public final class ModelRegistryTable {
       }
     }
   }
-
-  public static final String PROMOTED = "promoted";
-  public static final String KEPT_CHAMPION = "kept_champion";
 
   /**
    * One line for the stage history, e.g. "accuracy 0.9120 vs champion v2 0.9050 on fashion_mnist v4
@@ -251,25 +254,25 @@ public final class ModelRegistryTable {
         c.getChallengerValue(),
         versus,
         on,
-        c.getDecision().replace('_', ' '));
+        c.getDecision().name().replace('_', ' '));
   }
 
   /** The target's stage change, and for a new champion the previous champion's archiving. */
   private static List<Event> stageEvents(
       List<ModelVersion> all,
       ModelVersion target,
-      String stage,
+      ModelStage stage,
       long now,
       String reason,
       String who) {
     List<Event> events = new ArrayList<>();
     events.add(Event.stage(target.getName(), target.getVersion(), stage, now, reason, who));
-    if (CHAMPION.equals(stage)) {
+    if (stage == ModelStage.champion) {
       all.stream()
           .filter(
               v ->
                   v.getName().equals(target.getName())
-                      && CHAMPION.equals(v.getStage())
+                      && v.getStage() == ModelStage.champion
                       && v.getVersion() != target.getVersion())
           .forEach(
               old ->
@@ -277,7 +280,7 @@ public final class ModelRegistryTable {
                       Event.stage(
                           old.getName(),
                           old.getVersion(),
-                          ARCHIVED,
+                          ModelStage.archived,
                           now,
                           "replaced by v" + target.getVersion(),
                           who)));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.Value;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.Comparison;
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PromoteModelRequest;
@@ -49,7 +50,7 @@ class ModelRegistryRegistersOnceAndKeepsOneChampionTest {
     assertEquals(1, first.getVersion());
     assertEquals(first, again);
     assertEquals(1, KernelRows.read(registry.tableUri()).size());
-    assertEquals("candidate", first.getStage());
+    assertEquals(ModelStage.candidate, first.getStage());
     assertEquals(Value.newBuilder().setNumberValue(0.002).build(), first.getHparamsMap().get("lr"));
     assertEquals(0.91, first.getMetricsMap().get("test_accuracy"));
     assertEquals(
@@ -89,17 +90,18 @@ class ModelRegistryRegistersOnceAndKeepsOneChampionTest {
     assertEquals(
         List.of(1L, 2L, 1L), List.of(v1.getVersion(), v2.getVersion(), other.getVersion()));
 
-    registry.promote(promote("fashion", 1, "champion", "first model"));
+    registry.promote(promote("fashion", 1, ModelStage.champion, "first model"));
     ModelVersion champion =
         registry.promote(
-            promote("fashion", 2, "champion", "beats v1 on test v3: 0.91 > 0.88").toBuilder()
+            promote("fashion", 2, ModelStage.champion, "beats v1 on test v3: 0.91 > 0.88")
+                .toBuilder()
                 .setWho("alice")
                 .build());
-    assertEquals("champion", champion.getStage());
+    assertEquals(ModelStage.champion, champion.getStage());
     ModelVersion old = registry.describe("fashion", 1);
-    assertEquals("archived", old.getStage());
+    assertEquals(ModelStage.archived, old.getStage());
     assertEquals(
-        List.of("candidate", "champion", "archived"),
+        List.of(ModelStage.candidate, ModelStage.champion, ModelStage.archived),
         old.getHistoryList().stream().map(StageChange::getStage).toList());
     assertEquals("replaced by v2", old.getHistory(2).getReason());
     assertEquals("beats v1 on test v3: 0.91 > 0.88", champion.getHistory(1).getReason());
@@ -111,7 +113,7 @@ class ModelRegistryRegistersOnceAndKeepsOneChampionTest {
     assertTrue(registry.champion("churn").isEmpty());
 
     int rows = KernelRows.read(registry.tableUri()).size();
-    registry.promote(promote("fashion", 2, "champion", "again"));
+    registry.promote(promote("fashion", 2, ModelStage.champion, "again"));
     assertEquals(
         rows,
         KernelRows.read(registry.tableUri()).size(),
@@ -127,23 +129,24 @@ class ModelRegistryRegistersOnceAndKeepsOneChampionTest {
         request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u2", 1024), "p2"));
     registry.register(
         request("fashion", FakeCheckpoints.write(checkpoints, "e", "t", "u3", 1024), "p3"));
-    registry.recordComparison(comparison(1, 0, 0.88, Double.NaN, "promoted", "p1"));
-    Comparison lost = comparison(2, 1, 0.87, 0.88, "kept_champion", "p2");
+    registry.recordComparison(
+        comparison(1, 0, 0.88, Double.NaN, Comparison.Decision.promoted, "p1"));
+    Comparison lost = comparison(2, 1, 0.87, 0.88, Comparison.Decision.kept_champion, "p2");
     ModelVersion v2 = registry.recordComparison(lost);
-    Comparison won = comparison(3, 1, 0.91, 0.88, "promoted", "p3");
+    Comparison won = comparison(3, 1, 0.91, 0.88, Comparison.Decision.promoted, "p3");
     ModelVersion v3 = registry.recordComparison(won);
     int rows = KernelRows.read(registry.tableUri()).size();
     assertEquals(v3, registry.recordComparison(won), "a retried decision writes nothing");
     assertEquals(rows, KernelRows.read(registry.tableUri()).size());
 
-    assertEquals("candidate", v2.getStage());
+    assertEquals(ModelStage.candidate, v2.getStage());
     assertEquals(List.of(lost), v2.getComparisonsList());
-    assertEquals("champion", v3.getStage());
+    assertEquals(ModelStage.champion, v3.getStage());
     assertEquals(List.of(won), v3.getComparisonsList());
     assertEquals(
         "accuracy 0.9100 vs champion v1 0.8800 on fashion_mnist v4 test: promoted",
         v3.getHistory(1).getReason());
-    assertEquals("archived", registry.describe("fashion", 1).getStage());
+    assertEquals(ModelStage.archived, registry.describe("fashion", 1).getStage());
     assertEquals(
         "accuracy 0.8800 (no champion yet) on fashion_mnist v4 test: promoted",
         registry.describe("fashion", 1).getHistory(1).getReason());
@@ -155,7 +158,7 @@ class ModelRegistryRegistersOnceAndKeepsOneChampionTest {
       long champion,
       double value,
       double championValue,
-      String decision,
+      Comparison.Decision decision,
       String by) {
     Comparison.Builder c =
         Comparison.newBuilder()
@@ -189,10 +192,14 @@ class ModelRegistryRegistersOnceAndKeepsOneChampionTest {
         assertThrows(UnknownModelException.class, () -> registry.describe("fashion", 7))
             .getMessage());
     assertEquals(
-        "stage 'production' is not one of candidate|champion|archived",
+        "stage 9 is not one of candidate|champion|archived",
         assertThrows(
                 UnknownModelException.class,
-                () -> registry.promote(promote("fashion", 1, "production", "")))
+                () ->
+                    registry.promote(
+                        promote("fashion", 1, ModelStage.champion, "").toBuilder()
+                            .setStageValue(9)
+                            .build()))
             .getMessage());
     assertTrue(
         assertThrows(
@@ -237,7 +244,7 @@ class ModelRegistryRegistersOnceAndKeepsOneChampionTest {
         .build();
   }
 
-  static PromoteModelRequest promote(String name, long version, String stage, String reason) {
+  static PromoteModelRequest promote(String name, long version, ModelStage stage, String reason) {
     return PromoteModelRequest.newBuilder()
         .setModel(ModelVersionRef.newBuilder().setName(name).setVersion(version))
         .setStage(stage)

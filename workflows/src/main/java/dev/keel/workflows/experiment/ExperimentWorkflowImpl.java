@@ -3,6 +3,7 @@ package dev.keel.workflows.experiment;
 import dev.keel.activities.FailureTypes;
 import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.config.ConfigValidationException;
+import dev.keel.api.config.Splits;
 import dev.keel.api.v1.CatalogAppend;
 import dev.keel.api.v1.DescribeTableRequest;
 import dev.keel.api.v1.DescribeTableResult;
@@ -204,7 +205,7 @@ public class ExperimentWorkflowImpl implements ExperimentWorkflow {
     }
     DescribeTableResult table =
         ExperimentHousekeeping.catalogActivities().describeTable(describe.build());
-    trainRows = table.getRowsPerSplitOrDefault("train", 0);
+    trainRows = table.getRowsPerSplitOrDefault(Splits.TRAIN, 0);
     return table.getTable();
   }
 

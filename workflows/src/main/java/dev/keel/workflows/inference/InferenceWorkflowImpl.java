@@ -5,6 +5,7 @@ import dev.keel.activities.infer.InferenceActivities;
 import dev.keel.activities.infer.InferenceActivityOptions;
 import dev.keel.api.config.ConfigDefaults;
 import dev.keel.api.config.DriftConfigRules;
+import dev.keel.api.config.Splits;
 import dev.keel.api.v1.CommitPredictionsRequest;
 import dev.keel.api.v1.DiscardPredictionsRequest;
 import dev.keel.api.v1.DriftReport;
@@ -43,7 +44,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
   public static final long DEFAULT_PARTITION_ROWS = 10_000;
 
   private final InferenceProgress.Builder progress =
-      InferenceProgress.newBuilder().setStage("plan");
+      InferenceProgress.newBuilder().setStage(InferenceProgress.Stage.plan);
 
   /**
    * How long an inference worker may stay silent before its attempt counts as dead (the request's,
@@ -77,12 +78,12 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
         drift = DriftStage.prepare(request);
       }
     } catch (ActivityFailure e) {
-      progress.setStage("failed");
+      progress.setStage(InferenceProgress.Stage.failed);
       Workflow.setCurrentDetails("Keel inference refused: " + ActivityFailures.rootMessage(e));
       throw e;
     }
     int n = plan.getPartitionsCount();
-    progress.setStage("score").setPartitions(n).setRows(plan.getRows());
+    progress.setStage(InferenceProgress.Stage.score).setPartitions(n).setRows(plan.getRows());
     details();
 
     InferenceActivities scorer =
@@ -134,7 +135,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
     }
 
     if (request.getEvaluateOnly()) {
-      progress.setStage("done");
+      progress.setStage(InferenceProgress.Stage.done);
       Workflow.setCurrentDetails(
           String.format(
               Locale.ROOT,
@@ -152,7 +153,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
               runId)
           .build();
     }
-    progress.setStage("commit");
+    progress.setStage(InferenceProgress.Stage.commit);
     Workflow.setCurrentDetails(
         "Keel inference: committing "
             + n
@@ -170,7 +171,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
     TableRef predictions =
         run("Commit " + totals.rows() + " predictions of " + what).commit(commit.build());
 
-    progress.setStage("done");
+    progress.setStage(InferenceProgress.Stage.done);
     Workflow.setCurrentDetails(
         String.format(
             Locale.ROOT,
@@ -255,7 +256,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
       String runId,
       List<Promise<ScorePartitionResult>> running,
       ActivityFailure cause) {
-    progress.setStage("failed");
+    progress.setStage(InferenceProgress.Stage.failed);
     Workflow.setCurrentDetails(
         "Keel inference failed after "
             + progress.getScored()
@@ -324,7 +325,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
     }
     if (!problems.isEmpty()) {
       String message = "invalid inference request: " + String.join("; ", problems);
-      progress.setStage("failed");
+      progress.setStage(InferenceProgress.Stage.failed);
       Workflow.setCurrentDetails(message);
       throw ApplicationFailure.newNonRetryableFailure(
           message, FailureTypes.INVALID_INFERENCE_REQUEST);
@@ -335,7 +336,7 @@ public class InferenceWorkflowImpl implements InferenceWorkflow {
   private static InferenceRequest withDefaults(InferenceRequest request) {
     InferenceRequest.Builder b = request.toBuilder();
     if (b.getSplit().isEmpty()) {
-      b.setSplit("test");
+      b.setSplit(Splits.TEST);
     }
     if (b.getMaxParallelPartitions() == 0) {
       b.setMaxParallelPartitions(DEFAULT_PARALLEL_PARTITIONS);

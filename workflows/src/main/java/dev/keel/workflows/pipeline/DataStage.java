@@ -14,10 +14,12 @@ import dev.keel.api.v1.ExperimentRecordRequest;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.ModelSelector;
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineReuse;
+import dev.keel.api.v1.PipelineStage;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TableShape;
 import dev.keel.workflows.experiment.ActivityFailures;
@@ -88,14 +90,15 @@ final class DataStage {
       return Optional.empty();
     }
     ModelSelector m = request.getWarmStart().getModel();
+    boolean byVersion = m.getStage() == ModelStage.MODEL_STAGE_UNSPECIFIED;
     String what =
-        m.getStage().isEmpty()
+        byVersion
             ? m.getName() + " v" + m.getVersion()
             : "the " + m.getStage() + " of " + m.getName();
     ModelVersion version;
     try {
       version =
-          m.getStage().isEmpty()
+          byVersion
               ? registry("Describe model " + what)
                   .describe(
                       ModelVersionRef.newBuilder()
@@ -211,7 +214,7 @@ final class DataStage {
     if (request.getReuse().hasTable()) {
       DataSpec reuse = request.getReuse().getTable();
       run.skip(
-          "etl",
+          PipelineStage.etl,
           "reuse.table "
               + reuse.getTable()
               + (reuse.hasVersion() ? " @ version " + reuse.getVersion() : ""));
@@ -225,7 +228,7 @@ final class DataStage {
       return new Pinned(described.getTable(), Optional.of(described.getShape()));
     }
     run.stage(
-        "etl",
+        PipelineStage.etl,
         "Keel pipeline "
             + run.name
             + ": ETL of "

@@ -1,6 +1,7 @@
 package dev.keel.workflows.pipeline;
 
 import dev.keel.api.config.ConfigDefaults;
+import dev.keel.api.config.Splits;
 import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.InferenceResult;
 import dev.keel.api.v1.IngestResult;
@@ -8,6 +9,7 @@ import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
+import dev.keel.api.v1.PipelineStage;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.workflows.KeelSearchAttributes;
@@ -39,14 +41,14 @@ final class PipelineRun {
   /**
    * The stage in the progress query, the KeelStage search attribute and the UI's current details.
    */
-  void stage(String stage, String details) {
+  void stage(PipelineStage stage, String details) {
     progress.setStage(stage);
-    Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet(stage));
+    Workflow.upsertTypedSearchAttributes(KeelSearchAttributes.STAGE.valueSet(stage.name()));
     Workflow.setCurrentDetails(details);
   }
 
-  void skip(String stage, String why) {
-    String line = stage + ": " + why;
+  void skip(PipelineStage stage, String why) {
+    String line = stage.name() + ": " + why;
     result.addSkipped(line);
     progress.addSkipped(line);
   }
@@ -59,7 +61,9 @@ final class PipelineRun {
 
   /** The split the infer stage scores. */
   String split() {
-    return request.getInference().getSplit().isEmpty() ? "test" : request.getInference().getSplit();
+    return request.getInference().getSplit().isEmpty()
+        ? Splits.TEST
+        : request.getInference().getSplit();
   }
 
   void data(TableRef data) {

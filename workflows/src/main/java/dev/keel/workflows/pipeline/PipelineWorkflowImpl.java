@@ -8,6 +8,7 @@ import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
+import dev.keel.api.v1.PipelineStage;
 import dev.keel.api.v1.TableRef;
 import dev.keel.search.ExperimentConfigs;
 import dev.keel.workflows.KeelSearchAttributes;
@@ -29,7 +30,9 @@ import java.util.Optional;
  */
 public class PipelineWorkflowImpl implements PipelineWorkflow {
   private final PipelineProgress.Builder progress =
-      PipelineProgress.newBuilder().setStage("validate").setStatus("running");
+      PipelineProgress.newBuilder()
+          .setStage(PipelineStage.validate)
+          .setStatus(PipelineProgress.Status.running);
 
   @Override
   public PipelineResult run(PipelineRequest request) {
@@ -43,7 +46,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
             });
     Workflow.upsertTypedSearchAttributes(
         KeelSearchAttributes.PIPELINE.valueSet(name),
-        KeelSearchAttributes.STAGE.valueSet("validate"));
+        KeelSearchAttributes.STAGE.valueSet(PipelineStage.validate.name()));
     validate(request);
     PipelineRun run = new PipelineRun(request, name, progress);
     DataStage data = new DataStage(run);
@@ -67,14 +70,14 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
       Workflow.upsertTypedSearchAttributes(
           KeelSearchAttributes.TEST_ACCURACY.valueSet(inference.getAccuracy()));
       if (request.getReuse().hasModel()) {
-        run.skip("promote", "reuse.model");
+        run.skip(PipelineStage.promote, "reuse.model");
       } else {
         model = scoring.promote(table, model, inference);
         run.promoted(model);
       }
-      progress.setStatus("completed");
+      progress.setStatus(PipelineProgress.Status.completed);
       run.stage(
-          "done",
+          PipelineStage.done,
           String.format(
               Locale.ROOT,
               "Keel pipeline %s: done, model %s v%d (%s), %s accuracy %.4f on %d rows",
@@ -88,7 +91,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
       return run.result();
     } catch (ActivityFailure | ChildWorkflowFailure | ApplicationFailure e) {
       progress
-          .setStatus("failed")
+          .setStatus(PipelineProgress.Status.failed)
           .setError(ActivityFailures.rootMessage(e))
           .setErrorType(rootType(e))
           .setFailedStage(progress.getStage());
@@ -115,7 +118,7 @@ public class PipelineWorkflowImpl implements PipelineWorkflow {
       String message =
           new ConfigValidationException(ExperimentConfigs.PIPELINE, problems).getMessage();
       progress
-          .setStatus("failed")
+          .setStatus(PipelineProgress.Status.failed)
           .setError(message)
           .setErrorType(FailureTypes.INVALID_PIPELINE_REQUEST)
           .setFailedStage(progress.getStage());

@@ -10,6 +10,8 @@ import dev.keel.api.v1.InferenceResult;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PipelineRequest;
+import dev.keel.api.v1.PipelineStage;
+import dev.keel.api.v1.Promotion;
 import dev.keel.api.v1.TableRef;
 import io.temporal.workflow.Workflow;
 
@@ -18,9 +20,6 @@ import io.temporal.workflow.Workflow;
  * decision against the model's champion.
  */
 final class ScoreStage {
-  static final String CHAMPION_CHALLENGER = "champion_challenger";
-  static final String ALWAYS = "always";
-  static final String NEVER = "never";
 
   private final PipelineRun run;
 
@@ -44,7 +43,7 @@ final class ScoreStage {
             ? defaultPredictionsTable(run.name)
             : request.getInference().getPredictionsTable();
     run.stage(
-        "infer",
+        PipelineStage.infer,
         "Keel pipeline "
             + run.name
             + ": scoring the "
@@ -97,12 +96,9 @@ final class ScoreStage {
    */
   ModelVersion promote(TableRef data, ModelVersion model, InferenceResult scored) {
     PipelineRequest request = run.request;
-    String policy =
-        request.getPromotion().getPolicy().isEmpty()
-            ? CHAMPION_CHALLENGER
-            : request.getPromotion().getPolicy();
-    if (NEVER.equals(policy)) {
-      run.skip("promote", "promotion.policy never");
+    Promotion.Policy policy = request.getPromotion().getPolicy();
+    if (policy == Promotion.Policy.never) {
+      run.skip(PipelineStage.promote, "promotion.policy never");
       return model;
     }
     String split = run.split();
@@ -126,7 +122,7 @@ final class ScoreStage {
     boolean promote = true;
     if (champion.getVersion() > 0 && champion.getVersion() != model.getVersion()) {
       run.stage(
-          "promote",
+          PipelineStage.promote,
           "Keel pipeline "
               + run.name
               + ": scoring champion "
@@ -162,13 +158,14 @@ final class ScoreStage {
                   .setVersion(champion.getVersion()))
           .setChampionValue(champ.getAccuracy())
           .addAllChampionClasses(champ.getClassesList());
-      promote = ALWAYS.equals(policy) || scored.getAccuracy() > champ.getAccuracy();
+      promote = policy == Promotion.Policy.always || scored.getAccuracy() > champ.getAccuracy();
     } else {
       run.stage(
-          "promote", "Keel pipeline " + run.name + ": " + model.getName() + " has no champion yet");
+          PipelineStage.promote,
+          "Keel pipeline " + run.name + ": " + model.getName() + " has no champion yet");
     }
     comparison
-        .setDecision(promote ? "promoted" : "kept_champion")
+        .setDecision(promote ? Comparison.Decision.promoted : Comparison.Decision.kept_champion)
         .setTimeMillis(Workflow.currentTimeMillis());
     run.comparison(comparison);
     return registry("Record the comparison of " + model.getName() + " v" + model.getVersion())

@@ -1,6 +1,7 @@
 package dev.keel.workflows.pipeline;
 
 import dev.keel.api.config.SourceFormat;
+import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.TableShape;
 import java.util.Optional;
 
@@ -35,12 +36,12 @@ final class TableShapeMatch {
    * Why an ETL source of {@code format} cannot give rows a model trained on {@code trainedOn}
    * reads; empty when it can.
    */
-  static Optional<String> formatMismatch(TableShape trainedOn, String format) {
+  static Optional<String> formatMismatch(TableShape trainedOn, DataSource.Format format) {
     String kind = SourceFormat.of(format).map(f -> f.rows().kind()).orElse("");
     if (kind.isEmpty() || kind.equals(trainedOn.getKind())) {
       return Optional.empty();
     }
-    return Optional.of("a " + format + " source gives " + kind);
+    return Optional.of("a " + format.name() + " source gives " + kind);
   }
 
   /** {@code 28x28 images}, {@code 3 features [a, b, c]}, with the number of classes when named. */

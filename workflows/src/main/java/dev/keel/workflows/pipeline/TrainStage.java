@@ -15,6 +15,7 @@ import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PipelineRequest;
+import dev.keel.api.v1.PipelineStage;
 import dev.keel.api.v1.RegisterModelRequest;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainRequest;
@@ -77,7 +78,7 @@ final class TrainStage {
     }
     if (target.isEmpty() || !best.length().isShorterThan(target.get())) {
       run.skip(
-          "train",
+          PipelineStage.train,
           target.isEmpty()
               ? "no final_training"
               : "the best checkpoint already has "
@@ -102,7 +103,7 @@ final class TrainStage {
             ? config.getModel().getClass_()
             : config.getModel().getName();
     run.stage(
-        "train",
+        PipelineStage.train,
         "Keel pipeline "
             + run.name
             + ": training trial "
@@ -165,7 +166,7 @@ final class TrainStage {
                 .build());
     run.searching(experimentId);
     run.stage(
-        "search",
+        PipelineStage.search,
         "Keel pipeline "
             + run.name
             + ": experiment "
@@ -191,7 +192,7 @@ final class TrainStage {
   }
 
   private Searched reusedExperiment(String experimentId, ExperimentRecord record) {
-    run.skip("search", "reuse.experiment_id " + experimentId);
+    run.skip(PipelineStage.search, "reuse.experiment_id " + experimentId);
     return new Searched(
         experimentId,
         ConfigDefaults.withDefaults(record.getConfig()),
@@ -202,7 +203,7 @@ final class TrainStage {
   ModelVersion register(Trained trained, Optional<ModelVersion> warmStart) {
     String modelName = modelName();
     run.stage(
-        "register",
+        PipelineStage.register,
         "Keel pipeline "
             + run.name
             + ": registering checkpoint "
@@ -232,9 +233,9 @@ final class TrainStage {
   /** The reused model in place of search, train and register. */
   ModelVersion reusedModel(ModelVersion model) {
     ModelVersionRef ref = run.request.getReuse().getModel();
-    run.skip("search", "reuse.model " + ref.getName() + " v" + ref.getVersion());
-    run.skip("train", "reuse.model");
-    run.skip("register", "reuse.model");
+    run.skip(PipelineStage.search, "reuse.model " + ref.getName() + " v" + ref.getVersion());
+    run.skip(PipelineStage.train, "reuse.model");
+    run.skip(PipelineStage.register, "reuse.model");
     return model;
   }
 

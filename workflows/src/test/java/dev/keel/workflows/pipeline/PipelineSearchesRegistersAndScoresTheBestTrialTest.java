@@ -28,6 +28,7 @@ import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.Length;
 import dev.keel.api.v1.ModelSpec;
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PipelineRequest;
@@ -187,7 +188,7 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
         ModelVersion.newBuilder()
             .setName("fashion")
             .setVersion(2)
-            .setStage("champion")
+            .setStage(ModelStage.champion)
             .setCheckpoint(
                 CheckpointRef.newBuilder().setUuid("c-2").setUri("registry://fashion/2/"))
             .setConfig(
@@ -294,7 +295,7 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
         ModelVersion.newBuilder()
             .setName("grid-search")
             .setVersion(1)
-            .setStage("champion")
+            .setStage(ModelStage.champion)
             .setCheckpoint(
                 CheckpointRef.newBuilder().setUuid("c-1").setUri("registry://grid-search/1/"))
             .setConfig(
@@ -306,13 +307,13 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
     accuracy.put("grid-search/3", 0.87);
 
     PipelineResult better = run("better", pipeline(SEARCH).build());
-    assertEquals("champion", better.getModel().getStage());
+    assertEquals(ModelStage.champion, better.getModel().getStage());
     assertEquals(2, better.getModel().getVersion());
     Comparison won = better.getComparison();
     assertEquals(0.91, won.getChallengerValue(), 1e-12);
     assertEquals(0.88, won.getChampionValue(), 1e-12);
     assertEquals(1, won.getChampion().getVersion());
-    assertEquals("promoted", won.getDecision());
+    assertEquals(Comparison.Decision.promoted, won.getDecision());
     assertEquals(better.getData(), won.getData());
     assertEquals("test", won.getSplit());
     InferenceRequest championScored =
@@ -323,14 +324,14 @@ class PipelineSearchesRegistersAndScoresTheBestTrialTest {
         championScored.getData(),
         "the champion is measured on the challenger's data version");
     assertEquals(
-        "archived",
+        ModelStage.archived,
         registry
             .describe(ModelVersionRef.newBuilder().setName("grid-search").setVersion(1).build())
             .getStage());
 
     PipelineResult worse = run("worse", pipeline(SEARCH).build());
-    assertEquals("candidate", worse.getModel().getStage());
-    assertEquals("kept_champion", worse.getComparison().getDecision());
+    assertEquals(ModelStage.candidate, worse.getModel().getStage());
+    assertEquals(Comparison.Decision.kept_champion, worse.getComparison().getDecision());
     assertEquals(2, worse.getComparison().getChampion().getVersion());
     assertEquals(
         List.of("better", "worse"),

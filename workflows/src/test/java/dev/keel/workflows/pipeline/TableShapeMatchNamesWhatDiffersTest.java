@@ -2,6 +2,7 @@ package dev.keel.workflows.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.TableShape;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -38,8 +39,10 @@ class TableShapeMatchNamesWhatDiffersTest {
   @Test
   void aSourceFormatOfTheOtherKindIsRefusedBeforeItsEtl() {
     assertEquals(
-        Optional.of("a csv source gives features"), TableShapeMatch.formatMismatch(FASHION, "csv"));
-    assertEquals(Optional.empty(), TableShapeMatch.formatMismatch(FASHION, "image_folder"));
+        Optional.of("a csv source gives features"),
+        TableShapeMatch.formatMismatch(FASHION, DataSource.Format.csv));
+    assertEquals(
+        Optional.empty(), TableShapeMatch.formatMismatch(FASHION, DataSource.Format.image_folder));
     assertEquals(
         "columns [otherid, x]",
         TableShapeMatch.describe(TableShape.newBuilder().setKind("otherid,x").build()));

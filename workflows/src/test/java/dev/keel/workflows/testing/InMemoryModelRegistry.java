@@ -3,6 +3,7 @@ package dev.keel.workflows.testing;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.registry.ModelRegistryActivities;
 import dev.keel.api.v1.Comparison;
+import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PromoteModelRequest;
@@ -42,7 +43,7 @@ public final class InMemoryModelRegistry implements ModelRegistryActivities {
         ModelVersion.newBuilder()
             .setName(r.getName())
             .setVersion(next)
-            .setStage("candidate")
+            .setStage(ModelStage.candidate)
             .setCheckpoint(
                 r.getCheckpoint().toBuilder()
                     .setUri("registry://" + r.getName() + "/" + next + "/"))
@@ -71,7 +72,7 @@ public final class InMemoryModelRegistry implements ModelRegistryActivities {
   @Override
   public ModelVersion champion(ModelVersionRef name) {
     return versions.stream()
-        .filter(v -> v.getName().equals(name.getName()) && "champion".equals(v.getStage()))
+        .filter(v -> v.getName().equals(name.getName()) && v.getStage() == ModelStage.champion)
         .findFirst()
         .orElse(ModelVersion.getDefaultInstance());
   }
@@ -87,16 +88,17 @@ public final class InMemoryModelRegistry implements ModelRegistryActivities {
   public synchronized ModelVersion recordComparison(Comparison c) {
     comparisons.add(c);
     ModelVersion challenger = describe(c.getChallenger());
-    if (!"promoted".equals(c.getDecision())) {
+    if (c.getDecision() != Comparison.Decision.promoted) {
       return challenger;
     }
     for (int i = 0; i < versions.size(); i++) {
       ModelVersion v = versions.get(i);
-      if (v.getName().equals(challenger.getName()) && "champion".equals(v.getStage())) {
-        versions.set(i, v.toBuilder().setStage("archived").build());
+      if (v.getName().equals(challenger.getName()) && v.getStage() == ModelStage.champion) {
+        versions.set(i, v.toBuilder().setStage(ModelStage.archived).build());
       }
     }
-    ModelVersion champion = challenger.toBuilder().setStage("champion").addComparisons(c).build();
+    ModelVersion champion =
+        challenger.toBuilder().setStage(ModelStage.champion).addComparisons(c).build();
     versions.set(versions.indexOf(challenger), champion);
     return champion;
   }

@@ -174,7 +174,8 @@ class PipelineAndTrialTrainAlikeTest {
   private static PipelineRequest.Builder pipeline(ExperimentConfig config) {
     return PipelineRequest.newBuilder()
         .setName("alike")
-        .setSource(DataSource.newBuilder().setFormat("fashion_mnist").setUri("/data"))
+        .setSource(
+            DataSource.newBuilder().setFormat(DataSource.Format.fashion_mnist).setUri("/data"))
         .setTargetTable("fashion")
         .setExperiment(config)
         .setExperimentOptions(ExperimentRunOptions.newBuilder().setWithoutCatalog(true));

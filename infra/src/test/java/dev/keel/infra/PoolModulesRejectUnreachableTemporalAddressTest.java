@@ -12,7 +12,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * What a plan can know about reaching Temporal from the instances' subnets: a loopback address or
  * one without a port is refused by validation; a private address outside the subnets' VPC (moto's
  * default VPC, 172.31.0.0/16) and outside temporal_cidr_blocks by a precondition that reads the
- * VPC. A DNS name can only be resolved and reached at run time (README).
+ * VPC. A DNS name can only be resolved and reached at run time
+ * (infra/terraform/modules/worker-pool/README.md).
  */
 class PoolModulesRejectUnreachableTemporalAddressTest {
   @RegisterExtension static final MotoServer moto = new MotoServer();

@@ -4,8 +4,8 @@ package dev.keel.api.config;
  * The most one config may ask for. Each bound is far above what a real experiment uses, and
  * together they bound the work of every request that reads a config (validation, preview,
  * submission): without them one {@code max_trials: 1000000000} held a server thread for minutes.
- * The loaders and validators check them and name the field; the README's "Limits" section lists
- * them.
+ * The loaders and validators check them and name the field; the "Limits" section of
+ * docs/configuration.md lists them, and a docs test keeps it equal to this class.
  */
 public final class ConfigLimits {
   /** {@code searcher.max_trials}. */

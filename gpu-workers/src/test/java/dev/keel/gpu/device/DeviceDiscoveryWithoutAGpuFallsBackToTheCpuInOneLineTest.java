@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
  * CUDA discovery on the machine the tests run on, through the real JCuda: without a CUDA driver
  * (the build machines) it answers "CPU" with one line saying why and prints nothing; JCuda is
  * loaded only when a discovery is asked for. On a GPU host, {@code -Dkeel.test.groups=gpu} runs the
- * test that every device is found (tagged {@code gpu}, left out of every other build) (see the
- * README's "Running on a GPU host").
+ * test that every device is found (tagged {@code gpu}, left out of every other build) (see
+ * docs/operations.md, "Running on a GPU host").
  */
 class DeviceDiscoveryWithoutAGpuFallsBackToTheCpuInOneLineTest {
 

@@ -206,8 +206,8 @@ class AshaRungArithmeticTest {
   void maxRungsCapIsExactAtPowersOfTheDivisorWhereDeterminedsFloatingPointLogLosesARung() {
     // log(1000)/log(10) = 2.9999999999999996 in floating point, so Determined caps at 3 rungs; 10^3
     // <= 1000 allows 4.
-    // Keel keeps the exact rule (documented in AshaPlan and the README); max_rungs: 3 reproduces
-    // Determined's plan.
+    // Keel keeps the exact rule (documented in AshaPlan, search-strategies/README.md and
+    // docs/concepts.md); max_rungs: 3 reproduces Determined's plan.
     SearcherConfig.Builder tens =
         base()
             .setDivisor(10)

@@ -77,7 +77,7 @@ final class PoolCommand implements Runnable {
       mixinStandardHelpOptions = true,
       description = {
         "Validate a pool spec (YAML/JSON) and start its provisioner; a running one takes the new spec.",
-        "See README, 'GPU pools on demand', for the fields."
+        "See docs/configuration.md, 'Pool spec', for the fields."
       })
   static final class Start extends ExperimentCommand.Controlling {
     @Parameters(paramLabel = "SPEC")

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.EnumDescriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import dev.keel.api.config.ConfigLimits;
 import dev.keel.api.config.ConfigValidationException;
+import dev.keel.api.config.EnumNames;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PoolSpec;
@@ -44,8 +46,8 @@ import org.junit.jupiter.api.Test;
  *   <li>its Limits table names every bound of {@link ConfigLimits} with its value.
  * </ul>
  *
- * Value lists (formats, modes, policies) are prose and not checked here: a field may be a string or
- * an enum.
+ * <p>And every enum field's row names each value the field takes, in backticks (a value the
+ * validator refuses for that field, such as a selector's {@code archived}, is left out).
  */
 class DocsConfigurationReferenceMatchesTheProtosAndTheValidatorsTest {
   private static final List<Descriptor> ROOTS =
@@ -159,6 +161,66 @@ class DocsConfigurationReferenceMatchesTheProtosAndTheValidatorsTest {
     return String.format(Locale.ROOT, "%,d", value);
   }
 
+  /** Values the validator refuses for one field although its enum names them. */
+  private static final Map<String, List<String>> NARROWED_BY_THE_VALIDATOR =
+      Map.of("keel.v1.PipelineRequest warm_start.model.stage", List.of("champion"));
+
+  @Test
+  void everyEnumFieldRowNamesEachValueItTakes() {
+    Map<String, Map<String, String>> rows = rows(page());
+    List<String> problems = new ArrayList<>();
+    enumFields()
+        .forEach(
+            (key, type) -> {
+              String[] sectionAndPath = key.split(" ", 2);
+              String row =
+                  rows.getOrDefault(sectionAndPath[0], Map.of())
+                      .getOrDefault(sectionAndPath[1], "");
+              List<String> takes =
+                  NARROWED_BY_THE_VALIDATOR.getOrDefault(
+                      key, List.of(EnumNames.expected(type).split("\\|")));
+              List<String> missing =
+                  takes.stream().filter(v -> !row.contains("`" + v + "`")).toList();
+              if (!missing.isEmpty()) {
+                problems.add(key + ": the row does not name " + missing);
+              }
+            });
+    assertTrue(
+        enumFields().keySet().containsAll(NARROWED_BY_THE_VALIDATOR.keySet())
+            && enumFields().containsKey("keel.v1.PipelineRequest source.format"),
+        enumFields().keySet().toString());
+    assertEquals(List.of(), problems, String.join("\n", problems));
+  }
+
+  /** "section path" of every enum field the sections list, with its enum. */
+  private static Map<String, EnumDescriptor> enumFields() {
+    Set<Descriptor> sections = new LinkedHashSet<>(ROOTS);
+    sections.addAll(sharedTypes());
+    Map<String, EnumDescriptor> out = new TreeMap<>();
+    for (Descriptor d : sections) {
+      enumPaths(d, d.getFullName() + " ", "", sections, out);
+    }
+    return out;
+  }
+
+  private static void enumPaths(
+      Descriptor d,
+      String section,
+      String prefix,
+      Set<Descriptor> sections,
+      Map<String, EnumDescriptor> out) {
+    for (FieldDescriptor f : d.getFields()) {
+      String path = prefix + f.getName();
+      if (f.getJavaType() == FieldDescriptor.JavaType.ENUM) {
+        out.put(section + path, f.getEnumType());
+      }
+      Descriptor t = messageType(f);
+      if (t != null && !sections.contains(t)) {
+        enumPaths(t, section, path + (f.isMapField() ? ".<name>." : "."), sections, out);
+      }
+    }
+  }
+
   /** For each section type, the field paths it must list. */
   static Map<String, Set<String>> expectedSections() {
     Set<Descriptor> sections = new LinkedHashSet<>(ROOTS);
@@ -231,6 +293,13 @@ class DocsConfigurationReferenceMatchesTheProtosAndTheValidatorsTest {
   /** Compares each typed section's first-column paths with the fields of its type. */
   static List<String> fieldProblems(Markdown md, Map<String, Set<String>> expected) {
     Map<String, Set<String>> documented = new TreeMap<>();
+    rows(md).forEach((section, rows) -> documented.put(section, new TreeSet<>(rows.keySet())));
+    return fieldProblems(md, expected, documented);
+  }
+
+  /** Each typed section's rows, by the path in their first column. */
+  static Map<String, Map<String, String>> rows(Markdown md) {
+    Map<String, Map<String, String>> documented = new TreeMap<>();
     String section = null;
     int level = 0;
     for (int i = 0; i < md.lines.size(); i++) {
@@ -244,7 +313,7 @@ class DocsConfigurationReferenceMatchesTheProtosAndTheValidatorsTest {
         if (type.find()) {
           section = type.group(1);
           level = h.group(1).length();
-          documented.computeIfAbsent(section, k -> new TreeSet<>());
+          documented.computeIfAbsent(section, k -> new TreeMap<>());
         } else if (h.group(1).length() <= level) {
           section = null;
         }
@@ -253,9 +322,14 @@ class DocsConfigurationReferenceMatchesTheProtosAndTheValidatorsTest {
       List<String> cells = Markdown.cells(line);
       String path = cells == null || cells.isEmpty() ? null : Markdown.codeSpan(cells.get(0));
       if (section != null && path != null) {
-        documented.get(section).add(path);
+        documented.get(section).put(path, line);
       }
     }
+    return documented;
+  }
+
+  private static List<String> fieldProblems(
+      Markdown md, Map<String, Set<String>> expected, Map<String, Set<String>> documented) {
     List<String> problems = new ArrayList<>();
     String file = md.file.getFileName().toString();
     for (Map.Entry<String, Set<String>> e : expected.entrySet()) {

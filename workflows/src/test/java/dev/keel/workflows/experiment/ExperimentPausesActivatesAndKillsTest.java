@@ -130,6 +130,8 @@ class ExperimentPausesActivatesAndKillsTest {
             .allMatch(t -> t.getState() == TrialState.State.KILLED),
         result.getState().getTrialsList().toString());
     await("activities canceled", () -> trainer.canceled.size() == 3);
+    RecordedHistories.save(client, "exp-kill", "exp-kill");
+    RecordedHistories.save(client, TrialWorkflow.workflowId("exp-kill", 1), "exp-kill-trial-1");
   }
 
   @Test

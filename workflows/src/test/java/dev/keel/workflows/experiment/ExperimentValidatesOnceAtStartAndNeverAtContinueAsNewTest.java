@@ -9,7 +9,10 @@ import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.search.ValidationProbe;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -58,8 +61,10 @@ class ExperimentValidatesOnceAtStartAndNeverAtContinueAsNewTest {
                     .setWorkflowId("validated-once")
                     .build());
     ExperimentResult result;
+    WorkflowExecution first;
     try (ValidationProbe validations = ValidationProbe.countingConfigsNamed("validated-once")) {
-      result = wf.run(request);
+      first = WorkflowClient.start(wf::run, request);
+      result = WorkflowStub.fromTyped(wf).getResult(ExperimentResult.class);
       assertEquals(1, validations.count(), "validated at start only");
     }
     assertEquals(ExperimentState.State.COMPLETED, result.getState().getState());
@@ -67,5 +72,9 @@ class ExperimentValidatesOnceAtStartAndNeverAtContinueAsNewTest {
     assertTrue(
         result.getState().getContinuedAsNew() >= 1,
         "continued as new " + result.getState().getContinuedAsNew());
+    // the run that continues as new, and the last one, which began from the carry
+    RecordedHistories.save(
+        env.getWorkflowClient(), "validated-once", first.getRunId(), "validated-once~first");
+    RecordedHistories.save(env.getWorkflowClient(), "validated-once", "validated-once~last");
   }
 }

@@ -150,5 +150,9 @@ class FailedStepsHandTheirCheckpointsToTheExperimentTest {
                 ConfigDefaults.withDefaults(CheckpointStorage.getDefaultInstance()), false)
             .delete(List.copyOf(trials.values())).stream().map(CheckpointRef::getUuid).toList();
     assertEquals(List.of("trial-1-5", "trial-2-5"), deleted);
+    RecordedHistories.save(
+        env.getWorkflowClient(),
+        TrialWorkflow.workflowId("exp-failed-steps", 1),
+        "exp-failed-steps-trial-1");
   }
 }

@@ -218,6 +218,8 @@ class GangOfRanksRestartsWholeFromRankZerosCheckpointTest {
     assertTrue(
         trial.getPeriodicCheckpointsList().stream().anyMatch(c -> c.getBatches() == 4),
         "the failed gang's checkpoint reaches the experiment (catalog, GC)");
+    RecordedHistories.save(
+        client(), TrialWorkflow.workflowId("exp-gang-restart", 1), "exp-gang-restart-trial-1");
   }
 
   @Test

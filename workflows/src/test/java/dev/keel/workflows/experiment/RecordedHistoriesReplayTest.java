@@ -2,6 +2,7 @@ package dev.keel.workflows.experiment;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.workflows.inference.InferenceWorkflowImpl;
 import dev.keel.workflows.pipeline.PipelineWorkflowImpl;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.WorkflowReplayer;
@@ -32,12 +33,13 @@ class RecordedHistoriesReplayTest {
                     file.getFileName().toString(),
                     () -> {
                       String json = Files.readString(file);
-                      String workflowId = file.getFileName().toString().replace(".json", "");
+                      String workflowId = RecordedHistories.workflowId(file);
                       WorkflowReplayer.replayWorkflowExecution(
                           WorkflowExecutionHistory.fromJson(json, workflowId),
                           ExperimentWorkflowImpl.class,
                           TrialWorkflowImpl.class,
-                          PipelineWorkflowImpl.class);
+                          PipelineWorkflowImpl.class,
+                          InferenceWorkflowImpl.class);
                     }));
   }
 }

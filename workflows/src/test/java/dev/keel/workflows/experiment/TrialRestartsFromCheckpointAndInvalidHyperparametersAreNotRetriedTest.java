@@ -84,6 +84,14 @@ class TrialRestartsFromCheckpointAndInvalidHyperparametersAreNotRetriedTest {
     assertEquals(1, trainer.calls.get("trial-3").get());
     assertTrue(trials.get(3L).getError().contains("loss is NaN"), trials.get(3L).getError());
     assertEquals(1L, result.getState().getBestTrialId());
+    RecordedHistories.save(
+        env.getWorkflowClient(),
+        TrialWorkflow.workflowId("exp-restarts", 2),
+        "exp-restarts-trial-2");
+    RecordedHistories.save(
+        env.getWorkflowClient(),
+        TrialWorkflow.workflowId("exp-restarts", 3),
+        "exp-restarts-trial-3");
   }
 
   @Test

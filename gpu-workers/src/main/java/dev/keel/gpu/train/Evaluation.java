@@ -2,34 +2,62 @@ package dev.keel.gpu.train;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import dev.keel.gpu.train.metric.Losses;
+import dev.keel.gpu.train.metric.Metric;
+import dev.keel.gpu.train.metric.ValidationMetrics;
 import dev.keel.tables.dataset.LabeledExamples;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
-/** Accuracy and mean cross-entropy of a model on labelled examples (images or feature vectors). */
-public record Evaluation(double accuracy, double loss, int examples) {
+/**
+ * Every {@link ValidationMetrics} metric of a model on labelled examples (images or feature
+ * vectors), gathered in one pass of batches of {@value #BATCH}.
+ */
+public record Evaluation(Map<String, Double> byMetric, int examples) {
   public static final int BATCH = 1000;
 
+  public Evaluation {
+    byMetric = Map.copyOf(byMetric);
+  }
+
   public static Evaluation of(TrainableModel model, LabeledExamples data) {
-    long correct = 0;
-    double lossSum = 0;
+    List<Metric.Tally> tallies = new ArrayList<>();
+    ValidationMetrics.all().forEach(m -> tallies.add(m.start()));
     for (int from = 0; from < data.size(); from += BATCH) {
       int[] rows = Batches.range(from, Math.min(data.size(), from + BATCH));
       try (NDManager batch = model.manager().newSubManager()) {
         NDArray x = Batches.inputs(batch, data, rows);
         NDArray y = Batches.labels(batch, data, rows);
-        NDArray logits = model.logits(x);
-        lossSum += TrainableModel.crossEntropy(logits, y).sum().getFloat();
-        correct += logits.argMax(1).eq(y).sum().getLong();
+        NDArray outputs = model.logits(x);
+        NDArray loss = Losses.DEFAULT.perExample(outputs, y);
+        tallies.forEach(t -> t.add(outputs, y, loss));
       }
     }
-    return new Evaluation((double) correct / data.size(), lossSum / data.size(), data.size());
+    Map<String, Double> byMetric = new LinkedHashMap<>();
+    for (int i = 0; i < tallies.size(); i++) {
+      byMetric.put(ValidationMetrics.all().get(i).name(), tallies.get(i).value(data.size()));
+    }
+    return new Evaluation(byMetric, data.size());
   }
 
-  /** As checkpoint / result metrics. */
+  public double accuracy() {
+    return byMetric.get(ValidationMetrics.ACCURACY.name());
+  }
+
+  public double loss() {
+    return byMetric.get(ValidationMetrics.LOSS.name());
+  }
+
+  /** As checkpoint / result metrics: each metric under its name and its aliases. */
   public Map<String, Double> metrics() {
-    return Map.of(
-        Metrics.VALIDATION_ACCURACY, accuracy,
-        Metrics.ACCURACY, accuracy,
-        Metrics.VALIDATION_LOSS, loss);
+    Map<String, Double> out = new LinkedHashMap<>();
+    for (Metric m : ValidationMetrics.all()) {
+      double value = byMetric.get(m.name());
+      out.put(m.name(), value);
+      m.aliases().forEach(alias -> out.put(alias, value));
+    }
+    return out;
   }
 }

@@ -2,7 +2,10 @@ package dev.keel.gpu.train;
 
 import dev.keel.api.checkpoint.CheckpointMetrics;
 
-/** Metric names in checkpoints and results (what {@code searcher.metric} can name). */
+/**
+ * Metric names in checkpoints and results. What each validation metric measures, and which of them
+ * {@code searcher.metric} can name, is {@link dev.keel.gpu.train.metric.ValidationMetrics}.
+ */
 public final class Metrics {
   public static final String VALIDATION_ACCURACY = "validation_accuracy";
 

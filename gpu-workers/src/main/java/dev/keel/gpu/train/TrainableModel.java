@@ -4,7 +4,6 @@ import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
@@ -18,6 +17,7 @@ import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.optim.Optimizers;
 import dev.keel.gpu.optim.ResumableOptimizer;
+import dev.keel.gpu.train.metric.Losses;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -128,7 +128,7 @@ public final class TrainableModel implements AutoCloseable {
     NDArray loss;
     try (GradientCollector collector = Engine.getInstance().newGradientCollector()) {
       NDArray logits = block.forward(store, new NDList(images), true).singletonOrThrow();
-      loss = crossEntropy(logits, labels).mean();
+      loss = Losses.DEFAULT.perExample(logits, labels).mean();
       collector.backward(loss);
     }
     List<NDArray> grads = new ArrayList<>();
@@ -198,11 +198,6 @@ public final class TrainableModel implements AutoCloseable {
   /** Logits {@code (N, classes)} in inference mode (no dropout, batch-norm running stats). */
   public NDArray logits(NDArray images) {
     return block.forward(store, new NDList(images), false).singletonOrThrow();
-  }
-
-  /** Per-example cross-entropy of logits against int64 labels. */
-  public static NDArray crossEntropy(NDArray logits, NDArray labels) {
-    return logits.logSoftmax(1).get(new NDIndex().addAllDim().addPickDim(labels)).neg();
   }
 
   /** Parameter paths and arrays, in block order (tests compare them). */

@@ -1,7 +1,10 @@
 package dev.keel.service.cli;
 
+import dev.keel.api.config.ConfigProblem;
+import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.config.RequestKind;
 import dev.keel.search.ExperimentConfigLoaders;
+import dev.keel.service.experiment.MetricCheck;
 import dev.keel.service.pipeline.PipelineLauncher;
 import java.nio.file.Path;
 import java.util.List;
@@ -43,7 +46,11 @@ final class ValidateCommand implements Callable<Integer> {
       PipelineLauncher.checkSource(
           ExperimentConfigLoaders.pipelineLoader().fromFile(file), file.toString());
     } else {
-      ExperimentConfigLoaders.experimentLoader().fromFile(file);
+      List<ConfigProblem> metric =
+          MetricCheck.problems(ExperimentConfigLoaders.experimentLoader().fromFile(file), "");
+      if (!metric.isEmpty()) {
+        throw new ConfigValidationException(file.toString(), metric);
+      }
     }
     System.out.println(file + ": ok");
     return 0;

@@ -2,6 +2,8 @@ package dev.keel.service.experiment;
 
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.config.ConfigDefaults;
+import dev.keel.api.config.ConfigProblem;
+import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
 import dev.keel.api.v1.ExperimentState;
@@ -55,8 +57,15 @@ public final class ExperimentLauncher {
    * dev.keel.search.ExperimentConfigs} (which validated it); the workflow checks it once more at
    * start, as it must for starts that bypass Keel's client. The id reads {@code
    * experiment-<name>-<utc time>}.
+   *
+   * @throws ConfigValidationException when {@code searcher.metric} is not one the trainer reports
+   *     ({@link MetricCheck}); nothing is started then
    */
   public static String start(WorkflowClient client, ExperimentRequest request) {
+    List<ConfigProblem> metric = MetricCheck.problems(request.getConfig(), "");
+    if (!metric.isEmpty()) {
+      throw new ConfigValidationException("experiment config", metric);
+    }
     ExperimentConfig config = request.getConfig();
     String id = runId("experiment", config.getName());
     ExperimentWorkflow wf =

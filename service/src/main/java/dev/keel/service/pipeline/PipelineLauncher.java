@@ -9,6 +9,7 @@ import dev.keel.api.v1.PipelineProgress;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.etl.SourceCheck;
 import dev.keel.service.experiment.ExperimentLauncher;
+import dev.keel.service.experiment.MetricCheck;
 import dev.keel.tables.registry.ModelRegistryTable;
 import dev.keel.tables.registry.UnknownModelException;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
@@ -58,14 +59,16 @@ public final class PipelineLauncher {
   /**
    * The submission-time checks that need I/O, which the config validator (pure, shared with
    * workflow code) cannot do: the source exists, a local CSV/Parquet source has the label column,
-   * and the model takes the examples a local source gives ({@link ModelFitCheck}).
+   * the model takes the examples a local source gives ({@link ModelFitCheck}), and the searcher's
+   * metric is one the trainer reports ({@link MetricCheck}).
    *
    * @param what names the request in the error, e.g. the file it was read from
    * @throws ConfigValidationException listing each problem with its field path
    */
   public static void checkSource(PipelineRequest request, String what) {
     List<ConfigProblem> problems = new ArrayList<>(SourceCheck.problems(request.getSource()));
-    if (problems.isEmpty()) {
+    problems.addAll(MetricCheck.problems(request.getExperiment(), "experiment."));
+    if (problems.stream().noneMatch(p -> p.path().startsWith("source"))) {
       problems.addAll(
           ModelFitCheck.problems(
               request)); // a source that is there: does the model take its examples?

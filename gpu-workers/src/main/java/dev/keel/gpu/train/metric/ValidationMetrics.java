@@ -1,0 +1,34 @@
+package dev.keel.gpu.train.metric;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+/** Every metric a trial's evaluation reports, listed once. */
+public final class ValidationMetrics {
+  public static final Metric ACCURACY = new Accuracy();
+  public static final Metric LOSS = new MeanLoss();
+
+  private static final List<Metric> ALL = List.of(ACCURACY, LOSS);
+
+  private ValidationMetrics() {}
+
+  public static List<Metric> all() {
+    return ALL;
+  }
+
+  /** The metric reported under {@code name} (its own or an alias). */
+  public static Optional<Metric> of(String name) {
+    return ALL.stream().filter(m -> names(m).anyMatch(name::equals)).findFirst();
+  }
+
+  /** Every name a result carries, sorted: what {@code searcher.metric} may name. */
+  public static List<String> names() {
+    return List.copyOf(new TreeSet<>(ALL.stream().flatMap(ValidationMetrics::names).toList()));
+  }
+
+  static Stream<String> names(Metric m) {
+    return Stream.concat(Stream.of(m.name()), m.aliases().stream());
+  }
+}

@@ -3,6 +3,7 @@ package dev.keel.benchmarks;
 import com.google.protobuf.Value;
 import com.sun.management.OperatingSystemMXBean;
 import dev.keel.activities.TaskQueues;
+import dev.keel.api.config.Splits;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.InferenceRequest;
 import dev.keel.api.v1.InferenceResult;
@@ -154,7 +155,7 @@ public final class InferenceBenchmark {
     StorageRoot root = StorageRoot.of(storage.toAbsolutePath().toString());
     IngestResult table = FashionData.ingest(root, data);
     TableRef source = table.getTable();
-    LabeledImages train = new DeltaDatasetReader().read(source, "train");
+    LabeledImages train = new DeltaDatasetReader().read(source, Splits.TRAIN);
     LabeledImages examples = new DeltaDatasetReader().read(source, split);
     CheckpointRef checkpoint = train(root, source, train, trainBatches, threads);
     String sizing =

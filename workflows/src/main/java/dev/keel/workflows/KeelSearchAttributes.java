@@ -16,7 +16,7 @@ public final class KeelSearchAttributes {
   public static final SearchAttributeKey<String> PIPELINE =
       SearchAttributeKey.forKeyword("KeelPipeline");
 
-  /** validate, etl, train, infer, done or failed. */
+  /** A {@code PipelineStage} value's name (validate, etl, search, …, done), or failed. */
   public static final SearchAttributeKey<String> STAGE = SearchAttributeKey.forKeyword("KeelStage");
 
   /** URI of the Delta table the run trains on. */

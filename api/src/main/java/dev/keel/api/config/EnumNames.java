@@ -2,7 +2,7 @@ package dev.keel.api.config;
 
 import com.google.protobuf.Descriptors.EnumDescriptor;
 import com.google.protobuf.Descriptors.EnumValueDescriptor;
-import java.util.stream.Collectors;
+import java.util.List;
 
 /**
  * The names a config may give a proto enum field: every value but the zero one, which stands for
@@ -12,12 +12,17 @@ import java.util.stream.Collectors;
 public final class EnumNames {
   private EnumNames() {}
 
-  /** The accepted names in declaration order, separated by {@code |}: {@code append|overwrite}. */
-  public static String expected(EnumDescriptor type) {
+  /** The accepted names in declaration order. */
+  public static List<String> names(EnumDescriptor type) {
     return type.getValues().stream()
         .filter(v -> v.getNumber() != 0)
         .map(EnumValueDescriptor::getName)
-        .collect(Collectors.joining("|"));
+        .toList();
+  }
+
+  /** The accepted names in declaration order, separated by {@code |}: {@code append|overwrite}. */
+  public static String expected(EnumDescriptor type) {
+    return String.join("|", names(type));
   }
 
   /**

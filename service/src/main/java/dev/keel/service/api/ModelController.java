@@ -5,7 +5,6 @@ import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.ModelVersions;
 import dev.keel.api.v1.PromoteModelRequest;
-import dev.keel.service.listing.Filter;
 import dev.keel.service.model.ModelTable;
 import dev.keel.service.security.Caller;
 import dev.keel.tables.drift.DriftTable;
@@ -103,7 +102,7 @@ public class ModelController {
       @Body Map<String, String> body,
       @Nullable @RequestAttribute(ApiTokenFilter.CALLER) Caller caller) {
     String stage = body.getOrDefault("stage", "");
-    if (!Filter.states(ModelStage.class).contains(stage)) {
+    if (!EnumNames.names(ModelStage.getDescriptor()).contains(stage)) {
       return HttpResponse.badRequest(
           error(
               "stage: '"

@@ -4,7 +4,6 @@ import dev.keel.api.config.EnumNames;
 import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PromoteModelRequest;
-import dev.keel.service.listing.Filter;
 import dev.keel.service.model.ModelTable;
 import dev.keel.service.security.AuditLines;
 import dev.keel.tables.audit.AuditTable;
@@ -138,7 +137,7 @@ final class ModelCommand implements Runnable {
 
     @Override
     int run(ModelRegistryTable registry) {
-      if (!Filter.states(ModelStage.class).contains(stage)) {
+      if (!EnumNames.names(ModelStage.getDescriptor()).contains(stage)) {
         throw new IllegalArgumentException(
             "--stage: '"
                 + stage

@@ -74,11 +74,6 @@ public enum SourceFormat {
     return Arrays.stream(values()).filter(f -> f.proto == format).findFirst();
   }
 
-  /** The format a table's history or a text names, if it is one. */
-  public static Optional<SourceFormat> of(String configName) {
-    return Arrays.stream(values()).filter(f -> f.configName().equals(configName)).findFirst();
-  }
-
   /** Every format's name, sorted and separated by {@code |}: {@code csv|fashion_mnist|…}. */
   public static String expected() {
     return Arrays.stream(values())

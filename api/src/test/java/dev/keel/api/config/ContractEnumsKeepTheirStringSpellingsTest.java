@@ -4,14 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.protobuf.ByteString;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.EnumValueDescriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
-import dev.keel.api.temporal.KeelDataConverter;
+import dev.keel.api.temporal.JsonPlainPayloads;
 import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.ExperimentConfig;
@@ -26,11 +25,8 @@ import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PromoteModelRequest;
 import dev.keel.api.v1.Promotion;
 import dev.keel.api.v1.SearcherConfig;
-import io.temporal.api.common.v1.Payload;
-import io.temporal.api.common.v1.Payloads;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -126,19 +122,7 @@ class ContractEnumsKeepTheirStringSpellingsTest {
             + "\"label_column\":\"y\",\"mode\":\"overwrite\",\"on_bad_record\":\"skip\"},"
             + "\"promotion\":{\"policy\":\"never\"},"
             + "\"experiment\":{\"searcher\":{\"name\":\"adaptive_asha\",\"mode\":\"aggressive\"}}}";
-    PipelineRequest r =
-        KeelDataConverter.get()
-            .fromPayloads(
-                0,
-                Optional.of(
-                    Payloads.newBuilder()
-                        .addPayloads(
-                            Payload.newBuilder()
-                                .putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
-                                .setData(ByteString.copyFromUtf8(cli)))
-                        .build()),
-                PipelineRequest.class,
-                PipelineRequest.class);
+    PipelineRequest r = JsonPlainPayloads.read(cli, PipelineRequest.class);
     assertEquals(DataSource.Format.csv, r.getSource().getFormat());
     assertEquals(IngestMode.overwrite, r.getSource().getMode());
     assertEquals(DataSource.OnBadRecord.skip, r.getSource().getOnBadRecord());
@@ -218,7 +202,6 @@ class ContractEnumsKeepTheirStringSpellingsTest {
     assertEquals(contract, described);
     for (SourceFormat f : SourceFormat.values()) {
       assertEquals(f, SourceFormat.of(f.proto()).orElseThrow());
-      assertEquals(f, SourceFormat.of(f.configName()).orElseThrow());
     }
     assertEquals("csv|fashion_mnist|image_folder|parquet", SourceFormat.expected());
   }

@@ -2,11 +2,8 @@ package dev.keel.api.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import com.google.protobuf.ByteString;
-import dev.keel.api.temporal.KeelDataConverter;
+import dev.keel.api.temporal.JsonPlainPayloads;
 import dev.keel.api.v1.PipelineRequest;
-import io.temporal.api.common.v1.Payload;
-import io.temporal.api.common.v1.Payloads;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
@@ -42,19 +39,7 @@ class SourceEncodingIsReadFromYamlAndJsonAndCheckedByItsPathTest {
     String json =
         "{\"source\":{\"format\":\"csv\",\"uri\":\"/data/customers.csv\",\"labelColumn\":\"churned\","
             + "\"encoding\":\"windows-1252\"},\"targetTable\":\"customers\"}";
-    PipelineRequest cli =
-        KeelDataConverter.get()
-            .fromPayloads(
-                0,
-                Optional.of(
-                    Payloads.newBuilder()
-                        .addPayloads(
-                            Payload.newBuilder()
-                                .putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
-                                .setData(ByteString.copyFromUtf8(json)))
-                        .build()),
-                PipelineRequest.class,
-                PipelineRequest.class);
+    PipelineRequest cli = JsonPlainPayloads.read(json, PipelineRequest.class);
     assertEquals("windows-1252", cli.getSource().getEncoding());
   }
 

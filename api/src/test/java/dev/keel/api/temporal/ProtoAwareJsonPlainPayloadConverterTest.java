@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.protobuf.ByteString;
 import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.PipelineRequest;
 import io.temporal.api.common.v1.Payload;
@@ -19,22 +18,12 @@ import org.junit.jupiter.api.Test;
 class ProtoAwareJsonPlainPayloadConverterTest {
   private final DataConverter converter = KeelDataConverter.get();
 
-  private static Optional<Payloads> jsonPlain(String json) {
-    return Optional.of(
-        Payloads.newBuilder()
-            .addPayloads(
-                Payload.newBuilder()
-                    .putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
-                    .setData(ByteString.copyFromUtf8(json)))
-            .build());
-  }
-
   @Test
   void readsProtobufMessagesFromJsonPlainAsTheTemporalCliSendsThem() {
     PipelineRequest r =
         converter.fromPayloads(
             0,
-            jsonPlain(
+            JsonPlainPayloads.of(
                 "{\"name\":\"demo\",\"source\":{\"format\":\"fashion_mnist\"},\"targetTable\":\"t\"}"),
             PipelineRequest.class,
             PipelineRequest.class);
@@ -51,7 +40,7 @@ class ProtoAwareJsonPlainPayloadConverterTest {
             () ->
                 converter.fromPayloads(
                     0,
-                    jsonPlain("{\"source\":{\"formatt\":\"x\"},\"target_table\":7}"),
+                    JsonPlainPayloads.of("{\"source\":{\"formatt\":\"x\"},\"target_table\":7}"),
                     PipelineRequest.class,
                     PipelineRequest.class));
     assertTrue(e.getMessage().contains("source.formatt: unknown field"), e.getMessage());

@@ -6,9 +6,7 @@ import dev.keel.gpu.train.metric.Losses;
 import dev.keel.gpu.train.metric.Metric;
 import dev.keel.gpu.train.metric.ValidationMetrics;
 import dev.keel.tables.dataset.LabeledExamples;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -23,8 +21,8 @@ public record Evaluation(Map<String, Double> byMetric, int examples) {
   }
 
   public static Evaluation of(TrainableModel model, LabeledExamples data) {
-    List<Metric.Tally> tallies = new ArrayList<>();
-    ValidationMetrics.all().forEach(m -> tallies.add(m.start()));
+    Map<Metric, Metric.Tally> tallies = new LinkedHashMap<>();
+    ValidationMetrics.all().forEach(m -> tallies.put(m, m.start()));
     for (int from = 0; from < data.size(); from += BATCH) {
       int[] rows = Batches.range(from, Math.min(data.size(), from + BATCH));
       try (NDManager batch = model.manager().newSubManager()) {
@@ -32,13 +30,11 @@ public record Evaluation(Map<String, Double> byMetric, int examples) {
         NDArray y = Batches.labels(batch, data, rows);
         NDArray outputs = model.logits(x);
         NDArray loss = Losses.DEFAULT.perExample(outputs, y);
-        tallies.forEach(t -> t.add(outputs, y, loss));
+        tallies.values().forEach(t -> t.add(outputs, y, loss));
       }
     }
     Map<String, Double> byMetric = new LinkedHashMap<>();
-    for (int i = 0; i < tallies.size(); i++) {
-      byMetric.put(ValidationMetrics.all().get(i).name(), tallies.get(i).value(data.size()));
-    }
+    tallies.forEach((m, t) -> byMetric.put(m.name(), t.value(data.size())));
     return new Evaluation(byMetric, data.size());
   }
 

@@ -1,7 +1,5 @@
 package dev.keel.service.cli;
 
-import dev.keel.api.config.ConfigProblem;
-import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.config.RequestKind;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.experiment.MetricCheck;
@@ -46,11 +44,8 @@ final class ValidateCommand implements Callable<Integer> {
       PipelineLauncher.checkSource(
           ExperimentConfigLoaders.pipelineLoader().fromFile(file), file.toString());
     } else {
-      List<ConfigProblem> metric =
-          MetricCheck.problems(ExperimentConfigLoaders.experimentLoader().fromFile(file), "");
-      if (!metric.isEmpty()) {
-        throw new ConfigValidationException(file.toString(), metric);
-      }
+      MetricCheck.require(
+          ExperimentConfigLoaders.experimentLoader().fromFile(file), file.toString());
     }
     System.out.println(file + ": ok");
     return 0;

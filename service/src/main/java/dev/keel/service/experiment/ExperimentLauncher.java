@@ -2,7 +2,6 @@ package dev.keel.service.experiment;
 
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.config.ConfigDefaults;
-import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
@@ -62,10 +61,7 @@ public final class ExperimentLauncher {
    *     ({@link MetricCheck}); nothing is started then
    */
   public static String start(WorkflowClient client, ExperimentRequest request) {
-    List<ConfigProblem> metric = MetricCheck.problems(request.getConfig(), "");
-    if (!metric.isEmpty()) {
-      throw new ConfigValidationException("experiment config", metric);
-    }
+    MetricCheck.require(request.getConfig(), "experiment config");
     ExperimentConfig config = request.getConfig();
     String id = runId("experiment", config.getName());
     ExperimentWorkflow wf =

@@ -21,7 +21,7 @@ public final class ExperimentListing {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** The states {@code --state} and {@code ?state=} may name. */
-  public static final Set<String> STATES = Filter.states(ExperimentState.State.class);
+  public static final Set<String> STATES = Filter.states(ExperimentState.State.getDescriptor());
 
   private ExperimentListing() {}
 

@@ -142,7 +142,7 @@ public final class ExperimentView {
   /** The states a filter of the document's {@code trials} and {@code checkpoints} may name. */
   private static final Map<String, Set<String>> STATES =
       Map.of(
-          "trials", Filter.states(TrialState.State.class),
+          "trials", Filter.states(TrialState.State.getDescriptor()),
           "checkpoints", Set.of("SAVED", CatalogTables.DELETED));
 
   /**

@@ -1,6 +1,7 @@
 package dev.keel.service.experiment;
 
 import dev.keel.api.config.ConfigProblem;
+import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.gpu.train.metric.ValidationMetrics;
 import java.util.List;
@@ -13,6 +14,18 @@ import java.util.List;
  */
 public final class MetricCheck {
   private MetricCheck() {}
+
+  /**
+   * Throws when {@link #problems} finds one.
+   *
+   * @param what names the config in the error, e.g. the file it was read from
+   */
+  public static void require(ExperimentConfig config, String what) {
+    List<ConfigProblem> problems = problems(config, "");
+    if (!problems.isEmpty()) {
+      throw new ConfigValidationException(what, problems);
+    }
+  }
 
   /**
    * @param prefix where the config sits in the request: {@code ""} or {@code "experiment."}

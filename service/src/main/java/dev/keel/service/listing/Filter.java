@@ -1,13 +1,11 @@
 package dev.keel.service.listing;
 
-import com.google.protobuf.ProtocolMessageEnum;
-import java.util.Arrays;
+import com.google.protobuf.Descriptors.EnumDescriptor;
+import dev.keel.api.config.EnumNames;
 import java.util.Collection;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.Collectors;
 
 /**
  * A filter of a list ({@code --state} of the CLI, {@code ?state=} of the REST API): its value must
@@ -32,14 +30,8 @@ public final class Filter {
     return value;
   }
 
-  /**
-   * The names of a proto enum's states, without its unset value ({@code STATE_UNSPECIFIED}) and
-   * UNRECOGNIZED.
-   */
-  public static <E extends Enum<E> & ProtocolMessageEnum> Set<String> states(Class<E> states) {
-    return Arrays.stream(states.getEnumConstants())
-        .filter(s -> !s.name().equals("UNRECOGNIZED") && s.getNumber() != 0)
-        .map(s -> s.name().toUpperCase(Locale.ROOT))
-        .collect(Collectors.toCollection(TreeSet::new));
+  /** The names a proto enum's values take, sorted; not its unset value nor UNRECOGNIZED. */
+  public static Set<String> states(EnumDescriptor type) {
+    return new TreeSet<>(EnumNames.names(type));
   }
 }

@@ -4,7 +4,6 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Value;
 import com.google.protobuf.util.JsonFormat;
-import dev.keel.api.config.EnumNames;
 import dev.keel.api.v1.Comparison;
 import dev.keel.api.v1.DriftRecord;
 import dev.keel.api.v1.DriftReport;
@@ -195,7 +194,7 @@ public final class ModelTable {
    */
   public static Page page(
       List<ModelVersion> versions, Optional<String> stage, int offset, int limit) {
-    Filter.oneOf("stage", stage, EnumNames.names(ModelStage.getDescriptor()));
+    Filter.oneOf("stage", stage, Filter.states(ModelStage.getDescriptor()));
     List<ModelVersion> matching =
         versions.stream()
             .filter(v -> stage.map(s -> s.equalsIgnoreCase(v.getStage().name())).orElse(true))

@@ -25,6 +25,7 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -170,14 +171,13 @@ public final class PipelineWatcher {
    * The stages of a pipeline in the order it runs them; each either runs or is listed as skipped.
    */
   private static final List<PipelineStage> STAGES =
-      List.of(
-          PipelineStage.validate,
-          PipelineStage.etl,
-          PipelineStage.search,
-          PipelineStage.train,
-          PipelineStage.register,
-          PipelineStage.infer,
-          PipelineStage.promote);
+      Arrays.stream(PipelineStage.values())
+          .filter(
+              s ->
+                  s != PipelineStage.PIPELINE_STAGE_UNSPECIFIED
+                      && s != PipelineStage.done
+                      && s != PipelineStage.UNRECOGNIZED)
+          .toList();
 
   /**
    * Prints the line of every stage since the last one shown, up to the current one, except skipped

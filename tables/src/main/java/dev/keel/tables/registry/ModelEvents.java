@@ -179,13 +179,8 @@ final class ModelEvents {
   /** A row's stage; one this build does not know (written by a newer Keel) is named. */
   private static ModelStage stageOf(Map<String, Object> row) {
     String stage = (String) row.get("stage");
-    try {
-      ModelStage known = ModelStage.valueOf(stage);
-      if (known != ModelStage.UNRECOGNIZED && known != ModelStage.MODEL_STAGE_UNSPECIFIED) {
-        return known;
-      }
-    } catch (IllegalArgumentException | NullPointerException unknown) {
-      // named below
+    if (stage != null && EnumNames.names(ModelStage.getDescriptor()).contains(stage)) {
+      return ModelStage.valueOf(stage);
     }
     throw new IllegalStateException(
         "the registry's row of "

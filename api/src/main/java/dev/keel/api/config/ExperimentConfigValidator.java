@@ -141,9 +141,7 @@ public final class ExperimentConfigValidator {
       problems.add(Problems.at(path, "max_restarts"), "must be >= 0, got " + c.getMaxRestarts());
     }
     checkpointStorage(c.getCheckpointStorage(), Problems.at(path, "checkpoint_storage"), problems);
-    if (!c.getModel().getName().isEmpty() && !c.getModel().getClass_().isEmpty()) {
-      problems.add(Problems.at(path, "model"), "set name or class, not both");
-    }
+    ModelSpecRules.check(c, Problems.at(path, "model"), problems);
   }
 
   /** Checks every hyperparameter's shape; true if none had a problem. */

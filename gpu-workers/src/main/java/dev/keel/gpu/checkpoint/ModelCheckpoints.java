@@ -6,6 +6,9 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
+import ai.djl.pytorch.engine.PtNDManager;
+import ai.djl.pytorch.engine.PtSymbolBlock;
+import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.util.Pair;
 import dev.keel.gpu.optim.ResumableOptimizer;
 import dev.keel.storage.checkpoint.CheckpointFiles;
@@ -87,6 +90,56 @@ public final class ModelCheckpoints {
         old.close();
       }
     }
+  }
+
+  /**
+   * The TorchScript module a checkpoint holds (its parameters file is the whole module), in {@code
+   * manager}. When {@code expected} lists the parameters of the module it replaces, the names and
+   * shapes must match and frozen parameters stay frozen.
+   *
+   * @throws CorruptCheckpointException if the file is no module or not one of this shape
+   */
+  public static PtSymbolBlock loadModule(
+      VerifiedCheckpoint checkpoint, NDManager manager, List<Pair<String, Parameter>> expected)
+      throws IOException {
+    String uri = checkpoint.uri();
+    JniUtils.setGraphExecutorOptimize(false);
+    PtSymbolBlock module = new PtSymbolBlock((PtNDManager) manager);
+    try (DataInputStream in = checkpoint.openFile(CheckpointFiles.PARAMETERS)) {
+      module.loadParameters(manager, in);
+    } catch (MalformedModelException | IOException | RuntimeException e) {
+      throw new CorruptCheckpointException(
+          uri, CheckpointFiles.PARAMETERS, "is not a TorchScript module: " + e.getMessage(), e);
+    }
+    if (expected.isEmpty()) {
+      return module;
+    }
+    List<Pair<String, Parameter>> loaded = new ArrayList<>();
+    module.getParameters().forEach(loaded::add);
+    for (int i = 0; i < Math.max(loaded.size(), expected.size()); i++) {
+      String want = i < expected.size() ? describe(expected.get(i)) : "nothing";
+      String got = i < loaded.size() ? describe(loaded.get(i)) : "nothing";
+      if (!want.equals(got)) {
+        module.close();
+        throw new CorruptCheckpointException(
+            uri,
+            CheckpointFiles.PARAMETERS,
+            "does not fit this model: parameter "
+                + (i + 1)
+                + " is "
+                + got
+                + ", the model has "
+                + want);
+      }
+      if (!expected.get(i).getValue().requiresGradient()) {
+        loaded.get(i).getValue().freeze(true);
+      }
+    }
+    return module;
+  }
+
+  private static String describe(Pair<String, Parameter> p) {
+    return p.getKey() + " " + p.getValue().getArray().getShape();
   }
 
   /** Restores the optimizer's moments / momentum and step counts. */

@@ -13,6 +13,18 @@ import java.util.TreeSet;
  * trial set. Unknown names and values of the wrong type are rejected with the field path.
  */
 public final class Hyperparameters {
+  /**
+   * The default of a hyperparameter that has none: a trial must set it (to a number, a string or a
+   * boolean), e.g. a value a model's file name is made of.
+   */
+  public static final Object REQUIRED =
+      new Object() {
+        @Override
+        public String toString() {
+          return "(required)";
+        }
+      };
+
   private final String modelName;
   private final Map<String, Object> values;
 
@@ -41,6 +53,15 @@ public final class Hyperparameters {
     Map<String, Object> resolved = new TreeMap<>(defaultsOf(model));
     apply(model, resolved, modelParams, "model.params");
     apply(model, resolved, hparams, "hyperparameters");
+    for (Map.Entry<String, Object> e : resolved.entrySet()) {
+      if (e.getValue() == REQUIRED) {
+        throw new InvalidFieldException(
+            "hyperparameters." + e.getKey(),
+            "required by model "
+                + model.name()
+                + ", but neither hyperparameters nor model.params sets it");
+      }
+    }
     return new Hyperparameters(model.name(), resolved);
   }
 
@@ -68,6 +89,19 @@ public final class Hyperparameters {
   }
 
   private static Object convert(String field, Value v, Object def) {
+    if (def == REQUIRED) {
+      switch (v.getKindCase()) {
+        case NUMBER_VALUE:
+          double d = v.getNumberValue();
+          return d == Math.rint(d) && !Double.isInfinite(d) ? (Object) (long) d : (Object) d;
+        case STRING_VALUE:
+          return v.getStringValue();
+        case BOOL_VALUE:
+          return v.getBoolValue();
+        default:
+          throw new InvalidFieldException(field, "expected a number, a string or a boolean");
+      }
+    }
     switch (v.getKindCase()) {
       case NUMBER_VALUE:
         {

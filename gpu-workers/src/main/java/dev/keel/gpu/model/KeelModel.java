@@ -40,6 +40,16 @@ public interface KeelModel {
   Block build(Hyperparameters hyperparameters);
 
   /**
+   * Checks these (already validated, defaults filled in) hyperparameters without allocating
+   * tensors; the default builds the block and drops it.
+   *
+   * @throws InvalidFieldException naming the hyperparameter or model field that is unusable
+   */
+  default void check(Hyperparameters hyperparameters) {
+    build(hyperparameters);
+  }
+
+  /**
    * Shape of one example for these hyperparameters (those of {@link #fitTo}'s result); the default
    * ignores them.
    */

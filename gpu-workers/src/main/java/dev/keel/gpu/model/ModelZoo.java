@@ -1,6 +1,8 @@
 package dev.keel.gpu.model;
 
 import dev.keel.api.v1.ModelSpec;
+import dev.keel.gpu.torchscript.ModelFileReader;
+import dev.keel.gpu.torchscript.TorchScriptModel;
 import java.lang.reflect.InvocationTargetException;
 import java.util.Map;
 import java.util.TreeMap;
@@ -8,16 +10,22 @@ import java.util.function.Supplier;
 
 /**
  * The model zoo (not the model registry of trained versions, {@code tables.registry}): resolves a
- * {@link ModelSpec} to a {@link KeelModel}: {@code class} (a user class on the worker's classpath,
- * loaded by reflection) wins over {@code name} (a built-in); an empty spec means {@value
- * FashionCnn#NAME}.
+ * {@link ModelSpec} to a {@link KeelModel}: {@code torchscript} (a user's exported PyTorch model),
+ * else {@code class} (a user class on the worker's classpath, loaded by reflection), else {@code
+ * name} (a built-in); an empty spec means {@value FashionCnn#NAME}.
  */
 public final class ModelZoo {
   private final Map<String, Supplier<KeelModel>> builtIns = new TreeMap<>();
   private final ClassLoader classLoader;
+  private final ModelFileReader files;
 
   public ModelZoo(ClassLoader classLoader) {
+    this(classLoader, ModelFileReader.standard());
+  }
+
+  public ModelZoo(ClassLoader classLoader, ModelFileReader files) {
     this.classLoader = classLoader;
+    this.files = files;
   }
 
   /** The built-in models, user classes from this class's loader. */
@@ -35,9 +43,13 @@ public final class ModelZoo {
   }
 
   /**
-   * @throws InvalidFieldException naming {@code model.name} or {@code model.class}
+   * @throws InvalidFieldException naming {@code model.name}, {@code model.class} or {@code
+   *     model.torchscript}
    */
   public KeelModel resolve(ModelSpec spec) {
+    if (!spec.getTorchscript().isBlank()) {
+      return new TorchScriptModel(spec, files);
+    }
     if (!spec.getClass_().isBlank()) {
       return instantiate(spec.getClass_().trim());
     }

@@ -11,6 +11,7 @@ import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.model.ModelZoo;
+import dev.keel.gpu.torchscript.TorchScriptModel;
 import dev.keel.gpu.train.Batches;
 import dev.keel.gpu.train.TrainableModel;
 import dev.keel.storage.checkpoint.CheckpointMetadata;
@@ -60,14 +61,8 @@ public final class CheckpointPredictor implements AutoCloseable {
     CheckpointMetadata md = checkpoint.metadata();
     KeelModel keelModel = registry.resolve(md.model());
     Hyperparameters hp = Hyperparameters.resolve(keelModel, Map.of(), md.hyperparameters());
-    TrainableModel model = TrainableModel.initialize(keelModel, hp, md.seed());
-    try {
-      model.restore(checkpoint, false);
-    } catch (IOException | RuntimeException e) {
-      model.close();
-      throw e;
-    }
-    return new CheckpointPredictor(checkpoint, model);
+    return new CheckpointPredictor(
+        checkpoint, TrainableModel.fromCheckpoint(keelModel, hp, md.seed(), checkpoint));
   }
 
   /** Whether predictors run on the CPU: the engine's default device, a GPU when one is visible. */
@@ -97,7 +92,14 @@ public final class CheckpointPredictor implements AutoCloseable {
    */
   public void requireFits(String table, LabeledExamples data) {
     try {
-      model.model().fitTo(model.hyperparameters(), DataShape.of(table, data));
+      DataShape shape = DataShape.of(table, data);
+      if (model.model() instanceof TorchScriptModel) {
+        // the module is the checkpoint's own, not the file it was first loaded from
+        TorchScriptModel.requireFits(
+            model.block(), checkpoint.metadata().model().getTorchscriptFile(), shape);
+      } else {
+        model.model().fitTo(model.hyperparameters(), shape);
+      }
     } catch (InvalidFieldException e) {
       throw new InvalidFieldException(
           "data",

@@ -1,6 +1,7 @@
 package dev.keel.gpu.train;
 
 import ai.djl.engine.Engine;
+import ai.djl.engine.EngineException;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
@@ -8,15 +9,20 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
+import ai.djl.pytorch.engine.PtSymbolBlock;
 import ai.djl.training.GradientCollector;
 import ai.djl.training.ParameterStore;
 import ai.djl.util.Pair;
 import dev.keel.gpu.checkpoint.ModelCheckpoints;
 import dev.keel.gpu.gang.GradientExchange;
 import dev.keel.gpu.model.Hyperparameters;
+import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.KeelModel;
+import dev.keel.gpu.model.PretrainedModel;
 import dev.keel.gpu.optim.Optimizers;
 import dev.keel.gpu.optim.ResumableOptimizer;
+import dev.keel.gpu.torchscript.ForwardFailure;
+import dev.keel.gpu.torchscript.TorchScriptModel;
 import dev.keel.gpu.train.metric.Losses;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import java.io.IOException;
@@ -35,7 +41,7 @@ public final class TrainableModel implements AutoCloseable {
   private final KeelModel model;
   private final Hyperparameters hyperparameters;
   private final NDManager manager;
-  private final Block block;
+  private Block block;
   private final ResumableOptimizer optimizer;
   private final List<Pair<String, Parameter>> parameters = new ArrayList<>();
   private ParameterStore store;
@@ -55,12 +61,17 @@ public final class TrainableModel implements AutoCloseable {
    * seed}.
    */
   public static TrainableModel initialize(KeelModel model, Hyperparameters hp, long seed) {
-    Block block = model.build(hp);
+    Block built = model instanceof PretrainedModel ? null : model.build(hp);
     NDManager manager = NDManager.newBaseManager();
     try {
       Engine.getInstance().setRandomSeed(Seeds.init(seed));
-      Shape input = new Shape(1).addAll(model.inputShape(hp));
-      block.initialize(manager, DataType.FLOAT32, input);
+      Block block;
+      if (model instanceof PretrainedModel pretrained) {
+        block = pretrained.load(hp, manager, seed);
+      } else {
+        block = built;
+        block.initialize(manager, DataType.FLOAT32, new Shape(1).addAll(model.inputShape(hp)));
+      }
       TrainableModel m = new TrainableModel(model, hp, manager, block);
       m.restoreRequiresGradient();
       return m;
@@ -90,10 +101,46 @@ public final class TrainableModel implements AutoCloseable {
     return optimizer;
   }
 
+  /**
+   * The model a checkpoint holds, for predictions. A TorchScript model comes whole from the
+   * checkpoint, so the file it was trained from need not exist any more.
+   */
+  public static TrainableModel fromCheckpoint(
+      KeelModel model, Hyperparameters hp, long seed, VerifiedCheckpoint checkpoint)
+      throws IOException {
+    if (!(model instanceof PretrainedModel)) {
+      TrainableModel m = initialize(model, hp, seed);
+      try {
+        m.restore(checkpoint, false);
+        return m;
+      } catch (IOException | RuntimeException e) {
+        m.close();
+        throw e;
+      }
+    }
+    NDManager manager = NDManager.newBaseManager();
+    try {
+      return new TrainableModel(
+          model, hp, manager, ModelCheckpoints.loadModule(checkpoint, manager, List.of()));
+    } catch (IOException | RuntimeException e) {
+      manager.close();
+      throw e;
+    }
+  }
+
   /** Loads parameters (and, if asked, optimizer state) from a verified checkpoint. */
   public void restore(VerifiedCheckpoint checkpoint, boolean withOptimizerState)
       throws IOException {
-    ModelCheckpoints.loadParameters(checkpoint, block, manager);
+    if (block instanceof PtSymbolBlock module) {
+      // a module's parameters cannot be loaded into another module's tensors: the checkpoint's
+      // module (with its buffers, e.g. running statistics) takes this one's place
+      block = ModelCheckpoints.loadModule(checkpoint, manager, parameters);
+      module.close();
+      parameters.clear();
+      block.getParameters().forEach(parameters::add);
+    } else {
+      ModelCheckpoints.loadParameters(checkpoint, block, manager);
+    }
     if (withOptimizerState) {
       ModelCheckpoints.loadOptimizerState(checkpoint, optimizer, manager);
     }
@@ -127,7 +174,7 @@ public final class TrainableModel implements AutoCloseable {
   public float trainStep(NDArray images, NDArray labels, GradientExchange exchange) {
     NDArray loss;
     try (GradientCollector collector = Engine.getInstance().newGradientCollector()) {
-      NDArray logits = block.forward(store, new NDList(images), true).singletonOrThrow();
+      NDArray logits = forward(images, true);
       loss = Losses.DEFAULT.perExample(logits, labels).mean();
       collector.backward(loss);
     }
@@ -197,7 +244,26 @@ public final class TrainableModel implements AutoCloseable {
 
   /** Logits {@code (N, classes)} in inference mode (no dropout, batch-norm running stats). */
   public NDArray logits(NDArray images) {
-    return block.forward(store, new NDList(images), false).singletonOrThrow();
+    return forward(images, false);
+  }
+
+  private NDArray forward(NDArray inputs, boolean training) {
+    try {
+      return block.forward(store, new NDList(inputs), training).singletonOrThrow();
+    } catch (EngineException e) {
+      if (!(block instanceof PtSymbolBlock)) {
+        throw e;
+      }
+      // the user's module failed: PyTorch's own line, not a JNI stack, and nothing to retry
+      throw new InvalidFieldException(
+          TorchScriptModel.FIELD,
+          model.name()
+              + " failed on a batch of shape "
+              + inputs.getShape()
+              + ": "
+              + ForwardFailure.firstLine(e),
+          e);
+    }
   }
 
   /** Parameter paths and arrays, in block order (tests compare them). */

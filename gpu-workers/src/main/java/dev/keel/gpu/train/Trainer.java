@@ -129,6 +129,7 @@ public final class Trainer {
       Optional<CheckpointRef> last = Optional.empty();
       if (plan.startFrom().isPresent()) {
         VerifiedCheckpoint start = VerifiedCheckpoint.open(plan.startFrom().get());
+        SameModelFile.require(plan.modelSpec(), start);
         model.restore(start, true);
         batch = start.metadata().batches();
         last = Optional.of(start.ref());

@@ -219,6 +219,11 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
                   plan.modelSpec().getName().isEmpty()
                       ? plan.modelSpec().getClass_()
                       : plan.modelSpec().getName())
+              .set(
+                  "model_file",
+                  plan.modelSpec().getTorchscriptFile()
+                      + "@"
+                      + plan.modelSpec().getTorchscriptSha256())
               .set("hyperparameters", new TreeMap<>(plan.hyperparameters().asMap()))
               .set("data", plan.data().getUri() + "@" + plan.data().getVersion())
               .set("validation", plan.validation().describe())

@@ -15,6 +15,7 @@ import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.model.TrainingHyperparameters;
 import dev.keel.gpu.optim.Optimizers;
+import dev.keel.gpu.torchscript.TorchScriptModel;
 import dev.keel.storage.checkpoint.CheckpointStorage;
 import dev.keel.tables.dataset.LabeledExamples;
 import java.util.Optional;
@@ -114,7 +115,10 @@ public record TrainingPlan(
           "hyperparameters.batch_size", "must be in [1, 65536], got " + batchSize);
     }
     Optimizers.fromHyperparameters(hp).close(); // validates lr, optimizer, momentum, weight_decay
-    model.build(hp); // validates model-specific values; allocates no tensors
+    model.check(hp);
+    if (model instanceof TorchScriptModel torchScript) {
+      spec = torchScript.pinned(hp);
+    }
     Optional<CheckpointRef> start = Optional.empty();
     if (r.hasStartFrom()) {
       if (r.getStartFrom().getUri().isBlank()) {
@@ -193,7 +197,7 @@ public record TrainingPlan(
     if (fitted.asMap().equals(hyperparameters.asMap())) {
       return this;
     }
-    model.build(fitted); // validates what the table set
+    model.check(fitted); // what the table set
     return new TrainingPlan(
         experimentId,
         trialId,

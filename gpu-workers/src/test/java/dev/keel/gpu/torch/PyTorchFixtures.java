@@ -38,7 +38,9 @@ public final class PyTorchFixtures {
   /** A scripted Linear, ReLU, Linear with parameters {@code fc1.*} and {@code fc2.*}. */
   public static Path mlp(Path dir, int features, int classes, int hidden, long seed)
       throws IOException {
-    Path out = dir.resolve("mlp-%d-%d-%d-seed%d.pt".formatted(features, classes, hidden, seed));
+    Path out =
+        Files.createDirectories(dir)
+            .resolve("mlp-%d-%d-%d-seed%d.pt".formatted(features, classes, hidden, seed));
     run(
         "mlp",
         "--features",
@@ -63,9 +65,10 @@ public final class PyTorchFixtures {
       Path dir, int channels, int size, int classes, int width, long seed, boolean batchnorm)
       throws IOException {
     Path out =
-        dir.resolve(
-            "cnn-%d-%d-%d-%d-seed%d%s.pt"
-                .formatted(channels, size, classes, width, seed, batchnorm ? "-bn" : ""));
+        Files.createDirectories(dir)
+            .resolve(
+                "cnn-%d-%d-%d-%d-seed%d%s.pt"
+                    .formatted(channels, size, classes, width, seed, batchnorm ? "-bn" : ""));
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -91,7 +94,8 @@ public final class PyTorchFixtures {
 
   /** An mlp's {@code torch.save(state_dict)}: a pickle of tensors, not a TorchScript file. */
   public static Path stateDict(Path dir, int features, int classes) throws IOException {
-    Path out = dir.resolve("state-dict-%d-%d.pt".formatted(features, classes));
+    Path out =
+        Files.createDirectories(dir).resolve("state-dict-%d-%d.pt".formatted(features, classes));
     run(
         "state-dict",
         "--features",
@@ -111,7 +115,7 @@ public final class PyTorchFixtures {
       throws IOException {
     Path dir = Files.createTempDirectory(model.toAbsolutePath().getParent(), "predict-");
     Path in = dir.resolve("in.npy");
-    Path out = dir.resolve("out.npy");
+    Path out = Files.createDirectories(dir).resolve("out.npy");
     long[] shape = new long[exampleShape.length + 1];
     shape[0] = rows.length;
     System.arraycopy(exampleShape, 0, shape, 1, exampleShape.length);

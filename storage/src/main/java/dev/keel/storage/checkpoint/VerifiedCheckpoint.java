@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A checkpoint whose MANIFEST has been verified (every file present with the recorded size and
@@ -74,8 +76,9 @@ public final class VerifiedCheckpoint {
 
   /**
    * Copies this checkpoint, byte for byte and with the same uuid, to {@code <target
-   * root>/<group>/<member>/<uuid>/}. A copy already there (from an earlier attempt) is verified and
-   * kept.
+   * root>/<group>/<member>/<uuid>/}; a TorchScript model's copy also gets {@value
+   * CheckpointFiles#TORCHSCRIPT}, which its manifest lists. A copy already there (from an earlier
+   * attempt) is verified and kept.
    *
    * @return the copy
    * @throws CorruptCheckpointException when a copy is there but does not verify
@@ -85,14 +88,26 @@ public final class VerifiedCheckpoint {
     String root = target.rootUri().endsWith("/") ? target.rootUri() : target.rootUri() + "/";
     String expected = root + group + "/" + member + "/" + metadata.uuid() + "/";
     try (CheckpointStorage.StagedCheckpoint staged = target.stage(group, member, metadata.uuid())) {
+      List<String> names = new ArrayList<>();
       for (Manifest.Entry e : manifest.entries()) {
         Path to = staged.directory().resolve(e.name());
         Files.createDirectories(to.getParent());
         Files.copy(dir.resolve(e.name()), to);
+        names.add(e.name());
       }
-      Files.copy(
-          dir.resolve(CheckpointFiles.MANIFEST),
-          staged.directory().resolve(CheckpointFiles.MANIFEST));
+      if (!metadata.model().getTorchscriptSha256().isEmpty()
+          && !names.contains(CheckpointFiles.TORCHSCRIPT)) {
+        Files.write(
+            staged.directory().resolve(CheckpointFiles.TORCHSCRIPT),
+            TorchScriptArchive.unwrap(
+                Files.readAllBytes(dir.resolve(CheckpointFiles.PARAMETERS)), uri));
+        names.add(CheckpointFiles.TORCHSCRIPT);
+        Manifest.of(staged.directory(), names).writeTo(staged.directory());
+      } else {
+        Files.copy(
+            dir.resolve(CheckpointFiles.MANIFEST),
+            staged.directory().resolve(CheckpointFiles.MANIFEST));
+      }
       return open(target, staged.commit()).ref();
     } catch (FileAlreadyExistsException e) {
       return open(target, expected).ref();

@@ -22,12 +22,12 @@ import java.util.Map;
 /**
  * One rank in its own process, arguments as {@code key=value}: root, trial, optimizer, batch
  * (global), steps, rank, world, port, and optionally every (checkpoint period), from (checkpoint
- * URI). The ranks form their gang over a store on 127.0.0.1:port served by rank 0, instead of
- * through a workflow; the training is the worker's own. Prints {@code BATCH n} after every batch,
- * {@code WRITTEN <uri>} after each checkpoint and {@code CHECKPOINT <uri>} at the end (rank 0); a
- * failure prints {@code FAILED <message>} and exits with 3. A rank of a gang (world > 1) says when
- * it is ready and waits for its go line ({@link ChildJvm#readyThenAwaitGo}, {@link
- * RankProcesses#go}) before it joins.
+ * URI), torchscript (a TorchScript file to train instead of {@link TinyMlp}). The ranks form their
+ * gang over a store on 127.0.0.1:port served by rank 0, instead of through a workflow; the training
+ * is the worker's own. Prints {@code BATCH n} after every batch, {@code WRITTEN <uri>} after each
+ * checkpoint and {@code CHECKPOINT <uri>} at the end (rank 0); a failure prints {@code FAILED
+ * <message>} and exits with 3. A rank of a gang (world > 1) says when it is ready and waits for its
+ * go line ({@link ChildJvm#readyThenAwaitGo}, {@link RankProcesses#go}) before it joins.
  */
 public final class GangRankMain {
   private GangRankMain() {}
@@ -48,6 +48,9 @@ public final class GangRankMain {
                 Integer.parseInt(a.get("batch")),
                 Long.parseLong(a.get("steps")))
             .setCheckpointEveryBatches(Long.parseLong(a.getOrDefault("every", "0")));
+    if (a.containsKey("torchscript")) {
+      request.setModel(ModelSpec.newBuilder().setTorchscript(a.get("torchscript")));
+    }
     if (a.containsKey("from")) {
       request.setStartFrom(CheckpointRef.newBuilder().setUri(a.get("from")));
     }

@@ -7,10 +7,11 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.nn.Parameter;
 import ai.djl.util.Pair;
 import dev.keel.api.v1.CheckpointRef;
+import dev.keel.gpu.model.Hyperparameters;
+import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.testing.ChildJvm;
 import dev.keel.gpu.train.TrainableModel;
-import dev.keel.gpu.train.TrainingPlan;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -89,16 +90,12 @@ final class RankProcesses {
 
   /** Every parameter of a TinyMlp checkpoint, flattened in block order. */
   static List<float[]> parameters(String checkpointUri) throws IOException {
-    TrainingPlan plan =
-        TrainingPlan.from(
-            GangRankMain.request(Path.of("/tmp"), "read", "sgd", 64, 1)
-                .setCheckpointRoot(Path.of(System.getProperty("java.io.tmpdir")).toUri().toString())
-                .build(),
-            ModelZoo.withBuiltIns());
-    try (TrainableModel model =
-        TrainableModel.initialize(plan.model(), plan.hyperparameters(), 0)) {
-      model.restore(
-          VerifiedCheckpoint.open(CheckpointRef.newBuilder().setUri(checkpointUri).build()), false);
+    VerifiedCheckpoint checkpoint =
+        VerifiedCheckpoint.open(CheckpointRef.newBuilder().setUri(checkpointUri).build());
+    KeelModel keelModel = ModelZoo.withBuiltIns().resolve(checkpoint.metadata().model());
+    Hyperparameters hp =
+        Hyperparameters.resolve(keelModel, Map.of(), checkpoint.metadata().hyperparameters());
+    try (TrainableModel model = TrainableModel.fromCheckpoint(keelModel, hp, 0, checkpoint)) {
       List<float[]> out = new ArrayList<>();
       for (Pair<String, Parameter> p : model.parameters()) {
         NDArray a = p.getValue().getArray();

@@ -103,7 +103,7 @@ public record TrainingPlan(
       throw new InvalidFieldException("checkpoint_root", e.getMessage(), e);
     }
     ModelSpec spec = r.hasModel() ? r.getModel() : ModelSpec.getDefaultInstance();
-    if (spec.getName().isBlank() && spec.getClass_().isBlank()) {
+    if (spec.getName().isBlank() && spec.getClass_().isBlank() && spec.getTorchscript().isBlank()) {
       spec = spec.toBuilder().setName(FashionCnn.NAME).build();
     }
     KeelModel model = registry.resolve(spec);

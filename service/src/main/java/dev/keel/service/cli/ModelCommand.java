@@ -4,11 +4,13 @@ import dev.keel.api.config.EnumNames;
 import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersionRef;
 import dev.keel.api.v1.PromoteModelRequest;
+import dev.keel.service.model.ModelExport;
 import dev.keel.service.model.ModelTable;
 import dev.keel.service.security.AuditLines;
 import dev.keel.tables.audit.AuditTable;
 import dev.keel.tables.drift.DriftTable;
 import dev.keel.tables.registry.ModelRegistryTable;
+import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -20,11 +22,12 @@ import picocli.CommandLine.Parameters;
     name = "model",
     mixinStandardHelpOptions = true,
     description =
-        "The model registry of the storage root: list, describe and promote model versions.",
+        "The model registry of the storage root: list, describe, promote and export model versions.",
     subcommands = {
       ModelCommand.ListVersions.class,
       ModelCommand.Describe.class,
-      ModelCommand.Promote.class
+      ModelCommand.Promote.class,
+      ModelCommand.Export.class
     })
 final class ModelCommand implements Runnable {
   @Override
@@ -157,6 +160,48 @@ final class ModelCommand implements Runnable {
               ? ModelTable.json(v) + "\n"
               : v.getName() + " v" + v.getVersion() + " is now " + v.getStage() + "\n");
       return 0;
+    }
+  }
+
+  @Command(
+      name = "export",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Write a registered TorchScript model as model.pt and model.json into a directory.",
+        "model.pt is the trained module: torch.jit.load reads it, and TorchServe, Triton's PyTorch backend"
+            + " and DJL Serving serve it. model.json says what it takes and gives: input shape and"
+            + " values, output, class names, and the file and data it was trained from."
+      })
+  static final class Export extends WithRegistry {
+    @Parameters(index = "0", paramLabel = "NAME")
+    String name;
+
+    @Parameters(index = "1", paramLabel = "VERSION")
+    long version;
+
+    @Option(
+        names = "--to",
+        paramLabel = "DIR",
+        required = true,
+        description = "Directory to write into (created if missing; the two files are replaced).")
+    Path to;
+
+    @Override
+    int run(ModelRegistryTable registry) {
+      try {
+        ModelExport.Exported out = ModelExport.write(registry.describe(name, version), to);
+        if (json) {
+          System.out.println(ModelExport.json(out));
+        } else {
+          System.out.printf(
+              "wrote %s (%d bytes, sha256 %s) and %s%n",
+              out.model(), out.bytes(), out.sha256(), out.description());
+        }
+        return 0;
+      } catch (java.io.IOException e) {
+        throw new FriendlyErrors.Failure(
+            "exporting " + name + " v" + version + " to " + to + ": " + e.getMessage(), e);
+      }
     }
   }
 }

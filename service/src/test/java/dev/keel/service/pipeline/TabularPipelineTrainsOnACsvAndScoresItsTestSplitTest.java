@@ -170,7 +170,7 @@ class TabularPipelineTrainsOnACsvAndScoresItsTestSplitTest {
   }
 
   /** label, split, px_0_0 … px_6_6: the 4x4-pooled brightness of each image. */
-  private static Path writeCsv(Path file) throws Exception {
+  static Path writeCsv(Path file) throws Exception {
     LabeledImages train = IdxFiles.read(Path.of("/usr/share/datasets/fashion-mnist"), "train");
     LabeledImages test = IdxFiles.read(Path.of("/usr/share/datasets/fashion-mnist"), "t10k");
     try (BufferedWriter w = Files.newBufferedWriter(file)) {

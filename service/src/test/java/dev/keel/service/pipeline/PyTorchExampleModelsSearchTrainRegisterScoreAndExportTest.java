@@ -1,0 +1,149 @@
+package dev.keel.service.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keel.activities.TaskQueues;
+import dev.keel.api.v1.ModelStage;
+import dev.keel.api.v1.PipelineResult;
+import dev.keel.search.ExperimentConfigLoaders;
+import dev.keel.service.model.ModelExport;
+import dev.keel.storage.checkpoint.VerifiedCheckpoint;
+import dev.keel.workflows.pipeline.PipelineWorkflow;
+import io.temporal.client.WorkflowOptions;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's "bring your own PyTorch model" path on real data: {@code examples/pytorch}'s export
+ * script writes two widths of its MLP, a pipeline searches over them by a {@code {hidden}}
+ * placeholder, trains the best on, registers it (champion: the first version), scores the test
+ * split, and {@code keel model export}'s files load in stock PyTorch. A second pipeline's model is
+ * compared with that champion on the same data.
+ */
+class PyTorchExampleModelsSearchTrainRegisterScoreAndExportTest {
+  private static InProcessStack stack;
+
+  @BeforeAll
+  static void startStack() throws Exception {
+    stack = InProcessStack.start("pytorch-example");
+  }
+
+  @AfterAll
+  static void stopStack() {
+    stack.close();
+  }
+
+  @Test
+  void theExampleMlpSearchesTrainsRegistersScoresAndExports() throws Exception {
+    Path incoming = Files.createDirectories(stack.storage.resolve("incoming"));
+    Path csv =
+        TabularPipelineTrainsOnACsvAndScoresItsTestSplitTest.writeCsv(
+            incoming.resolve("pooled.csv"));
+    Path models = incoming.resolve("models");
+    python(
+        repoRoot().resolve("examples/pytorch/export_models.py").toString(),
+        "--out",
+        models.toString());
+    String yaml =
+        """
+        name: pytorch-mlp
+        source: {format: csv, uri: %s, label_column: label}
+        target_table: pooled_fashion
+        experiment:
+          hyperparameters: {hidden: {type: categorical, vals: [32, 64]}, lr: 0.003, batch_size: 64}
+          searcher: {name: grid, metric: validation_accuracy, smaller_is_better: false, max_length: {batches: 150}}
+          reproducibility: {seed: 11}
+          model: {torchscript: "%s/mlp-h{hidden}.pt"}
+        final_training: {max_length: {batches: 300}}
+        inference: {split: test}
+        """
+            .formatted(csv, models);
+
+    PipelineResult first = run(yaml);
+    assertEquals(1000, first.getInference().getRows());
+    assertTrue(
+        first.getInference().getAccuracy() > 0.6,
+        "test accuracy " + first.getInference().getAccuracy() + " (chance 0.1)");
+    assertEquals(ModelStage.champion, first.getModel().getStage(), first.getModel().toString());
+    VerifiedCheckpoint registered = VerifiedCheckpoint.open(first.getModel().getCheckpoint());
+    String file = registered.metadata().model().getTorchscriptFile();
+    assertTrue(file.matches(".*/mlp-h(32|64)\\.pt"), file);
+    assertEquals(
+        HexFormat.of()
+            .formatHex(
+                MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(Path.of(file)))),
+        registered.metadata().model().getTorchscriptSha256());
+
+    Path exported = stack.storage.resolve("exported");
+    ModelExport.Exported out = ModelExport.write(first.getModel(), exported);
+    JsonNode json = new ObjectMapper().readTree(out.description().toFile());
+    assertEquals("[-1,49]", json.get("input").get("shape").toString());
+    assertEquals(10, json.get("classes").size());
+    assertEquals(file, json.get("trained_from").get("torchscript").asText());
+    String shape =
+        python(
+            "-c",
+            "import torch, sys; m = torch.jit.load(sys.argv[1]).eval();"
+                + " print(tuple(m(torch.zeros(3, 49)).shape))",
+            out.model().toString());
+    assertEquals("(3, 10)", shape.strip());
+
+    PipelineResult second =
+        run(
+            yaml.replace("seed: 11", "seed: 12")
+                .replace("name: pytorch-mlp", "name: pytorch-mlp-2"));
+    assertEquals(2, second.getModel().getVersion(), second.toString());
+    assertEquals(first.getModel().getName(), second.getModel().getName());
+    assertEquals(
+        1, second.getComparison().getChampion().getVersion(), second.getComparison().toString());
+  }
+
+  private static PipelineResult run(String yaml) {
+    return stack
+        .workers
+        .client()
+        .newWorkflowStub(
+            PipelineWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setTaskQueue(TaskQueues.CONTROL)
+                .setWorkflowId("pytorch-" + UUID.randomUUID())
+                .build())
+        .run(ExperimentConfigLoaders.pipelineLoader().fromYaml(yaml));
+  }
+
+  private static String python(String... args) throws Exception {
+    Path python = repoRoot().resolve(".tools/torchenv/bin/python");
+    assertTrue(
+        Files.isExecutable(python),
+        python + " is missing: ./mvnw -pl gpu-workers -am process-test-classes makes it");
+    List<String> command = new ArrayList<>(List.of(python.toString()));
+    command.addAll(List.of(args));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "python did not finish: " + command);
+    assertEquals(0, p.exitValue(), command + "\n" + output);
+    return output;
+  }
+
+  private static Path repoRoot() {
+    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+      if (Files.exists(dir.resolve("mvnw"))) {
+        return dir;
+      }
+    }
+    throw new AssertionError("no directory containing mvnw above " + Path.of("").toAbsolutePath());
+  }
+}

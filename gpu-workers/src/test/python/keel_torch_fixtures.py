@@ -8,6 +8,7 @@ Run with the venv torch-venv.sh makes (.tools/torchenv/bin/python keel_torch_fix
   state-dict --features F --classes C --out PATH [--hidden H] [--seed S] an mlp's pickled state_dict, not TorchScript
   predict    --model PATH --input IN.npy --output OUT.npy                forward pass, float32 in and out
   info       --model PATH                                                JSON of parameter and buffer shapes
+  state      --model PATH                                                each parameter and buffer: NAME<TAB>values (float32, C order)
 
 Every command is deterministic (seeded, one thread) and prints nothing on success except info;
 errors go to stderr with a non-zero exit status.
@@ -106,6 +107,14 @@ def cmd_info(a):
     print(json.dumps({"parameters": shapes(model.named_parameters()), "buffers": shapes(model.named_buffers())}))
 
 
+def cmd_state(a):
+    model = torch.jit.load(a.model, map_location="cpu")
+    for name, t in list(model.named_parameters()) + list(model.named_buffers()):
+        # repr of a float32 widened to a Python float reads back to the same float32
+        values = t.detach().to(torch.float32).flatten().tolist()
+        print(name + "\t" + " ".join(repr(v) for v in values))
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="keel_torch_fixtures.py", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -132,6 +141,9 @@ def parser() -> argparse.ArgumentParser:
     c = sub.add_parser("info")
     c.add_argument("--model", required=True)
     c.set_defaults(fn=cmd_info, seed=0)
+    c = sub.add_parser("state")
+    c.add_argument("--model", required=True)
+    c.set_defaults(fn=cmd_state, seed=0)
     return p
 
 

@@ -111,6 +111,9 @@ public final class ModelCheckpoints {
       throw new CorruptCheckpointException(
           uri, CheckpointFiles.PARAMETERS, "is not a TorchScript module: " + e.getMessage(), e);
     }
+    // the module keeps the mode it was saved in, and DJL's block assumes training mode: a module
+    // saved in eval mode would resume training with batch-norm statistics that never update
+    JniUtils.enableTrainingMode(module);
     if (expected.isEmpty()) {
       return module;
     }

@@ -222,8 +222,14 @@ public final class TorchScriptModel implements PretrainedModel {
     // different kernels for a few batches than an uninterrupted one; PyTorch eager does without it
     JniUtils.setGraphExecutorOptimize(false);
     try {
-      return JniUtils.loadModule(
-          (PtNDManager) manager, new ByteArrayInputStream(f.bytes()), true, false);
+      PtSymbolBlock block =
+          JniUtils.loadModule(
+              (PtNDManager) manager, new ByteArrayInputStream(f.bytes()), true, false);
+      // DJL's block assumes a loaded module is in training mode and switches only when a forward
+      // asks for the other one; a file exported after model.eval() would otherwise train in eval
+      // mode: batch norm on its running statistics, which never update, and no dropout
+      JniUtils.enableTrainingMode(block);
+      return block;
     } catch (IOException | EngineException e) {
       throw new InvalidFieldException(
           FIELD, f.uri() + " cannot be loaded by libtorch: " + ForwardFailure.firstLine(e), e);

@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -134,6 +136,30 @@ public final class PyTorchFixtures {
   /** {@code {"parameters": {name: shape}, "buffers": {name: shape}}} of a TorchScript file. */
   public static String info(Path model) throws IOException {
     return run("info", "--model", model.toString()).strip();
+  }
+
+  /**
+   * The values of every parameter and buffer (e.g. batch-norm running statistics) of a TorchScript
+   * file, by name, each flattened in C order.
+   */
+  public static Map<String, float[]> state(Path model) throws IOException {
+    Map<String, float[]> out = new LinkedHashMap<>();
+    for (String line : run("state", "--model", model.toString()).split("\n")) {
+      if (line.isBlank()) {
+        continue;
+      }
+      String[] nameAndValues = line.split("\t", 2);
+      String[] values =
+          nameAndValues.length < 2 || nameAndValues[1].isBlank()
+              ? new String[0]
+              : nameAndValues[1].strip().split(" ");
+      float[] v = new float[values.length];
+      for (int i = 0; i < values.length; i++) {
+        v[i] = (float) Double.parseDouble(values[i]);
+      }
+      out.put(nameAndValues[0], v);
+    }
+    return out;
   }
 
   /** {@code <repo>/.tools}, or the {@code keel.tools.dir} system property (Surefire sets it). */

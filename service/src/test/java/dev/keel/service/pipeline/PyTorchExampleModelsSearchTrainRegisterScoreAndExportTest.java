@@ -101,10 +101,7 @@ class PyTorchExampleModelsSearchTrainRegisterScoreAndExportTest {
             out.model().toString());
     assertEquals("(3, 10)", shape.strip());
 
-    PipelineResult second =
-        run(
-            yaml.replace("seed: 11", "seed: 12")
-                .replace("name: pytorch-mlp", "name: pytorch-mlp-2"));
+    PipelineResult second = run(yaml.replace("seed: 11", "seed: 12"));
     assertEquals(2, second.getModel().getVersion(), second.toString());
     assertEquals(first.getModel().getName(), second.getModel().getName());
     assertEquals(

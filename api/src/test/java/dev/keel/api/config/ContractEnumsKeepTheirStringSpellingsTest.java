@@ -18,6 +18,7 @@ import dev.keel.api.v1.InferenceProgress;
 import dev.keel.api.v1.IngestMode;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.ModelSelector;
+import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.ModelVersion;
 import dev.keel.api.v1.PipelineProgress;
@@ -78,6 +79,7 @@ class ContractEnumsKeepTheirStringSpellingsTest {
               "done"),
           spelled(PipelineProgress.getDescriptor(), "status", "running", "completed", "failed"),
           spelled(Comparison.getDescriptor(), "decision", "promoted", "kept_champion"),
+          spelled(ModelSpec.getDescriptor(), "init", "file", "reinitialize"),
           spelled(
               InferenceProgress.getDescriptor(),
               "stage",

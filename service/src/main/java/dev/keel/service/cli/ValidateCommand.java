@@ -2,7 +2,7 @@ package dev.keel.service.cli;
 
 import dev.keel.api.config.RequestKind;
 import dev.keel.search.ExperimentConfigLoaders;
-import dev.keel.service.experiment.MetricCheck;
+import dev.keel.service.experiment.ExperimentLauncher;
 import dev.keel.service.pipeline.PipelineLauncher;
 import java.nio.file.Path;
 import java.util.List;
@@ -44,7 +44,7 @@ final class ValidateCommand implements Callable<Integer> {
       PipelineLauncher.checkSource(
           ExperimentConfigLoaders.pipelineLoader().fromFile(file), file.toString());
     } else {
-      MetricCheck.require(
+      ExperimentLauncher.check(
           ExperimentConfigLoaders.experimentLoader().fromFile(file), file.toString());
     }
     System.out.println(file + ": ok");

@@ -2,6 +2,7 @@ package dev.keel.service.experiment;
 
 import dev.keel.activities.TaskQueues;
 import dev.keel.api.config.ConfigDefaults;
+import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.config.ConfigValidationException;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.ExperimentRequest;
@@ -20,6 +21,7 @@ import io.temporal.client.WorkflowOptions;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -46,6 +48,23 @@ public final class ExperimentLauncher {
         + Long.toHexString(System.nanoTime() & 0xffff);
   }
 
+  /**
+   * The submission-time checks of an experiment config that the config validator (pure, shared with
+   * workflow code) cannot make: its metric is one the trainer reports ({@link MetricCheck}) and
+   * each file its {@code model.torchscript} names is there and is TorchScript ({@link
+   * ModelFileCheck}; the table's shape is known only to the trials).
+   *
+   * @param what names the config in the error, e.g. the file it was read from
+   * @throws ConfigValidationException listing each problem with its field path
+   */
+  public static void check(ExperimentConfig config, String what) {
+    List<ConfigProblem> problems = new ArrayList<>(MetricCheck.problems(config, ""));
+    problems.addAll(ModelFileCheck.problems(config, "", Optional.empty()));
+    if (!problems.isEmpty()) {
+      throw new ConfigValidationException(what, problems);
+    }
+  }
+
   /** {@code name} as run ids keep it: {@code unnamed} when blank, other characters as {@code -}. */
   public static String idName(String name) {
     return name.isBlank() ? "unnamed" : name.replaceAll("[^A-Za-z0-9_.-]", "-");
@@ -58,10 +77,11 @@ public final class ExperimentLauncher {
    * experiment-<name>-<utc time>}.
    *
    * @throws ConfigValidationException when {@code searcher.metric} is not one the trainer reports
-   *     ({@link MetricCheck}); nothing is started then
+   *     ({@link MetricCheck}) or a {@code model.torchscript} file is missing or not TorchScript
+   *     ({@link ModelFileCheck}); nothing is started then
    */
   public static String start(WorkflowClient client, ExperimentRequest request) {
-    MetricCheck.require(request.getConfig(), "experiment config");
+    check(request.getConfig(), "experiment config");
     ExperimentConfig config = request.getConfig();
     String id = runId("experiment", config.getName());
     ExperimentWorkflow wf =

@@ -16,6 +16,7 @@ import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.model.ModelZoo;
+import dev.keel.service.experiment.ModelFileCheck;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -30,7 +31,8 @@ import javax.imageio.ImageIO;
  * Refuses at submission a pipeline whose model cannot take what its local source gives, before any
  * stage runs: an image folder's first image (or its {@code image_size}), Fashion-MNIST's 28x28
  * images, or feature vectors of a CSV or Parquet source are offered to the model's own {@link
- * KeelModel#fitTo} check, the one every trial runs on the table. A source on S3, or a model class
+ * KeelModel#fitTo} check, the one every trial runs on the table. A TorchScript model's files are
+ * read, each one its template can name ({@link ModelFileCheck}). A source on S3, or a model class
  * this process cannot load, is left to the trials, which fail the experiment with the same message.
  */
 final class ModelFitCheck {
@@ -41,11 +43,14 @@ final class ModelFitCheck {
 
   static List<ConfigProblem> problems(PipelineRequest request) {
     if (request.hasReuse()
-        && (request.getReuse().hasModel()
-            || request.getReuse().hasTable()
-            || !request.getReuse().getExperimentId().isBlank())) {
-      return List
-          .of(); // the reused model or table is checked by the workflow against the table it uses
+        && (request.getReuse().hasModel() || !request.getReuse().getExperimentId().isBlank())) {
+      return List.of(); // the reused model is checked by the workflow against the table it uses
+    }
+    if (!request.getExperiment().getModel().getTorchscript().isBlank()) {
+      return torchScript(request);
+    }
+    if (request.hasReuse() && request.getReuse().hasTable()) {
+      return List.of(); // the reused table is checked by the workflow
     }
     try {
       Optional<DataShape> shape = shapeOf(request.getSource());
@@ -81,6 +86,31 @@ final class ModelFitCheck {
       // not readable here (or no DJL in this process): the ingest and the trials report it
       return List.of();
     }
+  }
+
+  /**
+   * A TorchScript model: each file its template names must be there and be TorchScript, and take
+   * the source's examples where they are known (a CSV or Parquet source only where it names its
+   * feature columns; a reused table's shape is the workflow's to check). {@link ModelFileCheck}
+   * tells file problems, which are the user's, from an engine this process cannot load.
+   */
+  private static List<ConfigProblem> torchScript(PipelineRequest request) {
+    Optional<DataShape> shape;
+    if (request.hasReuse() && request.getReuse().hasTable()) {
+      shape = Optional.empty();
+    } else {
+      try {
+        shape =
+            shapeOf(request.getSource())
+                .filter(
+                    s ->
+                        s.kind() != DataShape.Kind.FEATURES
+                            || request.getSource().getFeatureColumnsCount() > 0);
+      } catch (IOException | RuntimeException e) {
+        shape = Optional.empty(); // the ingest names an unreadable source
+      }
+    }
+    return ModelFileCheck.problems(request.getExperiment(), "experiment.", shape);
   }
 
   /** What one example of the source is; empty where the source alone cannot tell. */

@@ -1,6 +1,7 @@
 package dev.keel.service.security;
 
 import dev.keel.api.config.ConfigProblem;
+import dev.keel.api.model.ModelFileVariants;
 import dev.keel.api.v1.ExperimentConfig;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.storage.S3Uri;
@@ -19,10 +20,10 @@ import java.util.stream.Collectors;
  * The places a server's requests may name: its storage root and the data roots its operator
  * declared ({@code keel serve --data-root DIR|s3://bucket/prefix}, repeatable; {@code keel dev}
  * adds the demo's data directory). Every path or URI a request names (a source, a table, a
- * checkpoint directory) must resolve inside one of them after {@code ..}, symbolic links and {@code
- * file:} spellings are resolved; a table name ({@code fashion_mnist}) resolves under the storage
- * root's {@code tables/}. Anything else is refused naming the field and the roots, with the same
- * words whether the place exists or not, and before anything reads it.
+ * checkpoint directory, a TorchScript model file) must resolve inside one of them after {@code ..},
+ * symbolic links and {@code file:} spellings are resolved; a table name ({@code fashion_mnist})
+ * resolves under the storage root's {@code tables/}. Anything else is refused naming the field and
+ * the roots, with the same words whether the place exists or not, and before anything reads it.
  */
 public final class DataRoots {
   /** A table name: one path segment, not starting with a dot. */
@@ -98,7 +99,10 @@ public final class DataRoots {
     return out;
   }
 
-  /** Every place an experiment config names: its table and its checkpoint directory. */
+  /**
+   * Every place an experiment config names: its table, its checkpoint directory and its TorchScript
+   * model file.
+   */
   public List<ConfigProblem> problems(ExperimentConfig c, String prefix) {
     List<ConfigProblem> out = new ArrayList<>();
     table(prefix + "data.table", c.getData().getTable()).ifPresent(out::add);
@@ -106,7 +110,43 @@ public final class DataRoots {
     if (!checkpoints.isBlank()) {
       location(prefix + "checkpoint_storage.storage_path", checkpoints).ifPresent(out::add);
     }
+    modelFile(prefix + "model.torchscript", c).ifPresent(out::add);
     return out;
+  }
+
+  /**
+   * A {@code model.torchscript} location. A template's files are not known before its trials fill
+   * it, so its directory (the text before the first brace, up to its last slash) must lie inside a
+   * root, and so must each file its placeholders' listed values name ({@link ModelFileVariants}: a
+   * value may name a symbolic link).
+   */
+  private Optional<ConfigProblem> modelFile(String field, ExperimentConfig c) {
+    String model = c.getModel().getTorchscript().strip();
+    if (model.isEmpty()) {
+      return Optional.empty();
+    }
+    int brace = model.indexOf('{');
+    if (brace < 0) {
+      return location(field, model);
+    }
+    String head = model.substring(0, brace);
+    String directory = head.substring(0, head.lastIndexOf('/') + 1);
+    Optional<ConfigProblem> outside = location(field, directory.isEmpty() ? "." : directory);
+    if (outside.isPresent()) {
+      return Optional.of(
+          new ConfigProblem(field, "the directory of '" + model + "': " + outside.get().message()));
+    }
+    for (ModelFileVariants.Variant v : ModelFileVariants.of(c).orElse(List.of())) {
+      if (v.file().isPresent()) {
+        Optional<ConfigProblem> p = location(field, v.file().get());
+        if (p.isPresent()) {
+          return Optional.of(
+              new ConfigProblem(
+                  field, "'" + model + "' with " + v.describe() + " names " + p.get().message()));
+        }
+      }
+    }
+    return Optional.empty();
   }
 
   /**

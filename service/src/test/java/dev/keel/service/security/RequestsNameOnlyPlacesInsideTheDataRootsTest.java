@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.Value;
+import dev.keel.api.config.ConfigProblem;
+import dev.keel.api.v1.ExperimentConfig;
+import dev.keel.api.v1.Hyperparameter;
+import dev.keel.api.v1.ModelSpec;
 import dev.keel.service.api.ApiServer;
 import dev.keel.service.api.ApiToken;
 import dev.keel.service.dev.LoopbackTemporalServer;
@@ -169,6 +174,105 @@ class RequestsNameOnlyPlacesInsideTheDataRootsTest {
             .replace("name: roots", "name: ../../evil-name");
     refused(request, "name");
     assertNothingStarted();
+  }
+
+  @Test
+  void aTorchScriptModelFileOutsideTheRootsIsRefusedInAnExperimentAndAPipeline() throws Exception {
+    String roots = storage + ", " + data + ", s3://team-data/keel";
+    JsonNode error =
+        refused(
+            experiment(
+                "data: {table: t}\nmodel: {torchscript: '" + outside.resolve("shadow") + "'}"),
+            "model.torchscript");
+    assertEquals(
+        "'"
+            + outside.resolve("shadow")
+            + "' is outside this server's data roots ("
+            + roots
+            + "); an operator can add one with keel serve --data-root",
+        error.path("message").asText());
+    error =
+        refused(
+            pipeline(
+                    "source: {format: csv, uri: "
+                        + data.resolve("shadow.csv")
+                        + ", label_column: label}")
+                .replace(
+                    "model: {name: tabular_mlp}",
+                    "model: {torchscript: '" + data + "/{w}/m.pt', params: {w: escape}}"),
+            "experiment.model.torchscript");
+    assertEquals(
+        "'"
+            + data
+            + "/{w}/m.pt' with w=escape names '"
+            + data
+            + "/escape/m.pt' is outside this server's data roots ("
+            + roots
+            + "); an operator can add one with keel serve --data-root",
+        error.path("message").asText());
+    assertNothingStarted();
+  }
+
+  @Test
+  void aTorchScriptTemplateIsCheckedByItsDirectoryAndByEachFileItsListedValuesName() {
+    DataRoots roots =
+        DataRoots.of(
+            StorageRoot.of(storage.toString()), List.of(data.toString(), "s3://team-data/keel"));
+    String describe = roots.describe();
+    assertEquals(
+        List.of(),
+        roots.problems(model(data + "/models/cnn-w{width}.pt", "64", "128"), "experiment."));
+    assertEquals(List.of(), roots.problems(model("s3://team-data/keel/m/{width}.pt", "64"), ""));
+    assertEquals(
+        List.of(
+            new ConfigProblem(
+                "experiment.model.torchscript",
+                "the directory of '"
+                    + outside
+                    + "/cnn-w{width}.pt': '"
+                    + outside
+                    + "/' is outside this server's data roots ("
+                    + describe
+                    + "); an operator can add one with keel serve --data-root")),
+        roots.problems(model(outside + "/cnn-w{width}.pt", "64"), "experiment."));
+    assertEquals(
+        List.of(
+            new ConfigProblem(
+                "model.torchscript",
+                "the directory of 's3://team-data/{width}/m.pt': 's3://team-data/' is outside"
+                    + " this server's data roots ("
+                    + describe
+                    + "); an operator can add one with keel serve --data-root")),
+        roots.problems(model("s3://team-data/{width}/m.pt", "keel"), ""));
+    // the directory is inside, but one listed value names a symbolic link out of it
+    assertEquals(
+        List.of(
+            new ConfigProblem(
+                "model.torchscript",
+                "'"
+                    + data
+                    + "/{dir}/m.pt' with dir=escape names '"
+                    + data
+                    + "/escape/m.pt' is outside this server's data roots ("
+                    + describe
+                    + "); an operator can add one with keel serve --data-root")),
+        roots.problems(model(data + "/{dir}/m.pt", "models", "escape"), ""));
+    assertEquals(
+        List.of(), roots.problems(model(data + "/models/m.pt"), ""), "no placeholder: the file");
+  }
+
+  /** An experiment whose torchscript template takes its {width} or {dir} from these values. */
+  private static ExperimentConfig model(String torchscript, String... values) {
+    Hyperparameter.Builder hp = Hyperparameter.newBuilder().setType("categorical");
+    for (String v : values) {
+      hp.addVals(Value.newBuilder().setStringValue(v));
+    }
+    ExperimentConfig.Builder c =
+        ExperimentConfig.newBuilder().setModel(ModelSpec.newBuilder().setTorchscript(torchscript));
+    if (values.length > 0) {
+      c.putHyperparameters(torchscript.contains("{dir}") ? "dir" : "width", hp.build());
+    }
+    return c.build();
   }
 
   @Test

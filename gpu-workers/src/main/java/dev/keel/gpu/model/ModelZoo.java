@@ -1,8 +1,8 @@
 package dev.keel.gpu.model;
 
 import dev.keel.api.v1.ModelSpec;
-import dev.keel.gpu.torchscript.ModelFileReader;
-import dev.keel.gpu.torchscript.TorchScriptModel;
+import dev.keel.gpu.model.torchscript.ModelFileReader;
+import dev.keel.gpu.model.torchscript.TorchScriptModel;
 import java.lang.reflect.InvocationTargetException;
 import java.util.Map;
 import java.util.TreeMap;

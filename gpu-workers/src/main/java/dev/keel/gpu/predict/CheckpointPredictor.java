@@ -11,7 +11,7 @@ import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.model.ModelZoo;
-import dev.keel.gpu.torchscript.TorchScriptModel;
+import dev.keel.gpu.model.torchscript.TorchScriptModel;
 import dev.keel.gpu.train.Batches;
 import dev.keel.gpu.train.TrainableModel;
 import dev.keel.storage.checkpoint.CheckpointMetadata;

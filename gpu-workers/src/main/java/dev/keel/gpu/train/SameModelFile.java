@@ -2,7 +2,7 @@ package dev.keel.gpu.train;
 
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.gpu.model.InvalidFieldException;
-import dev.keel.gpu.torchscript.TorchScriptModel;
+import dev.keel.gpu.model.torchscript.TorchScriptModel;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 
 /**

@@ -1,4 +1,4 @@
-package dev.keel.gpu.torchscript;
+package dev.keel.gpu.model.torchscript;
 
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;

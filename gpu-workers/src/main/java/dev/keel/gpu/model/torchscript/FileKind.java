@@ -1,4 +1,4 @@
-package dev.keel.gpu.torchscript;
+package dev.keel.gpu.model.torchscript;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,4 +1,4 @@
-package dev.keel.gpu.torchscript;
+package dev.keel.gpu.model.torchscript;
 
 import dev.keel.storage.S3Clients;
 import dev.keel.storage.S3Uri;

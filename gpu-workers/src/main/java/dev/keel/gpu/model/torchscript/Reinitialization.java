@@ -1,4 +1,4 @@
-package dev.keel.gpu.torchscript;
+package dev.keel.gpu.model.torchscript;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;

@@ -1,4 +1,4 @@
-package dev.keel.gpu.torchscript;
+package dev.keel.gpu.model.torchscript;
 
 /**
  * PyTorch's own words for a failure inside a TorchScript module: libtorch's message is a

@@ -4,4 +4,4 @@
  * block with the file's or freshly drawn weights and frozen prefixes, and written back as
  * TorchScript.
  */
-package dev.keel.gpu.torchscript;
+package dev.keel.gpu.model.torchscript;

@@ -1,0 +1,124 @@
+package dev.keel.service.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.keel.api.v1.CheckpointRef;
+import dev.keel.api.v1.ExperimentResult;
+import dev.keel.api.v1.ExperimentRunOptions;
+import dev.keel.api.v1.ExperimentState;
+import dev.keel.api.v1.TrialState;
+import dev.keel.storage.checkpoint.VerifiedCheckpoint;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Searchers do not care what the model is: each one that was not already run on a TorchScript file
+ * elsewhere (grid: the PyTorch example's pipeline; single: the SIGKILL test) searches the learning
+ * rate of the example's MLP variants on real images, and every completed trial's checkpoint carries
+ * the file it trained from.
+ */
+class EverySearcherTrainsATorchScriptModelTest {
+  private static final String CONFIG =
+      """
+      name: %1$s-torchscript
+      data: {table: fashion_mnist}
+      hyperparameters:
+        lr: {type: log, minval: -3.3, maxval: -2.3, base: 10}
+        batch_size: 32
+      searcher: {name: %1$s, metric: validation_accuracy, smaller_is_better: false, max_trials: 3, max_length: {batches: 40}, %2$s}
+      reproducibility: {seed: 5}
+      model: {torchscript: %3$s}
+      """;
+
+  private static FaultStack stack;
+  private static Path model;
+
+  @BeforeAll
+  static void startStack() throws Exception {
+    stack = FaultStack.allInProcess("searchers-torchscript");
+    model = cnn(Files.createTempDirectory("torchscript-searchers"));
+  }
+
+  @AfterAll
+  static void stopStack() {
+    if (stack != null) {
+      stack.close();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"random", "adaptive_asha", "hyperband", "pbt", "tpe"})
+  void theSearchCompletesAndEachTrialTrainedTheFile(String searcher) throws Exception {
+    String extra =
+        switch (searcher) {
+          case "adaptive_asha" -> "max_rungs: 2, divisor: 2";
+          case "hyperband" -> "max_rungs: 2, divisor: 2";
+          case "pbt" -> "population_size: 2, num_rounds: 2";
+          case "tpe" -> "tpe_startup_trials: 2";
+          default -> "max_concurrent_trials: 1";
+        };
+    String id =
+        stack.startExperiment(
+            FaultStack.config(CONFIG.formatted(searcher, extra, model)),
+            ExperimentRunOptions.newBuilder().setHeartbeatTimeoutSeconds(30).build());
+    ExperimentResult result = stack.result(id, Duration.ofMinutes(6));
+    assertEquals(
+        ExperimentState.State.COMPLETED,
+        result.getState().getState(),
+        result.getState().toString());
+    int trained = 0;
+    for (TrialState t : result.getState().getTrialsList()) {
+      if (t.getState() != TrialState.State.COMPLETED || !t.hasLatestCheckpoint()) {
+        continue;
+      }
+      CheckpointRef checkpoint = t.getLatestCheckpoint();
+      assertEquals(
+          model.toString(),
+          VerifiedCheckpoint.open(checkpoint).metadata().model().getTorchscriptFile(),
+          t.toString());
+      trained++;
+    }
+    assertTrue(trained >= 2, searcher + " completed " + trained + " trials: " + result.getState());
+  }
+
+  /** A small CNN without batch norm, from the fixture script, for 28x28 images. */
+  private static Path cnn(Path dir) throws Exception {
+    Path root = Path.of("").toAbsolutePath();
+    while (!Files.exists(root.resolve("mvnw"))) {
+      root = root.getParent();
+    }
+    Path python = root.resolve(".tools/torchenv/bin/python");
+    assertTrue(
+        Files.isExecutable(python),
+        python + " is missing: ./mvnw -pl gpu-workers -am process-test-classes makes it");
+    Path out = dir.resolve("cnn.pt");
+    Process p =
+        new ProcessBuilder(
+                python.toString(),
+                root.resolve("gpu-workers/src/test/python/keel_torch_fixtures.py").toString(),
+                "cnn",
+                "--channels",
+                "1",
+                "--size",
+                "28",
+                "--classes",
+                "10",
+                "--width",
+                "4",
+                "--out",
+                out.toString())
+            .redirectErrorStream(true)
+            .start();
+    String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0, log);
+    return out;
+  }
+}

@@ -1,11 +1,13 @@
 package dev.keel.service.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.activities.TaskQueues;
+import dev.keel.api.v1.DriftReport;
 import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.search.ExperimentConfigLoaders;
@@ -30,8 +32,8 @@ import org.junit.jupiter.api.Test;
  * The README's "bring your own PyTorch model" path on real data: {@code examples/pytorch}'s export
  * script writes two widths of its MLP, a pipeline searches over them by a {@code {hidden}}
  * placeholder, trains the best on, registers it (champion: the first version), scores the test
- * split, and {@code keel model export}'s files load in stock PyTorch. A second pipeline's model is
- * compared with that champion on the same data.
+ * split with a drift report, and {@code keel model export}'s files load in stock PyTorch. A second
+ * pipeline's model is compared with that champion on the same data.
  */
 class PyTorchExampleModelsSearchTrainRegisterScoreAndExportTest {
   private static InProcessStack stack;
@@ -68,7 +70,7 @@ class PyTorchExampleModelsSearchTrainRegisterScoreAndExportTest {
           reproducibility: {seed: 11}
           model: {torchscript: "%s/mlp-h{hidden}.pt"}
         final_training: {max_length: {batches: 300}}
-        inference: {split: test}
+        inference: {split: test, drift: {threshold: 0.25, top_features: 3}}
         """
             .formatted(csv, models);
 
@@ -78,6 +80,13 @@ class PyTorchExampleModelsSearchTrainRegisterScoreAndExportTest {
         first.getInference().getAccuracy() > 0.6,
         "test accuracy " + first.getInference().getAccuracy() + " (chance 0.1)");
     assertEquals(ModelStage.champion, first.getModel().getStage(), first.getModel().toString());
+    // the test rows are drawn like the training rows: their inputs and the TorchScript model's
+    // predicted classes stay close to the training split's
+    DriftReport drift = first.getInference().getDrift();
+    assertEquals(6000, drift.getReferenceRows(), drift.toString());
+    assertFalse(drift.getDrifted(), drift.toString());
+    assertTrue(drift.getTotalVariation() < 0.1, drift.toString());
+    assertEquals(3, drift.getTopFeaturesCount());
     VerifiedCheckpoint registered = VerifiedCheckpoint.open(first.getModel().getCheckpoint());
     String file = registered.metadata().model().getTorchscriptFile();
     assertTrue(file.matches(".*/mlp-h(32|64)\\.pt"), file);

@@ -54,4 +54,4 @@ fi
 
 # DJL extracts and caches its natives under the user's home unless told otherwise.
 exec "$java" -Xmx1g -DDJL_CACHE_DIR="$work/djl" -Dkeel.native.cache="$work/native-cache" \
-  -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$classpath" dev.keel.gpu.check.GpuCheck "${args[@]}"
+  -cp "$classpath" dev.keel.gpu.check.GpuCheck "${args[@]}"

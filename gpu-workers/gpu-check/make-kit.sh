@@ -23,7 +23,9 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 # The class path Maven resolves for gpu-workers at run time (this also compiles what changed).
-(cd "$repo" && ./mvnw -o -q -pl gpu-workers -am compile dependency:build-classpath \
+# test-compile, not compile: resolving a module's class path resolves its test dependencies too, and
+# keel-storage's test jar exists in the reactor only once its tests have compiled.
+(cd "$repo" && ./mvnw -o -q -pl gpu-workers -am test-compile dependency:build-classpath -DskipTests \
   -Dmdep.includeScope=runtime -Dmdep.outputFile="$tmp/classpath" >"$tmp/maven.log" 2>&1) ||
   { tail -n 30 "$tmp/maven.log" >&2; echo "make-kit.sh: the Maven build failed" >&2; exit 1; }
 classes="$repo/gpu-workers/target/classes"
@@ -36,7 +38,8 @@ for package in check device collective; do
 done
 "$java_home/bin/jar" --create --file "$out/lib/keel-gpu-check.jar" -C "$tmp/classes" .
 
-# Only what the three checks load. JCuda's natives jar is 9 MB because of its PTX compiler; the
+# Only what the three checks load (not commons-compress, which DJL needs only to unpack downloads,
+# and whose module would pull in more). JCuda's natives jar is 9 MB because of its PTX compiler; the
 # check needs only the driver API's library.
 tr ':' '\n' <"$tmp/classpath" | while read -r jar; do
   case "$(basename "$jar")" in
@@ -50,7 +53,7 @@ with zipfile.ZipFile(sys.argv[1]) as src, zipfile.ZipFile(sys.argv[2], "w", zipf
 PY
       ;;
     jcuda-[0-9]*.jar | api-[0-9]*.jar | pytorch-engine-*.jar | pytorch-jni-*.jar | gson-[0-9]*.jar | \
-      jna-[0-9]*.jar | commons-compress-*.jar | slf4j-api-*.jar)
+      jna-[0-9]*.jar | slf4j-api-*.jar)
       cp "$jar" "$out/lib/"
       ;;
   esac
@@ -60,7 +63,8 @@ for needed in keel-gpu-check jcuda-1 jcuda-natives api-0 pytorch-engine slf4j-ap
 done
 
 modules="$("$java_home/bin/jdeps" --print-module-deps --ignore-missing-deps --multi-release 17 \
-  --class-path "$out/lib/*" "$out"/lib/*.jar)"
+  "$out"/lib/*.jar 2>"$tmp/jdeps.log" | tail -n 1)"
+[[ "$modules" =~ ^java\.base ]] || { cat "$tmp/jdeps.log" >&2; echo "make-kit.sh: jdeps found no modules" >&2; exit 1; }
 # jdk.unsupported: JNA and Gson reach sun.misc.Unsafe reflectively, which jdeps cannot see
 modules="$modules,jdk.unsupported"
 "$java_home/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages \

@@ -101,7 +101,7 @@ public final class GpuCheck {
             + found.gpus().stream().map(GpuDevice::describe).collect(Collectors.joining("; ")));
   }
 
-  private static Outcome nccl(DeviceDiscovery found, Map<String, String> options) {
+  static Outcome nccl(DeviceDiscovery found, Map<String, String> options) {
     if (!found.onGpu()) {
       return Outcome.notRun("no GPU (" + found.cpuReason() + ")");
     }
@@ -127,7 +127,7 @@ public final class GpuCheck {
     }
   }
 
-  private static Outcome djl(DeviceDiscovery found, Map<String, String> options) throws Exception {
+  static Outcome djl(DeviceDiscovery found, Map<String, String> options) throws Exception {
     if (!found.onGpu()) {
       return Outcome.notRun("no GPU (" + found.cpuReason() + ")");
     }

@@ -125,12 +125,12 @@ abstract class NativeProcessGroup implements ProcessGroup {
   /**
    * Sums a tensor of {@code elements} floats that the library fills itself (no DJL), on this
    * backend's device, and returns the largest distance from the exact sum: 0 when the ranks' data
-   * all arrived. Collective: every rank calls it with the same {@code elements}.
+   * all arrived (sums stay below 2^24, exact in float, up to two ranks). Collective: every rank
+   * calls it with the same {@code elements}.
    */
   public double checkAllreduce(long elements) {
     if (elements < 1 || elements > (1 << 22)) {
-      throw new IllegalArgumentException(
-          elements + " elements (1 to 2^22, where float sums stay exact)");
+      throw new IllegalArgumentException(elements + " elements (1 to 2^22)");
     }
     return handle.apply(g -> natives.checkAllreduce(g, rank, size, elements));
   }

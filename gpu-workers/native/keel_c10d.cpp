@@ -31,6 +31,10 @@
 #error "build with -DUSE_C10D_GLOO or -DUSE_C10D_NCCL"
 #endif
 
+// The store's entry points belong to C10d; a GPU host's own build (gpu-workers/gpu-check/) puts them
+// into the NCCL library, because it has no Gloo headers to build the other one with.
+#define KEEL_STORE_JNI(name) Java_dev_keel_gpu_collective_C10d_##name
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -221,9 +225,9 @@ jlongArray toJava(JNIEnv* env, const std::vector<jlong>& values) {
 
 extern "C" {
 
-#if defined(USE_C10D_GLOO)
+#if defined(USE_C10D_GLOO) || defined(KEEL_C10D_STORE)
 
-JNIEXPORT jlong JNICALL KEEL_JNI(storeCreate)(JNIEnv* env, jclass, jstring host, jint port, jint worldSize,
+JNIEXPORT jlong JNICALL KEEL_STORE_JNI(storeCreate)(JNIEnv* env, jclass, jstring host, jint port, jint worldSize,
                                              jboolean server, jlong timeoutMs) {
   std::string h = str(env, host);
   std::string what = std::string("TCPStore ") + (server ? "server on " : "client of ") + h + ":" +
@@ -241,11 +245,11 @@ JNIEXPORT jlong JNICALL KEEL_JNI(storeCreate)(JNIEnv* env, jclass, jstring host,
   });
 }
 
-JNIEXPORT jint JNICALL KEEL_JNI(storePort)(JNIEnv*, jclass, jlong store) {
+JNIEXPORT jint JNICALL KEEL_STORE_JNI(storePort)(JNIEnv*, jclass, jlong store) {
   return (*reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store))->getPort();
 }
 
-JNIEXPORT void JNICALL KEEL_JNI(storeSet)(JNIEnv* env, jclass, jlong store, jstring key, jbyteArray value) {
+JNIEXPORT void JNICALL KEEL_STORE_JNI(storeSet)(JNIEnv* env, jclass, jlong store, jstring key, jbyteArray value) {
   std::string k = str(env, key);
   jsize n = env->GetArrayLength(value);
   std::vector<uint8_t> bytes(n);
@@ -256,7 +260,7 @@ JNIEXPORT void JNICALL KEEL_JNI(storeSet)(JNIEnv* env, jclass, jlong store, jstr
   });
 }
 
-JNIEXPORT jbyteArray JNICALL KEEL_JNI(storeGet)(JNIEnv* env, jclass, jlong store, jstring key) {
+JNIEXPORT jbyteArray JNICALL KEEL_STORE_JNI(storeGet)(JNIEnv* env, jclass, jlong store, jstring key) {
   std::string k = str(env, key);
   std::vector<uint8_t> bytes;
   bool ok = guarded<bool>(env, [&]() { return "store get('" + k + "')"; }, false, [&]() {
@@ -273,19 +277,23 @@ JNIEXPORT jbyteArray JNICALL KEEL_JNI(storeGet)(JNIEnv* env, jclass, jlong store
   return out;
 }
 
-JNIEXPORT jlong JNICALL KEEL_JNI(storeAdd)(JNIEnv* env, jclass, jlong store, jstring key, jlong delta) {
+JNIEXPORT jlong JNICALL KEEL_STORE_JNI(storeAdd)(JNIEnv* env, jclass, jlong store, jstring key, jlong delta) {
   std::string k = str(env, key);
   return guarded<jlong>(env, [&]() { return "store add('" + k + "')"; }, 0, [&]() {
     return static_cast<jlong>((*reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store))->add(k, delta));
   });
 }
 
-JNIEXPORT void JNICALL KEEL_JNI(storeFree)(JNIEnv* env, jclass, jlong store) {
+JNIEXPORT void JNICALL KEEL_STORE_JNI(storeFree)(JNIEnv* env, jclass, jlong store) {
   guarded<int>(env, [&]() { return std::string("closing the TCPStore"); }, 0, [&]() {
     delete reinterpret_cast<c10::intrusive_ptr<c10d::TCPStore>*>(store);
     return 0;
   });
 }
+
+#endif
+
+#if defined(USE_C10D_GLOO)
 
 JNIEXPORT jlong JNICALL KEEL_JNI(createGroup)(JNIEnv* env, jclass, jlong store, jint rank, jint size, jstring host,
                                              jlong timeoutMs) {
@@ -419,6 +427,26 @@ JNIEXPORT jlongArray JNICALL KEEL_JNI(benchAllreduce)(JNIEnv* env, jclass, jlong
     return true;
   });
   return ok ? toJava(env, nanos) : nullptr;
+}
+
+// Rank r contributes (r + 1) * [0, 1, ..., n): every element of the sum is known exactly (integers
+// far below 2^24), so one maximum says whether the ranks' data met, in the right places.
+JNIEXPORT jdouble JNICALL KEEL_JNI(checkAllreduce)(JNIEnv* env, jclass, jlong handle, jint rank, jint size,
+                                                  jlong elements) {
+  auto what = [&]() { return "allreduce check of " + std::to_string(elements) + " floats (" + group(handle)->context + ")"; };
+  return guarded<jdouble>(env, what, -1.0, [&]() {
+    auto options = at::TensorOptions().dtype(at::kFloat);
+#if defined(USE_C10D_NCCL)
+    options = options.device(at::kCUDA, c10::cuda::current_device());
+#endif
+    at::Tensor base = at::arange(elements, options);
+    at::Tensor t = base * static_cast<double>(rank + 1);
+    Group& g = *group(handle);
+    std::vector<WorkPtr> works{allreduceOne(*g.backend, t)};
+    waitAll(g, works);
+    at::Tensor expected = base * (static_cast<double>(size) * (size + 1) / 2.0);
+    return static_cast<jdouble>((t - expected).abs().max().item<double>());
+  });
 }
 
 }  // extern "C"

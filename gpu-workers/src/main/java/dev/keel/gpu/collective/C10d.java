@@ -35,4 +35,6 @@ final class C10d {
   static native long[] benchAllreduce(long group, long bytes, int iterations);
 
   static native long[] benchMemcpy(long bytes, int iterations);
+
+  static native double checkAllreduce(long group, int rank, int size, long elements);
 }

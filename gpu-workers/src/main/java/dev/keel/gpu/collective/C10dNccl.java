@@ -18,4 +18,6 @@ final class C10dNccl {
   static native void barrier(long group);
 
   static native long[] benchAllreduce(long group, long bytes, int iterations);
+
+  static native double checkAllreduce(long group, int rank, int size, long elements);
 }

@@ -31,6 +31,11 @@ public final class GlooProcessGroup extends NativeProcessGroup {
         public long[] benchAllreduce(long group, long bytes, int iterations) {
           return C10d.benchAllreduce(group, bytes, iterations);
         }
+
+        @Override
+        public double checkAllreduce(long group, int rank, int size, long elements) {
+          return C10d.checkAllreduce(group, rank, size, elements);
+        }
       };
 
   private GlooProcessGroup(long pointer, int rank, int size) {

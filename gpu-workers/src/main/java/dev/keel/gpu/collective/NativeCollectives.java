@@ -94,6 +94,32 @@ public final class NativeCollectives {
   }
 
   /**
+   * Loads a library built on this host against its own PyTorch (gpu-workers/gpu-check/
+   * build-native.sh: the store and NCCL in one file) instead of the ones in the jar, which need
+   * DJL's libtorch 2.7.1. DJL's engine is not started: the library finds the host's libtorch
+   * through its run path. Only {@link Store} and {@link NcclProcessGroup} work afterwards, not
+   * Gloo.
+   *
+   * @throws CollectiveException when this JVM already loaded the jar's libraries, or the file does
+   *     not load
+   */
+  public static void loadHostLibrary(Path library) {
+    synchronized (LOCK) {
+      if (glooLoaded || ncclLoaded) {
+        throw new CollectiveException(
+            "Keel's c10d libraries are already loaded in this JVM; " + library + " would clash");
+      }
+      try {
+        System.load(library.toAbsolutePath().toString());
+      } catch (UnsatisfiedLinkError e) {
+        throw new CollectiveException(library + " failed to load (" + oneLine(e) + ")", e);
+      }
+      glooLoaded = true;
+      ncclLoaded = true;
+    }
+  }
+
+  /**
    * Benchmark only: the time of each of {@code iterations} single-process memcpy calls of {@code
    * bytes}, in nanoseconds; the bound a loopback collective cannot beat.
    */

@@ -26,6 +26,8 @@ abstract class NativeProcessGroup implements ProcessGroup {
     void barrier(long group);
 
     long[] benchAllreduce(long group, long bytes, int iterations);
+
+    double checkAllreduce(long group, int rank, int size, long elements);
   }
 
   private final Natives natives;
@@ -118,6 +120,19 @@ abstract class NativeProcessGroup implements ProcessGroup {
       throw new IllegalArgumentException(bytes + " bytes, " + iterations + " iterations");
     }
     return handle.apply(g -> natives.benchAllreduce(g, bytes, iterations));
+  }
+
+  /**
+   * Sums a tensor of {@code elements} floats that the library fills itself (no DJL), on this
+   * backend's device, and returns the largest distance from the exact sum: 0 when the ranks' data
+   * all arrived (sums stay below 2^24, exact in float, up to two ranks). Collective: every rank
+   * calls it with the same {@code elements}.
+   */
+  public double checkAllreduce(long elements) {
+    if (elements < 1 || elements > (1 << 22)) {
+      throw new IllegalArgumentException(elements + " elements (1 to 2^22)");
+    }
+    return handle.apply(g -> natives.checkAllreduce(g, rank, size, elements));
   }
 
   @Override

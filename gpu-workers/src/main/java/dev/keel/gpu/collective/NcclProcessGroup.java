@@ -34,6 +34,11 @@ public final class NcclProcessGroup extends NativeProcessGroup {
         public long[] benchAllreduce(long group, long bytes, int iterations) {
           return C10dNccl.benchAllreduce(group, bytes, iterations);
         }
+
+        @Override
+        public double checkAllreduce(long group, int rank, int size, long elements) {
+          return C10dNccl.checkAllreduce(group, rank, size, elements);
+        }
       };
 
   private NcclProcessGroup(long pointer, int rank, int size) {

@@ -3,6 +3,7 @@ package dev.keel.gpu.device;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -55,6 +56,17 @@ public final class SlotAssignment {
       out.add(new SlotDevice(slot, Optional.of(gpu), Optional.of(visible), shared));
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * The environments of {@code ranks} processes that one host starts for the ranks of a gang: rank
+   * {@code i} gets slot {@code i}'s device ({@link SlotDevice#environment}).
+   */
+  public static List<Map<String, String>> rankEnvironments(
+      DeviceDiscovery discovery, int ranks, Optional<String> inheritedVisibleDevices) {
+    return assign(discovery, ranks, inheritedVisibleDevices).stream()
+        .map(SlotDevice::environment)
+        .toList();
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.keel.gpu.device;
 
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -27,6 +28,15 @@ public record SlotDevice(
 
   public boolean onGpu() {
     return gpu.isPresent();
+  }
+
+  /**
+   * What the slot's own process adds to its environment: {@code CUDA_VISIBLE_DEVICES=<its GPU>} on
+   * a GPU, so that libtorch's {@code gpu(0)} is that GPU (without it, every process of a host takes
+   * the first GPU, and NCCL refuses two ranks of a gang on one device); nothing on the CPU.
+   */
+  public Map<String, String> environment() {
+    return visibleDevices.map(v -> Map.of(CudaDeviceInventory.VISIBLE_DEVICES, v)).orElse(Map.of());
   }
 
   /**

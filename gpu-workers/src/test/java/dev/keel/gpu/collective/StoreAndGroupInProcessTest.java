@@ -69,6 +69,18 @@ class StoreAndGroupInProcessTest {
     }
   }
 
+  /**
+   * What the GPU host check runs on NCCL, here on Gloo: the library's own tensor, summed exactly.
+   */
+  @Test
+  void theAllreduceCheckOfOneRankIsExact() {
+    try (Store store = Store.server(HOST, 0, 1, SHORT);
+        GlooProcessGroup pg = GlooProcessGroup.create(store, 0, 1, HOST, SHORT)) {
+      assertEquals(0.0, pg.checkAllreduce(1 << 20));
+      assertThrows(IllegalArgumentException.class, () -> pg.checkAllreduce(0));
+    }
+  }
+
   @Test
   void closeIsIdempotentAndUseAfterCloseIsRefused() {
     Store store = Store.server(HOST, 0, 1, SHORT);

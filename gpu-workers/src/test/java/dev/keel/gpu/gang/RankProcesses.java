@@ -7,6 +7,9 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.nn.Parameter;
 import ai.djl.util.Pair;
 import dev.keel.api.v1.CheckpointRef;
+import dev.keel.gpu.device.CudaDeviceInventory;
+import dev.keel.gpu.device.DeviceInventory;
+import dev.keel.gpu.device.SlotAssignment;
 import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.model.ModelZoo;
@@ -17,8 +20,10 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -79,13 +84,25 @@ final class RankProcesses {
   static Rank start(Path dir, String name, String... args) throws IOException {
     List<String> all = new ArrayList<>(List.of("root=" + dir));
     all.addAll(List.of(args));
+    int rank =
+        all.stream()
+            .filter(a -> a.startsWith("rank="))
+            .mapToInt(a -> Integer.parseInt(a.substring("rank=".length())))
+            .findFirst()
+            .orElse(0);
+    Map<String, String> env = new HashMap<>(Map.of("OMP_NUM_THREADS", "1"));
+    env.putAll(ownDevice(rank));
     return new Rank(
-        ChildJvm.start(
-            dir.resolve(name + ".log"),
-            "512m",
-            Map.of("OMP_NUM_THREADS", "1"),
-            GangRankMain.class,
-            all));
+        ChildJvm.start(dir.resolve(name + ".log"), "512m", env, GangRankMain.class, all));
+  }
+
+  /** On a GPU host, rank i sees only slot i's GPU, as the ranks a worker's slots run. */
+  private static Map<String, String> ownDevice(int rank) {
+    return SlotAssignment.rankEnvironments(
+            DeviceInventory.forEnvironment(System.getenv()).discover(),
+            rank + 1,
+            Optional.ofNullable(System.getenv(CudaDeviceInventory.VISIBLE_DEVICES)))
+        .get(rank);
   }
 
   /** Every parameter of a TinyMlp checkpoint, flattened in block order. */

@@ -16,7 +16,6 @@ import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -137,12 +136,7 @@ final class WorkerCommand implements Callable<Integer> {
             metricsAddress == null ? null : metricsAddress.forSlot(d.slot());
         children.add(
             new TrainSlotProcesses.Slot(
-                d.slot(),
-                id,
-                childCommand(address, root, id, slotMetrics),
-                d.visibleDevices()
-                    .map(v -> Map.of(CudaDeviceInventory.VISIBLE_DEVICES, v))
-                    .orElse(Map.of())));
+                d.slot(), id, childCommand(address, root, id, slotMetrics), d.environment()));
       }
     } else if (!devices.isEmpty()) {
       String id = identity != null ? identity : ManagementFactory.getRuntimeMXBean().getName();

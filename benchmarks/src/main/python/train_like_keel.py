@@ -7,6 +7,7 @@ Run with stock PyTorch (.tools/torchenv/bin/python train_like_keel.py COMMAND ..
       conv(W->2W, 3x3, pad 1), ReLU, adaptive average pool, flatten, linear(2W->10). No batch norm, no dropout.
 
   train   --model PT --data DIR --batches NPY --warmup N --out PATH [--threads 2] [--lr 1e-3] [--eager]
+          [--adam torch|keel]
       Loads the module with torch.jit.load (the same initial weights Keel starts from), reads the Fashion-MNIST
       IDX files itself, trains with torch.optim.Adam on exactly the rows of each batch that NPY lists (int32,
       one row per batch, indices into the train IDX file, as Keel's BatchOrder chose them after its validation
@@ -15,7 +16,9 @@ Run with stock PyTorch (.tools/torchenv/bin/python train_like_keel.py COMMAND ..
       TorchScript module. Prints one JSON line: samples/s over the batches after the first N, the test (t10k)
       accuracy of the final weights, the last loss and the mean of
       the last 50 (what Keel's progress reports). Writes the final module (TorchScript) or state_dict
-      (--eager) to --out.
+      (--eager) to --out. --adam keel replaces torch.optim.Adam by Adam as Keel's optimizer computes it (DJL's
+      fused kernel: the bias correction folded into the learning rate, epsilon added to sqrt(v) after it), to
+      tell the optimizers' difference from the rest.
 
   compare --a PATH --b PATH
       Prints the largest absolute difference between the two files' parameters as JSON. Each file is a
@@ -82,6 +85,29 @@ def cmd_export(a):
     torch.jit.script(Cnn(a.width).eval()).save(a.out)
 
 
+class KeelAdam:
+    """w -= lr * sqrt(1 - b2^t) / (1 - b1^t) * m / (sqrt(v) + eps), as Keel's ResumableAdam calls DJL's adamUpdate."""
+
+    def __init__(self, params, lr, betas=(0.9, 0.999), eps=1e-8):
+        self.params = list(params)
+        self.lr, (self.b1, self.b2), self.eps = lr, betas, eps
+        self.state = [(torch.zeros_like(p), torch.zeros_like(p)) for p in self.params]
+        self.t = 0
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.params:
+            p.grad = None
+
+    @torch.no_grad()
+    def step(self):
+        self.t += 1
+        lr = self.lr * (1 - self.b2**self.t) ** 0.5 / (1 - self.b1**self.t)
+        for p, (m, v) in zip(self.params, self.state):
+            m.mul_(self.b1).add_(p.grad, alpha=1 - self.b1)
+            v.mul_(self.b2).addcmul_(p.grad, p.grad, value=1 - self.b2)
+            p.sub_(lr * m / (v.sqrt() + self.eps))
+
+
 def cmd_train(a):
     torch.set_num_threads(a.threads)
     # Keel turns the profiling graph executor's optimisation off for TorchScript models (same kernels on
@@ -97,7 +123,10 @@ def cmd_train(a):
     train_x, train_y = images_and_labels(a.data, "train")
     test_x, test_y = images_and_labels(a.data, "t10k")
     batches = torch.from_numpy(numpy.load(a.batches).astype(numpy.int64))
-    optimizer = torch.optim.Adam(model.parameters(), lr=a.lr)
+    if a.adam == "keel":
+        optimizer = KeelAdam(model.parameters(), lr=a.lr)
+    else:
+        optimizer = torch.optim.Adam(model.parameters(), lr=a.lr)
     n = batches.shape[0]
     if n <= a.warmup:
         raise SystemExit(f"{a.batches}: {n} batches, not more than the warm-up of {a.warmup}")
@@ -185,6 +214,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--lr", type=float, default=1e-3)
     t.add_argument("--eager", action="store_true")
+    t.add_argument("--adam", choices=["torch", "keel"], default="torch")
     t.set_defaults(fn=cmd_train)
     c = sub.add_parser("compare")
     c.add_argument("--a", required=True)

@@ -62,7 +62,9 @@ import java.util.Map;
  * repetition. Variants: {@code keel}; {@code pytorch} (the TorchScript module in Python, graph
  * executor optimisation off as Keel runs it); {@code pytorch-eager} (an eager {@code nn.Module} of
  * the same class holding the same weights; {@code --no-eager} skips it). Test accuracy is on the
- * 10,000 t10k images after the last batch.
+ * 10,000 t10k images after the last batch. At the end, untimed, Python trains once more with Adam
+ * computed as Keel's optimizer computes it ({@code --adam keel}), which tells the optimizers'
+ * difference from the rest.
  *
  * <p>Run the whole JVM with {@code OMP_WAIT_POLICY=passive} (libtorch reads it when it loads; the
  * benchmark refuses to start without it); the Python children get it too.
@@ -271,6 +273,27 @@ public final class TorchScriptVsPyTorchBenchmark {
           runs.get("pytorch").get(0).model(),
           runs.get("pytorch").get(1));
     }
+    // not timed: the TorchScript module in Python with Adam computed as Keel's optimizer computes
+    // it
+    Run keelAdam =
+        python(
+            python,
+            script,
+            "pytorch-keel-adam",
+            model,
+            data,
+            batchesFile,
+            warmup,
+            threads,
+            lr,
+            work.resolve("pytorch-keel-adam.pt"));
+    compare(python, script, "keel rep 1 vs pytorch with Keel's Adam", keelParams, keelAdam);
+    System.out.printf(
+        Locale.ROOT,
+        "pytorch with Keel's Adam (epsilon after the bias correction): test accuracy %.4f, loss (last"
+            + " 50) %.4f%n",
+        keelAdam.testAccuracy(),
+        keelAdam.lastLoss());
     System.out.println("load at the end: " + Machine.loadAverages());
   }
 
@@ -343,6 +366,9 @@ public final class TorchScriptVsPyTorchBenchmark {
                 out.toString()));
     if (variant.equals("pytorch-eager")) {
       cmd.add("--eager");
+    }
+    if (variant.equals("pytorch-keel-adam")) {
+      cmd.addAll(List.of("--adam", "keel"));
     }
     JsonNode r = python(python, script, cmd.toArray(String[]::new));
     return new Run(

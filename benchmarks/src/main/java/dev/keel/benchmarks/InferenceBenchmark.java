@@ -78,7 +78,7 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  * InferenceBenchmark [--reps 5] [--warmups 1] [--threads 2] [--train-batches 300] [--split test|train]
  *     [--partition-rows N (default: the workflow's)] [--variants bare,keel[,bare-split,keel-eval,keel-1w,keel-2w,proc-1w,proc-2w]]
- *     [--data DIR] [--storage DIR]
+ *     [--data DIR] [--storage DIR] [--torchscript FILE]
  * </pre>
  */
 public final class InferenceBenchmark {
@@ -126,6 +126,7 @@ public final class InferenceBenchmark {
     List<String> variants = List.of("bare", "keel", "keel-1w", "keel-2w");
     Path data = Path.of(DemoRequest.DEFAULT_DATA);
     Path storage = null;
+    String torchscript = ""; // a TorchScript file to train and score instead of fashion_cnn
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--reps" -> reps = Integer.parseInt(args[++i]);
@@ -137,12 +138,13 @@ public final class InferenceBenchmark {
         case "--variants" -> variants = List.of(args[++i].split(","));
         case "--data" -> data = Path.of(args[++i]);
         case "--storage" -> storage = Path.of(args[++i]);
+        case "--torchscript" -> torchscript = args[++i];
         default ->
             throw new IllegalArgumentException(
                 "unknown option "
                     + args[i]
                     + " (--reps N --warmups N --threads N --train-batches N --partition-rows N --split test|train"
-                    + " --variants bare,bare-split,keel,keel-eval,keel-1w,keel-2w,proc-1w,proc-2w --data DIR --storage DIR)");
+                    + " --variants bare,bare-split,keel,keel-eval,keel-1w,keel-2w,proc-1w,proc-2w --data DIR --storage DIR --torchscript FILE)");
       }
     }
     if (storage == null) {
@@ -157,7 +159,7 @@ public final class InferenceBenchmark {
     TableRef source = table.getTable();
     LabeledImages train = new DeltaDatasetReader().read(source, Splits.TRAIN);
     LabeledImages examples = new DeltaDatasetReader().read(source, split);
-    CheckpointRef checkpoint = train(root, source, train, trainBatches, threads);
+    CheckpointRef checkpoint = train(root, source, train, trainBatches, threads, torchscript);
     String sizing =
         String.format(
             Locale.ROOT,
@@ -198,7 +200,10 @@ public final class InferenceBenchmark {
               .setCheckpoint(checkpoint)
               .setData(source)
               .setSplit(split)
-              .setModel(ModelSpec.newBuilder().setName(FashionCnn.NAME))
+              .setModel(
+                  torchscript.isEmpty()
+                      ? ModelSpec.newBuilder().setName(FashionCnn.NAME).build()
+                      : ModelSpec.newBuilder().setTorchscript(torchscript).build())
               .setMaxPartitionRows(partitionRows)
               .build();
       int run = 0;
@@ -299,9 +304,10 @@ public final class InferenceBenchmark {
       System.out.println();
       System.out.printf(
           Locale.ROOT,
-          "Batch inference: %d %s images, fashion_cnn, %s, %d reps%n",
+          "Batch inference: %d %s images, %s, %s, %d reps%n",
           examples.size(),
           split,
+          torchscript.isEmpty() ? "fashion_cnn" : "TorchScript " + torchscript,
           sizing,
           reps);
       System.out.println(
@@ -437,14 +443,22 @@ public final class InferenceBenchmark {
   }
 
   private static CheckpointRef train(
-      StorageRoot root, TableRef source, LabeledImages train, long batches, int threads)
+      StorageRoot root,
+      TableRef source,
+      LabeledImages train,
+      long batches,
+      int threads,
+      String torchscript)
       throws Exception {
     TrainRequest request =
         TrainRequest.newBuilder()
             .setExperimentId("bench-inference")
             .setTrialId("trial-1")
             .setData(source)
-            .setModel(ModelSpec.newBuilder().setName(FashionCnn.NAME))
+            .setModel(
+                torchscript.isEmpty()
+                    ? ModelSpec.newBuilder().setName(FashionCnn.NAME).build()
+                    : ModelSpec.newBuilder().setTorchscript(torchscript).build())
             .putHparams("lr", Value.newBuilder().setNumberValue(0.002).build())
             .setSeed(42)
             .setTargetBatches(batches)

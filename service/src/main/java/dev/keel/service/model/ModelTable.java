@@ -91,12 +91,22 @@ public final class ModelTable {
           "warm-started",
           "from " + v.getWarmStartedFrom().getName() + " v" + v.getWarmStartedFrom().getVersion());
     }
-    line(
-        out,
-        "model class",
-        v.getConfig().getModel().getName().isEmpty()
-            ? v.getConfig().getModel().getClass_()
-            : v.getConfig().getModel().getName());
+    if (!v.getModel().getTorchscriptFile().isEmpty()) {
+      line(
+          out,
+          "torchscript",
+          v.getModel().getTorchscriptFile()
+              + " (sha256 "
+              + v.getModel().getTorchscriptSha256()
+              + ")");
+    } else {
+      line(
+          out,
+          "model class",
+          v.getConfig().getModel().getName().isEmpty()
+              ? v.getConfig().getModel().getClass_()
+              : v.getConfig().getModel().getName());
+    }
     line(out, "code", v.getCodeVersion());
     line(
         out,

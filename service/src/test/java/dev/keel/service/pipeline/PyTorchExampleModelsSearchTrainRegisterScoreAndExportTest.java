@@ -12,6 +12,7 @@ import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.model.ModelExport;
+import dev.keel.service.model.ModelTable;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.temporal.client.WorkflowOptions;
@@ -95,6 +96,12 @@ class PyTorchExampleModelsSearchTrainRegisterScoreAndExportTest {
             .formatHex(
                 MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(Path.of(file)))),
         registered.metadata().model().getTorchscriptSha256());
+    assertEquals(registered.metadata().model(), first.getModel().getModel(), "the version's model");
+    assertTrue(
+        ModelTable.describe(first.getModel())
+            .contains(
+                file + " (sha256 " + first.getModel().getModel().getTorchscriptSha256() + ")"),
+        ModelTable.describe(first.getModel()));
 
     Path exported = stack.storage.resolve("exported");
     ModelExport.Exported out = ModelExport.write(first.getModel(), exported);

@@ -139,6 +139,7 @@ public final class ModelRegistryTable {
               .setCreatedMillis(clock.millis())
               .setRegisteredBy(request.getRegisteredBy())
               .setSubmittedBy(request.getSubmittedBy())
+              .setModel(source.metadata().model())
               .build();
       if (request.hasWarmStartedFrom()) {
         registered =

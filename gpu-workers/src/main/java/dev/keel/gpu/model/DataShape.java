@@ -1,5 +1,9 @@
 package dev.keel.gpu.model;
 
+import dev.keel.gpu.train.metric.Loss;
+import dev.keel.gpu.train.metric.Losses;
+import dev.keel.gpu.train.metric.Task;
+import java.util.Optional;
 import ai.djl.ndarray.types.Shape;
 import dev.keel.tables.dataset.LabeledExamples;
 import dev.keel.tables.dataset.LabeledImages;
@@ -42,10 +46,26 @@ public record DataShape(
    * checkpoint's hyperparameters alone tell the task; a classification's stay as they are.
    */
   public Hyperparameters withTaskLoss(Hyperparameters hp) {
-    if (regression
-        && hp.asMap().containsKey(TrainingHyperparameters.LOSS)
-        && hp.getString(TrainingHyperparameters.LOSS).isBlank()) {
-      return hp.with(TrainingHyperparameters.LOSS, "mse");
+    if (!hp.asMap().containsKey(TrainingHyperparameters.LOSS)) {
+      return hp;
+    }
+    String name = hp.getString(TrainingHyperparameters.LOSS).strip();
+    if (name.isEmpty()) {
+      return regression ? hp.with(TrainingHyperparameters.LOSS, "mse") : hp;
+    }
+    Task task = regression ? Task.REGRESSION : Task.CLASSIFICATION;
+    Optional<Loss> loss = Losses.of(name);
+    if (loss.isPresent() && loss.get().task() != task) {
+      throw new InvalidFieldException(
+          "hyperparameters." + TrainingHyperparameters.LOSS,
+          "'"
+              + name
+              + "' is a "
+              + loss.get().task().spelling()
+              + " loss, but "
+              + subject()
+              + " is labelled for "
+              + task.spelling());
     }
     return hp;
   }

@@ -9,69 +9,34 @@ import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainResult;
 import dev.keel.gpu.model.ModelZoo;
+import dev.keel.gpu.testing.LinearRegressionTable;
 import dev.keel.gpu.testing.Requests;
 import dev.keel.gpu.train.TrainingActivitiesImpl;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.storage.testing.TestDirs;
-import dev.keel.tables.Columns;
 import dev.keel.tables.DeltaDatasetReader;
-import dev.keel.tables.DeltaTableWriter;
-import dev.keel.tables.TableSchemas;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.testing.TestActivityEnvironment;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * Regression end to end from a table as {@code source.task: regression} writes it (a float label,
- * {@code keel.task: regression}; the ETL's own test reads it from a CSV): the label is a linear
- * function of three of four features plus noise, and the real {@code Train} activity fits {@code
- * tabular_mlp} (one output, mean squared error by default) and reports the validation MAE, RMSE and
- * R², which must show it learnt the function, and no classification metric.
+ * Regression end to end from a table as {@code source.task: regression} writes it ({@link
+ * LinearRegressionTable}; the ETL's own test reads one from a CSV), and the real {@code Train}
+ * activity fits {@code tabular_mlp} (one output, mean squared error by default) and reports the
+ * validation MAE, RMSE and R², which must show it learnt the function, and no classification
+ * metric.
  */
 class TabularMlpLearnsALinearFunctionFromARegressionTableTest {
   private static final int ROWS = 3000;
-  private static final double NOISE = 0.1;
 
   @Test
   void theTrainedModelExplainsNearlyAllOfTheVariance() throws Exception {
     Path dir = TestDirs.create("regression-e2e");
-    Random random = new Random(42);
-    long[] ids = new long[ROWS];
-    float[] values = new float[ROWS];
-    String[] splits = new String[ROWS];
-    float[][] features = new float[ROWS][];
-    for (int i = 0; i < ROWS; i++) {
-      float[] x = new float[4];
-      for (int k = 0; k < 4; k++) {
-        x[k] = random.nextFloat() * 2 - 1;
-      }
-      ids[i] = i;
-      values[i] = (float) (3 * x[0] - 2 * x[1] + 0.5 * x[2] + 1 + NOISE * random.nextGaussian());
-      splits[i] = i % 6 == 0 ? "test" : "train";
-      features[i] = x;
-    }
-    String uri = dir.resolve("table").toUri().toString();
-    long version =
-        new DeltaTableWriter(
-                uri,
-                TableSchemas.VALUED_FEATURES,
-                Map.of(
-                    TableSchemas.FEATURE_NAMES_PROPERTY, "x0,x1,x2,x3",
-                    TableSchemas.TASK_PROPERTY, "regression"))
-            .newAppend()
-            .add(
-                Columns.of(ROWS)
-                    .add("id", ids)
-                    .add("label", values)
-                    .add("split", splits)
-                    .add("features", features))
-            .commit();
-    TableRef table = TableRef.newBuilder().setUri(uri).setVersion(version).build();
+    TableRef table = LinearRegressionTable.write(dir.resolve("table"), ROWS, 42);
 
     TestActivityEnvironment env = TestActivityEnvironment.newInstance();
     TrainResult result;

@@ -14,7 +14,8 @@ final class SoftmaxCrossEntropy implements Loss {
 
   SoftmaxCrossEntropy(double smoothing) {
     if (!(smoothing >= 0 && smoothing <= 1)) {
-      throw new IllegalArgumentException("label_smoothing must be in [0, 1], got " + smoothing);
+      throw new IllegalArgumentException(
+          "hyperparameters.label_smoothing: must be in [0, 1], got " + smoothing);
     }
     this.smoothing = smoothing;
   }

@@ -1,12 +1,12 @@
 package dev.keel.gpu.model;
 
+import ai.djl.ndarray.types.Shape;
 import dev.keel.gpu.train.metric.Loss;
 import dev.keel.gpu.train.metric.Losses;
 import dev.keel.gpu.train.metric.Task;
-import java.util.Optional;
-import ai.djl.ndarray.types.Shape;
 import dev.keel.tables.dataset.LabeledExamples;
 import dev.keel.tables.dataset.LabeledImages;
+import java.util.Optional;
 
 /**
  * What a model is told about a table before it is built: which table (for messages), what one

@@ -9,12 +9,14 @@ import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.Task;
+import dev.keel.etl.testing.ParquetFiles;
 import dev.keel.tables.DeltaDatasetReader;
 import dev.keel.tables.DeltaTables;
 import dev.keel.tables.TableSchemas;
 import dev.keel.tables.dataset.LabeledExamples;
 import io.delta.kernel.types.FloatType;
 import io.temporal.failure.ApplicationFailure;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,10 +26,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code source.task: regression}: a CSV's numeric label becomes a float label column (no classes,
- * the table's task property says regression) that the dataset reader hands over as values; a label
- * that is no number refuses the source naming the column and the record; a classification table
- * takes no regression append.
+ * {@code source.task: regression}: a CSV's (or Parquet's) numeric label becomes a float label
+ * column (no classes, the table's task property says regression) that the dataset reader hands over
+ * as values; a label that is no number refuses the source naming the column and the record; a
+ * classification table takes no regression append.
  */
 class ARegressionSourceWritesItsLabelAsAFloatTest {
   Path root;
@@ -116,6 +118,53 @@ class ARegressionSourceWritesItsLabelAsAFloatTest {
             () -> new IngestActivitiesImpl().ingest(request(csv, table, Task.regression)));
     assertTrue(
         e.getOriginalMessage().contains("its task is classification, the source's regression"),
+        e.getOriginalMessage());
+  }
+
+  @Test
+  void aParquetSourcesTextLabelsAreReadAsNumbersOrRefused() throws Exception {
+    Path file = root.resolve("pq/data.parquet");
+    ParquetFiles.write(
+        file,
+        0,
+        30,
+        i -> i % 3 == 0 ? "test" : "train",
+        i -> String.valueOf(i * 0.5).getBytes(StandardCharsets.UTF_8));
+    String table = root.resolve("t").toString();
+    IngestRequest request =
+        IngestRequest.newBuilder()
+            .setSource(
+                DataSource.newBuilder()
+                    .setFormat(DataSource.Format.parquet)
+                    .setUri(file.toUri().toString())
+                    .setLabelColumn("label")
+                    .setTask(Task.regression))
+            .setTableUri(table)
+            .build();
+    IngestResult r = new IngestActivitiesImpl().ingest(request);
+    assertEquals(Map.of("train", 20L, "test", 10L), r.getRowsPerSplitMap());
+    LabeledExamples train =
+        new DeltaDatasetReader()
+            .readExamples(TableRef.newBuilder().setUri(table).setVersion(0).build(), "train");
+    assertEquals(0.5f, train.values()[0], "row 1");
+    assertEquals(14.5f, train.values()[19], "row 29");
+
+    Path names = root.resolve("pq2/data.parquet");
+    ParquetFiles.write(names, 0, 10, i -> "train", java.util.Set.of());
+    ApplicationFailure e =
+        assertThrows(
+            ApplicationFailure.class,
+            () ->
+                new IngestActivitiesImpl()
+                    .ingest(
+                        request.toBuilder()
+                            .setSource(request.getSource().toBuilder().setUri(names.toString()))
+                            .setTableUri(root.resolve("t2").toString())
+                            .build()));
+    assertTrue(
+        e.getOriginalMessage()
+            .startsWith(
+                "source.task regression: label column 'label' is not a number at data.parquet:1"),
         e.getOriginalMessage());
   }
 }

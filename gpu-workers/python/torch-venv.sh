@@ -23,6 +23,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$tools" ] || { echo "usage: torch-venv.sh --tools DIR" >&2; exit 2; }
+# Maven passes gpu-workers/../.tools; venv and pip write the resolved path into the scripts, which
+# the rewrite below must find.
+mkdir -p "$tools"
+tools="$(cd "$tools" && pwd -P)"
 
 started=$(date +%s%N)
 elapsed() { local ms=$((($(date +%s%N) - started) / 1000000)); printf '%d.%d s' $((ms / 1000)) $((ms % 1000 / 100)); }
@@ -64,7 +68,7 @@ python3 -m venv "$new" >>"$log" 2>&1 ||
   give_up "the new venv cannot import torch; see $log"
 # pip wrote the temporary path into its scripts' #! lines and the activate scripts; they must name
 # the venv where it will live.
-grep -lIF "$new" "$new"/bin/* 2>/dev/null | while read -r f; do sed -i "s|$new|$venv|g" "$f"; done
+{ grep -lIF "$new" "$new"/bin/* 2>/dev/null || true; } | while read -r f; do sed -i "s|$new|$venv|g" "$f"; done
 echo "$want" >"$new/$stamp"
 
 # The old venv is moved aside, not deleted first, so the new one takes its place in one rename.

@@ -25,7 +25,8 @@ record Decoded(
     int height,
     int width,
     float[][] features,
-    List<String> featureNames) {
+    List<String> featureNames,
+    float[] values) {
 
   static Decoded images(
       int[] labels,
@@ -35,7 +36,7 @@ record Decoded(
       int height,
       int width) {
     return new Decoded(
-        labels.length, labels, splits, classNames, pixels, height, width, null, List.of());
+        labels.length, labels, splits, classNames, pixels, height, width, null, List.of(), null);
   }
 
   static Decoded features(
@@ -45,7 +46,27 @@ record Decoded(
       float[][] features,
       List<String> featureNames) {
     return new Decoded(
-        labels.length, labels, splits, classNames, null, 0, 0, features, featureNames);
+        labels.length, labels, splits, classNames, null, 0, 0, features, featureNames, null);
+  }
+
+  /** Feature vectors labelled with values (regression): a float label column, no classes. */
+  static Decoded valued(
+      float[] values, String[] splits, float[][] features, List<String> featureNames) {
+    return new Decoded(
+        values.length,
+        new int[values.length],
+        splits,
+        List.of(),
+        null,
+        0,
+        0,
+        features,
+        featureNames,
+        values);
+  }
+
+  boolean isValued() {
+    return values != null;
   }
 
   boolean isImages() {
@@ -53,7 +74,9 @@ record Decoded(
   }
 
   StructType schema() {
-    return isImages() ? TableSchemas.LABELED_IMAGES : TableSchemas.LABELED_FEATURES;
+    return isImages()
+        ? TableSchemas.LABELED_IMAGES
+        : isValued() ? TableSchemas.VALUED_FEATURES : TableSchemas.LABELED_FEATURES;
   }
 
   String imageShape() {
@@ -68,6 +91,9 @@ record Decoded(
     } else {
       p.put(TableSchemas.FEATURE_NAMES_PROPERTY, String.join(",", featureNames));
     }
+    if (isValued()) {
+      p.put(TableSchemas.TASK_PROPERTY, "regression");
+    }
     if (!classNames.isEmpty()) {
       p.put(TableSchemas.CLASS_NAMES_PROPERTY, String.join(",", classNames));
     }
@@ -80,7 +106,16 @@ record Decoded(
    */
   Decoded withClasses(List<String> tableClasses, int[] newLabels) {
     return new Decoded(
-        rows, newLabels, splits, tableClasses, pixels, height, width, features, featureNames);
+        rows,
+        newLabels,
+        splits,
+        tableClasses,
+        pixels,
+        height,
+        width,
+        features,
+        featureNames,
+        values);
   }
 
   /** Only the rows {@code keep} (ascending row indices), in their order. */
@@ -88,9 +123,13 @@ record Decoded(
     int n = keep.length;
     int[] lab = new int[n];
     String[] spl = new String[n];
+    float[] val = values == null ? null : new float[n];
     for (int k = 0; k < n; k++) {
       lab[k] = labels[keep[k]];
       spl[k] = splits[keep[k]];
+      if (val != null) {
+        val[k] = values[keep[k]];
+      }
     }
     if (isImages()) {
       int size = height * width;
@@ -98,13 +137,13 @@ record Decoded(
       for (int k = 0; k < n; k++) {
         System.arraycopy(pixels, keep[k] * size, px, k * size, size);
       }
-      return new Decoded(n, lab, spl, classNames, px, height, width, null, featureNames);
+      return new Decoded(n, lab, spl, classNames, px, height, width, null, featureNames, null);
     }
     float[][] f = new float[n][];
     for (int k = 0; k < n; k++) {
       f[k] = features[keep[k]];
     }
-    return new Decoded(n, lab, spl, classNames, null, 0, 0, f, featureNames);
+    return new Decoded(n, lab, spl, classNames, null, 0, 0, f, featureNames, val);
   }
 
   /**
@@ -145,7 +184,17 @@ record Decoded(
       lab[k] = labels[rowsOf[k]];
       spl[k] = split;
     }
-    Columns c = Columns.of(n).add("id", ids).add("label", lab).add("split", spl);
+    Columns c = Columns.of(n).add("id", ids);
+    if (values != null) {
+      float[] val = new float[n];
+      for (int k = 0; k < n; k++) {
+        val[k] = values[rowsOf[k]];
+      }
+      c.add("label", val);
+    } else {
+      c.add("label", lab);
+    }
+    c.add("split", spl);
     if (isImages()) {
       int size = height * width;
       byte[] px = new byte[n * size];
@@ -169,8 +218,12 @@ record Decoded(
     return m;
   }
 
+  /** Rows per class name; none for values, which are no classes. */
   Map<String, Long> rowsPerLabel() {
     Map<String, Long> m = new TreeMap<>();
+    if (isValued()) {
+      return m;
+    }
     for (int l : labels) {
       m.merge(l < classNames.size() ? classNames.get(l) : Integer.toString(l), 1L, Long::sum);
     }

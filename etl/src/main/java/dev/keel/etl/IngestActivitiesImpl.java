@@ -5,6 +5,7 @@ import com.google.protobuf.util.JsonFormat;
 import dev.keel.activities.ActivityBoundary;
 import dev.keel.activities.FailureTypes;
 import dev.keel.activities.HeartbeatTicker;
+import dev.keel.activities.KeelFailure;
 import dev.keel.activities.etl.IngestActivities;
 import dev.keel.api.config.EnumNames;
 import dev.keel.api.config.SourceEncoding;
@@ -15,6 +16,7 @@ import dev.keel.api.v1.IngestMode;
 import dev.keel.api.v1.IngestRequest;
 import dev.keel.api.v1.IngestResult;
 import dev.keel.api.v1.TableRef;
+import dev.keel.api.v1.Task;
 import dev.keel.etl.fashionmnist.IdxReader;
 import dev.keel.etl.images.ImageFolderReader;
 import dev.keel.etl.source.SourceFiles;
@@ -359,6 +361,16 @@ public final class IngestActivitiesImpl implements IngestActivities {
           "source.label_column is required for " + source.getFormat(),
           FailureTypes.INVALID_ARGUMENT);
     }
+    if (source.getTask() == Task.multilabel) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "source.task multilabel is not supported yet (classification|regression)",
+          FailureTypes.INVALID_ARGUMENT);
+    }
+    if (source.getTask() == Task.regression && source.getLabelLimitsCount() > 0) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "source.label_limits: a regression source's labels are values, not classes to limit",
+          FailureTypes.INVALID_ARGUMENT);
+    }
     Charset charset = charset(source);
     TabularRows rows =
         reader.read(
@@ -369,6 +381,13 @@ public final class IngestActivitiesImpl implements IngestActivities {
             source.getEncoding(),
             hash,
             bad);
+    if (source.getTask() == Task.regression) {
+      return Decoded.valued(
+          values(source.getLabelColumn(), rows),
+          rows.splits(),
+          rows.features(),
+          rows.featureNames());
+    }
     List<String> classes = LabelClasses.of(rows.labels());
     Map<String, Integer> index = new HashMap<>();
     for (int i = 0; i < classes.size(); i++) {
@@ -376,6 +395,32 @@ public final class IngestActivitiesImpl implements IngestActivities {
     }
     int[] labels = rows.labels().stream().mapToInt(index::get).toArray();
     return Decoded.features(labels, rows.splits(), classes, rows.features(), rows.featureNames());
+  }
+
+  /**
+   * A regression source's labels as floats. A label that is no number means the column is not the
+   * value to predict (or the task is not regression), so the whole source is refused, naming the
+   * column and the first such record, rather than each row skipped as a bad record.
+   */
+  static float[] values(String labelColumn, TabularRows rows) {
+    float[] out = new float[rows.size()];
+    String[] why = new String[1];
+    for (int i = 0; i < out.length; i++) {
+      Float v = TabularRows.number(rows.labels().get(i), why);
+      if (v == null) {
+        throw KeelFailure.nonRetryable(
+            "source.task regression: label column '"
+                + labelColumn
+                + "' is "
+                + why[0]
+                + " at "
+                + rows.records().get(i)
+                + " (a regression label is a number)",
+            FailureTypes.INVALID_ARGUMENT);
+      }
+      out[i] = v;
+    }
+    return out;
   }
 
   /** The request's format, which {@link #ingest(IngestRequest)} checked. */
@@ -426,6 +471,14 @@ public final class IngestActivitiesImpl implements IngestActivities {
               + props.get(TableSchemas.FEATURE_NAMES_PROPERTY)
               + "], the source's "
               + data.featureNames();
+    }
+    boolean tableValued = "regression".equals(props.get(TableSchemas.TASK_PROPERTY));
+    if (why == null && !data.isImages() && tableValued != data.isValued()) {
+      why =
+          "its task is "
+              + (tableValued ? "regression" : "classification")
+              + ", the source's "
+              + (data.isValued() ? "regression" : "classification");
     }
     String classes = props.get(TableSchemas.CLASS_NAMES_PROPERTY);
     if (why == null && classes != null && !data.classNames().isEmpty()) {
@@ -560,6 +613,10 @@ public final class IngestActivitiesImpl implements IngestActivities {
             s.hasTestFraction() ? Double.toString(s.getTestFraction()) : "",
             s.getImageSize(),
             BadRecords.policy(s).name());
+    if (s.getTask() == Task.regression) {
+      // only then, like the options below: a regression table of the same files is other rows
+      options += "\ntask:regression";
+    }
     if (s.getLabelLimitsCount() > 0) {
       // only then, so that the keys of ingests without limits stay those recorded in existing
       // tables

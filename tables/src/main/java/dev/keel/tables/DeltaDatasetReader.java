@@ -18,6 +18,7 @@ import io.delta.kernel.engine.Engine;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.expressions.Literal;
 import io.delta.kernel.expressions.Predicate;
+import io.delta.kernel.types.FloatType;
 import io.delta.kernel.types.StructType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -86,7 +87,13 @@ public final class DeltaDatasetReader implements DatasetReader {
               + tableSchema.fieldNames()
               + ")");
     }
-    StructType readSchema = images ? IMAGES_READ_SCHEMA : FEATURES_READ_SCHEMA;
+    // a float label is a regression table's value; an int one a class
+    boolean valued =
+        !images
+            && tableSchema.indexOf("label") >= 0
+            && tableSchema.get("label").getDataType() instanceof FloatType;
+    StructType readSchema =
+        images ? IMAGES_READ_SCHEMA : valued ? TableSchemas.VALUED_ROWS_READ : FEATURES_READ_SCHEMA;
     for (String col : readSchema.fieldNames()) {
       if (tableSchema.indexOf(col) < 0) {
         throw new IllegalArgumentException(
@@ -106,7 +113,7 @@ public final class DeltaDatasetReader implements DatasetReader {
     Predicate splitIs = new Predicate("=", new Column("split"), Literal.ofString(split));
     Scan scan = snapshot.getScanBuilder().withReadSchema(readSchema).withFilter(splitIs).build();
 
-    Growing out = images ? Growing.images(shape[0] * shape[1]) : Growing.features();
+    Growing out = images ? Growing.images(shape[0] * shape[1]) : Growing.features(valued);
     int files;
     try {
       files =
@@ -164,6 +171,9 @@ public final class DeltaDatasetReader implements DatasetReader {
               + " features but rows have "
               + width);
     }
+    if (out.values != null) {
+      return LabeledFeatures.valued(out.ids, out.values, out.floats, width, names);
+    }
     return new LabeledFeatures(
         out.ids,
         out.labels,
@@ -187,6 +197,7 @@ public final class DeltaDatasetReader implements DatasetReader {
     private final boolean images;
     long[] ids = new long[1 << 12];
     int[] labels = new int[1 << 12];
+    float[] values;
     byte[] bytes;
     float[] floats;
     int width;
@@ -204,8 +215,10 @@ public final class DeltaDatasetReader implements DatasetReader {
       return new Growing(true, imageBytes);
     }
 
-    static Growing features() {
-      return new Growing(false, -1);
+    static Growing features(boolean valued) {
+      Growing g = new Growing(false, -1);
+      g.values = valued ? new float[g.ids.length] : null;
+      return g;
     }
 
     void addBatch(FilteredColumnarBatch fb, String split, TableRef table) {
@@ -229,7 +242,8 @@ public final class DeltaDatasetReader implements DatasetReader {
         } else {
           addFeatures(
               id.getLong(r),
-              label.getInt(r),
+              values != null ? 0 : label.getInt(r),
+              values != null ? label.getFloat(r) : 0,
               example.isNullAt(r) ? null : example.getArray(r),
               table);
         }
@@ -257,7 +271,8 @@ public final class DeltaDatasetReader implements DatasetReader {
       n++;
     }
 
-    private void addFeatures(long rowId, int rowLabel, ArrayValue values, TableRef table) {
+    private void addFeatures(
+        long rowId, int rowLabel, float rowValue, ArrayValue values, TableRef table) {
       int length = values == null ? 0 : values.getSize();
       if (width < 0) {
         width = length;
@@ -295,6 +310,9 @@ public final class DeltaDatasetReader implements DatasetReader {
       }
       ids[n] = rowId;
       labels[n] = rowLabel;
+      if (this.values != null) {
+        this.values[n] = rowValue;
+      }
       n++;
     }
 
@@ -305,6 +323,9 @@ public final class DeltaDatasetReader implements DatasetReader {
       int c = Math.max(capacity, ids.length * 2);
       ids = Arrays.copyOf(ids, c);
       labels = Arrays.copyOf(labels, c);
+      if (values != null) {
+        values = Arrays.copyOf(values, c);
+      }
       if (images) {
         bytes = Arrays.copyOf(bytes, Math.multiplyExact(c, width));
       } else {
@@ -325,12 +346,16 @@ public final class DeltaDatasetReader implements DatasetReader {
       }
       long[] sIds = new long[n];
       int[] sLabels = new int[n];
+      float[] sValues = values == null ? null : new float[n];
       byte[] sBytes = images ? new byte[n * w] : null;
       float[] sFloats = images ? null : new float[n * w];
       for (int k = 0; k < n; k++) {
         int i = order[k];
         sIds[k] = ids[i];
         sLabels[k] = labels[i];
+        if (values != null) {
+          sValues[k] = values[i];
+        }
         if (images) {
           System.arraycopy(bytes, i * w, sBytes, k * w, w);
         } else {
@@ -339,6 +364,7 @@ public final class DeltaDatasetReader implements DatasetReader {
       }
       ids = sIds;
       labels = sLabels;
+      values = sValues;
       bytes = sBytes;
       floats = sFloats;
     }

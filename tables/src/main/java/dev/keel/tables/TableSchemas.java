@@ -40,6 +40,24 @@ public final class TableSchemas {
           .add("split", StringType.STRING, false)
           .add("features", new ArrayType(FloatType.FLOAT, false), false);
 
+  /**
+   * Feature vectors with a value to predict (regression, {@code source.task: regression}): as
+   * {@link #LABELED_FEATURES} with a float {@code label}; {@link #TASK_PROPERTY} is {@code
+   * regression}.
+   */
+  public static final StructType VALUED_FEATURES =
+      new StructType()
+          .add("id", LongType.LONG, false)
+          .add("label", FloatType.FLOAT, false)
+          .add("split", StringType.STRING, false)
+          .add("features", new ArrayType(FloatType.FLOAT, false), false);
+
+  /**
+   * Table property: what a labeled table's label is, {@code classification} (a class index; the
+   * meaning of a table without it) or {@code regression} (a float value).
+   */
+  public static final String TASK_PROPERTY = "keel.task";
+
   /** Table property: the feature columns of a labeled-features table, comma-separated, in order. */
   public static final String FEATURE_NAMES_PROPERTY = "keel.features.names";
 
@@ -85,6 +103,14 @@ public final class TableSchemas {
       new StructType()
           .add("id", LongType.LONG)
           .add("label", IntegerType.INTEGER)
+          .add("split", StringType.STRING)
+          .add("features", new ArrayType(FloatType.FLOAT, true));
+
+  /** What readers of a {@link #VALUED_FEATURES} table read. */
+  public static final StructType VALUED_ROWS_READ =
+      new StructType()
+          .add("id", LongType.LONG)
+          .add("label", FloatType.FLOAT)
           .add("split", StringType.STRING)
           .add("features", new ArrayType(FloatType.FLOAT, true));
 }

@@ -10,6 +10,7 @@ import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineReuse;
 import dev.keel.api.v1.Promotion;
+import dev.keel.api.v1.Task;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -220,6 +221,17 @@ public final class PipelineRequestValidator {
   /** The source's own fields; whether its files exist is checked at submission (I/O), not here. */
   private static void source(DataSource s, SourceFormat sourceFormat, Problems problems) {
     String format = sourceFormat.configName();
+    if (s.getTask() == Task.regression || s.getTask() == Task.multilabel) {
+      // the ETL and the trainer take a regression table, but a pipeline's later stages (scoring,
+      // the champion comparison, drift) read one integer label; refused here, not at its last stage
+      problems.add(
+          "source.task",
+          s.getTask().name()
+              + " is not yet run by pipelines, whose scoring and champion comparison take"
+              + " classification tables only (the default task)");
+    } else if (s.getTask() != Task.TASK_UNSPECIFIED && s.getTask() != Task.classification) {
+      problems.add("source.task", EnumNames.unrecognized(s.getTaskValue(), Task.getDescriptor()));
+    }
     if (sourceFormat.tabular()) {
       if (s.getLabelColumn().isBlank()) {
         problems.add(

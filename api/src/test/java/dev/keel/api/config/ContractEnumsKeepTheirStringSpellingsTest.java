@@ -60,6 +60,7 @@ class ContractEnumsKeepTheirStringSpellingsTest {
           spelled(DataSource.getDescriptor(), "mode", "append", "overwrite"),
           spelled(IngestResult.getDescriptor(), "mode", "append", "overwrite"),
           spelled(DataSource.getDescriptor(), "on_bad_record", "fail", "skip"),
+          spelled(DataSource.getDescriptor(), "task", "classification", "multilabel", "regression"),
           spelled(Promotion.getDescriptor(), "policy", "champion_challenger", "always", "never"),
           spelled(ModelSelector.getDescriptor(), "stage", "champion"),
           spelled(ModelVersion.getDescriptor(), "stage", "candidate", "champion", "archived"),

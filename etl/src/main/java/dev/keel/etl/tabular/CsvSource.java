@@ -160,7 +160,7 @@ public final class CsvSource {
           }
         }
         if (ok) {
-          rows.add(lab.strip(), TabularRows.split(s, hash, where), v);
+          rows.add(lab.strip(), TabularRows.split(s, hash, where), v, where);
         }
       }
     } catch (IllegalStateException | IllegalArgumentException e) {

@@ -133,7 +133,7 @@ public final class ParquetSource {
       }
       v[c] = x;
     }
-    rows.add(lab.strip(), TabularRows.split(s, hash, where), v);
+    rows.add(lab.strip(), TabularRows.split(s, hash, where), v, where);
   }
 
   private static List<String> numericColumns(MessageType schema, String labelColumn) {

@@ -17,9 +17,11 @@ public final class TabularRows {
   final List<String> labels = new ArrayList<>();
   final List<String> splits = new ArrayList<>();
   final List<float[]> features = new ArrayList<>();
+  final List<String> records = new ArrayList<>();
   private List<String> featureNames;
 
-  void add(String label, String split, float[] row) {
+  void add(String label, String split, float[] row, String record) {
+    records.add(record);
     labels.add(label);
     splits.add(split);
     features.add(row);
@@ -48,6 +50,11 @@ public final class TabularRows {
     return labels;
   }
 
+  /** Where each row comes from, for messages: {@code file:line} (CSV) or {@code file:row}. */
+  public List<String> records() {
+    return records;
+  }
+
   public String[] splits() {
     return splits.toArray(String[]::new);
   }
@@ -66,7 +73,7 @@ public final class TabularRows {
   /**
    * Parses one feature; null (with the reason in {@code why[0]}) when it is not a finite number.
    */
-  static Float number(String text, String[] why) {
+  public static Float number(String text, String[] why) {
     if (text == null || text.isBlank()) {
       why[0] = "empty";
       return null;

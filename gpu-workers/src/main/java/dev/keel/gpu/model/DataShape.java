@@ -1,8 +1,12 @@
 package dev.keel.gpu.model;
 
 import ai.djl.ndarray.types.Shape;
+import dev.keel.gpu.train.metric.Loss;
+import dev.keel.gpu.train.metric.Losses;
+import dev.keel.gpu.train.metric.Task;
 import dev.keel.tables.dataset.LabeledExamples;
 import dev.keel.tables.dataset.LabeledImages;
+import java.util.Optional;
 
 /**
  * What a model is told about a table before it is built: which table (for messages), what one
@@ -15,13 +19,55 @@ import dev.keel.tables.dataset.LabeledImages;
  * @param examples what one example is, for messages ({@code 28x28 images}, {@code vectors of 4
  *     features})
  * @param example shape of one example without the batch axis
- * @param classes the number of class names of the table, else the largest label plus one
+ * @param classes the number of class names of the table, else the largest label plus one; 1 for a
+ *     regression table, whose model has one output
+ * @param regression whether the labels are values to predict rather than classes
  */
 public record DataShape(
-    String table, Kind kind, String examples, Shape example, int classes, String source) {
+    String table,
+    Kind kind,
+    String examples,
+    Shape example,
+    int classes,
+    String source,
+    boolean regression) {
 
   public DataShape(String table, Kind kind, String examples, Shape example, int classes) {
     this(table, kind, examples, example, classes, "table");
+  }
+
+  public DataShape(
+      String table, Kind kind, String examples, Shape example, int classes, String source) {
+    this(table, kind, examples, example, classes, source, false);
+  }
+
+  /**
+   * The hyperparameters with an empty {@code loss} set to a regression table's default, so that the
+   * checkpoint's hyperparameters alone tell the task; a classification's stay as they are.
+   */
+  public Hyperparameters withTaskLoss(Hyperparameters hp) {
+    if (!hp.asMap().containsKey(TrainingHyperparameters.LOSS)) {
+      return hp;
+    }
+    String name = hp.getString(TrainingHyperparameters.LOSS).strip();
+    if (name.isEmpty()) {
+      return regression ? hp.with(TrainingHyperparameters.LOSS, "mse") : hp;
+    }
+    Task task = regression ? Task.REGRESSION : Task.CLASSIFICATION;
+    Optional<Loss> loss = Losses.of(name);
+    if (loss.isPresent() && loss.get().task() != task) {
+      throw new InvalidFieldException(
+          "hyperparameters." + TrainingHyperparameters.LOSS,
+          "'"
+              + name
+              + "' is a "
+              + loss.get().task().spelling()
+              + " loss, but "
+              + subject()
+              + " is labelled for "
+              + task.spelling());
+    }
+    return hp;
   }
 
   /** What the shape is of, as messages name it: {@code table file:///…/iris v3}. */
@@ -40,6 +86,10 @@ public record DataShape(
    *     negative or has no class name
    */
   public static DataShape of(String table, LabeledExamples data) {
+    if (data.values() != null) {
+      return new DataShape(
+          table, Kind.FEATURES, data.describe(), new Shape(data.exampleShape()), 1, "table", true);
+    }
     int names = data.classNames().size();
     int max = -1;
     int[] labels = data.labels();

@@ -6,6 +6,8 @@ import ai.djl.nn.Block;
 import ai.djl.nn.SequentialBlock;
 import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.Dropout;
+import dev.keel.gpu.train.metric.Losses;
+import dev.keel.gpu.train.metric.Task;
 import dev.keel.tables.dataset.LabeledExamples;
 import java.util.Map;
 
@@ -113,6 +115,15 @@ public final class TabularMlp implements KeelModel {
               + ")");
     }
     int classes = hp.getInt(CLASSES);
+    if (data.regression()) {
+      // one output: the value
+      if (classes > 1) {
+        throw new InvalidFieldException(
+            "hyperparameters." + CLASSES,
+            data.subject() + " is labelled with values (regression): 0 or 1, got " + classes);
+      }
+      return hp.with(FEATURES, (long) features).with(CLASSES, 1L);
+    }
     if (classes != 0 && data.classes() > classes) {
       throw new InvalidFieldException(
           "data",
@@ -164,9 +175,14 @@ public final class TabularMlp implements KeelModel {
       throw new InvalidFieldException(
           "hyperparameters." + FEATURES, "must be >= 0 (0 = from the table), got " + features);
     }
-    if (classes < 0 || classes == 1) {
+    boolean regression =
+        Losses.of(hp.getString(TrainingHyperparameters.LOSS).strip())
+            .map(l -> l.task() == Task.REGRESSION)
+            .orElse(false);
+    if (classes < 0 || (classes == 1 && !regression)) {
       throw new InvalidFieldException(
-          "hyperparameters." + CLASSES, "must be 0 (from the table) or >= 2, got " + classes);
+          "hyperparameters." + CLASSES,
+          "must be 0 (from the table) or >= 2 (1 with a regression loss), got " + classes);
     }
     SequentialBlock net = new SequentialBlock();
     if (hp.getBoolean(STANDARDIZE)) {

@@ -22,26 +22,28 @@ public final class TrainingHyperparameters {
   public static final String AUGMENT = "augment";
 
   /** adam | sgd (with momentum). */
+  /**
+   * The training objective: softmax_cross_entropy (classification's default) | mse (regression's
+   * default) | l1 | huber; empty means the task's default.
+   */
+  public static final String LOSS = "loss";
+
+  /** Softmax cross-entropy's label smoothing in [0, 1] (default 0: none). */
+  public static final String LABEL_SMOOTHING = "label_smoothing";
+
   public static final Map<String, Object> DEFAULTS =
-      Map.of(
-          LR,
-          1e-3,
-          BATCH_SIZE,
-          64L,
-          OPTIMIZER,
-          "adam",
-          MOMENTUM,
-          0.9,
-          WEIGHT_DECAY,
-          0.0,
-          LR_SCHEDULE,
-          "constant",
-          LR_DECAY_BATCHES,
-          0L,
-          LR_MIN,
-          0.0,
-          AUGMENT,
-          "none");
+      Map.ofEntries(
+          Map.entry(LR, 1e-3),
+          Map.entry(BATCH_SIZE, 64L),
+          Map.entry(OPTIMIZER, "adam"),
+          Map.entry(MOMENTUM, 0.9),
+          Map.entry(WEIGHT_DECAY, 0.0),
+          Map.entry(LR_SCHEDULE, "constant"),
+          Map.entry(LR_DECAY_BATCHES, 0L),
+          Map.entry(LR_MIN, 0.0),
+          Map.entry(AUGMENT, "none"),
+          Map.entry(LOSS, ""),
+          Map.entry(LABEL_SMOOTHING, 0.0));
 
   private TrainingHyperparameters() {}
 }

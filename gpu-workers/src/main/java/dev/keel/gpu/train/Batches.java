@@ -17,7 +17,16 @@ public final class Batches {
         data.floats(rows), new Shape(rows.length).addAll(new Shape(data.exampleShape())));
   }
 
+  /** Class indices as int64, or a regression table's values as float32. */
   public static NDArray labels(NDManager manager, LabeledExamples data, int[] rows) {
+    float[] values = data.values();
+    if (values != null) {
+      float[] v = new float[rows.length];
+      for (int i = 0; i < rows.length; i++) {
+        v[i] = values[rows[i]];
+      }
+      return manager.create(v);
+    }
     long[] out = new long[rows.length];
     for (int i = 0; i < rows.length; i++) {
       out[i] = data.labels()[rows[i]];

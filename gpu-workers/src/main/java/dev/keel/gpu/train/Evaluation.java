@@ -2,7 +2,6 @@ package dev.keel.gpu.train;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import dev.keel.gpu.train.metric.Losses;
 import dev.keel.gpu.train.metric.Metric;
 import dev.keel.gpu.train.metric.ValidationMetrics;
 import dev.keel.tables.dataset.LabeledExamples;
@@ -22,14 +21,14 @@ public record Evaluation(Map<String, Double> byMetric, int examples) {
 
   public static Evaluation of(TrainableModel model, LabeledExamples data) {
     Map<Metric, Metric.Tally> tallies = new LinkedHashMap<>();
-    ValidationMetrics.all().forEach(m -> tallies.put(m, m.start()));
+    ValidationMetrics.of(model.loss().task()).forEach(m -> tallies.put(m, m.start()));
     for (int from = 0; from < data.size(); from += BATCH) {
       int[] rows = Batches.range(from, Math.min(data.size(), from + BATCH));
       try (NDManager batch = model.manager().newSubManager()) {
         NDArray x = Batches.inputs(batch, data, rows);
         NDArray y = Batches.labels(batch, data, rows);
         NDArray outputs = model.logits(x);
-        NDArray loss = Losses.DEFAULT.perExample(outputs, y);
+        NDArray loss = model.loss().perExample(outputs, y);
         tallies.values().forEach(t -> t.add(outputs, y, loss));
       }
     }
@@ -38,8 +37,9 @@ public record Evaluation(Map<String, Double> byMetric, int examples) {
     return new Evaluation(byMetric, data.size());
   }
 
+  /** NaN for a regression model, which has no accuracy. */
   public double accuracy() {
-    return byMetric.get(ValidationMetrics.ACCURACY.name());
+    return byMetric.getOrDefault(ValidationMetrics.ACCURACY.name(), Double.NaN);
   }
 
   public double loss() {
@@ -50,6 +50,9 @@ public record Evaluation(Map<String, Double> byMetric, int examples) {
   public Map<String, Double> metrics() {
     Map<String, Double> out = new LinkedHashMap<>();
     for (Metric m : ValidationMetrics.all()) {
+      if (!byMetric.containsKey(m.name())) {
+        continue; // another task's
+      }
       double value = byMetric.get(m.name());
       out.put(m.name(), value);
       m.aliases().forEach(alias -> out.put(alias, value));

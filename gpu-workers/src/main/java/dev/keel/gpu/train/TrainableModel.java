@@ -19,11 +19,14 @@ import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.model.PretrainedModel;
+import dev.keel.gpu.model.TrainingHyperparameters;
 import dev.keel.gpu.model.torchscript.ForwardFailure;
 import dev.keel.gpu.model.torchscript.TorchScriptModel;
 import dev.keel.gpu.optim.Optimizers;
 import dev.keel.gpu.optim.ResumableOptimizer;
+import dev.keel.gpu.train.metric.Loss;
 import dev.keel.gpu.train.metric.Losses;
+import dev.keel.gpu.train.metric.Task;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -43,6 +46,7 @@ public final class TrainableModel implements AutoCloseable {
   private final NDManager manager;
   private Block block;
   private final ResumableOptimizer optimizer;
+  private final Loss loss;
   private final List<Pair<String, Parameter>> parameters = new ArrayList<>();
   private ParameterStore store;
 
@@ -52,6 +56,7 @@ public final class TrainableModel implements AutoCloseable {
     this.manager = manager;
     this.block = block;
     this.optimizer = Optimizers.fromHyperparameters(hp);
+    this.loss = lossOf(hp);
     block.getParameters().forEach(parameters::add);
     this.store = new ParameterStore(manager, false);
   }
@@ -95,6 +100,30 @@ public final class TrainableModel implements AutoCloseable {
 
   public NDManager manager() {
     return manager;
+  }
+
+  /** What the trial trains against, and so the task its evaluation measures. */
+  public Loss loss() {
+    return loss;
+  }
+
+  /**
+   * The hyperparameters {@code loss} and {@code label_smoothing}. A regression trial's loss is
+   * never empty (its fit to the table names the task's default), so an empty one is
+   * classification's; unset ones (checkpoints from before them) are classification's defaults.
+   */
+  static Loss lossOf(Hyperparameters hp) {
+    Object name = hp.asMap().get(TrainingHyperparameters.LOSS);
+    Object smoothing = hp.asMap().get(TrainingHyperparameters.LABEL_SMOOTHING);
+    String loss = name == null ? "" : name.toString().strip();
+    Task task = Losses.of(loss).map(Loss::task).orElse(Task.CLASSIFICATION);
+    try {
+      return Losses.choose(task, loss, smoothing instanceof Number n ? n.doubleValue() : 0);
+    } catch (IllegalArgumentException e) {
+      String message = e.getMessage();
+      int colon = message.indexOf(": ");
+      throw new InvalidFieldException(message.substring(0, colon), message.substring(colon + 2));
+    }
   }
 
   public ResumableOptimizer optimizer() {
@@ -175,7 +204,7 @@ public final class TrainableModel implements AutoCloseable {
     NDArray loss;
     try (GradientCollector collector = Engine.getInstance().newGradientCollector()) {
       NDArray logits = forward(images, true);
-      loss = Losses.DEFAULT.perExample(logits, labels).mean();
+      loss = this.loss.perExample(logits, labels).mean();
       collector.backward(loss);
     }
     List<NDArray> grads = new ArrayList<>();

@@ -235,12 +235,11 @@ public final class Trainer {
         result = last.get().toBuilder().putAllMetrics(metrics).build();
       }
       log.info(
-          "trial {}: {} batches on {}, validation accuracy {}, loss {} in {} s",
+          "trial {}: {} batches on {}, validation {} in {} s",
           plan.trialId(),
           batch,
           model.manager().getDevice(),
-          validation.accuracy(),
-          validation.loss(),
+          validation.byMetric(),
           seconds(started));
       return new TrainingOutcome(
           result,

@@ -114,6 +114,20 @@ class TrainingActivitiesImplTest {
     assertEquals(
         "hyperparameters.lr_decay_batches: must be a positive number of batches with lr_schedule cosine, got 0",
         f.getOriginalMessage());
+    f = failure(small(10).putHparams("loss", Requests.str("hinge")).build());
+    assertEquals(
+        "hyperparameters.loss: unknown loss 'hinge' (accepts: softmax_cross_entropy, mse, l1, huber)",
+        f.getOriginalMessage());
+    f = failure(small(10).putHparams("loss", Requests.str("mse")).build());
+    assertTrue(
+        f.getOriginalMessage()
+            .matches(
+                "hyperparameters\\.loss: 'mse' is a regression loss, but table .* is labelled"
+                    + " for classification"),
+        f.getOriginalMessage());
+    f = failure(small(10).putHparams("label_smoothing", Requests.num(2)).build());
+    assertEquals(
+        "hyperparameters.label_smoothing: must be in [0, 1], got 2.0", f.getOriginalMessage());
     f = failure(small(10).putHparams("lr_schedule", Requests.str("step")).build());
     assertEquals(
         "hyperparameters.lr_schedule: unknown schedule 'step' (accepts: constant, cosine)",

@@ -9,6 +9,7 @@ import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.Hyperparameter;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.PipelineRequest;
+import dev.keel.api.v1.Task;
 import dev.keel.etl.IngestActivitiesImpl;
 import dev.keel.etl.source.SourceFiles;
 import dev.keel.gpu.model.DataShape;
@@ -134,9 +135,17 @@ final class ModelFitCheck {
         // only the kind is known before the ETL, not the feature count of an unnamed list nor the
         // classes (2 classes stand for "some", which every classifier takes)
         int features = Math.max(1, source.getFeatureColumnsCount());
+        // a regression source's model has one output, a classifier at least two
+        boolean regression = source.getTask() == Task.regression;
         return Optional.of(
             new DataShape(
-                uri, DataShape.Kind.FEATURES, "feature vectors", new Shape(features), 2, SOURCE));
+                uri,
+                DataShape.Kind.FEATURES,
+                "feature vectors",
+                new Shape(features),
+                regression ? 1 : 2,
+                SOURCE,
+                regression));
       default:
         return Optional.empty();
     }

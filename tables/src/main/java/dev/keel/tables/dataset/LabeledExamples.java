@@ -14,6 +14,14 @@ public sealed interface LabeledExamples permits LabeledImages, LabeledFeatures {
 
   int[] labels();
 
+  /**
+   * A regression table's labels, a float per row (its {@link #labels()} are all 0); null when the
+   * labels are classes.
+   */
+  default float[] values() {
+    return null;
+  }
+
   default int size() {
     return labels().length;
   }

@@ -10,6 +10,8 @@ import java.util.List;
  * @param featureNames the table's feature columns ({@code keel.features.names}); {@code width} of
  *     them, or empty
  * @param classNames the table's class names ({@code keel.label.classes}); may be empty
+ * @param values a regression table's labels, one float per row; null for classes, whose {@code
+ *     labels} are then the class indices (a regression table's {@code labels} are all 0)
  */
 public record LabeledFeatures(
     long[] ids,
@@ -17,10 +19,33 @@ public record LabeledFeatures(
     float[] features,
     int width,
     List<String> featureNames,
-    List<String> classNames)
+    List<String> classNames,
+    float[] values)
     implements LabeledExamples {
 
+  /** Labelled with classes. */
+  public LabeledFeatures(
+      long[] ids,
+      int[] labels,
+      float[] features,
+      int width,
+      List<String> featureNames,
+      List<String> classNames) {
+    this(ids, labels, features, width, featureNames, classNames, null);
+  }
+
+  /** Labelled with values (regression). */
+  public static LabeledFeatures valued(
+      long[] ids, float[] values, float[] features, int width, List<String> featureNames) {
+    return new LabeledFeatures(
+        ids, new int[values.length], features, width, featureNames, List.of(), values);
+  }
+
   public LabeledFeatures {
+    if (values != null && values.length != labels.length) {
+      throw new IllegalArgumentException(
+          "inconsistent dataset: " + labels.length + " rows, " + values.length + " values");
+    }
     if (width < 1) {
       throw new IllegalArgumentException(
           "feature vectors need at least one feature, got width " + width);
@@ -76,19 +101,24 @@ public record LabeledFeatures(
         Arrays.copyOfRange(features, from * width, to * width),
         width,
         featureNames,
-        classNames);
+        classNames,
+        values == null ? null : Arrays.copyOfRange(values, from, to));
   }
 
   @Override
   public LabeledFeatures select(int[] rows) {
     long[] selectedIds = new long[rows.length];
     int[] selectedLabels = new int[rows.length];
+    float[] selectedValues = values == null ? null : new float[rows.length];
     for (int i = 0; i < rows.length; i++) {
       selectedIds[i] = ids[rows[i]];
       selectedLabels[i] = labels[rows[i]];
+      if (values != null) {
+        selectedValues[i] = values[rows[i]];
+      }
     }
     return new LabeledFeatures(
-        selectedIds, selectedLabels, floats(rows), width, featureNames, classNames);
+        selectedIds, selectedLabels, floats(rows), width, featureNames, classNames, selectedValues);
   }
 
   @Override

@@ -138,6 +138,22 @@ public final class TorchScriptModel implements PretrainedModel {
               + ": "
               + ForwardFailure.firstLine(e));
     }
+    if (data.regression()
+        && output != null
+        && !(output.dimension() == 2 && output.get(0) == 1 && output.get(1) == 1)) {
+      throw new InvalidFieldException(
+          "data",
+          file
+              + " returns shape "
+              + output
+              + " for a batch of shape "
+              + input
+              + " ("
+              + data.subject()
+              + " holds "
+              + data.examples()
+              + " labelled with values); a regression model must return (1, 1)");
+    }
     if (output == null
         || output.dimension() != 2
         || output.get(0) != 1

@@ -7,6 +7,9 @@ public interface Loss {
   /** The name configs and logs use, e.g. {@code softmax_cross_entropy}. */
   String name();
 
+  /** The kind of label it compares outputs with. */
+  Task task();
+
   /** One loss per row of {@code outputs}; the trainer averages them over a batch. */
   NDArray perExample(NDArray outputs, NDArray labels);
 }

@@ -10,6 +10,12 @@ final class MeanLoss implements Metric {
     return Metrics.VALIDATION_LOSS;
   }
 
+  /** Every task has a loss; a regression's is measured as a classification's. */
+  @Override
+  public Task task() {
+    return null;
+  }
+
   @Override
   public boolean smallerIsBetter() {
     return true;

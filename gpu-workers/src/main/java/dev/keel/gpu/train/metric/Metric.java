@@ -16,6 +16,11 @@ public interface Metric {
     return List.of();
   }
 
+  /** The kind of table it measures a model on. */
+  default Task task() {
+    return Task.CLASSIFICATION;
+  }
+
   /** The searcher's direction for it: true for losses and errors. */
   boolean smallerIsBetter();
 

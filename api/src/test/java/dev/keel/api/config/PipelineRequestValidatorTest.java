@@ -128,4 +128,26 @@ class PipelineRequestValidatorTest {
             "source.image_size: 'big' is not HxW (e.g. 28x28)"),
         e.problems().stream().map(ConfigProblem::toString).toList());
   }
+
+  @Test
+  void aRegressionSourceIsRefusedByPipelinesUntilTheirScoringTakesIt() {
+    ConfigValidationException e =
+        assertThrows(
+            ConfigValidationException.class,
+            () ->
+                LOADER.fromYaml(
+                    """
+        name: prices
+        source: {format: csv, uri: /data/houses.csv, label_column: price, task: regression}
+        target_table: houses
+        experiment:
+          searcher: {name: single, metric: validation_rmse, smaller_is_better: true, max_length: {batches: 10}}
+          hyperparameters: {lr: 0.001}
+        """));
+    assertEquals(
+        List.of(
+            "source.task: regression is not yet run by pipelines, whose scoring and champion comparison"
+                + " take classification tables only (the default task)"),
+        e.problems().stream().map(ConfigProblem::toString).toList());
+  }
 }

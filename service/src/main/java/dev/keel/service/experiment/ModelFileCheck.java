@@ -12,6 +12,7 @@ import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.model.ModelZoo;
+import dev.keel.gpu.model.torchscript.TorchScriptModel;
 import dev.keel.storage.S3Uri;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,6 +78,16 @@ public final class ModelFileCheck {
       } catch (InvalidFieldException e) {
         out.add(new ConfigProblem(field, e.problem()));
         continue;
+      }
+      if (spec.getFreezeCount() > 0 && model instanceof TorchScriptModel torchScript) {
+        try {
+          torchScript.checkFreeze(hyperparameters);
+        } catch (InvalidFieldException e) {
+          out.add(new ConfigProblem(prefix + e.field(), e.problem()));
+          continue;
+        } catch (EngineException | LinkageError e) {
+          noEngine = true;
+        }
       }
       if (shape.isEmpty() || noEngine) {
         continue;

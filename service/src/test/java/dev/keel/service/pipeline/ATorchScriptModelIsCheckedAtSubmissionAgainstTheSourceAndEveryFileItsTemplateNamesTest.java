@@ -169,5 +169,28 @@ class ATorchScriptModelIsCheckedAtSubmissionAgainstTheSourceAndEveryFileItsTempl
     assertTrue(
         refused.problems().get(0).message().contains("torch.jit.script(model).save(path)"),
         refused.problems().toString());
+
+    // freeze prefixes are checked against the file's parameters before any trial runs
+    ExperimentConfig typo =
+        good.toBuilder().setModel(good.getModel().toBuilder().addFreeze("encoder.")).build();
+    ConfigValidationException unknown =
+        assertThrows(
+            ConfigValidationException.class,
+            () -> ExperimentLauncher.check(typo, "experiment config"));
+    assertEquals(
+        "model.freeze[0]", unknown.problems().get(0).path(), unknown.problems().toString());
+    assertTrue(
+        unknown.problems().get(0).message().contains("'encoder.' matches no parameter"),
+        unknown.problems().toString());
+    ExperimentConfig all =
+        good.toBuilder().setModel(good.getModel().toBuilder().addFreeze("fc")).build();
+    ConfigValidationException nothing =
+        assertThrows(
+            ConfigValidationException.class,
+            () -> ExperimentLauncher.check(all, "experiment config"));
+    assertEquals("model.freeze", nothing.problems().get(0).path(), nothing.problems().toString());
+    assertTrue(
+        nothing.problems().get(0).message().contains("nothing would train"),
+        nothing.problems().toString());
   }
 }

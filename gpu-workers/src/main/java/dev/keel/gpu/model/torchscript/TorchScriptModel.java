@@ -105,9 +105,25 @@ public final class TorchScriptModel implements PretrainedModel {
   public Hyperparameters fitTo(Hyperparameters hyperparameters, DataShape data) {
     ModelFile f = file(hyperparameters);
     try (NDManager manager = NDManager.newBaseManager()) {
-      requireFits(open(f, manager), f.uri(), data);
+      PtSymbolBlock block = open(f, manager);
+      ParameterFreeze.apply(block, spec.getFreezeList(), f.uri());
+      requireFits(block, f.uri(), data);
     }
     return hyperparameters;
+  }
+
+  /**
+   * Loads the file these hyperparameters name and checks {@code model.freeze} against its
+   * parameters, as a trial would before its first step.
+   *
+   * @throws InvalidFieldException ({@code model.freeze…}) for a prefix that matches nothing or one
+   *     that leaves nothing to train
+   */
+  public void checkFreeze(Hyperparameters hyperparameters) {
+    ModelFile f = file(hyperparameters);
+    try (NDManager manager = NDManager.newBaseManager()) {
+      ParameterFreeze.apply(open(f, manager), spec.getFreezeList(), f.uri());
+    }
   }
 
   /**

@@ -8,12 +8,11 @@ import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.TrialState;
+import dev.keel.service.pipeline.TorchScriptFixtureFiles;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,7 +43,9 @@ class EverySearcherTrainsATorchScriptModelTest {
   @BeforeAll
   static void startStack() throws Exception {
     stack = FaultStack.allInProcess("searchers-torchscript");
-    model = cnn(Files.createTempDirectory("torchscript-searchers"));
+    model =
+        TorchScriptFixtureFiles.cnn(
+            Files.createTempDirectory("torchscript-searchers").resolve("cnn.pt"), 1, 28, 10, 4);
   }
 
   @AfterAll
@@ -87,38 +88,5 @@ class EverySearcherTrainsATorchScriptModelTest {
       trained++;
     }
     assertTrue(trained >= 2, searcher + " completed " + trained + " trials: " + result.getState());
-  }
-
-  /** A small CNN without batch norm, from the fixture script, for 28x28 images. */
-  private static Path cnn(Path dir) throws Exception {
-    Path root = Path.of("").toAbsolutePath();
-    while (!Files.exists(root.resolve("mvnw"))) {
-      root = root.getParent();
-    }
-    Path python = root.resolve(".tools/torchenv/bin/python");
-    assertTrue(
-        Files.isExecutable(python),
-        python + " is missing: ./mvnw -pl gpu-workers -am process-test-classes makes it");
-    Path out = dir.resolve("cnn.pt");
-    Process p =
-        new ProcessBuilder(
-                python.toString(),
-                root.resolve("gpu-workers/src/test/python/keel_torch_fixtures.py").toString(),
-                "cnn",
-                "--channels",
-                "1",
-                "--size",
-                "28",
-                "--classes",
-                "10",
-                "--width",
-                "4",
-                "--out",
-                out.toString())
-            .redirectErrorStream(true)
-            .start();
-    String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0, log);
-    return out;
   }
 }

@@ -10,20 +10,19 @@ import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.ExperimentState;
 import dev.keel.api.v1.TrainProgress;
 import dev.keel.api.v1.TrialState;
+import dev.keel.service.pipeline.TorchScriptFixtureFiles;
 import dev.keel.service.worker.KeelWorkerHost;
 import dev.keel.service.worker.WorkerHostOptions.Role;
 import io.grpc.StatusRuntimeException;
 import io.temporal.api.enums.v1.PendingActivityState;
 import io.temporal.api.workflow.v1.PendingActivityInfo;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -58,7 +57,7 @@ class TorchScriptTrialKilledMidTrainingEndsBitIdenticalTest {
   static void startStack() throws Exception {
     stack = FaultStack.withControlInProcess("killed-torchscript");
     Path dir = Files.createTempDirectory("torchscript-models");
-    exportExampleModels(dir);
+    TorchScriptFixtureFiles.exampleModels(dir);
     model = dir.resolve("cnn-w8.pt");
   }
 
@@ -141,26 +140,5 @@ class TorchScriptTrialKilledMidTrainingEndsBitIdenticalTest {
 
   private static Path parameters(String checkpointUri) {
     return Path.of(URI.create(checkpointUri)).resolve("parameters.djl");
-  }
-
-  private static void exportExampleModels(Path dir) throws Exception {
-    Path root = Path.of("").toAbsolutePath();
-    while (!Files.exists(root.resolve("mvnw"))) {
-      root = root.getParent();
-    }
-    Path python = root.resolve(".tools/torchenv/bin/python");
-    assertTrue(
-        Files.isExecutable(python),
-        python + " is missing: ./mvnw -pl gpu-workers -am process-test-classes makes it");
-    Process p =
-        new ProcessBuilder(
-                python.toString(),
-                root.resolve("examples/pytorch/export_models.py").toString(),
-                "--out",
-                dir.toString())
-            .redirectErrorStream(true)
-            .start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0, out);
   }
 }

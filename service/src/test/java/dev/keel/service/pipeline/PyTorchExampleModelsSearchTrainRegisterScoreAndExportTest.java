@@ -16,15 +16,11 @@ import dev.keel.service.model.ModelTable;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.temporal.client.WorkflowOptions;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,10 +52,7 @@ class PyTorchExampleModelsSearchTrainRegisterScoreAndExportTest {
         TabularPipelineTrainsOnACsvAndScoresItsTestSplitTest.writeCsv(
             incoming.resolve("pooled.csv"));
     Path models = incoming.resolve("models");
-    python(
-        repoRoot().resolve("examples/pytorch/export_models.py").toString(),
-        "--out",
-        models.toString());
+    TorchScriptFixtureFiles.exampleModels(models);
     String yaml =
         """
         name: pytorch-mlp
@@ -110,7 +103,7 @@ class PyTorchExampleModelsSearchTrainRegisterScoreAndExportTest {
     assertEquals(10, json.get("classes").size());
     assertEquals(file, json.get("trained_from").get("torchscript").asText());
     String shape =
-        python(
+        TorchScriptFixtureFiles.python(
             "-c",
             "import torch, sys; m = torch.jit.load(sys.argv[1]).eval();"
                 + " print(tuple(m(torch.zeros(3, 49)).shape))",
@@ -135,28 +128,5 @@ class PyTorchExampleModelsSearchTrainRegisterScoreAndExportTest {
                 .setWorkflowId("pytorch-" + UUID.randomUUID())
                 .build())
         .run(ExperimentConfigLoaders.pipelineLoader().fromYaml(yaml));
-  }
-
-  private static String python(String... args) throws Exception {
-    Path python = repoRoot().resolve(".tools/torchenv/bin/python");
-    assertTrue(
-        Files.isExecutable(python),
-        python + " is missing: ./mvnw -pl gpu-workers -am process-test-classes makes it");
-    List<String> command = new ArrayList<>(List.of(python.toString()));
-    command.addAll(List.of(args));
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "python did not finish: " + command);
-    assertEquals(0, p.exitValue(), command + "\n" + output);
-    return output;
-  }
-
-  private static Path repoRoot() {
-    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-      if (Files.exists(dir.resolve("mvnw"))) {
-        return dir;
-      }
-    }
-    throw new AssertionError("no directory containing mvnw above " + Path.of("").toAbsolutePath());
   }
 }

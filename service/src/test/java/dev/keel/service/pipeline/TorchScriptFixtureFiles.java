@@ -46,7 +46,37 @@ public final class TorchScriptFixtureFiles {
     return out;
   }
 
-  private static Path repoRoot() {
+  /** A small CNN for {@code channels x size x size} images, without batch norm. */
+  public static Path cnn(Path out, int channels, int size, int classes, int width)
+      throws IOException {
+    run(
+        "cnn",
+        "--channels",
+        Integer.toString(channels),
+        "--size",
+        Integer.toString(size),
+        "--classes",
+        Integer.toString(classes),
+        "--width",
+        Integer.toString(width),
+        "--out",
+        out.toString());
+    return out;
+  }
+
+  /**
+   * What {@code examples/pytorch/export_models.py} writes into {@code dir}: {@code cnn-w8.pt},
+   * {@code cnn-w16.pt}, {@code mlp-h32.pt}, {@code mlp-h64.pt}.
+   */
+  public static Path exampleModels(Path dir) throws IOException {
+    python(
+        repoRoot().resolve("examples/pytorch/export_models.py").toString(),
+        "--out",
+        dir.toString());
+    return dir;
+  }
+
+  public static Path repoRoot() {
     String home = System.getProperty("keel.home");
     if (home != null && !home.isBlank()) {
       return Path.of(home).toAbsolutePath().normalize();
@@ -60,20 +90,31 @@ public final class TorchScriptFixtureFiles {
   }
 
   private static void run(String... args) throws IOException {
-    Path root = repoRoot();
-    Path python = root.resolve(".tools/torchenv/bin/python");
+    Files.createDirectories(Path.of(args[args.length - 1]).toAbsolutePath().getParent());
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                repoRoot()
+                    .resolve("gpu-workers/src/test/python/keel_torch_fixtures.py")
+                    .toString()));
+    all.addAll(List.of(args));
+    python(all.toArray(String[]::new));
+  }
+
+  /**
+   * Runs the venv's python with {@code args} and returns what it printed.
+   *
+   * @throws AssertionError when the venv is missing, the run fails or outlasts its timeout
+   */
+  public static String python(String... args) throws IOException {
+    Path python = repoRoot().resolve(".tools/torchenv/bin/python");
     if (!Files.isExecutable(python)) {
       throw new AssertionError(
           python
               + " is missing; it is made by ./mvnw -pl gpu-workers -am process-test-classes"
               + " (gpu-workers/python/torch-venv.sh)");
     }
-    Files.createDirectories(Path.of(args[args.length - 1]).toAbsolutePath().getParent());
-    List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                python.toString(),
-                root.resolve("gpu-workers/src/test/python/keel_torch_fixtures.py").toString()));
+    List<String> cmd = new ArrayList<>(List.of(python.toString()));
     cmd.addAll(List.of(args));
     Path log = Files.createTempFile("keel-torch-fixtures-", ".log");
     try {
@@ -91,6 +132,7 @@ public final class TorchScriptFixtureFiles {
         throw new AssertionError(
             "exit " + p.exitValue() + ": " + cmd + "\n" + Files.readString(log));
       }
+      return Files.readString(log);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted: " + cmd, e);

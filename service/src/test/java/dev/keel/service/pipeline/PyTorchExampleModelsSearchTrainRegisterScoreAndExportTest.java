@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keel.activities.TaskQueues;
+import dev.keel.api.config.ConfigProblem;
 import dev.keel.api.v1.DriftReport;
 import dev.keel.api.v1.ModelStage;
+import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.model.ModelExport;
@@ -20,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -128,5 +131,29 @@ class PyTorchExampleModelsSearchTrainRegisterScoreAndExportTest {
                 .setWorkflowId("pytorch-" + UUID.randomUUID())
                 .build())
         .run(ExperimentConfigLoaders.pipelineLoader().fromYaml(yaml));
+  }
+
+  /**
+   * The README's pipeline file, with its models exported as the README says, passes the checks a
+   * submission runs: the config's own rules, and every width's file read and offered one
+   * Fashion-MNIST image.
+   */
+  @Test
+  void theExamplePipelineFileValidatesAndEachExportedWidthTakesFashionMnist() throws Exception {
+    Path models =
+        TorchScriptFixtureFiles.exampleModels(
+            Files.createDirectories(stack.storage.resolve("example-models")));
+    String yaml =
+        Files.readString(
+                TorchScriptFixtureFiles.repoRoot()
+                    .resolve("examples/pytorch/fashion-resnet-pipeline.yaml"))
+            .replace("examples/pytorch/models/", models + "/");
+    PipelineRequest request = ExperimentConfigLoaders.pipelineLoader().fromYaml(yaml);
+    assertEquals(models + "/cnn-w{width}.pt", request.getExperiment().getModel().getTorchscript());
+    assertEquals(List.of(), ModelFitCheck.problems(request));
+    Files.delete(models.resolve("cnn-w16.pt"));
+    List<ConfigProblem> missing = ModelFitCheck.problems(request);
+    assertEquals(1, missing.size(), missing.toString());
+    assertTrue(missing.get(0).message().contains("width=16"), missing.toString());
   }
 }

@@ -1,9 +1,6 @@
 package dev.keel.gpu.model;
 
 import ai.djl.ndarray.types.Shape;
-import dev.keel.gpu.train.metric.Loss;
-import dev.keel.gpu.train.metric.Losses;
-import dev.keel.gpu.train.metric.Task;
 import dev.keel.tables.dataset.LabeledExamples;
 import dev.keel.tables.dataset.LabeledImages;
 import java.util.Optional;
@@ -54,14 +51,14 @@ public record DataShape(
       return regression ? hp.with(TrainingHyperparameters.LOSS, "mse") : hp;
     }
     Task task = regression ? Task.REGRESSION : Task.CLASSIFICATION;
-    Optional<Loss> loss = Losses.of(name);
-    if (loss.isPresent() && loss.get().task() != task) {
+    Optional<Task> loss = Task.ofLoss(name);
+    if (loss.isPresent() && loss.get() != task) {
       throw new InvalidFieldException(
           "hyperparameters." + TrainingHyperparameters.LOSS,
           "'"
               + name
               + "' is a "
-              + loss.get().task().spelling()
+              + loss.get().spelling()
               + " loss, but "
               + subject()
               + " is labelled for "

@@ -6,8 +6,6 @@ import ai.djl.nn.Block;
 import ai.djl.nn.SequentialBlock;
 import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.Dropout;
-import dev.keel.gpu.train.metric.Losses;
-import dev.keel.gpu.train.metric.Task;
 import dev.keel.tables.dataset.LabeledExamples;
 import java.util.Map;
 
@@ -176,8 +174,8 @@ public final class TabularMlp implements KeelModel {
           "hyperparameters." + FEATURES, "must be >= 0 (0 = from the table), got " + features);
     }
     boolean regression =
-        Losses.of(hp.getString(TrainingHyperparameters.LOSS).strip())
-            .map(l -> l.task() == Task.REGRESSION)
+        Task.ofLoss(hp.getString(TrainingHyperparameters.LOSS).strip())
+            .map(t -> t == Task.REGRESSION)
             .orElse(false);
     if (classes < 0 || (classes == 1 && !regression)) {
       throw new InvalidFieldException(

@@ -1,6 +1,7 @@
 package dev.keel.gpu.train.metric;
 
 import ai.djl.ndarray.NDArray;
+import dev.keel.gpu.model.Task;
 
 /** A training objective: one value per example from the model's outputs and the labels. */
 public interface Loss {

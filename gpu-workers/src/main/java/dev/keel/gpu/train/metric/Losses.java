@@ -1,5 +1,6 @@
 package dev.keel.gpu.train.metric;
 
+import dev.keel.gpu.model.Task;
 import java.util.List;
 import java.util.Optional;
 
@@ -19,6 +20,15 @@ public final class Losses {
 
   public static List<Loss> all() {
     return ALL;
+  }
+
+  static {
+    for (Loss l : ALL) {
+      if (!l.task().losses().contains(l.name())) {
+        throw new IllegalStateException(
+            "loss " + l.name() + " is missing from Task." + l.task() + ".losses()");
+      }
+    }
   }
 
   public static Optional<Loss> of(String name) {

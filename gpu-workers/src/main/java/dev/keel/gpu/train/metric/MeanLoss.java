@@ -1,6 +1,7 @@
 package dev.keel.gpu.train.metric;
 
 import ai.djl.ndarray.NDArray;
+import dev.keel.gpu.model.Task;
 import dev.keel.gpu.train.Metrics;
 
 /** The training loss's mean over the validation rows. */

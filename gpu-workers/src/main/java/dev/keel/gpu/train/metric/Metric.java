@@ -1,6 +1,7 @@
 package dev.keel.gpu.train.metric;
 
 import ai.djl.ndarray.NDArray;
+import dev.keel.gpu.model.Task;
 import java.util.List;
 
 /**

@@ -1,6 +1,7 @@
 package dev.keel.gpu.train.metric;
 
 import ai.djl.ndarray.NDArray;
+import dev.keel.gpu.model.Task;
 
 /**
  * A loss of one output per row against a float target: squared error, absolute error, or Huber's

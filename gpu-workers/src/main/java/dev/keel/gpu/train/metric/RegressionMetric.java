@@ -1,6 +1,7 @@
 package dev.keel.gpu.train.metric;
 
 import ai.djl.ndarray.NDArray;
+import dev.keel.gpu.model.Task;
 
 /**
  * The error of one predicted value per row: mean absolute error, root mean squared error, or the

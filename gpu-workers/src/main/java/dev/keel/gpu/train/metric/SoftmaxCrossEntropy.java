@@ -2,6 +2,7 @@ package dev.keel.gpu.train.metric;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.index.NDIndex;
+import dev.keel.gpu.model.Task;
 
 /**
  * Cross-entropy of the softmax of logits against integer class labels. With label smoothing {@code

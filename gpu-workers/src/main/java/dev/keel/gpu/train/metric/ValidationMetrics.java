@@ -1,5 +1,6 @@
 package dev.keel.gpu.train.metric;
 
+import dev.keel.gpu.model.Task;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;

@@ -1,0 +1,41 @@
+package dev.keel.gpu.model;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a table's label is, and so which losses and metrics apply: a class index, or a float value
+ * (a table written with {@code source.task: regression}).
+ */
+public enum Task {
+  CLASSIFICATION(List.of("softmax_cross_entropy")),
+  REGRESSION(List.of("mse", "l1", "huber"));
+
+  private final List<String> losses;
+
+  Task(List<String> losses) {
+    this.losses = losses;
+  }
+
+  /**
+   * The names of this task's losses (the {@code loss} hyperparameter's words), which the trainer's
+   * losses declare too: models read the task from the loss without depending on the trainer.
+   */
+  public List<String> losses() {
+    return losses;
+  }
+
+  /** The task whose loss {@code name} is, if any. */
+  public static Optional<Task> ofLoss(String name) {
+    for (Task t : values()) {
+      if (t.losses.contains(name)) {
+        return Optional.of(t);
+      }
+    }
+    return Optional.empty();
+  }
+
+  public String spelling() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+}

@@ -1,7 +1,10 @@
 package dev.keel.etl;
 
+import dev.keel.api.config.Splits;
 import dev.keel.tables.Columns;
 import dev.keel.tables.TableSchemas;
+import dev.keel.tables.dataset.ImageNormalization;
+import dev.keel.tables.dataset.LabeledImages;
 import io.delta.kernel.types.StructType;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,8 +16,8 @@ import java.util.stream.IntStream;
 
 /**
  * The good records of a source, decoded and ready to commit: label indices into {@code classNames},
- * splits, and either images ({@code pixels}, {@code height x width}) or feature vectors. Ids are
- * given at commit time (they continue the table's rows on append).
+ * splits, and either images ({@code pixels}, {@code channels x height x width}) or feature vectors.
+ * Ids are given at commit time (they continue the table's rows on append).
  */
 record Decoded(
     int rows,
@@ -22,6 +25,7 @@ record Decoded(
     String[] splits,
     List<String> classNames,
     byte[] pixels,
+    int channels,
     int height,
     int width,
     float[][] features,
@@ -33,10 +37,21 @@ record Decoded(
       String[] splits,
       List<String> classNames,
       byte[] pixels,
+      int channels,
       int height,
       int width) {
     return new Decoded(
-        labels.length, labels, splits, classNames, pixels, height, width, null, List.of(), null);
+        labels.length,
+        labels,
+        splits,
+        classNames,
+        pixels,
+        channels,
+        height,
+        width,
+        null,
+        List.of(),
+        null);
   }
 
   static Decoded features(
@@ -46,7 +61,7 @@ record Decoded(
       float[][] features,
       List<String> featureNames) {
     return new Decoded(
-        labels.length, labels, splits, classNames, null, 0, 0, features, featureNames, null);
+        labels.length, labels, splits, classNames, null, 0, 0, 0, features, featureNames, null);
   }
 
   /** Feature vectors labelled with values (regression): a float label column, no classes. */
@@ -58,6 +73,7 @@ record Decoded(
         splits,
         List.of(),
         null,
+        0,
         0,
         0,
         features,
@@ -80,7 +96,13 @@ record Decoded(
   }
 
   String imageShape() {
-    return height + "x" + width;
+    return LabeledImages.shape(channels, height, width);
+  }
+
+  /** The per-channel statistics of the training split's images. */
+  ImageNormalization trainingNormalization() {
+    return ImageNormalization.of(
+        pixels, channels, height * width, i -> splits[i].equals(Splits.TRAIN));
   }
 
   /** Table properties describing the data (shape or feature names, class names). */
@@ -111,6 +133,7 @@ record Decoded(
         splits,
         tableClasses,
         pixels,
+        channels,
         height,
         width,
         features,
@@ -132,18 +155,19 @@ record Decoded(
       }
     }
     if (isImages()) {
-      int size = height * width;
+      int size = channels * height * width;
       byte[] px = new byte[n * size];
       for (int k = 0; k < n; k++) {
         System.arraycopy(pixels, keep[k] * size, px, k * size, size);
       }
-      return new Decoded(n, lab, spl, classNames, px, height, width, null, featureNames, null);
+      return new Decoded(
+          n, lab, spl, classNames, px, channels, height, width, null, featureNames, null);
     }
     float[][] f = new float[n][];
     for (int k = 0; k < n; k++) {
       f[k] = features[keep[k]];
     }
-    return new Decoded(n, lab, spl, classNames, null, 0, 0, f, featureNames, val);
+    return new Decoded(n, lab, spl, classNames, null, 0, 0, 0, f, featureNames, val);
   }
 
   /**
@@ -196,7 +220,7 @@ record Decoded(
     }
     c.add("split", spl);
     if (isImages()) {
-      int size = height * width;
+      int size = channels * height * width;
       byte[] px = new byte[n * size];
       for (int k = 0; k < n; k++) {
         System.arraycopy(pixels, rowsOf[k] * size, px, k * size, size);

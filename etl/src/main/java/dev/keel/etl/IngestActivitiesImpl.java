@@ -31,6 +31,8 @@ import dev.keel.tables.DeltaTableWriter;
 import dev.keel.tables.DeltaTables;
 import dev.keel.tables.SplitCounter;
 import dev.keel.tables.TableSchemas;
+import dev.keel.tables.dataset.ImageNormalization;
+import dev.keel.tables.dataset.LabeledImages;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
@@ -254,6 +256,10 @@ public final class IngestActivitiesImpl implements IngestActivities {
       record.put(INGEST_RESULT, json(result.build()));
       long firstId = !append ? 0 : existing != null ? existing.rows() : rowCount(before.get());
       Map<String, String> props = new HashMap<>(data.dataProperties());
+      if (source.getNormalize() && !(append && normalized(before.get()))) {
+        // an append keeps the statistics its table's models were trained with
+        props.putAll(data.trainingNormalization().properties());
+      }
       props.put("delta.dataSkippingNumIndexedCols", "3");
       DeltaTableWriter.Append commit =
           new DeltaTableWriter(engine, tableUri, data.schema(), props).newAppend();
@@ -342,16 +348,23 @@ public final class IngestActivitiesImpl implements IngestActivities {
     int[] shape = parseShape(source.getImageSize());
     if (shape == null && mode == IngestMode.append && before.isPresent()) {
       // an append takes the table's shape, so that new images fit the old ones
-      shape =
-          parseShape(
-              before
-                  .get()
-                  .getTableProperties()
-                  .getOrDefault(TableSchemas.IMAGE_SHAPE_PROPERTY, ""));
+      Map<String, String> props = before.get().getTableProperties();
+      if (props.containsKey(TableSchemas.IMAGE_SHAPE_PROPERTY)) {
+        int[] chw = LabeledImages.shapeOf(props, TableSchemas.IMAGE_SHAPE_PROPERTY);
+        shape = new int[] {chw[1], chw[2]};
+      }
     }
-    ImageFolderReader.Images img = ImageFolderReader.read(files.files(), shape, hash, bad);
+    int channels = source.getImageMode() == DataSource.ImageMode.rgb ? 3 : 1;
+    ImageFolderReader.Images img =
+        ImageFolderReader.read(files.files(), shape, channels, hash, bad);
     return Decoded.images(
-        img.labels(), img.splits(), img.classNames(), img.pixels(), img.height(), img.width());
+        img.labels(),
+        img.splits(),
+        img.classNames(),
+        img.pixels(),
+        img.channels(),
+        img.height(),
+        img.width());
   }
 
   private static Decoded tabular(
@@ -421,6 +434,10 @@ public final class IngestActivitiesImpl implements IngestActivities {
       out[i] = v;
     }
     return out;
+  }
+
+  private static boolean normalized(Snapshot table) {
+    return !ImageNormalization.fromProperties(table.getTableProperties()).isNone();
   }
 
   /** The request's format, which {@link #ingest(IngestRequest)} checked. */
@@ -613,6 +630,13 @@ public final class IngestActivitiesImpl implements IngestActivities {
             s.hasTestFraction() ? Double.toString(s.getTestFraction()) : "",
             s.getImageSize(),
             BadRecords.policy(s).name());
+    if (s.getImageMode() == DataSource.ImageMode.rgb) {
+      // only then, like the options below: grey keeps the keys recorded in existing tables
+      options += "\nimage_mode:rgb";
+    }
+    if (s.getNormalize()) {
+      options += "\nnormalize";
+    }
     if (s.getTask() == Task.regression) {
       // only then, like the options below: a regression table of the same files is other rows
       options += "\ntask:regression";
@@ -710,7 +734,13 @@ public final class IngestActivitiesImpl implements IngestActivities {
       System.arraycopy(train.images.pixels(), 0, pixels, 0, train.n * size);
       System.arraycopy(test.images.pixels(), 0, pixels, train.n * size, test.n * size);
       return Decoded.images(
-          labels, splits, FASHION_MNIST_CLASSES, pixels, train.images.rows(), train.images.cols());
+          labels,
+          splits,
+          FASHION_MNIST_CLASSES,
+          pixels,
+          1,
+          train.images.rows(),
+          train.images.cols());
     }
 
     private record Split(IdxReader.Images images, byte[] labels, int n) {}

@@ -5,6 +5,7 @@ import dev.keel.api.v1.TableRef;
 import dev.keel.tables.DeltaTables;
 import dev.keel.tables.KernelInternals;
 import dev.keel.tables.TableSchemas;
+import dev.keel.tables.dataset.ImageNormalization;
 import dev.keel.tables.dataset.LabeledExamples;
 import dev.keel.tables.dataset.LabeledFeatures;
 import dev.keel.tables.dataset.LabeledImages;
@@ -160,14 +161,9 @@ final class TablePartitions {
     int n = Math.toIntExact(partition.getRows());
     long[] ids = new long[n];
     int[] labels = new int[n];
-    int imageRows = 0;
-    int imageCols = 0;
-    if (images) {
-      String[] hw = properties.getOrDefault(TableSchemas.IMAGE_SHAPE_PROPERTY, "28x28").split("x");
-      imageRows = Integer.parseInt(hw[0].strip());
-      imageCols = Integer.parseInt(hw[1].strip());
-    }
-    int imageBytes = imageRows * imageCols;
+    int[] shape =
+        images ? LabeledImages.shapeOf(properties, TableSchemas.IMAGE_SHAPE_PROPERTY) : new int[3];
+    int imageBytes = shape[0] * shape[1] * shape[2];
     byte[] pixels = images ? new byte[Math.multiplyExact(n, imageBytes)] : null;
     float[][] vectors = images ? null : new float[n][];
     long first = partition.getFirstRow();
@@ -242,7 +238,14 @@ final class TablePartitions {
               + split);
     }
     if (images) {
-      return new LabeledImages(ids, labels, pixels, imageRows, imageCols);
+      return new LabeledImages(
+          ids,
+          labels,
+          pixels,
+          shape[0],
+          shape[1],
+          shape[2],
+          ImageNormalization.fromProperties(properties));
     }
     return features(ids, labels, vectors, properties, name);
   }

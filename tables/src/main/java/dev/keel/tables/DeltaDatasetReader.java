@@ -5,6 +5,7 @@ import dev.keel.activities.KeelFailure;
 import dev.keel.api.v1.TableRef;
 import dev.keel.storage.StorageFailures;
 import dev.keel.tables.dataset.DatasetReader;
+import dev.keel.tables.dataset.ImageNormalization;
 import dev.keel.tables.dataset.LabeledExamples;
 import dev.keel.tables.dataset.LabeledFeatures;
 import dev.keel.tables.dataset.LabeledImages;
@@ -109,11 +110,12 @@ public final class DeltaDatasetReader implements DatasetReader {
       }
     }
     Map<String, String> properties = snapshot.getTableProperties();
-    int[] shape = images ? imageShape(properties) : null;
+    int[] shape = images ? imageShape(table, properties) : null;
     Predicate splitIs = new Predicate("=", new Column("split"), Literal.ofString(split));
     Scan scan = snapshot.getScanBuilder().withReadSchema(readSchema).withFilter(splitIs).build();
 
-    Growing out = images ? Growing.images(shape[0] * shape[1]) : Growing.features(valued);
+    Growing out =
+        images ? Growing.images(shape[0] * shape[1] * shape[2]) : Growing.features(valued);
     int files;
     try {
       files =
@@ -130,7 +132,14 @@ public final class DeltaDatasetReader implements DatasetReader {
     out.sortById();
     LabeledExamples result =
         images
-            ? new LabeledImages(out.ids, out.labels, out.bytes, shape[0], shape[1])
+            ? new LabeledImages(
+                out.ids,
+                out.labels,
+                out.bytes,
+                shape[0],
+                shape[1],
+                shape[2],
+                normalization(table, properties))
             : features(table, properties, out);
     log.info(
         "read {} {} rows ({}) from {} v{} ({} file(s)) in {} ms",
@@ -183,10 +192,22 @@ public final class DeltaDatasetReader implements DatasetReader {
         LabeledFeatures.names(properties.get(TableSchemas.CLASS_NAMES_PROPERTY)));
   }
 
-  private static int[] imageShape(Map<String, String> properties) {
-    String shape = properties.getOrDefault(TableSchemas.IMAGE_SHAPE_PROPERTY, "28x28");
-    String[] parts = shape.split("x");
-    return new int[] {Integer.parseInt(parts[0].strip()), Integer.parseInt(parts[1].strip())};
+  private static int[] imageShape(TableRef table, Map<String, String> properties) {
+    try {
+      return LabeledImages.shapeOf(properties, TableSchemas.IMAGE_SHAPE_PROPERTY);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "table " + table.getUri() + " v" + table.getVersion() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static ImageNormalization normalization(TableRef table, Map<String, String> properties) {
+    try {
+      return ImageNormalization.fromProperties(properties);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "table " + table.getUri() + " v" + table.getVersion() + ": " + e.getMessage(), e);
+    }
   }
 
   /**

@@ -266,6 +266,22 @@ public final class PipelineRequestValidator {
         problems.add("source.image_size", "'" + s.getImageSize() + "' is not HxW (e.g. 28x28)");
       }
     }
+    if (s.getImageMode() == DataSource.ImageMode.UNRECOGNIZED) {
+      problems.add(
+          "source.image_mode",
+          EnumNames.unrecognized(s.getImageModeValue(), DataSource.ImageMode.getDescriptor()));
+    } else if (s.getImageMode() != DataSource.ImageMode.IMAGE_MODE_UNSPECIFIED
+        && sourceFormat != SourceFormat.IMAGE_FOLDER) {
+      problems.add(
+          "source.image_mode",
+          "only for image_folder sources (" + sourceFormat.configName() + " has its own channels)");
+    }
+    if (s.getNormalize() && sourceFormat.rows() != SourceFormat.Rows.IMAGES) {
+      problems.add(
+          "source.normalize",
+          "only for image sources (tabular_mlp standardizes features itself: hyperparameter"
+              + " standardize)");
+    }
     if (s.getMode() == IngestMode.UNRECOGNIZED) {
       problems.add(
           "source.mode", EnumNames.unrecognized(s.getModeValue(), IngestMode.getDescriptor()));

@@ -1,6 +1,7 @@
 package dev.keel.gpu.model;
 
 import ai.djl.ndarray.types.Shape;
+import dev.keel.tables.dataset.ImageNormalization;
 import dev.keel.tables.dataset.LabeledExamples;
 import dev.keel.tables.dataset.LabeledImages;
 import java.util.Optional;
@@ -19,6 +20,8 @@ import java.util.Optional;
  * @param classes the number of class names of the table, else the largest label plus one; 1 for a
  *     regression table, whose model has one output
  * @param regression whether the labels are values to predict rather than classes
+ * @param normalization what the table says its images are normalised with ({@code
+ *     source.normalize}); {@link ImageNormalization#NONE} for features and unnormalised images
  */
 public record DataShape(
     String table,
@@ -27,7 +30,19 @@ public record DataShape(
     Shape example,
     int classes,
     String source,
-    boolean regression) {
+    boolean regression,
+    ImageNormalization normalization) {
+
+  public DataShape(
+      String table,
+      Kind kind,
+      String examples,
+      Shape example,
+      int classes,
+      String source,
+      boolean regression) {
+    this(table, kind, examples, example, classes, source, regression, ImageNormalization.NONE);
+  }
 
   public DataShape(String table, Kind kind, String examples, Shape example, int classes) {
     this(table, kind, examples, example, classes, "table");
@@ -63,6 +78,26 @@ public record DataShape(
               + subject()
               + " is labelled for "
               + task.spelling());
+    }
+    return hp;
+  }
+
+  /**
+   * The hyperparameters with the image normalisation the model is fed with recorded ({@link
+   * InputNormalization}): the table's unless the configuration set its own, so that a checkpoint's
+   * hyperparameters alone say what its inputs are.
+   *
+   * @throws InvalidFieldException naming the hyperparameter when a set one does not fit the table
+   */
+  public Hyperparameters withInputNormalization(Hyperparameters hp) {
+    ImageNormalization set = InputNormalization.of(hp);
+    if (set.isNone()) {
+      return normalization.isNone() ? hp : InputNormalization.record(hp, normalization);
+    }
+    if (kind != Kind.IMAGES || set.channels() != example.get(0)) {
+      throw new InvalidFieldException(
+          "hyperparameters." + InputNormalization.MEAN,
+          "gives " + set.channels() + " channel(s), but " + subject() + " holds " + examples);
     }
     return hp;
   }
@@ -108,6 +143,13 @@ public record DataShape(
     }
     Kind kind = data instanceof LabeledImages ? Kind.IMAGES : Kind.FEATURES;
     return new DataShape(
-        table, kind, data.describe(), new Shape(data.exampleShape()), names > 0 ? names : max + 1);
+        table,
+        kind,
+        data.describe(),
+        new Shape(data.exampleShape()),
+        names > 0 ? names : max + 1,
+        "table",
+        false,
+        data instanceof LabeledImages images ? images.normalization() : ImageNormalization.NONE);
   }
 }

@@ -10,12 +10,16 @@ import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.BatchNorm;
 import ai.djl.nn.norm.Dropout;
 import ai.djl.nn.pooling.Pool;
+import dev.keel.tables.dataset.LabeledImages;
 import java.util.Map;
 
 /**
  * Built-in {@code fashion_cnn}: {@code stages} (default 2) 3×3 conv + batch-norm + ReLU + 2×2
  * max-pool stages ({@code width}, {@code 2*width}, {@code 4*width}, … channels), then dropout, a
- * {@code hidden}-unit dense layer, dropout and 10 logits. For 28×28 grey images (Fashion-MNIST).
+ * {@code hidden}-unit dense layer, dropout and 10 logits. It takes its table's images, grey or
+ * colour, of any size: {@link #fitTo} records their shape as the hyperparameter {@value
+ * #INPUT_SHAPE} ({@code CxHxW}); a checkpoint without it (written before tables had other shapes)
+ * takes 28×28 grey images, Fashion-MNIST's.
  */
 public final class FashionCnn implements KeelModel {
   public static final String NAME = "fashion_cnn";
@@ -23,9 +27,16 @@ public final class FashionCnn implements KeelModel {
   public static final String HIDDEN = "hidden";
   public static final String DROPOUT = "dropout";
   public static final String STAGES = "stages";
+  public static final String INPUT_SHAPE = "input_shape";
 
-  /** 28×28 halves to 14, 7, 3 and 1: a fifth pool would leave nothing. */
-  static final int MAX_STAGES = 4;
+  /**
+   * A 256-pixel side halves 8 times before nothing is left; {@link #fitTo} checks the table's
+   * images (28×28 halves to 14, 7, 3 and 1: a fifth pool would leave nothing).
+   */
+  static final int MAX_STAGES = 8;
+
+  /** What {@value #INPUT_SHAPE} means when empty. */
+  private static final Shape FASHION_MNIST = new Shape(1, 28, 28);
 
   @Override
   public String name() {
@@ -46,12 +57,76 @@ public final class FashionCnn implements KeelModel {
         DROPOUT,
         0.25,
         STAGES,
-        2L);
+        2L,
+        INPUT_SHAPE,
+        "");
   }
 
   @Override
   public Shape inputShape() {
-    return new Shape(1, 28, 28);
+    return FASHION_MNIST;
+  }
+
+  @Override
+  public Shape inputShape(Hyperparameters hp) {
+    String shape = hp.getString(INPUT_SHAPE).strip();
+    if (shape.isEmpty()) {
+      return FASHION_MNIST;
+    }
+    int[] chw;
+    try {
+      chw = LabeledImages.parseShape(shape);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidFieldException("hyperparameters." + INPUT_SHAPE, e.getMessage());
+    }
+    return new Shape(chw[0], chw[1], chw[2]);
+  }
+
+  /** Takes the table's image shape, which a set {@value #INPUT_SHAPE} must equal. */
+  @Override
+  public Hyperparameters fitTo(Hyperparameters hp, DataShape data) {
+    boolean set = !hp.getString(INPUT_SHAPE).isBlank();
+    if (data.kind() != DataShape.Kind.IMAGES || (set && !data.example().equals(inputShape(hp)))) {
+      throw new InvalidFieldException(
+          "data",
+          data.subject()
+              + " holds "
+              + data.examples()
+              + ", but model "
+              + NAME
+              + " takes "
+              + (set
+                  ? "images of shape " + inputShape(hp) + " (hyperparameters.input_shape)"
+                  : "images"));
+    }
+    if (data.classes() > numClasses()) {
+      throw new InvalidFieldException(
+          "data",
+          data.subject()
+              + " has "
+              + data.classes()
+              + " classes, but model "
+              + NAME
+              + " predicts "
+              + numClasses());
+    }
+    Shape example = data.example();
+    int smaller = (int) Math.min(example.get(1), example.get(2));
+    int stages = hp.getInt(STAGES);
+    if (smaller >> stages < 1) {
+      throw new InvalidFieldException(
+          "hyperparameters." + STAGES,
+          stages
+              + " pooling stages halve "
+              + data.examples()
+              + " to nothing; at most "
+              + (31 - Integer.numberOfLeadingZeros(smaller)));
+    }
+    return set
+        ? hp
+        : hp.with(
+            INPUT_SHAPE,
+            LabeledImages.shape((int) example.get(0), (int) example.get(1), (int) example.get(2)));
   }
 
   @Override

@@ -43,7 +43,9 @@ public final class TrainingHyperparameters {
           Map.entry(LR_MIN, 0.0),
           Map.entry(AUGMENT, "none"),
           Map.entry(LOSS, ""),
-          Map.entry(LABEL_SMOOTHING, 0.0));
+          Map.entry(LABEL_SMOOTHING, 0.0),
+          Map.entry(InputNormalization.MEAN, ""),
+          Map.entry(InputNormalization.STD, ""));
 
   private TrainingHyperparameters() {}
 }

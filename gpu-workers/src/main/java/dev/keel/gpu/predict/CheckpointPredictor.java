@@ -8,6 +8,7 @@ import ai.djl.pytorch.jni.JniUtils;
 import dev.keel.api.v1.CheckpointRef;
 import dev.keel.gpu.model.DataShape;
 import dev.keel.gpu.model.Hyperparameters;
+import dev.keel.gpu.model.InputNormalization;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.model.ModelZoo;
@@ -121,6 +122,7 @@ public final class CheckpointPredictor implements AutoCloseable {
       throw new IllegalArgumentException("batch size must be >= 1, got " + batchSize);
     }
     requireFits("being scored", images);
+    LabeledExamples inputs = InputNormalization.applied(model.hyperparameters(), images);
     int n = images.size();
     int[] labels = new int[n];
     float[] scores = new float[n];
@@ -128,7 +130,7 @@ public final class CheckpointPredictor implements AutoCloseable {
       int to = Math.min(n, from + batchSize);
       try (NDManager batch = model.manager().newSubManager()) {
         NDArray probabilities =
-            model.logits(Batches.inputs(batch, images, Batches.range(from, to))).softmax(1);
+            model.logits(Batches.inputs(batch, inputs, Batches.range(from, to))).softmax(1);
         NDList best = new NDList(probabilities.argMax(1), probabilities.max(new int[] {1}));
         long[] arg = best.get(0).toLongArray();
         float[] p = best.get(1).toFloatArray();

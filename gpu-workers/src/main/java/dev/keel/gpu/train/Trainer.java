@@ -10,6 +10,7 @@ import dev.keel.gpu.checkpoint.ModelCheckpoints;
 import dev.keel.gpu.gang.GangJoin;
 import dev.keel.gpu.gang.GradientExchange;
 import dev.keel.gpu.model.DataShape;
+import dev.keel.gpu.model.InputNormalization;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.TrainingHyperparameters;
 import dev.keel.storage.checkpoint.BackgroundCheckpointWriter;
@@ -79,7 +80,7 @@ public final class Trainer {
   public Trainer(
       TrainingPlan plan, LabeledExamples trainSplit, ProgressListener listener, GangJoin gang) {
     this.plan = plan.fittedTo(DataShape.of(plan.tableName(), trainSplit));
-    this.trainSplit = trainSplit;
+    this.trainSplit = InputNormalization.applied(this.plan.hyperparameters(), trainSplit);
     this.listener = listener;
     this.gang = gang;
   }

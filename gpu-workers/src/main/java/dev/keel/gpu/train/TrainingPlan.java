@@ -193,7 +193,8 @@ public record TrainingPlan(
    *     fit
    */
   public TrainingPlan fittedTo(DataShape shape) {
-    Hyperparameters fitted = shape.withTaskLoss(model.fitTo(hyperparameters, shape));
+    Hyperparameters fitted =
+        shape.withInputNormalization(shape.withTaskLoss(model.fitTo(hyperparameters, shape)));
     if (fitted.asMap().equals(hyperparameters.asMap())) {
       return this;
     }

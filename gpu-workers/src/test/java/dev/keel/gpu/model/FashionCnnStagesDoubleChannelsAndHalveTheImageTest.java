@@ -67,10 +67,69 @@ class FashionCnnStagesDoubleChannelsAndHalveTheImageTest {
   }
 
   @Test
-  void stagesOutsideOneToFourAreRefusedNamingTheField() {
-    InvalidFieldException e = assertThrows(InvalidFieldException.class, () -> build(5, 8));
-    assertEquals("hyperparameters.stages: must be in [1, 4], got 5", e.getMessage());
+  void stagesOutsideOneToEightAreRefusedNamingTheField() {
+    InvalidFieldException e = assertThrows(InvalidFieldException.class, () -> build(9, 8));
+    assertEquals("hyperparameters.stages: must be in [1, 8], got 9", e.getMessage());
     e = assertThrows(InvalidFieldException.class, () -> build(0, 8));
-    assertEquals("hyperparameters.stages: must be in [1, 4], got 0", e.getMessage());
+    assertEquals("hyperparameters.stages: must be in [1, 8], got 0", e.getMessage());
+  }
+
+  private static Hyperparameters hp(long stages) {
+    return Hyperparameters.resolve(
+        new FashionCnn(),
+        Map.of(),
+        Map.of("stages", Requests.num((double) stages), "width", Requests.num(8)));
+  }
+
+  private static DataShape images(int channels, int side) {
+    return new DataShape(
+        "file:///t v0",
+        DataShape.Kind.IMAGES,
+        side + "x" + side + " images",
+        new Shape(channels, side, side),
+        10);
+  }
+
+  @Test
+  void aFifthStageOnTwentyEightPixelImagesIsRefusedNamingHowManyFit() {
+    InvalidFieldException e =
+        assertThrows(
+            InvalidFieldException.class, () -> new FashionCnn().fitTo(hp(5), images(1, 28)));
+    assertEquals(
+        "hyperparameters.stages: 5 pooling stages halve 28x28 images to nothing; at most 4",
+        e.getMessage());
+  }
+
+  @Test
+  void itLearnsAColourTablesShapeAndBuildsForIt() {
+    FashionCnn cnn = new FashionCnn();
+    Hyperparameters fitted = cnn.fitTo(hp(5), images(3, 32));
+    assertEquals("3x32x32", fitted.getString(FashionCnn.INPUT_SHAPE));
+    assertEquals(new Shape(3, 32, 32), cnn.inputShape(fitted));
+    // fitting again is idempotent; a grey table no longer fits the recorded shape
+    assertEquals(fitted.asMap(), cnn.fitTo(fitted, images(3, 32)).asMap());
+    InvalidFieldException e =
+        assertThrows(InvalidFieldException.class, () -> cnn.fitTo(fitted, images(1, 32)));
+    assertEquals(
+        "data: table file:///t v0 holds 32x32 images, but model fashion_cnn takes images of shape"
+            + " (3, 32, 32) (hyperparameters.input_shape)",
+        e.getMessage());
+    try (NDManager m = NDManager.newBaseManager()) {
+      Block net = cnn.build(fitted);
+      net.initialize(m, DataType.FLOAT32, new Shape(2).addAll(cnn.inputShape(fitted)));
+      Shape first = net.getParameters().get(0).getValue().getArray().getShape();
+      assertEquals(new Shape(8, 3, 3, 3), first);
+      Shape logits =
+          net.forward(
+                  new ParameterStore(m, false), new NDList(m.ones(new Shape(2, 3, 32, 32))), false)
+              .singletonOrThrow()
+              .getShape();
+      assertEquals(new Shape(2, 10), logits);
+    }
+  }
+
+  @Test
+  void aCheckpointWithoutAnInputShapeTakesFashionMnistImages() {
+    assertEquals(new Shape(1, 28, 28), new FashionCnn().inputShape(hp(2)));
   }
 }

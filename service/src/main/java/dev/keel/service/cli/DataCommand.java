@@ -2,6 +2,8 @@ package dev.keel.service.cli;
 
 import com.google.protobuf.util.JsonFormat;
 import dev.keel.api.v1.DataHistory;
+import dev.keel.etl.IngestActivitiesImpl;
+import dev.keel.etl.fashionmnist.TintedFashionMnist;
 import dev.keel.etl.history.DataTableHistory;
 import dev.keel.etl.history.DataTableList;
 import dev.keel.service.data.DataTableListing;
@@ -15,7 +17,11 @@ import picocli.CommandLine.Parameters;
     name = "data",
     mixinStandardHelpOptions = true,
     description = "Data tables written by the ETL stage.",
-    subcommands = {DataCommand.ListTables.class, DataCommand.Describe.class})
+    subcommands = {
+      DataCommand.ListTables.class,
+      DataCommand.Describe.class,
+      DataCommand.TintedFashion.class
+    })
 final class DataCommand implements Runnable {
   @Override
   public void run() {
@@ -80,6 +86,50 @@ final class DataCommand implements Runnable {
           json
               ? JsonFormat.printer().preservingProtoFieldNames().print(h) + "\n"
               : DataTableHistory.render(h));
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "tinted-fashion",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Writes a colour image folder made from Fashion-MNIST (no download): each image resized and tinted with"
+            + " its class's hue, jittered.",
+        "The layout is <dir>/{train,test}/<class>/<row>.png, for a source {format: image_folder, image_mode: rgb}."
+      })
+  static final class TintedFashion implements Callable<Integer> {
+    @Option(names = "--to", required = true, paramLabel = "DIR", description = "Where to write.")
+    java.nio.file.Path to;
+
+    @Option(
+        names = "--size",
+        defaultValue = "32",
+        description = "Side of the square images, 8..512 (default: ${DEFAULT-VALUE}).")
+    int size;
+
+    @Option(
+        names = "--per-class",
+        defaultValue = "0",
+        paramLabel = "N",
+        description =
+            "The first N images of each class in each split; 0 for all 70,000 (default: ${DEFAULT-VALUE}).")
+    int perClass;
+
+    @Option(
+        names = "--fashion-mnist",
+        paramLabel = "DIR",
+        defaultValue = IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR,
+        description = "The Fashion-MNIST IDX files (default: ${DEFAULT-VALUE}).")
+    java.nio.file.Path fashionMnist;
+
+    @Override
+    public Integer call() throws java.io.IOException {
+      long t0 = System.nanoTime();
+      TintedFashionMnist.Written w = TintedFashionMnist.write(fashionMnist, to, size, perClass);
+      System.out.printf(
+          "wrote %d train and %d test %dx%d colour images to %s in %.1f s%n",
+          w.train(), w.test(), size, size, to, (System.nanoTime() - t0) / 1e9);
       return 0;
     }
   }

@@ -3,6 +3,7 @@ package dev.keel.service.model;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.Value;
 import dev.keel.api.config.Splits;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.ModelVersion;
@@ -21,6 +22,7 @@ import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Map;
 
 /**
  * {@code keel model export}: a registered TorchScript model as the two files serving tools take:
@@ -76,7 +78,9 @@ public final class ModelExport {
     replace(
         json,
         JSON.writerWithDefaultPrettyPrinter()
-            .writeValueAsBytes(description(version, model, test, sha256)));
+            .writeValueAsBytes(
+                description(
+                    version, model, test, sha256, checkpoint.metadata().hyperparameters())));
     return new Exported(modelPt, json, module.length, sha256);
   }
 
@@ -92,7 +96,11 @@ public final class ModelExport {
   }
 
   private static ObjectNode description(
-      ModelVersion version, ModelSpec model, LabeledExamples data, String sha256) {
+      ModelVersion version,
+      ModelSpec model,
+      LabeledExamples data,
+      String sha256,
+      Map<String, Value> hyperparameters) {
     ObjectNode root = JSON.createObjectNode();
     root.put("name", version.getName());
     root.put("version", version.getVersion());
@@ -107,9 +115,23 @@ public final class ModelExport {
       shape.add(d);
     }
     input.put("dtype", "float32");
-    if (data instanceof LabeledImages) {
+    if (data instanceof LabeledImages images) {
       input.put("layout", "NCHW");
-      input.put("values", "pixels scaled to [0, 1] (value / 255), no further normalisation");
+      input.put(
+          "channels",
+          images.channels() == 3
+              ? "rgb"
+              : images.channels() == 1 ? "grey" : Integer.toString(images.channels()));
+      String mean = text(hyperparameters, "input_mean");
+      if (mean.isEmpty()) {
+        input.put("values", "pixels scaled to [0, 1] (value / 255), no further normalisation");
+      } else {
+        input.put(
+            "values", "pixels scaled to [0, 1] (value / 255), then per channel (x - mean) / std");
+        ObjectNode normalize = input.putObject("normalize");
+        numbers(normalize.putArray("mean"), mean);
+        numbers(normalize.putArray("std"), text(hyperparameters, "input_std"));
+      }
     } else if (data instanceof LabeledFeatures features) {
       input.put("layout", "N,features");
       input.put("values", "the features as stored in the table, in this order");
@@ -127,6 +149,17 @@ public final class ModelExport {
     lineage.put("data", version.getData().getUri() + " v" + version.getData().getVersion());
     lineage.put("checkpoint", version.getCheckpoint().getUri());
     return root;
+  }
+
+  private static String text(Map<String, Value> hyperparameters, String name) {
+    Value v = hyperparameters.get(name);
+    return v == null ? "" : v.getStringValue().strip();
+  }
+
+  private static void numbers(ArrayNode out, String list) {
+    for (String x : list.split("\\s*,\\s*")) {
+      out.add(Double.parseDouble(x));
+    }
   }
 
   private static void replace(Path target, byte[] bytes) throws IOException {

@@ -125,11 +125,18 @@ final class ModelFitCheck {
       case FASHION_MNIST:
         return Optional.of(
             images(
-                uri.isEmpty() ? IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR : uri, 28, 28, 10));
+                uri.isEmpty() ? IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR : uri,
+                1,
+                28,
+                28,
+                10));
       case IMAGE_FOLDER:
         return uri.isEmpty() || uri.startsWith("s3://")
             ? Optional.empty()
-            : imageFolder(uri, source.getImageSize());
+            : imageFolder(
+                uri,
+                source.getImageSize(),
+                source.getImageMode() == DataSource.ImageMode.rgb ? 3 : 1);
       case CSV:
       case PARQUET:
         // only the kind is known before the ETL, not the feature count of an unnamed list nor the
@@ -154,7 +161,8 @@ final class ModelFitCheck {
   /**
    * The shape the ingest will write: {@code image_size}, else the first image's size in path order.
    */
-  private static Optional<DataShape> imageFolder(String uri, String imageSize) throws IOException {
+  private static Optional<DataShape> imageFolder(String uri, String imageSize, int channels)
+      throws IOException {
     if (!Files.isDirectory(SourceFiles.localPath(uri))) {
       return Optional.empty();
     }
@@ -189,6 +197,7 @@ final class ModelFitCheck {
       return Optional.of(
           images(
               where + " (image_size " + imageSize + ")",
+              channels,
               Integer.parseInt(hw[0]),
               Integer.parseInt(hw[1]),
               classes.size()));
@@ -200,17 +209,18 @@ final class ModelFitCheck {
     return Optional.of(
         images(
             where + " (first image " + first.relative() + ")",
+            channels,
             image.getHeight(),
             image.getWidth(),
             classes.size()));
   }
 
-  private static DataShape images(String where, int height, int width, int classes) {
+  private static DataShape images(String where, int channels, int height, int width, int classes) {
     return new DataShape(
         where,
         DataShape.Kind.IMAGES,
-        height + "x" + width + " images",
-        new Shape(1, height, width),
+        height + "x" + width + (channels == 3 ? " rgb" : "") + " images",
+        new Shape(channels, height, width),
         classes,
         SOURCE);
   }

@@ -130,6 +130,53 @@ class PipelineRequestValidatorTest {
   }
 
   @Test
+  void imageModeAndNormalizeAreForImageSourcesAndTheModeTakesItsWords() {
+    ConfigValidationException e =
+        assertThrows(
+            ConfigValidationException.class,
+            () ->
+                LOADER.fromJson(
+                    """
+        {"source": {"format": "csv", "uri": "rows.csv", "label_column": "y", "image_mode": "rgb",
+                    "normalize": true},
+         "target_table": "t",
+         "experiment": {"searcher": {"name": "single", "metric": "m", "max_length": {"batches": 1}}}}
+        """));
+    assertEquals(
+        List.of(
+            "source.image_mode: only for image_folder sources (csv has its own channels)",
+            "source.normalize: only for image sources (tabular_mlp standardizes features itself:"
+                + " hyperparameter standardize)"),
+        e.problems().stream().map(ConfigProblem::toString).toList());
+    e =
+        assertThrows(
+            ConfigValidationException.class,
+            () ->
+                LOADER.fromYaml(
+                    """
+        source: {format: image_folder, uri: pics, image_mode: colour}
+        target_table: t
+        experiment: {searcher: {name: single, metric: m, max_length: {batches: 1}}}
+        """));
+    assertEquals(
+        List.of("source.image_mode: unknown value 'colour' (expected grey|rgb)"),
+        e.problems().stream().map(ConfigProblem::toString).toList());
+    // the words it takes load, on an image folder and (normalize) on Fashion-MNIST
+    LOADER.fromYaml(
+        """
+        source: {format: image_folder, uri: pics, image_mode: rgb, normalize: true, image_size: 32x32}
+        target_table: t
+        experiment: {searcher: {name: single, metric: m, max_length: {batches: 1}}}
+        """);
+    LOADER.fromYaml(
+        """
+        source: {format: fashion_mnist, normalize: true}
+        target_table: t
+        experiment: {searcher: {name: single, metric: m, max_length: {batches: 1}}}
+        """);
+  }
+
+  @Test
   void aRegressionSourceIsRefusedByPipelinesUntilTheirScoringTakesIt() {
     ConfigValidationException e =
         assertThrows(

@@ -117,8 +117,10 @@ public final class FashionCnn implements KeelModel {
       throw new InvalidFieldException(
           "hyperparameters." + STAGES,
           stages
-              + " pooling stages halve "
+              + " pooling stages halve the "
               + data.examples()
+              + " of "
+              + data.subject()
               + " to nothing; at most "
               + (31 - Integer.numberOfLeadingZeros(smaller)));
     }

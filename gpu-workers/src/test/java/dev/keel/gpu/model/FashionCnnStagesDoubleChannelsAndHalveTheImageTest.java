@@ -96,7 +96,8 @@ class FashionCnnStagesDoubleChannelsAndHalveTheImageTest {
         assertThrows(
             InvalidFieldException.class, () -> new FashionCnn().fitTo(hp(5), images(1, 28)));
     assertEquals(
-        "hyperparameters.stages: 5 pooling stages halve 28x28 images to nothing; at most 4",
+        "hyperparameters.stages: 5 pooling stages halve the 28x28 images of table file:///t v0 to"
+            + " nothing; at most 4",
         e.getMessage());
   }
 

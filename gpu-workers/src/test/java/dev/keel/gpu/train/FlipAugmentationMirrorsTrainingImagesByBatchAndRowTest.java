@@ -108,8 +108,8 @@ class FlipAugmentationMirrorsTrainingImagesByBatchAndRowTest {
                     images(),
                     1));
     assertEquals(
-        "hyperparameters.augment: unknown augmentation 'rotate' (accepts: none, flip, shift, or a list such as"
-            + " flip,shift)",
+        "hyperparameters.augment: unknown augmentation 'rotate' (accepts: none, flip, shift, crop, or a list"
+            + " such as flip,crop)",
         e.getMessage());
     e =
         assertThrows(

@@ -82,7 +82,11 @@ final class ModelFitCheck {
       model.fitTo(hyperparameters, shape.get());
       return List.of();
     } catch (InvalidFieldException e) {
-      return List.of(new ConfigProblem("experiment.model", e.problem()));
+      // a model that does not take the data, or a hyperparameter the data rules out
+      return List.of(
+          new ConfigProblem(
+              e.field().equals("data") ? "experiment.model" : "experiment." + e.field(),
+              e.problem()));
     } catch (IOException | RuntimeException | LinkageError e) {
       // not readable here (or no DJL in this process): the ingest and the trials report it
       return List.of();

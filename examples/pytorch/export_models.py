@@ -2,13 +2,16 @@
 
     python export_models.py --out models
 
-writes, for each width a search may pick, a residual CNN for images (models/cnn-w8.pt,
-models/cnn-w16.pt; 1 x 28 x 28 Fashion-MNIST images, 10 classes) and an MLP for tabular rows
-(models/mlp-h32.pt, models/mlp-h64.pt; 49 features, 10 classes). A pipeline names them with a
-placeholder, model: {torchscript: examples/pytorch/models/cnn-w{width}.pt}, and searches over width.
+writes, for each width a search may pick, a residual CNN for grey images (models/cnn-w8.pt,
+models/cnn-w16.pt; 1 x 28 x 28 Fashion-MNIST images, 10 classes), the same CNN for colour images
+(models/rgb-cnn-w8.pt, models/rgb-cnn-w16.pt; 3 channels of any size, e.g. the 32 x 32 images
+`keel data tinted-fashion` writes) and an MLP for tabular rows (models/mlp-h32.pt,
+models/mlp-h64.pt; 49 features, 10 classes). A pipeline names them with a placeholder,
+model: {torchscript: examples/pytorch/models/cnn-w{width}.pt}, and searches over width.
 
-Keel feeds images as float32 (N, C, H, W) with pixels scaled to [0, 1] and feature rows as (N, F);
-a model returns logits (N, classes). The weights each file holds are the trial's first weights
+Keel feeds images as float32 (N, C, H, W) with pixels scaled to [0, 1] (then normalised per
+channel when the source says normalize: true) and feature rows as (N, F); a model returns logits
+(N, classes). The CNN pools globally, so one file takes images of any size. The weights each file holds are the trial's first weights
 (model.init: file, the default), so seeding here makes runs repeatable.
 """
 import argparse
@@ -76,6 +79,8 @@ def main() -> None:
     for width in (8, 16):
         torch.manual_seed(args.seed)
         export(SmallResNet(1, width, 10), os.path.join(args.out, f"cnn-w{width}.pt"))
+        torch.manual_seed(args.seed)
+        export(SmallResNet(3, width, 10), os.path.join(args.out, f"rgb-cnn-w{width}.pt"))
     for hidden in (32, 64):
         torch.manual_seed(args.seed)
         export(Mlp(49, hidden, 10), os.path.join(args.out, f"mlp-h{hidden}.pt"))

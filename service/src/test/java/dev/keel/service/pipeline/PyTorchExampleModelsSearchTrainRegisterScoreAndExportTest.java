@@ -12,10 +12,14 @@ import dev.keel.api.v1.DriftReport;
 import dev.keel.api.v1.ModelStage;
 import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineResult;
+import dev.keel.etl.IngestActivitiesImpl;
+import dev.keel.etl.fashionmnist.TintedFashionMnist;
 import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.model.ModelExport;
 import dev.keel.service.model.ModelTable;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
+import dev.keel.tables.DeltaTables;
+import dev.keel.tables.dataset.ImageNormalization;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.temporal.client.WorkflowOptions;
 import java.nio.file.Files;
@@ -155,5 +159,72 @@ class PyTorchExampleModelsSearchTrainRegisterScoreAndExportTest {
     List<ConfigProblem> missing = ModelFitCheck.problems(request);
     assertEquals(1, missing.size(), missing.toString());
     assertTrue(missing.get(0).message().contains("width=16"), missing.toString());
+  }
+
+  /**
+   * The colour example file as the README runs it, shortened: a tinted Fashion-MNIST folder, RGB
+   * and normalised at ETL, searched over the example's colour CNN widths with flips and crops,
+   * trained on, registered and scored; the export says what to feed the module and stock PyTorch
+   * runs it.
+   */
+  @Test
+  void theColourExamplePipelineTrainsOnNormalisedRgbImagesAndExportsItsStatistics()
+      throws Exception {
+    Path incoming = Files.createDirectories(stack.storage.resolve("incoming"));
+    Path folder = incoming.resolve("tinted-fashion");
+    TintedFashionMnist.write(
+        Path.of(IngestActivitiesImpl.DEFAULT_FASHION_MNIST_DIR), folder, 32, 100);
+    Path models = TorchScriptFixtureFiles.exampleModels(incoming.resolve("colour-models"));
+    String yaml =
+        Files.readString(
+                TorchScriptFixtureFiles.repoRoot()
+                    .resolve("examples/pytorch/tinted-fashion-resnet-pipeline.yaml"))
+            .replace("uri: data/tinted-fashion", "uri: " + folder)
+            .replace("examples/pytorch/models/", models + "/")
+            .replace("vals: [0.001, 0.003]", "vals: [0.003]")
+            .replace("{batches: 300}", "{batches: 60}")
+            .replace("{batches: 600}", "{batches: 150}");
+    PipelineRequest request = ExperimentConfigLoaders.pipelineLoader().fromYaml(yaml);
+    assertEquals(List.of(), ModelFitCheck.problems(request), "each width takes 3x32x32 images");
+    // the grey files do not: named at submission with both shapes
+    List<ConfigProblem> grey =
+        ModelFitCheck.problems(
+            ExperimentConfigLoaders.pipelineLoader()
+                .fromYaml(yaml.replace("/rgb-cnn-w{width}", "/cnn-w{width}")));
+    assertFalse(grey.isEmpty());
+    assertTrue(grey.get(0).toString().contains("32x32 rgb images"), grey.toString());
+
+    PipelineResult result = run(yaml);
+    assertEquals(1000, result.getInference().getRows());
+    assertTrue(
+        result.getInference().getAccuracy() > 0.5,
+        "test accuracy " + result.getInference().getAccuracy() + " (chance 0.1)");
+    VerifiedCheckpoint registered = VerifiedCheckpoint.open(result.getModel().getCheckpoint());
+    ImageNormalization table =
+        ImageNormalization.fromProperties(
+            DeltaTables.snapshotAt(
+                    DeltaTables.defaultEngine(),
+                    result.getData().getUri(),
+                    result.getData().getVersion())
+                .getTableProperties());
+    assertFalse(table.isNone());
+    assertEquals(
+        ImageNormalization.format(table.mean()),
+        registered.metadata().hyperparameters().get("input_mean").getStringValue(),
+        "the registered model feeds its module the table's statistics");
+
+    ModelExport.Exported out = ModelExport.write(result.getModel(), stack.storage.resolve("rgb"));
+    JsonNode input = new ObjectMapper().readTree(out.description().toFile()).get("input");
+    assertEquals("[-1,3,32,32]", input.get("shape").toString());
+    assertEquals("rgb", input.get("channels").asText());
+    assertEquals(3, input.get("normalize").get("mean").size());
+    assertEquals(table.std()[2], input.get("normalize").get("std").get(2).floatValue());
+    String shape =
+        TorchScriptFixtureFiles.python(
+            "-c",
+            "import torch, sys; m = torch.jit.load(sys.argv[1]).eval();"
+                + " print(tuple(m(torch.zeros(2, 3, 32, 32)).shape))",
+            out.model().toString());
+    assertEquals("(2, 10)", shape.strip());
   }
 }

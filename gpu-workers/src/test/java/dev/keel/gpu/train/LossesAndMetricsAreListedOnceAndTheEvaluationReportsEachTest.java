@@ -42,6 +42,7 @@ class LossesAndMetricsAreListedOnceAndTheEvaluationReportsEachTest {
             "validation_mae",
             "validation_r2",
             "validation_rmse",
+            "validation_roc_auc",
             "validation_top5_accuracy"),
         ValidationMetrics.names());
     assertSame(ValidationMetrics.ACCURACY, ValidationMetrics.of("accuracy").orElseThrow());
@@ -93,6 +94,7 @@ class LossesAndMetricsAreListedOnceAndTheEvaluationReportsEachTest {
               "validation_accuracy",
               "validation_loss",
               "validation_macro_f1",
+              "validation_roc_auc",
               "validation_top5_accuracy"),
           reported.keySet().stream().sorted().collect(Collectors.toList()));
       for (Metric metric : ValidationMetrics.of(Task.CLASSIFICATION)) {

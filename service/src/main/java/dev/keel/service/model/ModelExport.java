@@ -11,6 +11,8 @@ import dev.keel.storage.checkpoint.CheckpointFiles;
 import dev.keel.storage.checkpoint.TorchScriptArchive;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.tables.DeltaDatasetReader;
+import dev.keel.tables.DeltaTables;
+import dev.keel.tables.TableSchemas;
 import dev.keel.tables.dataset.LabeledExamples;
 import dev.keel.tables.dataset.LabeledFeatures;
 import dev.keel.tables.dataset.LabeledImages;
@@ -22,6 +24,7 @@ import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -142,13 +145,27 @@ public final class ModelExport {
     output.put("kind", "logits");
     output.put("apply", "softmax over axis 1 for class probabilities; argmax for the class");
     ArrayNode classes = root.putArray("classes");
-    data.classNames().forEach(classes::add);
+    classNames(version, data).forEach(classes::add);
     ObjectNode lineage = root.putObject("trained_from");
     lineage.put("torchscript", model.getTorchscriptFile());
     lineage.put("sha256", model.getTorchscriptSha256());
     lineage.put("data", version.getData().getUri() + " v" + version.getData().getVersion());
     lineage.put("checkpoint", version.getCheckpoint().getUri());
     return root;
+  }
+
+  /** The table's class names; image rows carry none in memory, so its properties tell them. */
+  private static List<String> classNames(ModelVersion version, LabeledExamples data) {
+    if (!data.classNames().isEmpty()) {
+      return data.classNames();
+    }
+    Map<String, String> properties =
+        DeltaTables.snapshotAt(
+                DeltaTables.defaultEngine(),
+                version.getData().getUri(),
+                version.getData().getVersion())
+            .getTableProperties();
+    return LabeledFeatures.names(properties.get(TableSchemas.CLASS_NAMES_PROPERTY));
   }
 
   private static String text(Map<String, Value> hyperparameters, String name) {

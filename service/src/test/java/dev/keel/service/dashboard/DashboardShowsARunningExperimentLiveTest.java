@@ -253,9 +253,10 @@ class DashboardShowsARunningExperimentLiveTest {
     }
     assertEquals(List.of("train_loss", "validation_loss"), strings(trial.get("lossSeries")));
     assertEquals(
-        List.of("accuracy", "validation_macro_f1", "validation_top5_accuracy"),
+        List.of(
+            "accuracy", "validation_macro_f1", "validation_roc_auc", "validation_top5_accuracy"),
         strings(trial.get("validationSeries")),
-        "accuracy = validation_accuracy, one line; macro F1 and top-5 accuracy a line each");
+        "accuracy = validation_accuracy, one line; macro F1, ROC AUC and top-5 accuracy a line each");
     List<String> trialCheckpoints = new ArrayList<>();
     rows("checkpoints", id).stream()
         .filter(c -> c.get("trial_id").equals(1L))

@@ -217,6 +217,11 @@ class PyTorchExampleModelsSearchTrainRegisterScoreAndExportTest {
     JsonNode input = new ObjectMapper().readTree(out.description().toFile()).get("input");
     assertEquals("[-1,3,32,32]", input.get("shape").toString());
     assertEquals("rgb", input.get("channels").asText());
+    assertEquals(
+        "[\"ankle_boot\",\"bag\",\"coat\",\"dress\",\"pullover\",\"sandal\",\"shirt\",\"sneaker\","
+            + "\"t_shirt_top\",\"trouser\"]",
+        new ObjectMapper().readTree(out.description().toFile()).get("classes").toString(),
+        "the folder's class names, label i the i-th");
     assertEquals(3, input.get("normalize").get("mean").size());
     assertEquals(table.std()[2], input.get("normalize").get("std").get(2).floatValue());
     String shape =

@@ -12,12 +12,13 @@ public final class ValidationMetrics {
   public static final Metric LOSS = new MeanLoss();
   public static final Metric TOP5_ACCURACY = new TopKAccuracy(5);
   public static final Metric MACRO_F1 = new MacroF1();
+  public static final Metric ROC_AUC = new MacroRocAuc();
   public static final Metric MAE = new RegressionMetric(RegressionMetric.Kind.MAE);
   public static final Metric RMSE = new RegressionMetric(RegressionMetric.Kind.RMSE);
   public static final Metric R2 = new RegressionMetric(RegressionMetric.Kind.R2);
 
   private static final List<Metric> ALL =
-      List.of(ACCURACY, LOSS, TOP5_ACCURACY, MACRO_F1, MAE, RMSE, R2);
+      List.of(ACCURACY, LOSS, TOP5_ACCURACY, MACRO_F1, ROC_AUC, MAE, RMSE, R2);
 
   private ValidationMetrics() {}
 

@@ -121,6 +121,36 @@ class LossesAndMetricsGiveHandComputedValuesTest {
         ValidationMetrics.of(Task.REGRESSION));
   }
 
+  @Test
+  void rocAucRanksEachClassAgainstTheRestAndCountsTiesHalf() {
+    try (NDManager m = NDManager.newBaseManager()) {
+      // two classes, logits (0, s): class 1's probability rises with s. Labels 0, 0, 1, 1 with
+      // s = 0.1, 0.4, 0.35, 0.8: of the 4 (positive, negative) pairs 3 are ordered right, so 0.75
+      // for class 1, and for class 0 (the same pairs reversed): macro 0.75
+      float[][] logits = {{0, 0.1f}, {0, 0.4f}, {0, 0.35f}, {0, 0.8f}};
+      assertEquals(
+          0.75,
+          classification(m, ValidationMetrics.ROC_AUC, logits, new long[] {0, 0, 1, 1}),
+          1e-12);
+      // equal scores: a tie counts one half
+      assertEquals(
+          0.5,
+          classification(
+              m, ValidationMetrics.ROC_AUC, new float[][] {{0, 1}, {0, 1}}, new long[] {0, 1}),
+          1e-12);
+      // three classes, class 2 never labelled: left out; classes 0 and 1 perfectly ranked
+      assertEquals(
+          1.0,
+          classification(
+              m,
+              ValidationMetrics.ROC_AUC,
+              new float[][] {{5, 0, 0}, {4, 1, 0}, {0, 5, 1}},
+              new long[] {0, 0, 1}),
+          1e-12);
+    }
+    assertFalse(ValidationMetrics.ROC_AUC.smallerIsBetter());
+  }
+
   private static double twoBatches(NDManager m, Metric metric, float[] p, float[] y) {
     Metric.Tally t = metric.start();
     int half = p.length / 2;

@@ -169,8 +169,11 @@ public final class TrainingActivitiesImpl implements TrainingActivities {
       TrainResult result =
           new Trainer(plan, data, heartbeats, gangJoin(request, plan, me, ctx)).run().toProto();
       String last = result.getCheckpoint().getUuid();
-      return result.toBuilder()
-          .addAllPeriodicCheckpoints(
+      TrainResult.Builder out = result.toBuilder();
+      if (!plan.modelSpec().getTorchscriptSha256().isEmpty()) {
+        out.setModel(plan.modelSpec());
+      }
+      return out.addAllPeriodicCheckpoints(
               heartbeats.written().stream().filter(c -> !c.getUuid().equals(last)).toList())
           .setAttempt(ctx.getInfo().getAttempt())
           .addRanks(me)

@@ -92,6 +92,15 @@ public final class TrialReport {
     out.append("hyperparameters: ")
         .append(String.join(", ", hparams.values()))
         .append(System.lineSeparator());
+    JsonNode model = trial.path("model");
+    if (!model.path("torchscript_sha256").asText("").isEmpty()) {
+      out.append("model: ")
+          .append(model.path("torchscript_file").asText())
+          .append(" (sha256 ")
+          .append(model.path("torchscript_sha256").asText())
+          .append(")")
+          .append(System.lineSeparator());
+    }
     trial
         .path("ranks")
         .forEach(

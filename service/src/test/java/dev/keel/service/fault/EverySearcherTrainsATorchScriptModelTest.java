@@ -7,6 +7,7 @@ import dev.keel.api.v1.CheckpointRef;
 import dev.keel.api.v1.ExperimentResult;
 import dev.keel.api.v1.ExperimentRunOptions;
 import dev.keel.api.v1.ExperimentState;
+import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.TrialState;
 import dev.keel.service.pipeline.TorchScriptFixtureFiles;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
@@ -39,6 +40,7 @@ class EverySearcherTrainsATorchScriptModelTest {
 
   private static FaultStack stack;
   private static Path model;
+  private static String sha256;
 
   @BeforeAll
   static void startStack() throws Exception {
@@ -46,6 +48,11 @@ class EverySearcherTrainsATorchScriptModelTest {
     model =
         TorchScriptFixtureFiles.cnn(
             Files.createTempDirectory("torchscript-searchers").resolve("cnn.pt"), 1, 28, 10, 4);
+    sha256 =
+        java.util.HexFormat.of()
+            .formatHex(
+                java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(Files.readAllBytes(model)));
   }
 
   @AfterAll
@@ -81,10 +88,11 @@ class EverySearcherTrainsATorchScriptModelTest {
         continue;
       }
       CheckpointRef checkpoint = t.getLatestCheckpoint();
-      assertEquals(
-          model.toString(),
-          VerifiedCheckpoint.open(checkpoint).metadata().model().getTorchscriptFile(),
-          t.toString());
+      ModelSpec pinned = VerifiedCheckpoint.open(checkpoint).metadata().model();
+      assertEquals(model.toString(), pinned.getTorchscriptFile(), t.toString());
+      // the trial records the file and its SHA-256 as the checkpoint does
+      assertEquals(pinned.getTorchscriptFile(), t.getModel().getTorchscriptFile(), t.toString());
+      assertEquals(sha256, t.getModel().getTorchscriptSha256(), t.toString());
       trained++;
     }
     assertTrue(trained >= 2, searcher + " completed " + trained + " trials: " + result.getState());

@@ -91,6 +91,9 @@ final class TrialBook {
         if (!t.hasBestMetric() || better(v.getMetric(), t.getBestMetric())) {
           t.setBestMetric(v.getMetric());
         }
+        if (v.hasModel()) {
+          t.setModel(v.getModel());
+        }
         catalog.validation(t.getTrialId(), v);
       }
       case EXIT -> {

@@ -121,19 +121,26 @@ final class TrialProgress {
         || (smallerIsBetter ? metric < state.getBestMetric() : metric > state.getBestMetric())) {
       state.setBestMetric(metric);
     }
+    if (result.hasModel()) {
+      state.setModel(result.getModel());
+    }
+    TrialReport.Validation.Builder validation =
+        TrialReport.Validation.newBuilder()
+            .setLength(length.toProto())
+            .setMetric(metric)
+            .putAllMetrics(reportedMetrics(result))
+            .setCheckpoint(result.getCheckpoint())
+            .setBatches(result.getBatches())
+            .setRestarts(state.getRestarts())
+            .addAllRanks(result.getRanksList())
+            .addAllPeriodicCheckpoints(result.getPeriodicCheckpointsList());
+    if (result.hasModel()) {
+      validation.setModel(result.getModel());
+    }
     return TrialReport.newBuilder()
         .setTrialId(state.getTrialId())
         .setIntermediate(length.isShorterThan(target))
-        .setValidation(
-            TrialReport.Validation.newBuilder()
-                .setLength(length.toProto())
-                .setMetric(metric)
-                .putAllMetrics(reportedMetrics(result))
-                .setCheckpoint(result.getCheckpoint())
-                .setBatches(result.getBatches())
-                .setRestarts(state.getRestarts())
-                .addAllRanks(result.getRanksList())
-                .addAllPeriodicCheckpoints(result.getPeriodicCheckpointsList()))
+        .setValidation(validation)
         .build();
   }
 

@@ -68,6 +68,11 @@ class ColourImageFoldersBecomeNormalisedRgbTablesTest {
     ImageIO.write(img, "png", file.toFile());
   }
 
+  private static LabeledImages split(String table, String split) {
+    return (LabeledImages)
+        new DeltaDatasetReader().readExamples(TableRef.newBuilder().setUri(table).build(), split);
+  }
+
   @Test
   void aWideImageIsResizedToCoverTheSquareAndItsCentreCroppedIntoThreePlanes() throws Exception {
     Path src = root.resolve("src");
@@ -84,10 +89,7 @@ class ColourImageFoldersBecomeNormalisedRgbTablesTest {
                 table));
 
     assertEquals("3x8x8", TableRows.properties(table, 0).get(TableSchemas.IMAGE_SHAPE_PROPERTY));
-    LabeledImages train =
-        (LabeledImages)
-            new DeltaDatasetReader()
-                .readExamples(TableRef.newBuilder().setUri(table).build(), Splits.TRAIN);
+    LabeledImages train = split(table, Splits.TRAIN);
     assertEquals(3, train.channels());
     assertArrayEquals(new long[] {3, 8, 8}, train.exampleShape());
     // the middle 8 of 16 columns survive the crop: all green, no red or blue at the edges
@@ -97,10 +99,7 @@ class ColourImageFoldersBecomeNormalisedRgbTablesTest {
       assertEquals(255, px[64 + k] & 0xFF, "green at " + k);
       assertEquals(0, px[128 + k] & 0xFF, "blue at " + k);
     }
-    LabeledImages test =
-        (LabeledImages)
-            new DeltaDatasetReader()
-                .readExamples(TableRef.newBuilder().setUri(table).build(), Splits.TEST);
+    LabeledImages test = split(table, Splits.TEST);
     byte[] grey = test.pixels();
     for (int k = 0; k < 64; k++) {
       assertEquals(grey[k], grey[64 + k]);
@@ -125,10 +124,7 @@ class ColourImageFoldersBecomeNormalisedRgbTablesTest {
 
     Map<String, String> props = TableRows.properties(table, 0);
     assertEquals("3x12x12", props.get(TableSchemas.IMAGE_SHAPE_PROPERTY));
-    LabeledImages train =
-        (LabeledImages)
-            new DeltaDatasetReader()
-                .readExamples(TableRef.newBuilder().setUri(table).build(), Splits.TRAIN);
+    LabeledImages train = split(table, Splits.TRAIN);
     assertEquals(40, train.size());
     // the statistics by hand, over the training rows only
     double[] sum = new double[3];
@@ -164,10 +160,7 @@ class ColourImageFoldersBecomeNormalisedRgbTablesTest {
       assertEquals(1, q / 5760, 1e-3, "normalised variance of channel " + c);
     }
     // the test split is read with the same (training) numbers
-    LabeledImages test =
-        (LabeledImages)
-            new DeltaDatasetReader()
-                .readExamples(TableRef.newBuilder().setUri(table).build(), Splits.TEST);
+    LabeledImages test = split(table, Splits.TEST);
     assertEquals(recorded, test.normalization());
   }
 

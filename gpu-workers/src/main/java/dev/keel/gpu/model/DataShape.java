@@ -102,6 +102,27 @@ public record DataShape(
     return hp;
   }
 
+  /**
+   * The refusal of a model that does not take these examples: {@code data: <subject> holds
+   * <examples>, but model <model> takes <takes>}.
+   */
+  public InvalidFieldException notTakenBy(String model, String takes) {
+    return new InvalidFieldException(
+        "data", subject() + " holds " + examples + ", but model " + model + " takes " + takes);
+  }
+
+  /**
+   * @throws InvalidFieldException ({@code data}) when the table has more classes than a model with
+   *     {@code outputs} outputs predicts
+   */
+  public void requireAtMostClasses(String model, int outputs) {
+    if (classes > outputs) {
+      throw new InvalidFieldException(
+          "data",
+          subject() + " has " + classes + " classes, but model " + model + " predicts " + outputs);
+    }
+  }
+
   /** What the shape is of, as messages name it: {@code table file:///…/iris v3}. */
   public String subject() {
     return source + " " + table;

@@ -87,29 +87,11 @@ public final class FashionCnn implements KeelModel {
   public Hyperparameters fitTo(Hyperparameters hp, DataShape data) {
     boolean set = !hp.getString(INPUT_SHAPE).isBlank();
     if (data.kind() != DataShape.Kind.IMAGES || (set && !data.example().equals(inputShape(hp)))) {
-      throw new InvalidFieldException(
-          "data",
-          data.subject()
-              + " holds "
-              + data.examples()
-              + ", but model "
-              + NAME
-              + " takes "
-              + (set
-                  ? "images of shape " + inputShape(hp) + " (hyperparameters.input_shape)"
-                  : "images"));
+      throw data.notTakenBy(
+          NAME,
+          set ? "images of shape " + inputShape(hp) + " (hyperparameters.input_shape)" : "images");
     }
-    if (data.classes() > numClasses()) {
-      throw new InvalidFieldException(
-          "data",
-          data.subject()
-              + " has "
-              + data.classes()
-              + " classes, but model "
-              + NAME
-              + " predicts "
-              + numClasses());
-    }
+    data.requireAtMostClasses(NAME, numClasses());
     Shape example = data.example();
     int smaller = (int) Math.min(example.get(1), example.get(2));
     int stages = hp.getInt(STAGES);

@@ -68,27 +68,9 @@ public interface KeelModel {
    */
   default Hyperparameters fitTo(Hyperparameters hyperparameters, DataShape data) {
     if (data.kind() != DataShape.Kind.IMAGES || !data.example().equals(inputShape())) {
-      throw new InvalidFieldException(
-          "data",
-          data.subject()
-              + " holds "
-              + data.examples()
-              + ", but model "
-              + name()
-              + " takes images of shape "
-              + inputShape());
+      throw data.notTakenBy(name(), "images of shape " + inputShape());
     }
-    if (data.classes() > numClasses()) {
-      throw new InvalidFieldException(
-          "data",
-          data.subject()
-              + " has "
-              + data.classes()
-              + " classes, but model "
-              + name()
-              + " predicts "
-              + numClasses());
-    }
+    data.requireAtMostClasses(name(), numClasses());
     return hyperparameters;
   }
 

@@ -87,30 +87,15 @@ public final class TabularMlp implements KeelModel {
   @Override
   public Hyperparameters fitTo(Hyperparameters hp, DataShape data) {
     if (data.kind() != DataShape.Kind.FEATURES) {
-      throw new InvalidFieldException(
-          "data",
-          data.subject()
-              + " holds "
-              + data.examples()
-              + ", but model "
-              + NAME
-              + " takes feature vectors (a labeled-features table); images need an image model such as fashion_cnn");
+      throw data.notTakenBy(
+          NAME,
+          "feature vectors (a labeled-features table); images need an image model such as"
+              + " fashion_cnn");
     }
     int features = Math.toIntExact(data.example().get(0));
     int declared = hp.getInt(FEATURES);
     if (declared != 0 && declared != features) {
-      throw new InvalidFieldException(
-          "data",
-          data.subject()
-              + " holds "
-              + data.examples()
-              + ", but model "
-              + NAME
-              + " takes "
-              + declared
-              + " features (hyperparameters."
-              + FEATURES
-              + ")");
+      throw data.notTakenBy(NAME, declared + " features (hyperparameters." + FEATURES + ")");
     }
     int classes = hp.getInt(CLASSES);
     if (data.regression()) {

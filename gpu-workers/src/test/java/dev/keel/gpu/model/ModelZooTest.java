@@ -69,8 +69,9 @@ class ModelZooTest {
                     new FashionCnn(), Map.of(), Map.of("foo", Requests.num(1))));
     assertEquals("hyperparameters.foo", e.field());
     assertEquals(
-        "hyperparameters.foo: not used by model fashion_cnn (accepts: augment, batch_size, dropout, hidden, label_smoothing, loss, lr,"
-            + " lr_decay_batches, lr_min, lr_schedule, momentum, optimizer, stages, weight_decay, width)",
+        "hyperparameters.foo: not used by model fashion_cnn (accepts: augment, batch_size, dropout, hidden, input_mean,"
+            + " input_shape, input_std, label_smoothing, loss, lr, lr_decay_batches, lr_min, lr_schedule, momentum,"
+            + " optimizer, stages, weight_decay, width)",
         e.getMessage());
   }
 

@@ -15,8 +15,9 @@ public final class TableSchemas {
 
   /**
    * Labeled images: {@code id} long, {@code label} int, {@code split} string ("train"/"test"),
-   * {@code image} binary (rows*cols bytes, row-major, one unsigned byte per pixel). The image
-   * column is last so that statistics cover only the first three columns.
+   * {@code image} binary (channels*rows*cols bytes: one row-major plane per channel, one unsigned
+   * byte per pixel; the shape in {@link #IMAGE_SHAPE_PROPERTY}). The image column is last so that
+   * statistics cover only the first three columns.
    */
   public static final StructType LABELED_IMAGES =
       new StructType()
@@ -25,7 +26,10 @@ public final class TableSchemas {
           .add("split", StringType.STRING, false)
           .add("image", BinaryType.BINARY, false);
 
-  /** Table property holding the image shape of a labeled-images table, e.g. {@code 28x28}. */
+  /**
+   * Table property holding the image shape of a labeled-images table: {@code HxW} for grey-scale
+   * (e.g. {@code 28x28}), {@code CxHxW} for more channels (e.g. {@code 3x32x32}).
+   */
   public static final String IMAGE_SHAPE_PROPERTY = "keel.image.shape";
 
   /**

@@ -10,13 +10,14 @@ import java.util.Map;
  * ModelSpec.class} (user classes, which need a public no-argument constructor).
  *
  * <p>The block takes a batch of examples, images {@code (N, C, H, W)} with pixels scaled to {@code
- * [0, 1]} or feature vectors {@code (N, features)}, and returns logits {@code (N, numClasses)}.
- * Image models need implement nothing about data: the defaults accept an images table whose image
- * shape is {@link #inputShape()} and whose labels fit {@link #numClasses()}. A model whose input
- * depends on the table (e.g. {@code tabular_mlp}) overrides {@link #fitTo}, {@link
- * #inputShape(Hyperparameters)} and, to learn input statistics, {@link #fitInputs}. Every
- * hyperparameter a trial may set must be declared in {@link #hyperparameterDefaults()} (or be one
- * of {@link TrainingHyperparameters#DEFAULTS}); anything else is rejected before training starts.
+ * [0, 1]} (then normalised per channel, see {@link InputNormalization}) or feature vectors {@code
+ * (N, features)}, and returns logits {@code (N, numClasses)}. Image models need implement nothing
+ * about data: the defaults accept an images table whose image shape is {@link #inputShape()} and
+ * whose labels fit {@link #numClasses()}. A model whose input depends on the table (e.g. {@code
+ * tabular_mlp}) overrides {@link #fitTo}, {@link #inputShape(Hyperparameters)} and, to learn input
+ * statistics, {@link #fitInputs}. Every hyperparameter a trial may set must be declared in {@link
+ * #hyperparameterDefaults()} (or be one of {@link TrainingHyperparameters#DEFAULTS}); anything else
+ * is rejected before training starts.
  */
 public interface KeelModel {
 

@@ -7,7 +7,8 @@ import dev.keel.tables.dataset.LabeledExamples;
 
 /**
  * Turns rows of {@link LabeledExamples} into tensors: inputs {@code (N, example shape…)} (images
- * {@code (N, 1, H, W)} in [0, 1], feature vectors {@code (N, features)}), labels int64.
+ * {@code (N, C, H, W)}, pixels in [0, 1] or normalised per channel, feature vectors {@code (N,
+ * features)}), labels int64.
  */
 public final class Batches {
   private Batches() {}

@@ -94,8 +94,8 @@ final class DataCommand implements Runnable {
       name = "tinted-fashion",
       mixinStandardHelpOptions = true,
       description = {
-        "Writes a colour image folder made from Fashion-MNIST (no download): each image resized and tinted with"
-            + " its class's hue, jittered.",
+        "Writes a folder of colour images made from Fashion-MNIST, tinted by class, without downloading.",
+        "Each image is resized and tinted with its class's hue, moved by a random amount (the same each run).",
         "The layout is <dir>/{train,test}/<class>/<row>.png, for a source {format: image_folder, image_mode: rgb}."
       })
   static final class TintedFashion implements Callable<Integer> {

@@ -3,10 +3,10 @@ package dev.keel.tables.dataset;
 import java.util.List;
 
 /**
- * One split of a labeled table in memory, whatever one example is: a grey-scale image ({@link
- * LabeledImages}) or a vector of features ({@link LabeledFeatures}). Training, validation and
- * scoring see only this view: ids, labels, the shape of one example, and the examples of given rows
- * as floats, so the trainer does not care which kind of table it reads.
+ * One split of a labeled table in memory, whatever one example is: an image ({@link LabeledImages})
+ * or a vector of features ({@link LabeledFeatures}). Training, validation and scoring see only this
+ * view: ids, labels, the shape of one example, and the examples of given rows as floats, so the
+ * trainer does not care which kind of table it reads.
  */
 public sealed interface LabeledExamples permits LabeledImages, LabeledFeatures {
 
@@ -27,7 +27,7 @@ public sealed interface LabeledExamples permits LabeledImages, LabeledFeatures {
   }
 
   /**
-   * Shape of one example without the batch axis: {@code (1, rows, cols)} for images, {@code
+   * Shape of one example without the batch axis: {@code (channels, rows, cols)} for images, {@code
    * (features)} for vectors.
    */
   long[] exampleShape();
@@ -37,7 +37,8 @@ public sealed interface LabeledExamples permits LabeledImages, LabeledFeatures {
 
   /**
    * Examples {@code rows[0], rows[1], …} as model input, one after the other ({@code rows.length *
-   * exampleSize()} floats): pixels scaled to [0, 1], features as stored.
+   * exampleSize()} floats): pixels scaled to [0, 1] (then normalised per channel when the images
+   * say so), features as stored.
    */
   float[] floats(int[] rows);
 

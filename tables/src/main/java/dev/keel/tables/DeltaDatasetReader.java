@@ -153,6 +153,14 @@ public final class DeltaDatasetReader implements DatasetReader {
     return result;
   }
 
+  /**
+   * The table properties of a version: what it records about its rows (shape, classes, image
+   * statistics).
+   */
+  public Map<String, String> properties(TableRef table) {
+    return DeltaTables.snapshotAt(engine, table.getUri(), table.getVersion()).getTableProperties();
+  }
+
   private static LabeledFeatures features(
       TableRef table, Map<String, String> properties, Growing out) {
     List<String> names = LabeledFeatures.names(properties.get(TableSchemas.FEATURE_NAMES_PROPERTY));

@@ -11,7 +11,6 @@ import dev.keel.storage.checkpoint.CheckpointFiles;
 import dev.keel.storage.checkpoint.TorchScriptArchive;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.tables.DeltaDatasetReader;
-import dev.keel.tables.DeltaTables;
 import dev.keel.tables.TableSchemas;
 import dev.keel.tables.dataset.LabeledExamples;
 import dev.keel.tables.dataset.LabeledFeatures;
@@ -159,12 +158,7 @@ public final class ModelExport {
     if (!data.classNames().isEmpty()) {
       return data.classNames();
     }
-    Map<String, String> properties =
-        DeltaTables.snapshotAt(
-                DeltaTables.defaultEngine(),
-                version.getData().getUri(),
-                version.getData().getVersion())
-            .getTableProperties();
+    Map<String, String> properties = new DeltaDatasetReader().properties(version.getData());
     return LabeledFeatures.names(properties.get(TableSchemas.CLASS_NAMES_PROPERTY));
   }
 

@@ -18,7 +18,7 @@ import dev.keel.search.ExperimentConfigLoaders;
 import dev.keel.service.model.ModelExport;
 import dev.keel.service.model.ModelTable;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
-import dev.keel.tables.DeltaTables;
+import dev.keel.tables.DeltaDatasetReader;
 import dev.keel.tables.dataset.ImageNormalization;
 import dev.keel.workflows.pipeline.PipelineWorkflow;
 import io.temporal.client.WorkflowOptions;
@@ -201,12 +201,7 @@ class PyTorchExampleModelsSearchTrainRegisterScoreAndExportTest {
         "test accuracy " + result.getInference().getAccuracy() + " (chance 0.1)");
     VerifiedCheckpoint registered = VerifiedCheckpoint.open(result.getModel().getCheckpoint());
     ImageNormalization table =
-        ImageNormalization.fromProperties(
-            DeltaTables.snapshotAt(
-                    DeltaTables.defaultEngine(),
-                    result.getData().getUri(),
-                    result.getData().getVersion())
-                .getTableProperties());
+        ImageNormalization.fromProperties(new DeltaDatasetReader().properties(result.getData()));
     assertFalse(table.isNone());
     assertEquals(
         ImageNormalization.format(table.mean()),

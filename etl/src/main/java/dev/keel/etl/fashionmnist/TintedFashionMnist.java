@@ -1,9 +1,8 @@
 package dev.keel.etl.fashionmnist;
 
+import dev.keel.etl.images.ImageFolderReader;
 import dev.keel.tables.dataset.LabeledImages;
 import java.awt.Color;
-import java.awt.Graphics2D;
-import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -103,7 +102,10 @@ public final class TintedFashionMnist {
     return total;
   }
 
-  /** Image {@code i} resized, each pixel the tint scaled by the pixel's grey value. */
+  /**
+   * Image {@code i} resized as an image folder's ingest resizes, each pixel the tint scaled by the
+   * pixel's grey value.
+   */
   static BufferedImage tinted(LabeledImages images, int i, int size, Color tint) {
     int rows = images.rows();
     int cols = images.cols();
@@ -115,17 +117,7 @@ public final class TintedFashionMnist {
             cols,
             rows,
             java.util.Arrays.copyOfRange(images.pixels(), i * rows * cols, (i + 1) * rows * cols));
-    BufferedImage scaled = new BufferedImage(size, size, BufferedImage.TYPE_BYTE_GRAY);
-    Graphics2D g = scaled.createGraphics();
-    try {
-      g.setRenderingHint(
-          RenderingHints.KEY_INTERPOLATION, RenderingHints.VALUE_INTERPOLATION_BILINEAR);
-      g.drawImage(grey, 0, 0, size, size, null);
-    } finally {
-      g.dispose();
-    }
-    byte[] v = new byte[size * size];
-    scaled.getRaster().getDataElements(0, 0, size, size, v);
+    byte[] v = ImageFolderReader.grey(grey, size, size);
     BufferedImage out = new BufferedImage(size, size, BufferedImage.TYPE_INT_RGB);
     int[] rgb = new int[size * size];
     for (int k = 0; k < rgb.length; k++) {

@@ -117,7 +117,7 @@ public final class ImageFolderReader {
    * Grey-scale bytes at {@code height x width}: copied as they are when already so, else drawn
    * (converted, resized and cropped).
    */
-  static byte[] grey(BufferedImage img, int height, int width) {
+  public static byte[] grey(BufferedImage img, int height, int width) {
     BufferedImage g =
         img.getType() == BufferedImage.TYPE_BYTE_GRAY
                 && img.getHeight() == height

@@ -7,11 +7,13 @@ import com.google.protobuf.Value;
 import dev.keel.api.config.Splits;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.ModelVersion;
+import dev.keel.gpu.model.InputNormalization;
 import dev.keel.storage.checkpoint.CheckpointFiles;
 import dev.keel.storage.checkpoint.TorchScriptArchive;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.tables.DeltaDatasetReader;
 import dev.keel.tables.TableSchemas;
+import dev.keel.tables.dataset.ImageNormalization;
 import dev.keel.tables.dataset.LabeledExamples;
 import dev.keel.tables.dataset.LabeledFeatures;
 import dev.keel.tables.dataset.LabeledImages;
@@ -124,15 +126,24 @@ public final class ModelExport {
           images.channels() == 3
               ? "rgb"
               : images.channels() == 1 ? "grey" : Integer.toString(images.channels()));
-      String mean = text(hyperparameters, "input_mean");
-      if (mean.isEmpty()) {
+      ImageNormalization normalization =
+          ImageNormalization.parse(
+              text(hyperparameters, InputNormalization.MEAN),
+              text(hyperparameters, InputNormalization.STD),
+              InputNormalization.MEAN,
+              InputNormalization.STD);
+      if (normalization.isNone()) {
         input.put("values", "pixels scaled to [0, 1] (value / 255), no further normalisation");
       } else {
         input.put(
             "values", "pixels scaled to [0, 1] (value / 255), then per channel (x - mean) / std");
         ObjectNode normalize = input.putObject("normalize");
-        numbers(normalize.putArray("mean"), mean);
-        numbers(normalize.putArray("std"), text(hyperparameters, "input_std"));
+        ArrayNode mean = normalize.putArray("mean");
+        ArrayNode std = normalize.putArray("std");
+        for (int c = 0; c < normalization.channels(); c++) {
+          mean.add(normalization.mean()[c]);
+          std.add(normalization.std()[c]);
+        }
       }
     } else if (data instanceof LabeledFeatures features) {
       input.put("layout", "N,features");
@@ -165,12 +176,6 @@ public final class ModelExport {
   private static String text(Map<String, Value> hyperparameters, String name) {
     Value v = hyperparameters.get(name);
     return v == null ? "" : v.getStringValue().strip();
-  }
-
-  private static void numbers(ArrayNode out, String list) {
-    for (String x : list.split("\\s*,\\s*")) {
-      out.add(Double.parseDouble(x));
-    }
   }
 
   private static void replace(Path target, byte[] bytes) throws IOException {

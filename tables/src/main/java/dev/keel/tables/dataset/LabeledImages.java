@@ -122,8 +122,10 @@ public record LabeledImages(
           buf[dst + k] = (pixels[src + k] & 0xFF) * (1f / 255f);
         }
       } else {
-        for (int k = 0; k < px; k++) {
-          buf[dst + k] = normalization.apply(pixels[src + k] & 0xFF, k / plane);
+        for (int c = 0, k = 0; c < channels; c++) {
+          for (int end = k + plane; k < end; k++) {
+            buf[dst + k] = normalization.apply(pixels[src + k] & 0xFF, c);
+          }
         }
       }
     }

@@ -30,7 +30,8 @@ record Decoded(
     int width,
     float[][] features,
     List<String> featureNames,
-    float[] values) {
+    float[] values,
+    float[][] targets) {
 
   static Decoded images(
       int[] labels,
@@ -51,6 +52,7 @@ record Decoded(
         width,
         null,
         List.of(),
+        null,
         null);
   }
 
@@ -61,7 +63,18 @@ record Decoded(
       float[][] features,
       List<String> featureNames) {
     return new Decoded(
-        labels.length, labels, splits, classNames, null, 0, 0, 0, features, featureNames, null);
+        labels.length,
+        labels,
+        splits,
+        classNames,
+        null,
+        0,
+        0,
+        0,
+        features,
+        featureNames,
+        null,
+        null);
   }
 
   /** Feature vectors labelled with values (regression): a float label column, no classes. */
@@ -78,7 +91,42 @@ record Decoded(
         0,
         features,
         featureNames,
-        values);
+        values,
+        null);
+  }
+
+  /**
+   * Feature vectors with several yes/no labels (multilabel): a float array label of one target in
+   * [0, 1] per label; {@code labelNames} become the table's class names.
+   */
+  static Decoded multilabel(
+      float[][] targets,
+      List<String> labelNames,
+      String[] splits,
+      float[][] features,
+      List<String> featureNames) {
+    return new Decoded(
+        targets.length,
+        new int[targets.length],
+        splits,
+        labelNames,
+        null,
+        0,
+        0,
+        0,
+        features,
+        featureNames,
+        null,
+        targets);
+  }
+
+  boolean isMultilabel() {
+    return targets != null;
+  }
+
+  /** What the label is: {@code classification}, {@code regression} or {@code multilabel}. */
+  String task() {
+    return isMultilabel() ? "multilabel" : isValued() ? "regression" : "classification";
   }
 
   boolean isValued() {
@@ -90,9 +138,13 @@ record Decoded(
   }
 
   StructType schema() {
-    return isImages()
-        ? TableSchemas.LABELED_IMAGES
-        : isValued() ? TableSchemas.VALUED_FEATURES : TableSchemas.LABELED_FEATURES;
+    if (isImages()) {
+      return TableSchemas.LABELED_IMAGES;
+    }
+    if (isMultilabel()) {
+      return TableSchemas.MULTILABEL_FEATURES;
+    }
+    return isValued() ? TableSchemas.VALUED_FEATURES : TableSchemas.LABELED_FEATURES;
   }
 
   String imageShape() {
@@ -113,8 +165,8 @@ record Decoded(
     } else {
       p.put(TableSchemas.FEATURE_NAMES_PROPERTY, String.join(",", featureNames));
     }
-    if (isValued()) {
-      p.put(TableSchemas.TASK_PROPERTY, "regression");
+    if (isValued() || isMultilabel()) {
+      p.put(TableSchemas.TASK_PROPERTY, task());
     }
     if (!classNames.isEmpty()) {
       p.put(TableSchemas.CLASS_NAMES_PROPERTY, String.join(",", classNames));
@@ -138,7 +190,8 @@ record Decoded(
         width,
         features,
         featureNames,
-        values);
+        values,
+        targets);
   }
 
   /** Only the rows {@code keep} (ascending row indices), in their order. */
@@ -147,11 +200,15 @@ record Decoded(
     int[] lab = new int[n];
     String[] spl = new String[n];
     float[] val = values == null ? null : new float[n];
+    float[][] tgt = targets == null ? null : new float[n][];
     for (int k = 0; k < n; k++) {
       lab[k] = labels[keep[k]];
       spl[k] = splits[keep[k]];
       if (val != null) {
         val[k] = values[keep[k]];
+      }
+      if (tgt != null) {
+        tgt[k] = targets[keep[k]];
       }
     }
     if (isImages()) {
@@ -161,13 +218,13 @@ record Decoded(
         System.arraycopy(pixels, keep[k] * size, px, k * size, size);
       }
       return new Decoded(
-          n, lab, spl, classNames, px, channels, height, width, null, featureNames, null);
+          n, lab, spl, classNames, px, channels, height, width, null, featureNames, null, null);
     }
     float[][] f = new float[n][];
     for (int k = 0; k < n; k++) {
       f[k] = features[keep[k]];
     }
-    return new Decoded(n, lab, spl, classNames, null, 0, 0, 0, f, featureNames, val);
+    return new Decoded(n, lab, spl, classNames, null, 0, 0, 0, f, featureNames, val, tgt);
   }
 
   /**
@@ -215,6 +272,12 @@ record Decoded(
         val[k] = values[rowsOf[k]];
       }
       c.add("label", val);
+    } else if (targets != null) {
+      float[][] tgt = new float[n][];
+      for (int k = 0; k < n; k++) {
+        tgt[k] = targets[rowsOf[k]];
+      }
+      c.add("label", tgt);
     } else {
       c.add("label", lab);
     }
@@ -242,10 +305,23 @@ record Decoded(
     return m;
   }
 
-  /** Rows per class name; none for values, which are no classes. */
+  /**
+   * Rows per class name (for multilabel: rows whose target of the label is at least 0.5); none for
+   * values, which are no classes.
+   */
   Map<String, Long> rowsPerLabel() {
     Map<String, Long> m = new TreeMap<>();
     if (isValued()) {
+      return m;
+    }
+    if (isMultilabel()) {
+      for (int j = 0; j < classNames.size(); j++) {
+        long positives = 0;
+        for (float[] t : targets) {
+          positives += t[j] >= 0.5f ? 1 : 0;
+        }
+        m.put(classNames.get(j), positives);
+      }
       return m;
     }
     for (int l : labels) {

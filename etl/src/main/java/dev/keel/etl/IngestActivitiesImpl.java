@@ -22,6 +22,8 @@ import dev.keel.etl.images.ImageFolderReader;
 import dev.keel.etl.source.SourceFiles;
 import dev.keel.etl.tabular.CsvSource;
 import dev.keel.etl.tabular.LabelClasses;
+import dev.keel.etl.tabular.LabelColumns;
+import dev.keel.etl.tabular.MultilabelTargets;
 import dev.keel.etl.tabular.ParquetSource;
 import dev.keel.etl.tabular.TabularReader;
 import dev.keel.etl.tabular.TabularRows;
@@ -369,31 +371,61 @@ public final class IngestActivitiesImpl implements IngestActivities {
 
   private static Decoded tabular(
       DataSource source, SourceFiles files, HashSplit hash, BadRecords bad, TabularReader reader) {
-    if (source.getLabelColumn().isBlank()) {
+    LabelColumns labelColumns = LabelColumns.of(source);
+    if (labelColumns.names().isEmpty() || labelColumns.names().get(0).isBlank()) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "source.label_column is required for " + source.getFormat(),
+          labelColumns.field()
+              + " is required for "
+              + source.getFormat()
+              + (source.getTask() == Task.multilabel ? " with task multilabel" : ""),
           FailureTypes.INVALID_ARGUMENT);
     }
-    if (source.getTask() == Task.multilabel) {
+    for (String c : labelColumns.names()) {
+      if (source.getTask() == Task.multilabel
+          && (c.isBlank()
+              || c.contains(",")
+              || labelColumns.names().indexOf(c) != labelColumns.names().lastIndexOf(c))) {
+        // the table's label names are one comma-separated property, each naming one target
+        throw ApplicationFailure.newNonRetryableFailure(
+            "source.label_columns: '" + c + "' is empty, repeated or holds a comma",
+            FailureTypes.INVALID_ARGUMENT);
+      }
+    }
+    if (source.getTask() != Task.multilabel && source.getLabelColumnsCount() > 0) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "source.task multilabel is not supported yet (classification|regression)",
+          "source.label_columns: only for task multilabel; "
+              + source.getTask()
+              + " takes one"
+              + " label_column",
           FailureTypes.INVALID_ARGUMENT);
     }
-    if (source.getTask() == Task.regression && source.getLabelLimitsCount() > 0) {
+    if (source.getTask() != Task.classification
+        && source.getTask() != Task.TASK_UNSPECIFIED
+        && source.getLabelLimitsCount() > 0) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "source.label_limits: a regression source's labels are values, not classes to limit",
+          "source.label_limits: a "
+              + source.getTask()
+              + " source's labels are not one class per row to limit",
           FailureTypes.INVALID_ARGUMENT);
     }
     Charset charset = charset(source);
     TabularRows rows =
         reader.read(
             files.files(),
-            source.getLabelColumn(),
+            labelColumns,
             source.getFeatureColumnsList(),
             charset,
             source.getEncoding(),
             hash,
             bad);
+    if (source.getTask() == Task.multilabel) {
+      return Decoded.multilabel(
+          MultilabelTargets.of(labelColumns, rows),
+          labelColumns.names(),
+          rows.splits(),
+          rows.features(),
+          rows.featureNames());
+    }
     if (source.getTask() == Task.regression) {
       return Decoded.valued(
           values(source.getLabelColumn(), rows),
@@ -489,15 +521,17 @@ public final class IngestActivitiesImpl implements IngestActivities {
               + "], the source's "
               + data.featureNames();
     }
-    boolean tableValued = "regression".equals(props.get(TableSchemas.TASK_PROPERTY));
-    if (why == null && !data.isImages() && tableValued != data.isValued()) {
-      why =
-          "its task is "
-              + (tableValued ? "regression" : "classification")
-              + ", the source's "
-              + (data.isValued() ? "regression" : "classification");
+    String tableTask = props.getOrDefault(TableSchemas.TASK_PROPERTY, "classification");
+    if (why == null && !data.isImages() && !tableTask.equals(data.task())) {
+      why = "its task is " + tableTask + ", the source's " + data.task();
     }
     String classes = props.get(TableSchemas.CLASS_NAMES_PROPERTY);
+    if (why == null
+        && data.isMultilabel()
+        && !String.join(",", data.classNames()).equals(classes)) {
+      // a target's place is its label: other label columns would shift every row's meaning
+      why = "its labels are [" + classes + "], the source's " + data.classNames();
+    }
     if (why == null && classes != null && !data.classNames().isEmpty()) {
       List<String> tableClasses = List.of(classes.split(",", -1));
       if (!tableClasses.equals(data.classNames())) {
@@ -640,6 +674,9 @@ public final class IngestActivitiesImpl implements IngestActivities {
     if (s.getTask() == Task.regression) {
       // only then, like the options below: a regression table of the same files is other rows
       options += "\ntask:regression";
+    }
+    if (s.getTask() == Task.multilabel) {
+      options += "\ntask:multilabel:" + String.join(",", s.getLabelColumnsList());
     }
     if (s.getLabelLimitsCount() > 0) {
       // only then, so that the keys of ingests without limits stay those recorded in existing

@@ -96,6 +96,21 @@ public final class SourceCheck {
                       + TabularRows.headerSays(columns)
                       + ")"));
         }
+        for (int i = 0; i < source.getLabelColumnsCount(); i++) {
+          String c = source.getLabelColumns(i);
+          if (!c.isBlank() && !columns.contains(c)) {
+            out.add(
+                new ConfigProblem(
+                    "source.label_columns[" + i + "]",
+                    "'"
+                        + c
+                        + "' is not a column of "
+                        + first
+                        + " ("
+                        + TabularRows.headerSays(columns)
+                        + ")"));
+          }
+        }
         for (String f : source.getFeatureColumnsList()) {
           if (!columns.contains(f)) {
             out.add(

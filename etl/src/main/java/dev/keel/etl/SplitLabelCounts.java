@@ -6,6 +6,7 @@ import dev.keel.tables.SplitCounter;
 import dev.keel.tables.TableSchemas;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.engine.Engine;
+import io.delta.kernel.types.IntegerType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -59,11 +60,17 @@ public final class SplitLabelCounts {
   }
 
   /**
-   * Whether {@link #of(Engine, Snapshot)} can count the version (it has split and label columns).
+   * Whether {@link #of(Engine, Snapshot)} can count the version: it has a split and a class label
+   * column (a regression's float or a multilabel's array label names no class to count by).
    */
   public static boolean countable(Snapshot snapshot) {
-    return snapshot.getSchema().indexOf(SplitCounter.SPLIT) >= 0
-        && snapshot.getSchema().indexOf("label") >= 0;
+    return snapshot.getSchema().indexOf(SplitCounter.SPLIT) >= 0 && hasClassLabels(snapshot);
+  }
+
+  /** Whether the version's {@code label} column holds class numbers. */
+  public static boolean hasClassLabels(Snapshot snapshot) {
+    int label = snapshot.getSchema().indexOf("label");
+    return label >= 0 && snapshot.getSchema().at(label).getDataType() instanceof IntegerType;
   }
 
   /**

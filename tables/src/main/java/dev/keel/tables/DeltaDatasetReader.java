@@ -19,6 +19,8 @@ import io.delta.kernel.engine.Engine;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.expressions.Literal;
 import io.delta.kernel.expressions.Predicate;
+import io.delta.kernel.types.ArrayType;
+import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.FloatType;
 import io.delta.kernel.types.StructType;
 import java.io.IOException;
@@ -88,13 +90,18 @@ public final class DeltaDatasetReader implements DatasetReader {
               + tableSchema.fieldNames()
               + ")");
     }
-    // a float label is a regression table's value; an int one a class
-    boolean valued =
-        !images
-            && tableSchema.indexOf("label") >= 0
-            && tableSchema.get("label").getDataType() instanceof FloatType;
+    // a float label is a regression table's value, a float array a multilabel table's targets; an
+    // int one a class
+    DataType labelType =
+        tableSchema.indexOf("label") >= 0 ? tableSchema.get("label").getDataType() : null;
+    boolean multilabel = !images && labelType instanceof ArrayType;
+    boolean valued = !images && (labelType instanceof FloatType || multilabel);
     StructType readSchema =
-        images ? IMAGES_READ_SCHEMA : valued ? TableSchemas.VALUED_ROWS_READ : FEATURES_READ_SCHEMA;
+        images
+            ? IMAGES_READ_SCHEMA
+            : multilabel
+                ? TableSchemas.MULTILABEL_ROWS_READ
+                : valued ? TableSchemas.VALUED_ROWS_READ : FEATURES_READ_SCHEMA;
     for (String col : readSchema.fieldNames()) {
       if (tableSchema.indexOf(col) < 0) {
         throw new IllegalArgumentException(
@@ -114,8 +121,21 @@ public final class DeltaDatasetReader implements DatasetReader {
     Predicate splitIs = new Predicate("=", new Column("split"), Literal.ofString(split));
     Scan scan = snapshot.getScanBuilder().withReadSchema(readSchema).withFilter(splitIs).build();
 
+    List<String> labelNames =
+        LabeledFeatures.names(properties.get(TableSchemas.CLASS_NAMES_PROPERTY));
+    if (multilabel && labelNames.isEmpty()) {
+      throw new IllegalArgumentException(
+          "table "
+              + table.getUri()
+              + " v"
+              + table.getVersion()
+              + ": a multilabel table (an array label) needs its label names in the table property "
+              + TableSchemas.CLASS_NAMES_PROPERTY);
+    }
     Growing out =
-        images ? Growing.images(shape[0] * shape[1] * shape[2]) : Growing.features(valued);
+        images
+            ? Growing.images(shape[0] * shape[1] * shape[2])
+            : Growing.features(valued, multilabel ? labelNames.size() : 0);
     int files;
     try {
       files =
@@ -188,6 +208,15 @@ public final class DeltaDatasetReader implements DatasetReader {
               + " features but rows have "
               + width);
     }
+    if (out.values != null && out.arrayLabels) {
+      return LabeledFeatures.multilabel(
+          out.ids,
+          out.values,
+          LabeledFeatures.names(properties.get(TableSchemas.CLASS_NAMES_PROPERTY)),
+          out.floats,
+          width,
+          names);
+    }
     if (out.values != null) {
       return LabeledFeatures.valued(out.ids, out.values, out.floats, width, names);
     }
@@ -227,6 +256,9 @@ public final class DeltaDatasetReader implements DatasetReader {
     long[] ids = new long[1 << 12];
     int[] labels = new int[1 << 12];
     float[] values;
+    // floats of values per row; arrayLabels: read from a float array (multilabel), else one float
+    int valueWidth = 1;
+    boolean arrayLabels;
     byte[] bytes;
     float[] floats;
     int width;
@@ -244,9 +276,15 @@ public final class DeltaDatasetReader implements DatasetReader {
       return new Growing(true, imageBytes);
     }
 
-    static Growing features(boolean valued) {
+    /**
+     * @param valued whether the label is a float (regression) or a float array (multilabel)
+     * @param arrayWidth the length of every row's float array label; 0 when it is no array
+     */
+    static Growing features(boolean valued, int arrayWidth) {
       Growing g = new Growing(false, -1);
-      g.values = valued ? new float[g.ids.length] : null;
+      g.arrayLabels = arrayWidth > 0;
+      g.valueWidth = Math.max(1, arrayWidth);
+      g.values = valued ? new float[g.ids.length * g.valueWidth] : null;
       return g;
     }
 
@@ -269,10 +307,13 @@ public final class DeltaDatasetReader implements DatasetReader {
         if (images) {
           addImage(id.getLong(r), label.getInt(r), example.getBinary(r), table);
         } else {
+          if (arrayLabels) {
+            addTargets(id.getLong(r), label.isNullAt(r) ? null : label.getArray(r), table);
+          }
           addFeatures(
               id.getLong(r),
               values != null ? 0 : label.getInt(r),
-              values != null ? label.getFloat(r) : 0,
+              values != null && !arrayLabels ? label.getFloat(r) : 0,
               example.isNullAt(r) ? null : example.getArray(r),
               table);
         }
@@ -298,6 +339,36 @@ public final class DeltaDatasetReader implements DatasetReader {
       ids[n] = rowId;
       labels[n] = rowLabel;
       n++;
+    }
+
+    /** A multilabel row's targets, at row {@code n} (which {@link #addFeatures} then adds). */
+    private void addTargets(long rowId, ArrayValue targets, TableRef table) {
+      int length = targets == null ? 0 : targets.getSize();
+      ColumnVector elements = targets == null ? null : targets.getElements();
+      for (int k = 0; k < length && elements != null; k++) {
+        if (elements.isNullAt(k)) {
+          length = -1;
+        }
+      }
+      if (length != valueWidth) {
+        throw new IllegalArgumentException(
+            "table "
+                + table.getUri()
+                + " v"
+                + table.getVersion()
+                + ": the label of id "
+                + rowId
+                + (length < 0 ? " has a null target" : " has " + length + " targets")
+                + ", expected "
+                + valueWidth
+                + " (one per label of "
+                + TableSchemas.CLASS_NAMES_PROPERTY
+                + ")");
+      }
+      ensure(n + 1);
+      for (int k = 0; k < valueWidth; k++) {
+        values[n * valueWidth + k] = elements.getFloat(k);
+      }
     }
 
     private void addFeatures(
@@ -339,7 +410,7 @@ public final class DeltaDatasetReader implements DatasetReader {
       }
       ids[n] = rowId;
       labels[n] = rowLabel;
-      if (this.values != null) {
+      if (this.values != null && !arrayLabels) {
         this.values[n] = rowValue;
       }
       n++;
@@ -353,7 +424,7 @@ public final class DeltaDatasetReader implements DatasetReader {
       ids = Arrays.copyOf(ids, c);
       labels = Arrays.copyOf(labels, c);
       if (values != null) {
-        values = Arrays.copyOf(values, c);
+        values = Arrays.copyOf(values, Math.multiplyExact(c, valueWidth));
       }
       if (images) {
         bytes = Arrays.copyOf(bytes, Math.multiplyExact(c, width));
@@ -375,7 +446,7 @@ public final class DeltaDatasetReader implements DatasetReader {
       }
       long[] sIds = new long[n];
       int[] sLabels = new int[n];
-      float[] sValues = values == null ? null : new float[n];
+      float[] sValues = values == null ? null : new float[n * valueWidth];
       byte[] sBytes = images ? new byte[n * w] : null;
       float[] sFloats = images ? null : new float[n * w];
       for (int k = 0; k < n; k++) {
@@ -383,7 +454,7 @@ public final class DeltaDatasetReader implements DatasetReader {
         sIds[k] = ids[i];
         sLabels[k] = labels[i];
         if (values != null) {
-          sValues[k] = values[i];
+          System.arraycopy(values, i * valueWidth, sValues, k * valueWidth, valueWidth);
         }
         if (images) {
           System.arraycopy(bytes, i * w, sBytes, k * w, w);

@@ -57,8 +57,22 @@ public final class TableSchemas {
           .add("features", new ArrayType(FloatType.FLOAT, false), false);
 
   /**
+   * Feature vectors with several yes/no labels ({@code source.task: multilabel}): as {@link
+   * #LABELED_FEATURES} with a {@code label} array of one float target in [0, 1] per label, every
+   * row as long as {@link #CLASS_NAMES_PROPERTY} names labels; {@link #TASK_PROPERTY} is {@code
+   * multilabel}.
+   */
+  public static final StructType MULTILABEL_FEATURES =
+      new StructType()
+          .add("id", LongType.LONG, false)
+          .add("label", new ArrayType(FloatType.FLOAT, false), false)
+          .add("split", StringType.STRING, false)
+          .add("features", new ArrayType(FloatType.FLOAT, false), false);
+
+  /**
    * Table property: what a labeled table's label is, {@code classification} (a class index; the
-   * meaning of a table without it) or {@code regression} (a float value).
+   * meaning of a table without it), {@code regression} (a float value) or {@code multilabel} (an
+   * array of float targets, one per label).
    */
   public static final String TASK_PROPERTY = "keel.task";
 
@@ -107,6 +121,14 @@ public final class TableSchemas {
       new StructType()
           .add("id", LongType.LONG)
           .add("label", IntegerType.INTEGER)
+          .add("split", StringType.STRING)
+          .add("features", new ArrayType(FloatType.FLOAT, true));
+
+  /** What readers of a {@link #MULTILABEL_FEATURES} table read. */
+  public static final StructType MULTILABEL_ROWS_READ =
+      new StructType()
+          .add("id", LongType.LONG)
+          .add("label", new ArrayType(FloatType.FLOAT, true))
           .add("split", StringType.STRING)
           .add("features", new ArrayType(FloatType.FLOAT, true));
 

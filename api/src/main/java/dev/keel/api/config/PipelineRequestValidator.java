@@ -11,6 +11,7 @@ import dev.keel.api.v1.PipelineRequest;
 import dev.keel.api.v1.PipelineReuse;
 import dev.keel.api.v1.Promotion;
 import dev.keel.api.v1.Task;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -218,6 +219,55 @@ public final class PipelineRequestValidator {
     }
   }
 
+  /**
+   * A tabular source's label: one {@code label_column}, or for {@code task: multilabel} the {@code
+   * label_columns}, each named once and none the split column.
+   */
+  private static void labelColumns(DataSource s, String format, Problems problems) {
+    if (s.getTask() != Task.multilabel) {
+      if (s.getLabelColumn().isBlank()) {
+        problems.add(
+            "source.label_column", "required for " + format + " (the column holding the label)");
+      }
+      if (s.getLabelColumnsCount() > 0) {
+        problems.add(
+            "source.label_columns",
+            "only for task multilabel (one label per column); "
+                + (s.getTask() == Task.regression ? "regression" : "classification")
+                + " takes one label_column");
+      }
+      return;
+    }
+    if (!s.getLabelColumn().isEmpty()) {
+      problems.add(
+          "source.label_column", "task multilabel takes label_columns (one column per label)");
+    }
+    if (s.getLabelColumnsCount() == 0) {
+      problems.add(
+          "source.label_columns", "required for task multilabel (the columns, one per label)");
+    }
+    if (s.getLabelLimitsCount() > 0) {
+      problems.add("source.label_limits", "only for classification (a class per row)");
+    }
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < s.getLabelColumnsCount(); i++) {
+      String c = s.getLabelColumns(i);
+      String field = "source.label_columns[" + i + "]";
+      if (c.isBlank()) {
+        problems.add(field, "empty column name");
+      } else if (!seen.add(c)) {
+        problems.add(field, "'" + c + "' is named twice");
+      } else if (c.contains(",")) {
+        // the table's label names are one comma-separated property
+        problems.add(field, "'" + c + "' holds a comma, which a label name cannot");
+      } else if (c.equals("split")) {
+        problems.add(field, "'split' is the column that chooses each row's split");
+      } else if (s.getFeatureColumnsList().contains(c)) {
+        problems.add(field, "'" + c + "' is also a feature column");
+      }
+    }
+  }
+
   /** The source's own fields; whether its files exist is checked at submission (I/O), not here. */
   private static void source(DataSource s, SourceFormat sourceFormat, Problems problems) {
     String format = sourceFormat.configName();
@@ -233,13 +283,13 @@ public final class PipelineRequestValidator {
       problems.add("source.task", EnumNames.unrecognized(s.getTaskValue(), Task.getDescriptor()));
     }
     if (sourceFormat.tabular()) {
-      if (s.getLabelColumn().isBlank()) {
-        problems.add(
-            "source.label_column", "required for " + format + " (the column holding the label)");
-      }
+      labelColumns(s, format, problems);
     } else {
       if (!s.getLabelColumn().isEmpty()) {
         problems.add("source.label_column", "only for csv and parquet sources");
+      }
+      if (s.getLabelColumnsCount() > 0) {
+        problems.add("source.label_columns", "only for csv and parquet sources");
       }
       if (s.getFeatureColumnsCount() > 0) {
         problems.add("source.feature_columns", "only for csv and parquet sources");

@@ -197,4 +197,65 @@ class PipelineRequestValidatorTest {
                 + " take classification tables only (the default task)"),
         e.problems().stream().map(ConfigProblem::toString).toList());
   }
+
+  @Test
+  void multilabelTakesLabelColumnsAndOtherTasksOneLabelColumn() {
+    ConfigValidationException e =
+        assertThrows(
+            ConfigValidationException.class,
+            () ->
+                LOADER.fromYaml(
+                    """
+        source:
+          format: csv
+          uri: movies.csv
+          task: multilabel
+          label_column: genre
+          label_columns: [comedy, "", comedy, split, year, "a,b"]
+          feature_columns: [year]
+          label_limits: {comedy: 3}
+        target_table: t
+        experiment: {searcher: {name: single, metric: m, max_length: {batches: 1}}}
+        """));
+    List<String> problems = e.problems().stream().map(ConfigProblem::toString).toList();
+    assertEquals(
+        List.of(
+            "source.label_column: task multilabel takes label_columns (one column per label)",
+            "source.label_limits: only for classification (a class per row)",
+            "source.label_columns[1]: empty column name",
+            "source.label_columns[2]: 'comedy' is named twice",
+            "source.label_columns[3]: 'split' is the column that chooses each row's split",
+            "source.label_columns[4]: 'year' is also a feature column",
+            "source.label_columns[5]: 'a,b' holds a comma, which a label name cannot"),
+        problems.subList(1, problems.size()),
+        "after the pipeline's refusal of the task: " + problems);
+    e =
+        assertThrows(
+            ConfigValidationException.class,
+            () ->
+                LOADER.fromYaml(
+                    """
+        source: {format: csv, uri: houses.csv, label_column: price, label_columns: [price]}
+        target_table: t
+        experiment: {searcher: {name: single, metric: m, max_length: {batches: 1}}}
+        """));
+    assertEquals(
+        List.of(
+            "source.label_columns: only for task multilabel (one label per column); classification"
+                + " takes one label_column"),
+        e.problems().stream().map(ConfigProblem::toString).toList());
+    e =
+        assertThrows(
+            ConfigValidationException.class,
+            () ->
+                LOADER.fromYaml(
+                    """
+        source: {format: image_folder, uri: pics, label_columns: [a]}
+        target_table: t
+        experiment: {searcher: {name: single, metric: m, max_length: {batches: 1}}}
+        """));
+    assertEquals(
+        List.of("source.label_columns: only for csv and parquet sources"),
+        e.problems().stream().map(ConfigProblem::toString).toList());
+  }
 }

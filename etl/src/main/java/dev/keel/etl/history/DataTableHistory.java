@@ -80,7 +80,7 @@ public final class DataTableHistory {
             .addAllWarnings(counts.warnings());
       } else {
         d.putAllRowsPerSplit(SplitCounter.count(engine, s));
-        if (s.getSchema().indexOf("label") >= 0) {
+        if (SplitLabelCounts.hasClassLabels(s)) {
           List<String> names = classNames(s);
           SplitCounter.countBy(engine, s, "label")
               .forEach(

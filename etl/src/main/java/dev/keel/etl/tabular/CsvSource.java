@@ -53,7 +53,7 @@ public final class CsvSource {
    */
   public static TabularRows read(
       List<SourceFiles.Entry> files,
-      String labelColumn,
+      LabelColumns labelColumns,
       List<String> featureColumns,
       Charset charset,
       String encoding,
@@ -62,7 +62,7 @@ public final class CsvSource {
     TabularRows rows = new TabularRows();
     for (SourceFiles.Entry f : files) {
       try {
-        readFile(f, labelColumn, featureColumns, charset, encoding, hash, bad, rows);
+        readFile(f, labelColumns, featureColumns, charset, encoding, hash, bad, rows);
       } catch (IOException | UncheckedIOException e) {
         bad.report(f.relative(), "unreadable CSV (" + e.getMessage() + ")");
       }
@@ -72,7 +72,7 @@ public final class CsvSource {
 
   private static void readFile(
       SourceFiles.Entry f,
-      String labelColumn,
+      LabelColumns labelColumns,
       List<String> featureColumns,
       Charset charset,
       String encoding,
@@ -98,10 +98,10 @@ public final class CsvSource {
         throw KeelFailure.nonRetryable(
             f.relative() + ": empty CSV file (no header line)", FailureTypes.DATASET_CORRUPT);
       }
-      TabularRows.requireColumns(f.relative(), header, labelColumn, featureColumns);
-      int label = header.indexOf(labelColumn);
+      TabularRows.requireColumns(f.relative(), header, labelColumns, featureColumns);
+      int[] label = labelColumns.names().stream().mapToInt(header::indexOf).toArray();
       int split =
-          labelColumn.equals(TabularRows.SPLIT_COLUMN)
+          labelColumns.contains(TabularRows.SPLIT_COLUMN)
               ? -1
               : header.indexOf(TabularRows.SPLIT_COLUMN);
       List<String> names = featureColumns;
@@ -122,25 +122,36 @@ public final class CsvSource {
           if (names.isEmpty()) {
             names = new ArrayList<>();
             for (int c = 0; c < header.size(); c++) {
-              if (c != label && c != split && TabularRows.number(rec.get(c), why) != null) {
+              if (!labelColumns.contains(header.get(c))
+                  && c != split
+                  && TabularRows.number(rec.get(c), why) != null) {
                 names.add(header.get(c));
               }
             }
             if (names.isEmpty()) {
               throw KeelFailure.nonRetryable(
                   f.relative()
-                      + ": no numeric feature column besides '"
-                      + labelColumn
-                      + "' (set source.feature_columns)",
+                      + ": no numeric feature column besides "
+                      + labelColumns.describe()
+                      + " (set source.feature_columns)",
                   FailureTypes.DATASET_CORRUPT);
             }
           }
           rows.featureNames(names, f.relative());
           cols = names.stream().mapToInt(header::indexOf).toArray();
         }
-        String lab = rec.get(label);
-        if (lab == null || lab.isBlank()) {
-          bad.report(where, "missing label (column '" + labelColumn + "' is empty)");
+        String[] lab = new String[label.length];
+        for (int k = 0; k < label.length && lab != null; k++) {
+          String text = rec.get(label[k]);
+          if (text == null || text.isBlank()) {
+            bad.report(
+                where, "missing label (column '" + labelColumns.names().get(k) + "' is empty)");
+            lab = null;
+          } else {
+            lab[k] = text.strip();
+          }
+        }
+        if (lab == null) {
           continue;
         }
         String s = split < 0 ? null : rec.get(split).strip();
@@ -160,7 +171,7 @@ public final class CsvSource {
           }
         }
         if (ok) {
-          rows.add(lab.strip(), TabularRows.split(s, hash, where), v, where);
+          rows.add(lab, TabularRows.split(s, hash, where), v, where);
         }
       }
     } catch (IllegalStateException | IllegalArgumentException e) {

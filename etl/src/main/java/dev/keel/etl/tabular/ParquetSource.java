@@ -47,7 +47,7 @@ public final class ParquetSource {
    */
   public static TabularRows read(
       List<SourceFiles.Entry> files,
-      String labelColumn,
+      LabelColumns labelColumns,
       List<String> featureColumns,
       Charset charset,
       String encoding,
@@ -60,17 +60,17 @@ public final class ParquetSource {
       try (ParquetFileReader r = ParquetFileReader.open(new LocalInputFile(f.path()))) {
         schema = r.getFooter().getFileMetaData().getSchema();
         List<String> columns = schema.getFields().stream().map(Type::getName).toList();
-        TabularRows.requireColumns(f.relative(), columns, labelColumn, featureColumns);
+        TabularRows.requireColumns(f.relative(), columns, labelColumns, featureColumns);
         List<String> names =
-            featureColumns.isEmpty() ? numericColumns(schema, labelColumn) : featureColumns;
+            featureColumns.isEmpty() ? numericColumns(schema, labelColumns) : featureColumns;
         if (names.isEmpty()) {
-          bad.report(f.relative(), "no numeric feature column besides '" + labelColumn + "'");
+          bad.report(f.relative(), "no numeric feature column besides " + labelColumns.describe());
           continue;
         }
         rows.featureNames(names, f.relative());
-        int label = schema.getFieldIndex(labelColumn);
+        int[] label = labelColumns.names().stream().mapToInt(schema::getFieldIndex).toArray();
         int split =
-            !labelColumn.equals(TabularRows.SPLIT_COLUMN)
+            !labelColumns.contains(TabularRows.SPLIT_COLUMN)
                     && schema.containsField(TabularRows.SPLIT_COLUMN)
                 ? schema.getFieldIndex(TabularRows.SPLIT_COLUMN)
                 : -1;
@@ -84,7 +84,8 @@ public final class ParquetSource {
             Group g = rr.read();
             String where = f.relative() + ":" + (++row);
             try {
-              readRow(g, where, label, split, cols, names, labelColumn, text, hash, bad, rows, why);
+              readRow(
+                  g, where, label, split, cols, names, labelColumns, text, hash, bad, rows, why);
             } catch (NotText e) {
               bad.report(where, e.getMessage());
             }
@@ -104,20 +105,25 @@ public final class ParquetSource {
   private static void readRow(
       Group g,
       String where,
-      int label,
+      int[] label,
       int split,
       int[] cols,
       List<String> names,
-      String labelColumn,
+      LabelColumns labelColumns,
       Text text,
       HashSplit hash,
       BadRecords bad,
       TabularRows rows,
       String[] why) {
-    String lab = text.of(g, label);
-    if (lab == null || lab.isBlank()) {
-      bad.report(where, "missing label (column '" + labelColumn + "' is null or empty)");
-      return;
+    String[] lab = new String[label.length];
+    for (int k = 0; k < label.length; k++) {
+      lab[k] = text.of(g, label[k]);
+      if (lab[k] == null || lab[k].isBlank()) {
+        bad.report(
+            where, "missing label (column '" + labelColumns.names().get(k) + "' is null or empty)");
+        return;
+      }
+      lab[k] = lab[k].strip();
     }
     String s = split < 0 ? null : text.of(g, split);
     if (split >= 0 && !Splits.known(s)) {
@@ -133,14 +139,14 @@ public final class ParquetSource {
       }
       v[c] = x;
     }
-    rows.add(lab.strip(), TabularRows.split(s, hash, where), v, where);
+    rows.add(lab, TabularRows.split(s, hash, where), v, where);
   }
 
-  private static List<String> numericColumns(MessageType schema, String labelColumn) {
+  private static List<String> numericColumns(MessageType schema, LabelColumns labelColumns) {
     List<String> out = new ArrayList<>();
     for (Type t : schema.getFields()) {
       if (t.isPrimitive()
-          && !t.getName().equals(labelColumn)
+          && !labelColumns.contains(t.getName())
           && !t.getName().equals(TabularRows.SPLIT_COLUMN)
           && numeric(t.asPrimitiveType().getPrimitiveTypeName())) {
         out.add(t.getName());

@@ -8,14 +8,14 @@ import java.util.List;
 
 /**
  * Reads a tabular source's files into labeled rows ({@link CsvSource#read}, {@link
- * ParquetSource#read}): the label column, the feature columns (all numeric ones when empty), the
+ * ParquetSource#read}): the label column(s), the feature columns (all numeric ones when empty), the
  * text encoding, the split of each row and where bad records go.
  */
 @FunctionalInterface
 public interface TabularReader {
   TabularRows read(
       List<SourceFiles.Entry> files,
-      String labelColumn,
+      LabelColumns labelColumns,
       List<String> featureColumns,
       Charset charset,
       String encoding,

@@ -15,14 +15,17 @@ public final class TabularRows {
   public static final String SPLIT_COLUMN = "split";
 
   final List<String> labels = new ArrayList<>();
+  final List<String[]> labelRows = new ArrayList<>();
   final List<String> splits = new ArrayList<>();
   final List<float[]> features = new ArrayList<>();
   final List<String> records = new ArrayList<>();
   private List<String> featureNames;
 
-  void add(String label, String split, float[] row, String record) {
+  /** One good record: its label columns' text (stripped), split and features. */
+  void add(String[] labelTexts, String split, float[] row, String record) {
     records.add(record);
-    labels.add(label);
+    labels.add(labelTexts[0]);
+    labelRows.add(labelTexts);
     splits.add(split);
     features.add(row);
   }
@@ -46,8 +49,14 @@ public final class TabularRows {
     return labels.size();
   }
 
+  /** The text of each row's (first) label column. */
   public List<String> labels() {
     return labels;
+  }
+
+  /** The text of each row's label columns, in {@link LabelColumns#names()} order. */
+  public List<String[]> labelRows() {
+    return labelRows;
   }
 
   /** Where each row comes from, for messages: {@code file:line} (CSV) or {@code file:row}. */
@@ -97,17 +106,20 @@ public final class TabularRows {
    * show its first line).
    */
   static void requireColumns(
-      String file, List<String> columns, String labelColumn, List<String> featureColumns) {
-    if (!columns.contains(labelColumn)) {
-      throw KeelFailure.nonRetryable(
-          "source.label_column '"
-              + labelColumn
-              + "' is not a column of "
-              + file
-              + " ("
-              + headerSays(columns)
-              + ")",
-          FailureTypes.INVALID_ARGUMENT);
+      String file, List<String> columns, LabelColumns labels, List<String> featureColumns) {
+    for (String label : labels.names()) {
+      if (!columns.contains(label)) {
+        throw KeelFailure.nonRetryable(
+            labels.field()
+                + (labels.names().size() > 1 ? ": '" : " '")
+                + label
+                + "' is not a column of "
+                + file
+                + " ("
+                + headerSays(columns)
+                + ")",
+            FailureTypes.INVALID_ARGUMENT);
+      }
     }
     for (String f : featureColumns) {
       if (!columns.contains(f)) {

@@ -18,8 +18,8 @@ import java.util.Optional;
  *     features})
  * @param example shape of one example without the batch axis
  * @param classes the number of class names of the table, else the largest label plus one; 1 for a
- *     regression table, whose model has one output
- * @param regression whether the labels are values to predict rather than classes
+ *     regression table, whose model has one output; the number of labels of a multilabel table
+ * @param task what the labels are: classes, values to predict, or yes/no targets per label
  * @param normalization what the table says its images are normalised with ({@code
  *     source.normalize}); {@link ImageNormalization#NONE} for features and unnormalised images
  */
@@ -30,7 +30,7 @@ public record DataShape(
     Shape example,
     int classes,
     String source,
-    boolean regression,
+    Task task,
     ImageNormalization normalization) {
 
   public DataShape(
@@ -40,8 +40,8 @@ public record DataShape(
       Shape example,
       int classes,
       String source,
-      boolean regression) {
-    this(table, kind, examples, example, classes, source, regression, ImageNormalization.NONE);
+      Task task) {
+    this(table, kind, examples, example, classes, source, task, ImageNormalization.NONE);
   }
 
   public DataShape(String table, Kind kind, String examples, Shape example, int classes) {
@@ -50,12 +50,23 @@ public record DataShape(
 
   public DataShape(
       String table, Kind kind, String examples, Shape example, int classes, String source) {
-    this(table, kind, examples, example, classes, source, false);
+    this(table, kind, examples, example, classes, source, Task.CLASSIFICATION);
+  }
+
+  /** Whether the labels are values to predict (one model output). */
+  public boolean regression() {
+    return task == Task.REGRESSION;
+  }
+
+  /** Whether each row has several yes/no targets (one model output per label). */
+  public boolean multilabel() {
+    return task == Task.MULTILABEL;
   }
 
   /**
-   * The hyperparameters with an empty {@code loss} set to a regression table's default, so that the
-   * checkpoint's hyperparameters alone tell the task; a classification's stay as they are.
+   * The hyperparameters with an empty {@code loss} set to a regression or multilabel table's
+   * default, so that the checkpoint's hyperparameters alone tell the task; a classification's stay
+   * as they are.
    */
   public Hyperparameters withTaskLoss(Hyperparameters hp) {
     if (!hp.asMap().containsKey(TrainingHyperparameters.LOSS)) {
@@ -63,9 +74,10 @@ public record DataShape(
     }
     String name = hp.getString(TrainingHyperparameters.LOSS).strip();
     if (name.isEmpty()) {
-      return regression ? hp.with(TrainingHyperparameters.LOSS, "mse") : hp;
+      return task == Task.CLASSIFICATION
+          ? hp
+          : hp.with(TrainingHyperparameters.LOSS, task.defaultLoss());
     }
-    Task task = regression ? Task.REGRESSION : Task.CLASSIFICATION;
     Optional<Task> loss = Task.ofLoss(name);
     if (loss.isPresent() && loss.get() != task) {
       throw new InvalidFieldException(
@@ -140,8 +152,15 @@ public record DataShape(
    */
   public static DataShape of(String table, LabeledExamples data) {
     if (data.values() != null) {
+      Task task = Task.of(data);
       return new DataShape(
-          table, Kind.FEATURES, data.describe(), new Shape(data.exampleShape()), 1, "table", true);
+          table,
+          Kind.FEATURES,
+          data.describe(),
+          new Shape(data.exampleShape()),
+          data.valueWidth(),
+          "table",
+          task);
     }
     int names = data.classNames().size();
     int max = -1;
@@ -170,7 +189,7 @@ public record DataShape(
         new Shape(data.exampleShape()),
         names > 0 ? names : max + 1,
         "table",
-        false,
+        Task.CLASSIFICATION,
         data instanceof LabeledImages images ? images.normalization() : ImageNormalization.NONE);
   }
 }

@@ -98,6 +98,21 @@ public final class TabularMlp implements KeelModel {
       throw data.notTakenBy(NAME, declared + " features (hyperparameters." + FEATURES + ")");
     }
     int classes = hp.getInt(CLASSES);
+    if (data.multilabel()) {
+      // one output per label, each its own yes/no logit
+      if (classes != 0 && classes != data.classes()) {
+        throw new InvalidFieldException(
+            "hyperparameters." + CLASSES,
+            data.subject()
+                + " has "
+                + data.classes()
+                + " labels (multilabel): 0 or "
+                + data.classes()
+                + ", got "
+                + classes);
+      }
+      return hp.with(FEATURES, (long) features).with(CLASSES, (long) data.classes());
+    }
     if (data.regression()) {
       // one output: the value
       if (classes > 1) {
@@ -158,14 +173,15 @@ public final class TabularMlp implements KeelModel {
       throw new InvalidFieldException(
           "hyperparameters." + FEATURES, "must be >= 0 (0 = from the table), got " + features);
     }
-    boolean regression =
+    boolean oneOutputAllowed =
         Task.ofLoss(hp.getString(TrainingHyperparameters.LOSS).strip())
-            .map(t -> t == Task.REGRESSION)
+            .map(t -> t != Task.CLASSIFICATION)
             .orElse(false);
-    if (classes < 0 || (classes == 1 && !regression)) {
+    if (classes < 0 || (classes == 1 && !oneOutputAllowed)) {
       throw new InvalidFieldException(
           "hyperparameters." + CLASSES,
-          "must be 0 (from the table) or >= 2 (1 with a regression loss), got " + classes);
+          "must be 0 (from the table) or >= 2 (1 with a regression or multilabel loss), got "
+              + classes);
     }
     SequentialBlock net = new SequentialBlock();
     if (hp.getBoolean(STANDARDIZE)) {

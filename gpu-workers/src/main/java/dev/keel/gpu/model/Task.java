@@ -1,15 +1,18 @@
 package dev.keel.gpu.model;
 
+import dev.keel.tables.dataset.LabeledExamples;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * What a table's label is, and so which losses and metrics apply: a class index, or a float value
- * (a table written with {@code source.task: regression}).
+ * What a table's label is, and so which losses and metrics apply: a class index, a float value (a
+ * table written with {@code source.task: regression}) or an array of yes/no targets, one per label
+ * ({@code source.task: multilabel}).
  */
 public enum Task {
   CLASSIFICATION(List.of("softmax_cross_entropy")),
-  REGRESSION(List.of("mse", "l1", "huber"));
+  REGRESSION(List.of("mse", "l1", "huber")),
+  MULTILABEL(List.of("bce_with_logits"));
 
   private final List<String> losses;
 
@@ -33,6 +36,19 @@ public enum Task {
       }
     }
     return Optional.empty();
+  }
+
+  /** The task of a table's examples: how its labels are stored. */
+  public static Task of(LabeledExamples data) {
+    if (data.values() == null) {
+      return CLASSIFICATION;
+    }
+    return data.multilabel() ? MULTILABEL : REGRESSION;
+  }
+
+  /** The loss a model of this task trains against when the {@code loss} hyperparameter is empty. */
+  public String defaultLoss() {
+    return losses.get(0);
   }
 
   public String spelling() {

@@ -8,7 +8,7 @@ import dev.keel.tables.dataset.LabeledExamples;
 /**
  * Turns rows of {@link LabeledExamples} into tensors: inputs {@code (N, example shape…)} (images
  * {@code (N, C, H, W)}, pixels in [0, 1] or normalised per channel, feature vectors {@code (N,
- * features)}), labels int64.
+ * features)}), labels by task ({@link #labels}).
  */
 public final class Batches {
   private Batches() {}
@@ -18,15 +18,19 @@ public final class Batches {
         data.floats(rows), new Shape(rows.length).addAll(new Shape(data.exampleShape())));
   }
 
-  /** Class indices as int64, or a regression table's values as float32. */
+  /**
+   * Class indices as int64 {@code (N)}, a regression table's values as float32 {@code (N)}, or a
+   * multilabel table's targets as float32 {@code (N, labels)}.
+   */
   public static NDArray labels(NDManager manager, LabeledExamples data, int[] rows) {
     float[] values = data.values();
     if (values != null) {
-      float[] v = new float[rows.length];
+      int w = data.valueWidth();
+      float[] v = new float[rows.length * w];
       for (int i = 0; i < rows.length; i++) {
-        v[i] = values[rows[i]];
+        System.arraycopy(values, rows[i] * w, v, i * w, w);
       }
-      return manager.create(v);
+      return data.multilabel() ? manager.create(v, new Shape(rows.length, w)) : manager.create(v);
     }
     long[] out = new long[rows.length];
     for (int i = 0; i < rows.length; i++) {

@@ -33,11 +33,23 @@ public record Evaluation(Map<String, Double> byMetric, int examples) {
       }
     }
     Map<String, Double> byMetric = new LinkedHashMap<>();
-    tallies.forEach((m, t) -> byMetric.put(m.name(), t.value(data.size())));
+    tallies.forEach(
+        (m, t) -> {
+          byMetric.put(m.name(), t.value(data.size()));
+          t.perLabel()
+              .forEach(
+                  (label, value) ->
+                      byMetric.put(
+                          ValidationMetrics.perLabelName(m, labelName(data, label)), value));
+        });
     return new Evaluation(byMetric, data.size());
   }
 
-  /** NaN for a regression model, which has no accuracy. */
+  private static String labelName(LabeledExamples data, int label) {
+    return label < data.classNames().size() ? data.classNames().get(label) : "label" + label;
+  }
+
+  /** NaN for a regression or multilabel model, which has no accuracy. */
   public double accuracy() {
     return byMetric.getOrDefault(ValidationMetrics.ACCURACY.name(), Double.NaN);
   }
@@ -46,7 +58,10 @@ public record Evaluation(Map<String, Double> byMetric, int examples) {
     return byMetric.get(ValidationMetrics.LOSS.name());
   }
 
-  /** As checkpoint / result metrics: each metric under its name and its aliases. */
+  /**
+   * As checkpoint / result metrics: each metric under its name and its aliases, then the per-label
+   * figures.
+   */
   public Map<String, Double> metrics() {
     Map<String, Double> out = new LinkedHashMap<>();
     for (Metric m : ValidationMetrics.all()) {
@@ -57,6 +72,7 @@ public record Evaluation(Map<String, Double> byMetric, int examples) {
       out.put(m.name(), value);
       m.aliases().forEach(alias -> out.put(alias, value));
     }
+    byMetric.forEach(out::putIfAbsent); // the per-label figures
     return out;
   }
 }

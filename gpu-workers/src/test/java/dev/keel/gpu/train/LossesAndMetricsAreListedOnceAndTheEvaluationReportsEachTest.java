@@ -30,7 +30,7 @@ class LossesAndMetricsAreListedOnceAndTheEvaluationReportsEachTest {
   @Test
   void eachNameIsListedOnce() {
     assertEquals(
-        List.of("softmax_cross_entropy", "mse", "l1", "huber"),
+        List.of("softmax_cross_entropy", "mse", "l1", "huber", "bce_with_logits"),
         Losses.all().stream().map(l -> l.name()).toList());
     assertSame(Losses.DEFAULT, Losses.of("softmax_cross_entropy").orElseThrow());
     assertEquals(
@@ -43,6 +43,7 @@ class LossesAndMetricsAreListedOnceAndTheEvaluationReportsEachTest {
             "validation_r2",
             "validation_rmse",
             "validation_roc_auc",
+            "validation_roc_auc.<label>",
             "validation_top5_accuracy"),
         ValidationMetrics.names());
     assertSame(ValidationMetrics.ACCURACY, ValidationMetrics.of("accuracy").orElseThrow());

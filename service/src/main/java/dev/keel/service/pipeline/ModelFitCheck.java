@@ -9,7 +9,6 @@ import dev.keel.api.v1.DataSource;
 import dev.keel.api.v1.Hyperparameter;
 import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.PipelineRequest;
-import dev.keel.api.v1.Task;
 import dev.keel.etl.IngestActivitiesImpl;
 import dev.keel.etl.source.SourceFiles;
 import dev.keel.gpu.model.DataShape;
@@ -17,6 +16,7 @@ import dev.keel.gpu.model.Hyperparameters;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.KeelModel;
 import dev.keel.gpu.model.ModelZoo;
+import dev.keel.gpu.model.Task;
 import dev.keel.service.experiment.ModelFileCheck;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
@@ -146,17 +146,29 @@ final class ModelFitCheck {
         // only the kind is known before the ETL, not the feature count of an unnamed list nor the
         // classes (2 classes stand for "some", which every classifier takes)
         int features = Math.max(1, source.getFeatureColumnsCount());
-        // a regression source's model has one output, a classifier at least two
-        boolean regression = source.getTask() == Task.regression;
+        // a regression source's model has one output, a multilabel one an output per label
+        // column, a classifier at least two
+        Task task =
+            switch (source.getTask()) {
+              case regression -> Task.REGRESSION;
+              case multilabel -> Task.MULTILABEL;
+              default -> Task.CLASSIFICATION;
+            };
+        int outputs =
+            switch (task) {
+              case REGRESSION -> 1;
+              case MULTILABEL -> Math.max(1, source.getLabelColumnsCount());
+              case CLASSIFICATION -> 2;
+            };
         return Optional.of(
             new DataShape(
                 uri,
                 DataShape.Kind.FEATURES,
                 "feature vectors",
                 new Shape(features),
-                regression ? 1 : 2,
+                outputs,
                 SOURCE,
-                regression));
+                task));
       default:
         return Optional.empty();
     }

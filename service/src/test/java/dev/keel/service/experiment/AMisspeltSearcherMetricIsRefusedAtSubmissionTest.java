@@ -23,7 +23,8 @@ class AMisspeltSearcherMetricIsRefusedAtSubmissionTest {
   private static final String PROBLEM =
       "'val_acc' is not a metric the trainer reports"
           + " (expected accuracy|validation_accuracy|validation_loss|validation_macro_f1"
-          + "|validation_mae|validation_r2|validation_rmse|validation_roc_auc|validation_top5_accuracy)";
+          + "|validation_mae|validation_r2|validation_rmse|validation_roc_auc|validation_roc_auc.<label>"
+          + "|validation_top5_accuracy)";
 
   private static ExperimentConfig config(String metric) {
     return ExperimentConfig.newBuilder()

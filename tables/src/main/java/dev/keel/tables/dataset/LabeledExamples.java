@@ -15,11 +15,25 @@ public sealed interface LabeledExamples permits LabeledImages, LabeledFeatures {
   int[] labels();
 
   /**
-   * A regression table's labels, a float per row (its {@link #labels()} are all 0); null when the
-   * labels are classes.
+   * A regression table's labels, a float per row, or a multilabel table's targets, {@link
+   * #valueWidth()} per row (the {@link #labels()} of both are all 0); null when the labels are
+   * classes.
    */
   default float[] values() {
     return null;
+  }
+
+  /** Floats of {@link #values()} per row: 1, or a multilabel table's number of labels. */
+  default int valueWidth() {
+    return 1;
+  }
+
+  /**
+   * Whether each row has several yes/no targets (a multilabel table, whose {@link #classNames()}
+   * name the labels).
+   */
+  default boolean multilabel() {
+    return false;
   }
 
   default int size() {

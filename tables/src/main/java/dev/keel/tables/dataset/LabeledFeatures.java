@@ -10,8 +10,11 @@ import java.util.List;
  * @param featureNames the table's feature columns ({@code keel.features.names}); {@code width} of
  *     them, or empty
  * @param classNames the table's class names ({@code keel.label.classes}); may be empty
- * @param values a regression table's labels, one float per row; null for classes, whose {@code
- *     labels} are then the class indices (a regression table's {@code labels} are all 0)
+ * @param values a regression table's labels, one float per row, or a multilabel table's targets,
+ *     {@code valueWidth} per row; null for classes, whose {@code labels} are then the class indices
+ *     (a regression or multilabel table's {@code labels} are all 0)
+ * @param valueWidth floats of {@code values} per row: 1 for regression, the number of labels for
+ *     multilabel (whose names are then {@code classNames})
  */
 public record LabeledFeatures(
     long[] ids,
@@ -20,7 +23,8 @@ public record LabeledFeatures(
     int width,
     List<String> featureNames,
     List<String> classNames,
-    float[] values)
+    float[] values,
+    int valueWidth)
     implements LabeledExamples {
 
   /** Labelled with classes. */
@@ -31,20 +35,50 @@ public record LabeledFeatures(
       int width,
       List<String> featureNames,
       List<String> classNames) {
-    this(ids, labels, features, width, featureNames, classNames, null);
+    this(ids, labels, features, width, featureNames, classNames, null, 1);
   }
 
   /** Labelled with values (regression). */
   public static LabeledFeatures valued(
       long[] ids, float[] values, float[] features, int width, List<String> featureNames) {
     return new LabeledFeatures(
-        ids, new int[values.length], features, width, featureNames, List.of(), values);
+        ids, new int[values.length], features, width, featureNames, List.of(), values, 1);
+  }
+
+  /**
+   * Labelled with several yes/no targets (multilabel): {@code targets} holds {@code
+   * labelNames.size()} floats per row.
+   */
+  public static LabeledFeatures multilabel(
+      long[] ids,
+      float[] targets,
+      List<String> labelNames,
+      float[] features,
+      int width,
+      List<String> featureNames) {
+    return new LabeledFeatures(
+        ids,
+        new int[ids.length],
+        features,
+        width,
+        featureNames,
+        labelNames,
+        targets,
+        labelNames.size());
   }
 
   public LabeledFeatures {
-    if (values != null && values.length != labels.length) {
+    if (valueWidth < 1
+        || (values != null && values.length != (long) labels.length * valueWidth)
+        || (values == null && valueWidth != 1)) {
       throw new IllegalArgumentException(
-          "inconsistent dataset: " + labels.length + " rows, " + values.length + " values");
+          "inconsistent dataset: "
+              + labels.length
+              + " rows, "
+              + (values == null ? 0 : values.length)
+              + " values, "
+              + valueWidth
+              + " per row");
     }
     if (width < 1) {
       throw new IllegalArgumentException(
@@ -102,23 +136,36 @@ public record LabeledFeatures(
         width,
         featureNames,
         classNames,
-        values == null ? null : Arrays.copyOfRange(values, from, to));
+        values == null ? null : Arrays.copyOfRange(values, from * valueWidth, to * valueWidth),
+        valueWidth);
   }
 
   @Override
   public LabeledFeatures select(int[] rows) {
     long[] selectedIds = new long[rows.length];
     int[] selectedLabels = new int[rows.length];
-    float[] selectedValues = values == null ? null : new float[rows.length];
+    float[] selectedValues = values == null ? null : new float[rows.length * valueWidth];
     for (int i = 0; i < rows.length; i++) {
       selectedIds[i] = ids[rows[i]];
       selectedLabels[i] = labels[rows[i]];
       if (values != null) {
-        selectedValues[i] = values[rows[i]];
+        System.arraycopy(values, rows[i] * valueWidth, selectedValues, i * valueWidth, valueWidth);
       }
     }
     return new LabeledFeatures(
-        selectedIds, selectedLabels, floats(rows), width, featureNames, classNames, selectedValues);
+        selectedIds,
+        selectedLabels,
+        floats(rows),
+        width,
+        featureNames,
+        classNames,
+        selectedValues,
+        valueWidth);
+  }
+
+  @Override
+  public boolean multilabel() {
+    return values != null && !classNames.isEmpty();
   }
 
   @Override

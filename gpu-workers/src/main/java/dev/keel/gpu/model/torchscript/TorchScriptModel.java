@@ -154,6 +154,24 @@ public final class TorchScriptModel implements PretrainedModel {
               + ": "
               + ForwardFailure.firstLine(e));
     }
+    if (data.multilabel()
+        && output != null
+        && !(output.dimension() == 2 && output.get(0) == 1 && output.get(1) == data.classes())) {
+      throw new InvalidFieldException(
+          "data",
+          file
+              + " returns shape "
+              + output
+              + " for a batch of shape "
+              + input
+              + " ("
+              + data.subject()
+              + " has "
+              + data.classes()
+              + " labels, multilabel); a multilabel model must return (1, "
+              + data.classes()
+              + "), one logit per label");
+    }
     if (data.regression()
         && output != null
         && !(output.dimension() == 2 && output.get(0) == 1 && output.get(1) == 1)) {

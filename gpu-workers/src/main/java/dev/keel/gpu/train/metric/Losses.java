@@ -10,11 +10,13 @@ public final class Losses {
   public static final Loss MSE = new RegressionLoss(RegressionLoss.Kind.MSE);
   public static final Loss L1 = new RegressionLoss(RegressionLoss.Kind.L1);
   public static final Loss HUBER = new RegressionLoss(RegressionLoss.Kind.HUBER);
+  public static final Loss BCE_WITH_LOGITS = new BinaryCrossEntropyWithLogits();
 
   /** What a classification model trains against when nothing else is asked for. */
   public static final Loss DEFAULT = SOFTMAX_CROSS_ENTROPY;
 
-  private static final List<Loss> ALL = List.of(SOFTMAX_CROSS_ENTROPY, MSE, L1, HUBER);
+  private static final List<Loss> ALL =
+      List.of(SOFTMAX_CROSS_ENTROPY, MSE, L1, HUBER, BCE_WITH_LOGITS);
 
   private Losses() {}
 
@@ -37,7 +39,7 @@ public final class Losses {
 
   /** What a model of {@code task} trains against when the {@code loss} hyperparameter is empty. */
   public static Loss defaultFor(Task task) {
-    return task == Task.REGRESSION ? MSE : SOFTMAX_CROSS_ENTROPY;
+    return of(task.defaultLoss()).orElseThrow();
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.keel.gpu.train.metric;
 import ai.djl.ndarray.NDArray;
 import dev.keel.gpu.model.Task;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A figure measured on the validation rows after training, which {@code searcher.metric} can name.
@@ -22,6 +23,14 @@ public interface Metric {
     return Task.CLASSIFICATION;
   }
 
+  /**
+   * Whether it is also reported per label of a multilabel table, as {@code <name>.<label>} (a name
+   * {@code searcher.metric} may use too).
+   */
+  default boolean perLabel() {
+    return false;
+  }
+
   /** The searcher's direction for it: true for losses and errors. */
   boolean smallerIsBetter();
 
@@ -38,5 +47,10 @@ public interface Metric {
 
     /** The figure over every batch added, of {@code examples} rows in all. */
     double value(int examples);
+
+    /** By label index, the figure of each label that has one ({@link Metric#perLabel()}). */
+    default Map<Integer, Double> perLabel() {
+      return Map.of();
+    }
   }
 }

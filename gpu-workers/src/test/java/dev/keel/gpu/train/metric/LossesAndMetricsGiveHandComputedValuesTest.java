@@ -151,6 +151,61 @@ class LossesAndMetricsGiveHandComputedValuesTest {
     assertFalse(ValidationMetrics.ROC_AUC.smallerIsBetter());
   }
 
+  @Test
+  void binaryCrossEntropyWithLogitsAveragesEachRowsLabels() {
+    try (NDManager m = NDManager.newBaseManager()) {
+      // row 0: logits (0, ln 3), targets (1, 0): -ln(1/2) and -ln(1 - 3/4) = ln 2 and ln 4
+      // row 1: logit 40 with target 1 (about 0) and -40 with target 1 (40, no overflow)
+      NDArray logits = m.create(new float[] {0f, (float) Math.log(3), 40f, -40f}, new Shape(2, 2));
+      NDArray y = m.create(new float[] {1f, 0f, 1f, 1f}, new Shape(2, 2));
+      float[] loss = Losses.BCE_WITH_LOGITS.perExample(logits, y).toFloatArray();
+      assertEquals((Math.log(2) + Math.log(4)) / 2, loss[0], 1e-6);
+      assertEquals(20.0, loss[1], 1e-5);
+      // a soft target 0.25 at logit 0: -(0.25 ln 1/2 + 0.75 ln 1/2) = ln 2
+      NDArray soft = m.create(new float[] {0.25f}, new Shape(1, 1));
+      assertEquals(
+          Math.log(2),
+          Losses.BCE_WITH_LOGITS.perExample(m.zeros(new Shape(1, 1)), soft).getFloat(),
+          1e-6);
+    }
+    assertSame(Losses.BCE_WITH_LOGITS, Losses.choose(Task.MULTILABEL, "", 0));
+    assertTrue(
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> Losses.choose(Task.MULTILABEL, "softmax_cross_entropy", 0))
+            .getMessage()
+            .contains("is a classification loss, the table's task is multilabel"));
+  }
+
+  @Test
+  void multilabelRocAucIsReportedPerLabelAndAsTheMeanOfTheLabelsThatHaveBothKinds() {
+    try (NDManager m = NDManager.newBaseManager()) {
+      // label 0: targets 0, 0, 1, 1 with logits 0.1, 0.4, 0.35, 0.8: 3 of 4 pairs right, 0.75
+      // label 1: targets 1, 0, 0, 0 with logits 2, 1, 0, -1: perfectly ranked, 1.0
+      // label 2: every target 0: no figure, left out of the mean
+      float[] logits = {0.1f, 2, 0, 0.4f, 1, 0, 0.35f, 0, 0, 0.8f, -1, 0};
+      float[] y = {0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0};
+      Metric.Tally t = ValidationMetrics.MULTILABEL_ROC_AUC.start();
+      for (int half = 0; half < 2; half++) {
+        t.add(
+            m.create(java.util.Arrays.copyOfRange(logits, half * 6, half * 6 + 6), new Shape(2, 3)),
+            m.create(java.util.Arrays.copyOfRange(y, half * 6, half * 6 + 6), new Shape(2, 3)),
+            null);
+      }
+      assertEquals(java.util.Map.of(0, 0.75, 1, 1.0), t.perLabel());
+      assertEquals(0.875, t.value(4), 1e-12);
+    }
+    assertEquals(
+        java.util.List.of(ValidationMetrics.LOSS, ValidationMetrics.MULTILABEL_ROC_AUC),
+        ValidationMetrics.of(Task.MULTILABEL));
+    assertSame(
+        ValidationMetrics.MULTILABEL_ROC_AUC,
+        ValidationMetrics.of("validation_roc_auc.drama").orElseThrow(),
+        "a per-label figure is a metric the searcher may name");
+    assertTrue(ValidationMetrics.of("validation_accuracy.drama").isEmpty());
+    assertTrue(ValidationMetrics.names().contains("validation_roc_auc.<label>"));
+  }
+
   private static double twoBatches(NDManager m, Metric metric, float[] p, float[] y) {
     Metric.Tally t = metric.start();
     int half = p.length / 2;

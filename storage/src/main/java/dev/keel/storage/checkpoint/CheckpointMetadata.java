@@ -74,17 +74,16 @@ public record CheckpointMetadata(
 
   public static CheckpointMetadata fromJson(byte[] json) throws IOException {
     JsonNode root = JSON.readTree(json);
-    int version = root.path("format_version").asInt(-1);
-    if (version != FORMAT_VERSION) {
-      throw new IOException("unsupported checkpoint format_version " + version);
-    }
+    requireReadableFormat(root.path("format_version"));
     ModelSpec.Builder model = ModelSpec.newBuilder();
     Struct.Builder hp = Struct.newBuilder();
     TableRef.Builder data = TableRef.newBuilder();
+    // a later release of the same format may add fields: read what this one knows, ignore the rest
+    JsonFormat.Parser parser = JsonFormat.parser().ignoringUnknownFields();
     try {
-      JsonFormat.parser().merge(JSON.writeValueAsString(root.path("model")), model);
-      JsonFormat.parser().merge(JSON.writeValueAsString(root.path("hyperparameters")), hp);
-      JsonFormat.parser().merge(JSON.writeValueAsString(root.path("data")), data);
+      parser.merge(JSON.writeValueAsString(root.path("model")), model);
+      parser.merge(JSON.writeValueAsString(root.path("hyperparameters")), hp);
+      parser.merge(JSON.writeValueAsString(root.path("data")), data);
     } catch (InvalidProtocolBufferException e) {
       throw new IOException("bad metadata: " + e.getMessage(), e);
     }
@@ -108,6 +107,33 @@ public record CheckpointMetadata(
         root.path("threads").asInt(),
         metrics,
         text(root, "created_at"));
+  }
+
+  /**
+   * Refuses, in one line, metadata this release cannot read: a {@code format_version} above {@link
+   * #FORMAT_VERSION} (written by a newer Keel, whose fields this one would misread), or none at
+   * all.
+   */
+  private static void requireReadableFormat(JsonNode version) throws IOException {
+    if (!version.canConvertToInt() || version.asInt() < 1) {
+      throw new FormatException(
+          "no format_version (a positive integer): not the metadata of a Keel checkpoint");
+    }
+    if (version.asInt() > FORMAT_VERSION) {
+      throw new FormatException(
+          "written in checkpoint format "
+              + version.asInt()
+              + " by a newer Keel; this Keel reads format "
+              + FORMAT_VERSION
+              + " (score or resume it with workers of the release that wrote it, or newer)");
+    }
+  }
+
+  /** Metadata in a format this release does not read; its message is the whole story. */
+  static final class FormatException extends IOException {
+    FormatException(String message) {
+      super(message);
+    }
   }
 
   private static String text(JsonNode root, String field) throws IOException {

@@ -39,8 +39,11 @@ public final class VerifiedCheckpoint {
       metadata =
           CheckpointMetadata.fromJson(Files.readAllBytes(dir.resolve(CheckpointFiles.METADATA)));
     } catch (IOException | RuntimeException e) {
-      throw new CorruptCheckpointException(
-          uri, CheckpointFiles.METADATA, "unreadable: " + e.getMessage(), e);
+      String problem =
+          e instanceof CheckpointMetadata.FormatException
+              ? e.getMessage()
+              : "unreadable: " + e.getMessage();
+      throw new CorruptCheckpointException(uri, CheckpointFiles.METADATA, problem, e);
     }
     return new VerifiedCheckpoint(uri, dir, manifest, metadata);
   }

@@ -67,11 +67,17 @@ public final class ExternalS3Server {
         env.put("MINIO_BROWSER", "off");
       }
       case "moto" -> {
-        Path binary = home.resolve(".tools/s3env/bin/moto_server");
+        // moto's own conditional PUT is not atomic across its threads: run it one request at a
+        // time (see the script), with the Python of the venv that holds it
+        require(home.resolve(".tools/s3env/bin/moto_server"));
+        Path python = home.resolve(".tools/s3env/bin/python");
         pb =
             new ProcessBuilder(
                 List.of(
-                    require(binary).toString(), "-H", "127.0.0.1", "-p", Integer.toString(port)));
+                    require(python).toString(),
+                    serializedMotoScript().toString(),
+                    "127.0.0.1",
+                    Integer.toString(port)));
       }
       default ->
           throw new IllegalArgumentException(
@@ -111,6 +117,19 @@ public final class ExternalS3Server {
       Thread.sleep(100);
     }
     return URI.create("http://127.0.0.1:" + port);
+  }
+
+  /** The launcher script, copied out of the class path (it may sit in a jar). */
+  private static Path serializedMotoScript() throws IOException {
+    Path script = Files.createTempFile("keel-moto-", ".py");
+    try (var in = ExternalS3Server.class.getResourceAsStream("serialized_moto_server.py")) {
+      if (in == null) {
+        throw new IllegalStateException("serialized_moto_server.py is not on the class path");
+      }
+      Files.copy(in, script, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+    script.toFile().deleteOnExit();
+    return script;
   }
 
   private static Path require(Path binary) {

@@ -5,21 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.Value;
-import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainResult;
-import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.testing.LinearRegressionTable;
 import dev.keel.gpu.testing.Requests;
-import dev.keel.gpu.train.TrainingActivitiesImpl;
+import dev.keel.gpu.testing.TrainActivity;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.storage.testing.TestDirs;
-import dev.keel.tables.DeltaDatasetReader;
-import io.temporal.activity.ActivityOptions;
-import io.temporal.common.RetryOptions;
-import io.temporal.testing.TestActivityEnvironment;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -38,27 +31,11 @@ class TabularMlpLearnsALinearFunctionFromARegressionTableTest {
     Path dir = TestDirs.create("regression-e2e");
     TableRef table = LinearRegressionTable.write(dir.resolve("table"), ROWS, 42);
 
-    TestActivityEnvironment env = TestActivityEnvironment.newInstance();
-    TrainResult result;
-    try {
-      env.registerActivitiesImplementations(
-          new TrainingActivitiesImpl(
-              new DeltaDatasetReader(), ModelZoo.withBuiltIns(), Duration.ofSeconds(1)));
-      TrainingActivities activities =
-          env.newActivityStub(
-              TrainingActivities.class,
-              ActivityOptions.newBuilder()
-                  .setStartToCloseTimeout(Duration.ofMinutes(5))
-                  .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
-                  .build());
-      result =
-          activities.train(
-              Requests.tabularMlp(table, dir.resolve("checkpoints"), 600)
-                  .putHparams("lr", Requests.num(3e-3))
-                  .build());
-    } finally {
-      env.close();
-    }
+    TrainResult result =
+        TrainActivity.runOnce(
+            Requests.tabularMlp(table, dir.resolve("checkpoints"), 600)
+                .putHparams("lr", Requests.num(3e-3))
+                .build());
 
     Map<String, Double> metrics = result.getValidationMetricsMap();
     double r2 = metrics.get("validation_r2");

@@ -5,21 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.Value;
-import dev.keel.activities.train.TrainingActivities;
 import dev.keel.api.v1.TableRef;
 import dev.keel.api.v1.TrainResult;
-import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.testing.MultilabelTable;
 import dev.keel.gpu.testing.Requests;
-import dev.keel.gpu.train.TrainingActivitiesImpl;
+import dev.keel.gpu.testing.TrainActivity;
 import dev.keel.storage.checkpoint.VerifiedCheckpoint;
 import dev.keel.storage.testing.TestDirs;
-import dev.keel.tables.DeltaDatasetReader;
-import io.temporal.activity.ActivityOptions;
-import io.temporal.common.RetryOptions;
-import io.temporal.testing.TestActivityEnvironment;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -37,27 +30,11 @@ class TabularMlpLearnsAMultilabelTableAndReportsRocAucPerLabelTest {
     Path dir = TestDirs.create("multilabel-e2e");
     TableRef table = MultilabelTable.write(dir.resolve("table"), ROWS, 7);
 
-    TestActivityEnvironment env = TestActivityEnvironment.newInstance();
-    TrainResult result;
-    try {
-      env.registerActivitiesImplementations(
-          new TrainingActivitiesImpl(
-              new DeltaDatasetReader(), ModelZoo.withBuiltIns(), Duration.ofSeconds(1)));
-      TrainingActivities activities =
-          env.newActivityStub(
-              TrainingActivities.class,
-              ActivityOptions.newBuilder()
-                  .setStartToCloseTimeout(Duration.ofMinutes(5))
-                  .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
-                  .build());
-      result =
-          activities.train(
-              Requests.tabularMlp(table, dir.resolve("checkpoints"), 600)
-                  .putHparams("lr", Requests.num(3e-3))
-                  .build());
-    } finally {
-      env.close();
-    }
+    TrainResult result =
+        TrainActivity.runOnce(
+            Requests.tabularMlp(table, dir.resolve("checkpoints"), 600)
+                .putHparams("lr", Requests.num(3e-3))
+                .build());
 
     Map<String, Double> metrics = result.getValidationMetricsMap();
     for (String label : MultilabelTable.LABELS.split(",")) {

@@ -37,6 +37,19 @@ public final class Requests {
         .putHparams("batch_size", num(64));
   }
 
+  /**
+   * A TorchScript {@code module} trained on a features table: batches of 32 at learning rate 0.01,
+   * nothing else set.
+   */
+  public static TrainRequest.Builder torchScriptOnFeatures(
+      TableRef table, Path checkpointRoot, Path module, long targetBatches) {
+    return tabularMlp(table, checkpointRoot, targetBatches)
+        .setModel(ModelSpec.newBuilder().setTorchscript(module.toString()))
+        .clearHparams()
+        .putHparams("batch_size", num(32))
+        .putHparams("lr", num(1e-2));
+  }
+
   public static Value num(double v) {
     return Value.newBuilder().setNumberValue(v).build();
   }

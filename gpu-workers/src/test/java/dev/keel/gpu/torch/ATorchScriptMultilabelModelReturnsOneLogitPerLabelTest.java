@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.keel.api.v1.ModelSpec;
 import dev.keel.api.v1.TableRef;
-import dev.keel.api.v1.TrainRequest;
 import dev.keel.gpu.model.InvalidFieldException;
 import dev.keel.gpu.model.ModelZoo;
 import dev.keel.gpu.testing.MultilabelTable;
@@ -30,14 +28,9 @@ import org.junit.jupiter.api.Test;
 class ATorchScriptMultilabelModelReturnsOneLogitPerLabelTest {
 
   private static TrainingPlan plan(TableRef table, Path root, Path module, long batches) {
-    TrainRequest r =
-        Requests.tabularMlp(table, root.resolve("checkpoints"), batches)
-            .setModel(ModelSpec.newBuilder().setTorchscript(module.toString()))
-            .clearHparams()
-            .putHparams("batch_size", Requests.num(32))
-            .putHparams("lr", Requests.num(1e-2))
-            .build();
-    return TrainingPlan.from(r, ModelZoo.withBuiltIns());
+    return TrainingPlan.from(
+        Requests.torchScriptOnFeatures(table, root.resolve("checkpoints"), module, batches).build(),
+        ModelZoo.withBuiltIns());
   }
 
   @Test

@@ -116,7 +116,8 @@ class TrainingActivitiesImplTest {
         f.getOriginalMessage());
     f = failure(small(10).putHparams("loss", Requests.str("hinge")).build());
     assertEquals(
-        "hyperparameters.loss: unknown loss 'hinge' (accepts: softmax_cross_entropy, mse, l1, huber)",
+        "hyperparameters.loss: unknown loss 'hinge' (accepts: softmax_cross_entropy, mse, l1, huber,"
+            + " bce_with_logits)",
         f.getOriginalMessage());
     f = failure(small(10).putHparams("loss", Requests.str("mse")).build());
     assertTrue(

@@ -154,9 +154,9 @@ public final class TorchScriptModel implements PretrainedModel {
               + ": "
               + ForwardFailure.firstLine(e));
     }
-    if (data.multilabel()
-        && output != null
-        && !(output.dimension() == 2 && output.get(0) == 1 && output.get(1) == data.classes())) {
+    // a regression model returns one value per row, a multilabel one a logit per label
+    int exact = data.multilabel() ? data.classes() : data.regression() ? 1 : -1;
+    if (exact > 0 && output != null && !output.equals(new Shape(1, exact))) {
       throw new InvalidFieldException(
           "data",
           file
@@ -166,27 +166,15 @@ public final class TorchScriptModel implements PretrainedModel {
               + input
               + " ("
               + data.subject()
-              + " has "
-              + data.classes()
-              + " labels, multilabel); a multilabel model must return (1, "
-              + data.classes()
-              + "), one logit per label");
-    }
-    if (data.regression()
-        && output != null
-        && !(output.dimension() == 2 && output.get(0) == 1 && output.get(1) == 1)) {
-      throw new InvalidFieldException(
-          "data",
-          file
-              + " returns shape "
-              + output
-              + " for a batch of shape "
-              + input
-              + " ("
-              + data.subject()
-              + " holds "
-              + data.examples()
-              + " labelled with values); a regression model must return (1, 1)");
+              + (data.multilabel()
+                  ? " has "
+                      + exact
+                      + " labels, multilabel); a multilabel model must return (1, "
+                      + exact
+                      + "), one logit per label"
+                  : " holds "
+                      + data.examples()
+                      + " labelled with values); a regression model must return (1, 1)"));
     }
     if (output == null
         || output.dimension() != 2

@@ -2,6 +2,8 @@ package dev.keel.gpu.train.metric;
 
 import ai.djl.ndarray.NDArray;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * The area under the ROC curve of each class against the rest, from the softmax probabilities,
@@ -50,24 +52,42 @@ final class MacroRocAuc implements Metric {
 
       @Override
       public double value(int examples) {
-        double sum = 0;
-        int counted = 0;
-        float[] column = new float[rows];
-        boolean[] positive = new boolean[rows];
-        for (int c = 0; c < classes; c++) {
-          for (int i = 0; i < rows; i++) {
-            column[i] = scores[i * classes + c];
-            positive[i] = labels[i] == c;
-          }
-          double auc = auc(column, positive);
-          if (!Double.isNaN(auc)) {
-            sum += auc;
-            counted++;
+        boolean[] positive = new boolean[rows * classes];
+        for (int i = 0; i < rows; i++) {
+          if (labels[i] >= 0 && labels[i] < classes) {
+            positive[i * classes + labels[i]] = true;
           }
         }
-        return counted == 0 ? 0.5 : sum / counted;
+        return mean(perColumn(scores, positive, rows, classes));
       }
     };
+  }
+
+  /**
+   * The AUC of each column of a row-major {@code rows x columns} score matrix against the same
+   * cells of {@code positive}, by column index; a column without both positive and negative rows
+   * has none.
+   */
+  static Map<Integer, Double> perColumn(float[] scores, boolean[] positive, int rows, int columns) {
+    Map<Integer, Double> out = new LinkedHashMap<>();
+    float[] column = new float[rows];
+    boolean[] isPositive = new boolean[rows];
+    for (int c = 0; c < columns; c++) {
+      for (int i = 0; i < rows; i++) {
+        column[i] = scores[i * columns + c];
+        isPositive[i] = positive[i * columns + c];
+      }
+      double auc = auc(column, isPositive);
+      if (!Double.isNaN(auc)) {
+        out.put(c, auc);
+      }
+    }
+    return out;
+  }
+
+  /** The mean of the columns' AUCs; 0.5 (chance) when none has one. */
+  static double mean(Map<Integer, Double> aucs) {
+    return aucs.values().stream().mapToDouble(Double::doubleValue).average().orElse(0.5);
   }
 
   /**

@@ -4,7 +4,6 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.types.DataType;
 import dev.keel.gpu.model.Task;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -64,25 +63,12 @@ final class MultilabelRocAuc implements Metric {
 
       @Override
       public Map<Integer, Double> perLabel() {
-        Map<Integer, Double> out = new LinkedHashMap<>();
-        float[] column = new float[rows];
-        boolean[] isPositive = new boolean[rows];
-        for (int j = 0; j < labels; j++) {
-          for (int i = 0; i < rows; i++) {
-            column[i] = scores[i * labels + j];
-            isPositive[i] = positive[i * labels + j];
-          }
-          double auc = MacroRocAuc.auc(column, isPositive);
-          if (!Double.isNaN(auc)) {
-            out.put(j, auc);
-          }
-        }
-        return out;
+        return MacroRocAuc.perColumn(scores, positive, rows, labels);
       }
 
       @Override
       public double value(int examples) {
-        return perLabel().values().stream().mapToDouble(Double::doubleValue).average().orElse(0.5);
+        return MacroRocAuc.mean(perLabel());
       }
     };
   }

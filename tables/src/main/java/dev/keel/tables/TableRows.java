@@ -7,9 +7,12 @@ import io.delta.kernel.engine.Engine;
 import io.delta.kernel.types.BooleanType;
 import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.DoubleType;
+import io.delta.kernel.types.FloatType;
 import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StringType;
+import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.StructType;
 import io.delta.kernel.types.TimestampType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,8 +25,13 @@ import java.util.Optional;
 
 /**
  * Every row of one version of a small Delta table (the {@code _keel} tables), as column name to
- * value: strings, longs, ints, doubles and timestamps as {@link Instant}; NULL as {@code null}.
- * Data tables are read column-wise by {@link DeltaDatasetReader} instead.
+ * value: strings, longs, ints, floats, doubles, booleans and timestamps as {@link Instant}; NULL as
+ * {@code null}. Data tables are read column-wise by {@link DeltaDatasetReader} instead.
+ *
+ * <p>The {@code _keel} tables evolve by adding nullable columns, so a release meets tables written
+ * by older and newer ones: a column an older release did not write is absent from the row (read as
+ * null), and a column of a type this release does not read (a later release's array, say) is left
+ * unread rather than failing the whole table.
  */
 public final class TableRows {
   private TableRows() {}
@@ -33,7 +41,7 @@ public final class TableRows {
     try {
       KernelInternals.forEachBatch(
           engine,
-          snapshot.getScanBuilder().build(),
+          snapshot.getScanBuilder().withReadSchema(readable(snapshot.getSchema())).build(),
           (path, filtered) -> {
             ColumnarBatch b = filtered.getData();
             Optional<ColumnVector> selected = filtered.getSelectionVector();
@@ -51,6 +59,24 @@ public final class TableRows {
           });
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  /** The columns of {@code schema} whose type {@link #value} reads, in order. */
+  private static StructType readable(StructType schema) {
+    StructType out = new StructType();
+    for (StructField f : schema.fields()) {
+      DataType t = f.getDataType();
+      if (t instanceof TimestampType
+          || t instanceof LongType
+          || t instanceof IntegerType
+          || t instanceof FloatType
+          || t instanceof DoubleType
+          || t instanceof StringType
+          || t instanceof BooleanType) {
+        out = out.add(f);
+      }
     }
     return out;
   }
@@ -73,6 +99,9 @@ public final class TableRows {
     }
     if (t instanceof DoubleType) {
       return v.getDouble(r);
+    }
+    if (t instanceof FloatType) {
+      return v.getFloat(r);
     }
     if (t instanceof StringType) {
       return v.getString(r);

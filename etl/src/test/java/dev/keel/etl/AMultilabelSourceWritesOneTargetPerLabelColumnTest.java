@@ -23,6 +23,13 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.SimpleGroupFactory;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.MessageTypeParser;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +38,8 @@ import org.junit.jupiter.api.Test;
  * float array label (the table's task property says multilabel, its class names are the label
  * columns), read back as {@code valueWidth} targets per row; the label columns are not features; a
  * missing label column, a value that is no yes/no target and an append with other label columns are
- * refused, naming the column (and the record), and nothing is written.
+ * refused, naming the column (and the record), and nothing is written. A Parquet source's integer
+ * and boolean label columns are read the same way.
  */
 class AMultilabelSourceWritesOneTargetPerLabelColumnTest {
   Path root;
@@ -164,5 +172,65 @@ class AMultilabelSourceWritesOneTargetPerLabelColumnTest {
         0L,
         DeltaTables.latestVersion(DeltaTables.defaultEngine(), table).getAsLong(),
         "the table keeps its one version");
+  }
+
+  @Test
+  void aParquetSourcesIntegerAndBooleanLabelColumnsBecomeTargetsAndNoFeatures() throws Exception {
+    Path file = root.resolve("movies.parquet");
+    MessageType schema =
+        MessageTypeParser.parseMessageType(
+            "message row { required double length; required double year; required int32 comedy;"
+                + " required boolean drama; required binary split (UTF8); }");
+    SimpleGroupFactory groups = new SimpleGroupFactory(schema);
+    try (ParquetWriter<Group> w =
+        ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema).build()) {
+      w.write(
+          groups
+              .newGroup()
+              .append("length", 90.0)
+              .append("year", 1999.0)
+              .append("comedy", 1)
+              .append("drama", false)
+              .append("split", "train"));
+      w.write(
+          groups
+              .newGroup()
+              .append("length", 120.0)
+              .append("year", 2005.0)
+              .append("comedy", 0)
+              .append("drama", true)
+              .append("split", "train"));
+      w.write(
+          groups
+              .newGroup()
+              .append("length", 100.0)
+              .append("year", 2010.0)
+              .append("comedy", 1)
+              .append("drama", true)
+              .append("split", "test"));
+    }
+    String table = root.resolve("t").toString();
+    IngestRequest request =
+        IngestRequest.newBuilder()
+            .setSource(
+                DataSource.newBuilder()
+                    .setFormat(DataSource.Format.parquet)
+                    .setUri(file.toString())
+                    .setTask(Task.multilabel)
+                    .addLabelColumns("comedy")
+                    .addLabelColumns("drama"))
+            .setTableUri(table)
+            .build();
+    IngestResult r = new IngestActivitiesImpl().ingest(request);
+    assertEquals(Map.of("train", 2L, "test", 1L), r.getRowsPerSplitMap());
+    Map<String, String> props =
+        DeltaTables.snapshotAt(DeltaTables.defaultEngine(), table, 0).getTableProperties();
+    assertEquals(
+        "length,year", props.get(TableSchemas.FEATURE_NAMES_PROPERTY), "comedy is a label");
+    LabeledExamples train =
+        new DeltaDatasetReader()
+            .readExamples(TableRef.newBuilder().setUri(table).setVersion(0).build(), "train");
+    assertArrayEquals(new float[] {1, 0, 0, 1}, train.values());
+    assertEquals(List.of("comedy", "drama"), train.classNames());
   }
 }

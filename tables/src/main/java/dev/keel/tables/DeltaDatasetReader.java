@@ -160,7 +160,7 @@ public final class DeltaDatasetReader implements DatasetReader {
                 shape[1],
                 shape[2],
                 normalization(table, properties))
-            : features(table, properties, out);
+            : features(table, properties, labelNames, out);
     log.info(
         "read {} {} rows ({}) from {} v{} ({} file(s)) in {} ms",
         result.size(),
@@ -181,8 +181,12 @@ public final class DeltaDatasetReader implements DatasetReader {
     return DeltaTables.snapshotAt(engine, table.getUri(), table.getVersion()).getTableProperties();
   }
 
+  /**
+   * @param classNames the table's class names (a multilabel table's label names), as {@link
+   *     #readSplit} parsed them
+   */
   private static LabeledFeatures features(
-      TableRef table, Map<String, String> properties, Growing out) {
+      TableRef table, Map<String, String> properties, List<String> classNames, Growing out) {
     List<String> names = LabeledFeatures.names(properties.get(TableSchemas.FEATURE_NAMES_PROPERTY));
     int width = out.n > 0 ? out.width : names.size();
     if (width < 1) {
@@ -209,24 +213,12 @@ public final class DeltaDatasetReader implements DatasetReader {
               + width);
     }
     if (out.values != null && out.arrayLabels) {
-      return LabeledFeatures.multilabel(
-          out.ids,
-          out.values,
-          LabeledFeatures.names(properties.get(TableSchemas.CLASS_NAMES_PROPERTY)),
-          out.floats,
-          width,
-          names);
+      return LabeledFeatures.multilabel(out.ids, out.values, classNames, out.floats, width, names);
     }
     if (out.values != null) {
       return LabeledFeatures.valued(out.ids, out.values, out.floats, width, names);
     }
-    return new LabeledFeatures(
-        out.ids,
-        out.labels,
-        out.floats,
-        width,
-        names,
-        LabeledFeatures.names(properties.get(TableSchemas.CLASS_NAMES_PROPERTY)));
+    return new LabeledFeatures(out.ids, out.labels, out.floats, width, names, classNames);
   }
 
   private static int[] imageShape(TableRef table, Map<String, String> properties) {
